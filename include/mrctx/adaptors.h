@@ -1,0 +1,160 @@
+/*
+ * adaptors.h: resources that wrap an upstream resource.
+ *
+ * Each constructor takes a reference to `upstream` (the caller keeps its
+ * own) and yields a new resource with one reference. The spec language
+ * builds the same objects through these constructors: stats(UP), log(UP,
+ * file=PATH), limit(UP, bytes=SIZE), align(UP, alignment=SIZE), arena(UP,
+ * chunk=SIZE), fixed(UP, block=SIZE, count=N), bin(UP, min=SIZE, max=SIZE,
+ * count=N), retry(UP, attempts=N), track(UP), cache(UP, max=SIZE).
+ *
+ * All are thread-safe, keep the stream-order, alignment and size-0 rules of
+ * resource.h, and pass mr_resource_trim() on to their upstream.
+ */
+#ifndef MRCTX_ADAPTORS_H
+#define MRCTX_ADAPTORS_H
+
+#include <stdio.h>
+
+#include <mrctx/resource.h>
+#include <mrctx/stats.h>
+
+MR_EXTERN_C_BEGIN
+
+/* ---- stats(UP): current, peak and total bytes and counts ---------------- */
+
+MR_API mr_status mr_stats_resource_create(mr_resource *upstream,
+                                          mr_resource **out);
+/* OUT: *stats (set stats->size first, or use mr_stats_init). */
+MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
+
+/* ---- log(UP, file=PATH): one CSV line per event ------------------------- */
+
+/* Writes rmm's logging-adaptor format, header
+ * "Thread,Time,Action,Pointer,Size,Stream", actions "allocate",
+ * "allocate failure" and "free". Lines are buffered in memory and written by
+ * a background thread, so file I/O never holds allocating threads up; the
+ * file is complete once mr_log_resource_flush returns or the resource is
+ * destroyed. */
+MR_API mr_status mr_log_resource_create(mr_resource *upstream,
+                                        const char *path, mr_resource **out);
+/* Write everything logged so far to the file and flush it. */
+MR_API mr_status mr_log_resource_flush(mr_resource *mr);
+
+/* ---- limit(UP, bytes=SIZE): refuse past a byte limit --------------------- */
+
+/* Allocations that would take the bytes in use past `limit` fail with
+ * MR_ERR_OUT_OF_MEMORY. Counted in requested bytes. */
+MR_API mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit,
+                                          mr_resource **out);
+/* OUT: bytes in use through the limit now. */
+MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used);
+
+/* ---- align(UP, alignment=SIZE): a larger minimum alignment --------------- */
+
+MR_API mr_status mr_align_resource_create(mr_resource *upstream,
+                                          size_t alignment, mr_resource **out);
+
+/* ---- arena(UP, chunk=SIZE): bump allocation for temporaries -------------- */
+
+/* Carves allocations out of chunks of `chunk` bytes taken from upstream. A
+ * chunk is reused once every allocation in it is freed: at once for work on
+ * the stream that freed last, on another stream only after an event shows
+ * that stream got past the frees. Requests larger than a chunk go straight
+ * upstream. Destroying the arena returns every chunk. */
+MR_API mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk,
+                                          mr_resource **out);
+
+/* ---- fixed(UP, block=SIZE, count=N): fixed-size blocks ------------------- */
+
+/* Takes `count` blocks of `block` bytes from upstream at creation (one
+ * upstream allocation), and `count` more each time it runs out. Requests of
+ * at most `block` bytes get one block; larger ones go upstream. Blocks are
+ * reused in stream order as arena chunks are. */
+MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block,
+                                          size_t count, mr_resource **out);
+
+/* ---- bin(UP, min=SIZE, max=SIZE, count=N): size classes ------------------ */
+
+/* Power-of-two size classes from `min` to `max`, each a fixed(UP, block=...,
+ * count=N); larger requests go to UP. */
+MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size_t min,
+                                        size_t max, size_t count,
+                                        mr_resource **out);
+
+/* ---- retry(UP, attempts=N): recover from transient out-of-memory --------- */
+
+/*
+ * Called by retry resources after they have synchronized and trimmed and an
+ * allocation still fails. It may free memory; return true to try again.
+ * `attempt` counts from 1. Runs on the allocating thread, with no mrctx lock
+ * held.
+ */
+typedef bool (*mr_oom_handler)(void *user, mr_resource *mr, size_t bytes,
+                               mr_stream stream, int attempt);
+
+/* The process-wide handler used by retry resources that have none of their
+ * own (those built from specs). NULL removes it. */
+MR_API void mr_set_oom_handler(mr_oom_handler handler, void *user);
+
+/* On MR_ERR_OUT_OF_MEMORY: synchronize the stream and retry; then the
+ * device, trim the whole chain (caches, arenas, fixed blocks) and retry;
+ * then ask the handler (`handler` or, if NULL, the process-wide one) and
+ * retry while it returns true, at most `attempts` times in all. */
+MR_API mr_status mr_retry_resource_create(mr_resource *upstream, int attempts,
+                                          mr_oom_handler handler, void *user,
+                                          mr_resource **out);
+
+/* ---- track(UP): find leaks ----------------------------------------------- */
+
+typedef struct mr_track_record {
+  void *ptr;
+  size_t bytes;
+  size_t alignment;
+  mr_stream stream;
+  const char *owner; /* "library:tag" of the context that owns the chain,
+                        or "" where unknown */
+} mr_track_record;
+
+/* Records every live allocation. On destroy, reports outstanding ones to
+ * stderr (one line each). */
+MR_API mr_status mr_track_resource_create(mr_resource *upstream,
+                                          mr_resource **out);
+/* Call `fn` for each live allocation (under the tracker's lock: `fn` must
+ * not allocate from this resource). OUT: *count, may be NULL. */
+MR_API mr_status mr_track_resource_foreach(
+    const mr_resource *mr, void (*fn)(void *user, const mr_track_record *rec),
+    void *user, size_t *count);
+/* Print the outstanding allocations, one line each, and a total line. */
+MR_API mr_status mr_track_resource_report(const mr_resource *mr, FILE *out);
+
+/* ---- cache(UP, max=SIZE): the fast, stream-aware cache ------------------- */
+
+/* Caches freed blocks per thread and stream in size classes. Its common path
+ * (same thread, same stream, a size class it holds) makes no driver call and
+ * takes no shared lock. Blocks move to another stream only after an event
+ * shows the freeing stream passed the free. Allocations on a capturing
+ * stream go straight upstream (graph-safe). At most `max_cached` bytes sit
+ * unused in the cache (0: the default, 1 GiB); mr_resource_trim() hands
+ * them all back. */
+MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
+                                          size_t max_cached,
+                                          mr_resource **out);
+
+typedef struct mr_cache_stats {
+  size_t size;            /* sizeof(mr_cache_stats): set it before the call */
+  uint64_t hits;          /* served from the cache */
+  uint64_t misses;        /* served by upstream */
+  uint64_t cross_stream;  /* served from blocks freed on another stream */
+  uint64_t bypassed;      /* sent straight upstream (capture, too large) */
+  uint64_t cached_bytes;  /* unused bytes held now */
+  uint64_t cached_blocks; /* unused blocks held now */
+  uint64_t trims;         /* blocks returned upstream by trim or the cap */
+} mr_cache_stats;
+
+MR_API mr_status mr_cache_resource_get_stats(const mr_resource *mr,
+                                             mr_cache_stats *stats);
+
+MR_EXTERN_C_END
+
+#endif /* MRCTX_ADAPTORS_H */

@@ -1,0 +1,129 @@
+/*
+ * context.h: a library's memory policy, one resource per tag and device.
+ *
+ * A library declares its allocation kinds as an enum and a matching array of
+ * tags, creates one mr_context, passes it through its API, and allocates at
+ * each site from ctx_get_mr(ctx, TAG). The application overrides tags from
+ * configuration; the context reads it once, at creation, and never changes
+ * afterwards.
+ *
+ *   enum { MYLIB_TEMP, MYLIB_PINNED, MYLIB_RESULT };
+ *   static const mr_tag mylib_tags[] = {
+ *     [MYLIB_TEMP]   = {"temp",   "arena(device, chunk=64MiB)"},
+ *     [MYLIB_PINNED] = {"pinned", "fixed(pinned, block=4MiB, count=8)"},
+ *     [MYLIB_RESULT] = {"result", "device"},
+ *   };
+ *   mr_context_desc desc = {.library = "mylib", .tags = mylib_tags,
+ *                           .tag_count = 3, .env_var = "MYLIB_MEMORY"};
+ *   mr_context *ctx;
+ *   if (mr_context_create(&desc, &ctx) != MR_OK) ... mr_last_error() ...
+ *   mr_allocate(ctx_get_mr(ctx, MYLIB_TEMP), n, 0, stream, &p);
+ *
+ * Precedence, lowest first: the tag's default_spec < desc.overrides (the
+ * application's text) < desc.config_file < the environment variable
+ * desc.env_var (the operator's last word). Within one source a later entry
+ * wins, and tag@N beats tag for device N. Entries for devices that are not
+ * visible are checked for syntax and otherwise ignored.
+ *
+ * Devices: the context resolves every tag for every visible device at
+ * creation. Without a driver it still creates, with one device slot: host
+ * tags work, device tags fail to allocate with MR_ERR_NO_DRIVER.
+ *
+ * Threads: creation and destruction are not concurrent with use; everything
+ * else is safe from any thread and takes no lock.
+ */
+#ifndef MRCTX_CONTEXT_H
+#define MRCTX_CONTEXT_H
+
+#include <stdio.h>
+
+#include <mrctx/resource.h>
+#include <mrctx/stats.h>
+
+MR_EXTERN_C_BEGIN
+
+typedef struct mr_context mr_context;
+
+/* One allocation kind. Tag value i is entry i of the array. */
+typedef struct mr_tag {
+  const char *name;         /* letters, digits, '_'; unique in the context */
+  const char *default_spec; /* the library's choice, e.g. "device" */
+} mr_tag;
+
+typedef struct mr_context_desc {
+  const char *library;   /* the library's name, for messages and statistics */
+  const mr_tag *tags;    /* tag_count entries, copied at creation */
+  size_t tag_count;
+  const char *env_var;   /* optional: variable holding overrides */
+  const char *config_file; /* optional: file of overrides; an error only if
+                              named and missing */
+  const char *overrides; /* optional: the application's override text */
+} mr_context_desc;
+
+/* Create a context. OUT: *ctx. A malformed or unresolvable spec from any
+ * source fails with MR_ERR_CONFIG; mr_last_error() quotes the text, names
+ * its source (variable, file and line, override, default) and points at the
+ * column. */
+MR_API mr_status mr_context_create(const mr_context_desc *desc,
+                                   mr_context **ctx);
+
+/* Destroy a context and release its resources. Memory allocated through it
+ * must have been freed. NULL is ignored. */
+MR_API void mr_context_destroy(mr_context *ctx);
+
+/* The resource for `tag` on the calling thread's current device. Borrowed:
+ * valid while the context lives. Never NULL for a valid tag; NULL (with
+ * mr_last_error()) for an invalid tag or context. No lock. */
+MR_API mr_resource *mr_context_get_mr(const mr_context *ctx, int tag);
+
+/* The resource for `tag` on `device`. NULL for an invalid tag or device. */
+MR_API mr_resource *mr_context_get_mr_on(const mr_context *ctx, int tag,
+                                         int device);
+
+#ifndef MRCTX_NO_SHORT_NAMES
+/* The allocation-site call: the resource for `tag` on the current device. */
+static inline mr_resource *ctx_get_mr(const mr_context *ctx, int tag) {
+  return mr_context_get_mr(ctx, tag);
+}
+#endif
+
+MR_API const char *mr_context_library(const mr_context *ctx);
+MR_API size_t mr_context_tag_count(const mr_context *ctx);
+MR_API const char *mr_context_tag_name(const mr_context *ctx, int tag);
+/* How many device slots the context has (1 without a driver). */
+MR_API int mr_context_device_count(const mr_context *ctx);
+
+/* Where a tag's spec came from. */
+typedef enum mr_spec_origin {
+  MR_SPEC_DEFAULT = 0,  /* the tag's default_spec */
+  MR_SPEC_OVERRIDE = 1, /* desc.overrides */
+  MR_SPEC_FILE = 2,     /* desc.config_file */
+  MR_SPEC_ENV = 3,      /* the environment variable */
+} mr_spec_origin;
+
+/* "default", "override", "file", "env". Static. */
+MR_API const char *mr_spec_origin_name(mr_spec_origin origin);
+
+typedef struct mr_spec_source {
+  mr_spec_origin origin;
+  const char *where; /* the variable's or file's name; "" otherwise */
+  int line;          /* 1-based line in the source text */
+  const char *spec;  /* the spec text as written */
+} mr_spec_source;
+
+/* OUT: *source for tag on device; its strings live as long as the context. */
+MR_API mr_status mr_context_get_source(const mr_context *ctx, int tag,
+                                       int device, mr_spec_source *source);
+
+/* Per-tag statistics, always on. `device` -1 sums over devices.
+ * OUT: *stats (set stats->size first, or use mr_stats_init). */
+MR_API mr_status mr_context_get_stats(const mr_context *ctx, int tag,
+                                      int device, mr_stats *stats);
+
+/* Print every tag's statistics as a table (one row per tag and device that
+ * has allocated, and a total per tag). */
+MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
+
+MR_EXTERN_C_END
+
+#endif /* MRCTX_CONTEXT_H */

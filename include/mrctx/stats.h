@@ -1,0 +1,56 @@
+/*
+ * stats.h: allocation statistics.
+ *
+ * One counter mechanism serves the stats(UP) adaptor and the per-tag
+ * statistics every context keeps. Counters are sharded per thread, so
+ * keeping them on costs no shared cache line on the allocation path.
+ *
+ * Exactness: current and total values are exact whenever no allocation is in
+ * flight. Peaks are exact while one thread at a time allocates; with several
+ * threads allocating at once a peak may differ from the true instantaneous
+ * peak by at most (threads - 1) x 16 MiB (bytes) or (threads - 1) x 256
+ * (counts), because threads publish their running totals in batches.
+ */
+#ifndef MRCTX_STATS_H
+#define MRCTX_STATS_H
+
+#include <stdio.h>
+
+#include <mrctx/resource.h>
+
+MR_EXTERN_C_BEGIN
+
+/* The fields of mr_stats, one list for the struct, the table printer and the
+ * JSON writer. X(field, description). Only ever appended. */
+#define MR_STATS_FIELDS(X)                                                     \
+  X(current_bytes, "bytes allocated now")                                      \
+  X(peak_bytes, "most bytes allocated at once")                                \
+  X(total_bytes, "bytes allocated over the lifetime")                          \
+  X(current_count, "allocations live now")                                     \
+  X(peak_count, "most allocations live at once")                               \
+  X(total_count, "allocations made over the lifetime")                         \
+  X(failed_count, "allocations that failed")
+
+typedef struct mr_stats {
+  size_t size; /* sizeof(mr_stats): set it before a call that fills it */
+#define MR_STATS_FIELD_(field, description) uint64_t field;
+  MR_STATS_FIELDS(MR_STATS_FIELD_)
+#undef MR_STATS_FIELD_
+} mr_stats;
+
+/* Initialise `stats` for a call that fills it: zeroes and sets `size`. */
+static inline void mr_stats_init(mr_stats *stats) {
+  mr_stats zero = {0};
+  zero.size = sizeof(mr_stats);
+  *stats = zero;
+}
+
+/* Add `b` into `a` (peaks add too: the sum of peaks bounds the joint peak). */
+MR_API void mr_stats_add(mr_stats *a, const mr_stats *b);
+
+/* Write one JSON object {"current_bytes": ..., ...}. */
+MR_API mr_status mr_stats_write_json(const mr_stats *stats, FILE *out);
+
+MR_EXTERN_C_END
+
+#endif /* MRCTX_STATS_H */

@@ -1,0 +1,117 @@
+/*
+ * stats.c: "stats(UP)": current, peak and total bytes and counts.
+ *
+ * The counters are the core's sharded statistics, the same ones every
+ * context keeps per tag (a context wraps each tag in this adaptor). Bytes
+ * are counted as requested, not as the upstream rounds them.
+ */
+#include <stdlib.h>
+
+#include "adaptors/adaptors_internal.h"
+
+typedef struct stats_state {
+  mr_resource *upstream; /* mri_adaptor_head */
+  mri_stats stats;
+} stats_state;
+
+static mr_status stats_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  stats_state *s = self;
+  mr_status st = mri_allocate(s->upstream, bytes, alignment, stream, ptr);
+  if (MRI_LIKELY(st == MR_OK))
+    mri_stats_on_alloc(&s->stats, bytes);
+  else
+    mri_stats_on_fail(&s->stats);
+  return st;
+}
+
+static mr_status stats_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  stats_state *s = self;
+  mr_status st = mri_deallocate(s->upstream, ptr, bytes, alignment, stream);
+  /* A refused free (wrong size, unknown pointer) leaves the block counted. */
+  if (MRI_LIKELY(st == MR_OK)) mri_stats_on_free(&s->stats, bytes);
+  return st;
+}
+
+static mr_status stats_allocate_sync(void *self, size_t bytes, size_t alignment, void **ptr) {
+  stats_state *s = self;
+  mr_status st = mr_allocate_sync(s->upstream, bytes, alignment, ptr);
+  if (st == MR_OK)
+    mri_stats_on_alloc(&s->stats, bytes);
+  else
+    mri_stats_on_fail(&s->stats);
+  return st;
+}
+
+static mr_status stats_deallocate_sync(void *self, void *ptr, size_t bytes, size_t alignment) {
+  stats_state *s = self;
+  mr_status st = mr_deallocate_sync(s->upstream, ptr, bytes, alignment);
+  if (st == MR_OK) mri_stats_on_free(&s->stats, bytes);
+  return st;
+}
+
+static void stats_destroy(void *self) {
+  stats_state *s = self;
+  mr_resource_release(s->upstream);
+  mri_stats_fini(&s->stats);
+  free(s);
+}
+
+static const mr_resource_ops stats_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "stats",
+    .allocate = stats_allocate,
+    .deallocate = stats_deallocate,
+    .allocate_sync = stats_allocate_sync,
+    .deallocate_sync = stats_deallocate_sync,
+    .synchronize = mri_forward_synchronize,
+    .trim = mri_forward_trim,
+    .destroy = stats_destroy,
+};
+
+mr_status mri_stats_resource_create(mr_resource *upstream, const char *description,
+                                    mr_resource **out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "stats: out is NULL");
+  *out = NULL;
+  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "stats: upstream is NULL");
+  stats_state *s = mri_calloc(1, sizeof *s);
+  if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
+  mr_status st = mri_stats_init(&s->stats);
+  if (st != MR_OK) {
+    free(s);
+    return st;
+  }
+  char *text = NULL;
+  if (description == NULL) {
+    text = mri_asprintf("stats(%s)", mr_resource_describe(upstream));
+    if (text == NULL) st = MR_ERR_OUT_OF_MEMORY;
+  }
+  mr_resource_props props = upstream->props;
+  /* The adaptor passes any alignment on; its upstream handles the rest. */
+  props.native_alignment = 0;
+  s->upstream = mr_resource_retain(upstream);
+  if (st == MR_OK)
+    st = mri_resource_create(&stats_ops, s, &props, upstream,
+                             description != NULL ? description : text, out);
+  free(text);
+  if (st != MR_OK) stats_destroy(s);
+  return st;
+}
+
+mr_status mr_stats_resource_create(mr_resource *upstream, mr_resource **out) {
+  return mri_stats_resource_create(upstream, NULL, out);
+}
+
+const mri_stats *mri_stats_resource_counters(const mr_resource *mr) {
+  const stats_state *s = mr_resource_state(mr, &stats_ops);
+  return s != NULL ? &s->stats : NULL;
+}
+
+mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats) {
+  const mri_stats *counters = mri_stats_resource_counters(mr);
+  if (counters == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_stats_resource_get: %s is not a stats resource",
+                     mr_resource_describe(mr));
+  return mri_stats_read(counters, stats);
+}

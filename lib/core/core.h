@@ -1,0 +1,212 @@
+/*
+ * core.h (internal): what the other layers use from the core.
+ *
+ * Nothing here is exported: the library is built with hidden visibility and
+ * only MR_API declarations leave it. Internal names are mri_ (mrctx internal).
+ */
+#ifndef MRCTX_LIB_CORE_H
+#define MRCTX_LIB_CORE_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+
+#include <mrctx/mrctx.h>
+
+#define MRI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MRI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MRI_CACHE_LINE 64
+#define MRI_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Record this thread's error message (printf-style) and return `status`. */
+mr_status mri_error(mr_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+mr_status mri_verror(mr_status status, const char *format, va_list args)
+    __attribute__((format(printf, 2, 0)));
+
+/* Prefix this thread's current message with printf-style context ("arena:
+ * upstream failed: <old message>") and return `status`. */
+mr_status mri_error_prefix(mr_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The thread's message buffer size (messages are truncated to fit). */
+#define MRI_ERROR_CAPACITY 2048
+
+/* ---- small utilities ---------------------------------------------------- */
+
+static inline bool mri_is_pow2(size_t x) { return x && !(x & (x - 1)); }
+
+static inline uintptr_t mri_align_up(uintptr_t x, size_t alignment) {
+  return (x + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+}
+
+/* Overflow-checked a + b. */
+static inline bool mri_add_overflows(size_t a, size_t b, size_t *sum) {
+  return __builtin_add_overflow(a, b, sum);
+}
+
+/* malloc-style helpers that set MR_ERR_OUT_OF_MEMORY on failure. */
+void *mri_calloc(size_t count, size_t size);
+char *mri_strdup(const char *s);
+/* printf into a new string; NULL (with the error set) on failure. */
+char *mri_asprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* Format a byte count for people: "64MiB", "1.5GiB", "256B". Exact values
+ * keep their unit without decimals so the text parses back as a size. */
+void mri_format_size(uint64_t bytes, char *buf, size_t cap);
+
+/* ---- resources ---------------------------------------------------------- */
+
+struct mr_resource {
+  /* Hot fields first: the methods the fast path calls. */
+  mr_status (*allocate)(void *self, size_t bytes, size_t alignment,
+                        mr_stream stream, void **ptr);
+  mr_status (*deallocate)(void *self, void *ptr, size_t bytes,
+                          size_t alignment, mr_stream stream);
+  void *self;
+  size_t native_alignment; /* 0: any */
+
+  mr_resource_ops ops;           /* the caller's table, zero-padded */
+  const mr_resource_ops *ops_id; /* the caller's pointer, for type checks */
+  _Atomic size_t refs;
+  mr_resource_props props;
+  char *description;
+  mr_resource *upstream;   /* borrowed view; the adaptor's state owns it */
+  _Atomic(char *) owner;   /* "library:tag", set once by a context */
+
+  /* Over-aligned allocations: aligned pointer -> raw pointer. */
+  pthread_mutex_t align_lock;
+  struct mri_ptrmap *align_map;
+};
+
+/* Create with everything a built-in resource knows: `upstream` (borrowed
+ * view for mr_resource_upstream; may be NULL) and the description text
+ * (copied; NULL: ops->describe or ops->name). */
+mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
+                              const mr_resource_props *props,
+                              mr_resource *upstream, const char *description,
+                              mr_resource **out);
+
+/* Over-aligned paths (alignment > native_alignment). */
+mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes,
+                                   size_t alignment, mr_stream stream,
+                                   void **ptr);
+mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
+                                     size_t alignment, mr_stream stream);
+
+/* The fast internal calls for adaptors: arguments already checked by the
+ * public entry (bytes > 0, alignment a normalised power of two, ptr set). */
+static inline mr_status mri_allocate(mr_resource *mr, size_t bytes,
+                                     size_t alignment, mr_stream stream,
+                                     void **ptr) {
+  if (MRI_LIKELY(mr->native_alignment == 0 || alignment <= mr->native_alignment))
+    return mr->allocate(mr->self, bytes, alignment, stream, ptr);
+  return mri_allocate_overaligned(mr, bytes, alignment, stream, ptr);
+}
+
+static inline mr_status mri_deallocate(mr_resource *mr, void *ptr,
+                                       size_t bytes, size_t alignment,
+                                       mr_stream stream) {
+  if (MRI_LIKELY(mr->native_alignment == 0 || alignment <= mr->native_alignment))
+    return mr->deallocate(mr->self, ptr, bytes, alignment, stream);
+  return mri_deallocate_overaligned(mr, ptr, bytes, alignment, stream);
+}
+
+/* Set the owner label of `mr` and of every resource below it that has none
+ * yet (the first context to use a shared instance names it). */
+void mri_resource_set_owner(mr_resource *mr, const char *owner);
+/* The owner label, "" if none. */
+const char *mri_resource_owner(const mr_resource *mr);
+
+/* Shared method bodies for adaptors that pass a call to their upstream. The
+ * adaptor's state must begin with `mr_resource *upstream`. */
+typedef struct mri_adaptor_head {
+  mr_resource *upstream;
+} mri_adaptor_head;
+mr_status mri_forward_synchronize(void *self, mr_stream stream);
+mr_status mri_forward_trim(void *self);
+
+/* A resource whose every allocation fails with `status` and `message`
+ * (what a context holds for a device tag when there is no driver).
+ * Deallocating NULL is still a no-op; anything else is an error. */
+mr_status mri_failing_resource_create(mr_status status, const char *message,
+                                      const mr_resource_props *props,
+                                      const char *description,
+                                      mr_resource **out);
+
+/* ---- thread slots --------------------------------------------------------- */
+
+/* Each live thread that uses a sharded structure gets a small slot number,
+ * unique among live threads, reused after a thread exits. Per-thread state
+ * (statistics shards, cache bins) is indexed by it, so a thread's common
+ * path touches only its own cache lines. */
+#define MRI_MAX_SLOTS 256
+
+extern _Thread_local int mri_tls_slot_plus1
+    __attribute__((tls_model("initial-exec")));
+int mri_thread_slot_slow(void);
+
+/* This thread's slot, or -1 when all MRI_MAX_SLOTS are taken (callers then
+ * use their shared, locked path). */
+static inline int mri_thread_slot(void) {
+  int s = mri_tls_slot_plus1;
+  if (MRI_LIKELY(s > 0)) return s - 1;
+  return mri_thread_slot_slow();
+}
+
+/* A per-slot hook: called on the owning thread when a thread that held a
+ * slot exits, before the slot is freed (lets per-thread caches flush). */
+typedef void (*mri_slot_exit_fn)(int slot);
+void mri_thread_slot_on_exit(mri_slot_exit_fn fn);
+
+/* ---- sharded statistics ------------------------------------------------- */
+
+typedef struct mri_stats_shard mri_stats_shard;
+
+typedef struct mri_stats {
+  _Atomic(mri_stats_shard *) shards[MRI_MAX_SLOTS];
+  mri_stats_shard *overflow; /* threads without a slot, under overflow_lock */
+  pthread_mutex_t overflow_lock;
+  _Atomic int64_t published_bytes, published_count;
+  _Atomic int64_t peak_bytes, peak_count;
+} mri_stats;
+
+mr_status mri_stats_init(mri_stats *stats);
+void mri_stats_fini(mri_stats *stats);
+/* Record one successful allocation / deallocation of `bytes`, or a failed
+ * allocation. Thread-safe; no shared cache line in the common case. */
+void mri_stats_on_alloc(mri_stats *stats, size_t bytes);
+void mri_stats_on_free(mri_stats *stats, size_t bytes);
+void mri_stats_on_fail(mri_stats *stats);
+/* Sum the shards. OUT: *out (its `size` must be set). */
+mr_status mri_stats_read(const mri_stats *stats, mr_stats *out);
+
+/* ---- pointer map ---------------------------------------------------------- */
+
+/* An open-addressing hash map from pointer to a small record. Not
+ * thread-safe: callers hold their own lock. */
+typedef struct mri_ptrmap_value {
+  uintptr_t a, b, c;
+} mri_ptrmap_value;
+
+typedef struct mri_ptrmap mri_ptrmap;
+
+mri_ptrmap *mri_ptrmap_create(void);
+void mri_ptrmap_destroy(mri_ptrmap *map);
+/* Insert or replace. MR_ERR_OUT_OF_MEMORY if it cannot grow. */
+mr_status mri_ptrmap_put(mri_ptrmap *map, const void *key,
+                         mri_ptrmap_value value);
+/* Remove `key`; true (and *value) if it was there. */
+bool mri_ptrmap_take(mri_ptrmap *map, const void *key, mri_ptrmap_value *value);
+bool mri_ptrmap_get(const mri_ptrmap *map, const void *key,
+                    mri_ptrmap_value *value);
+size_t mri_ptrmap_count(const mri_ptrmap *map);
+/* Visit every entry (the map must not change meanwhile). */
+void mri_ptrmap_foreach(const mri_ptrmap *map,
+                        void (*fn)(void *user, const void *key,
+                                   const mri_ptrmap_value *value),
+                        void *user);
+
+#endif /* MRCTX_LIB_CORE_H */

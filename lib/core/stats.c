@@ -1,0 +1,225 @@
+/*
+ * stats.c: sharded allocation statistics.
+ *
+ * Each thread slot has its own shard, written only by the thread that holds
+ * the slot (relaxed loads and stores: plain moves, no lock prefix) and read
+ * by anyone. Current and total values are sums over shards. For peaks, each
+ * shard keeps a running net change that it publishes to one shared counter
+ * only when it drifts past a threshold; between publishes the thread
+ * compares "shared value at my last publish + my net change" with its own
+ * peak. With one thread allocating at a time this is exactly the true peak.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+/* Publish thresholds: how far a thread's net change may drift unpublished. */
+#define PUBLISH_BYTES ((int64_t)16 << 20)
+#define PUBLISH_COUNT ((int64_t)256)
+
+struct mri_stats_shard {
+  /* Monotonic totals; only the owner writes. */
+  _Atomic int64_t alloc_bytes, alloc_count, free_bytes, free_count, failed;
+  /* The owner's view of the peaks. */
+  _Atomic int64_t peak_bytes, peak_count;
+  /* Owner-only bookkeeping for publishing. */
+  int64_t pending_bytes, pending_count;
+  int64_t base_bytes, base_count;
+} __attribute__((aligned(MRI_CACHE_LINE)));
+
+static inline void bump(_Atomic int64_t *field, int64_t delta) {
+  atomic_store_explicit(field,
+                        atomic_load_explicit(field, memory_order_relaxed) + delta,
+                        memory_order_relaxed);
+}
+
+static inline void raise_to(_Atomic int64_t *field, int64_t value) {
+  if (value > atomic_load_explicit(field, memory_order_relaxed))
+    atomic_store_explicit(field, value, memory_order_relaxed);
+}
+
+static void atomic_raise_to(_Atomic int64_t *field, int64_t value) {
+  int64_t seen = atomic_load_explicit(field, memory_order_relaxed);
+  while (value > seen &&
+         !atomic_compare_exchange_weak_explicit(field, &seen, value,
+                                                memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
+}
+
+mr_status mri_stats_init(mri_stats *stats) {
+  memset(stats, 0, sizeof *stats);
+  stats->overflow = aligned_alloc(MRI_CACHE_LINE, sizeof(mri_stats_shard));
+  if (stats->overflow == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory for statistics");
+  memset(stats->overflow, 0, sizeof *stats->overflow);
+  pthread_mutex_init(&stats->overflow_lock, NULL);
+  return MR_OK;
+}
+
+void mri_stats_fini(mri_stats *stats) {
+  for (int i = 0; i < MRI_MAX_SLOTS; i++)
+    free(atomic_load_explicit(&stats->shards[i], memory_order_relaxed));
+  free(stats->overflow);
+  pthread_mutex_destroy(&stats->overflow_lock);
+}
+
+static void publish(mri_stats *stats, mri_stats_shard *s) {
+  int64_t bytes = atomic_fetch_add_explicit(&stats->published_bytes, s->pending_bytes,
+                                            memory_order_relaxed) + s->pending_bytes;
+  int64_t count = atomic_fetch_add_explicit(&stats->published_count, s->pending_count,
+                                            memory_order_relaxed) + s->pending_count;
+  atomic_raise_to(&stats->peak_bytes, bytes);
+  atomic_raise_to(&stats->peak_count, count);
+  s->base_bytes = bytes;
+  s->base_count = count;
+  s->pending_bytes = 0;
+  s->pending_count = 0;
+}
+
+static inline void record(mri_stats *stats, mri_stats_shard *s, int64_t bytes,
+                          int64_t count) {
+  s->pending_bytes += bytes;
+  s->pending_count += count;
+  if (bytes > 0) {
+    raise_to(&s->peak_bytes, s->base_bytes + s->pending_bytes);
+    raise_to(&s->peak_count, s->base_count + s->pending_count);
+  }
+  if (MRI_UNLIKELY(s->pending_bytes > PUBLISH_BYTES || s->pending_bytes < -PUBLISH_BYTES ||
+                   s->pending_count > PUBLISH_COUNT || s->pending_count < -PUBLISH_COUNT))
+    publish(stats, s);
+}
+
+static mri_stats_shard *shard_slow(mri_stats *stats, int slot) {
+  mri_stats_shard *s = aligned_alloc(MRI_CACHE_LINE, sizeof *s);
+  if (s == NULL) return NULL;
+  memset(s, 0, sizeof *s);
+  /* The slot's owner is the only thread that installs its shard. */
+  atomic_store_explicit(&stats->shards[slot], s, memory_order_release);
+  return s;
+}
+
+/* The calling thread's shard, or NULL: then use the locked overflow shard. */
+static inline mri_stats_shard *my_shard(mri_stats *stats) {
+  int slot = mri_thread_slot();
+  if (MRI_UNLIKELY(slot < 0)) return NULL;
+  mri_stats_shard *s = atomic_load_explicit(&stats->shards[slot], memory_order_relaxed);
+  if (MRI_LIKELY(s != NULL)) return s;
+  return shard_slow(stats, slot);
+}
+
+void mri_stats_on_alloc(mri_stats *stats, size_t bytes) {
+  mri_stats_shard *s = my_shard(stats);
+  if (MRI_LIKELY(s != NULL)) {
+    bump(&s->alloc_bytes, (int64_t)bytes);
+    bump(&s->alloc_count, 1);
+    record(stats, s, (int64_t)bytes, 1);
+    return;
+  }
+  pthread_mutex_lock(&stats->overflow_lock);
+  s = stats->overflow;
+  bump(&s->alloc_bytes, (int64_t)bytes);
+  bump(&s->alloc_count, 1);
+  record(stats, s, (int64_t)bytes, 1);
+  pthread_mutex_unlock(&stats->overflow_lock);
+}
+
+void mri_stats_on_free(mri_stats *stats, size_t bytes) {
+  mri_stats_shard *s = my_shard(stats);
+  if (MRI_LIKELY(s != NULL)) {
+    bump(&s->free_bytes, (int64_t)bytes);
+    bump(&s->free_count, 1);
+    record(stats, s, -(int64_t)bytes, -1);
+    return;
+  }
+  pthread_mutex_lock(&stats->overflow_lock);
+  s = stats->overflow;
+  bump(&s->free_bytes, (int64_t)bytes);
+  bump(&s->free_count, 1);
+  record(stats, s, -(int64_t)bytes, -1);
+  pthread_mutex_unlock(&stats->overflow_lock);
+}
+
+void mri_stats_on_fail(mri_stats *stats) {
+  mri_stats_shard *s = my_shard(stats);
+  if (MRI_LIKELY(s != NULL)) {
+    bump(&s->failed, 1);
+    return;
+  }
+  pthread_mutex_lock(&stats->overflow_lock);
+  bump(&stats->overflow->failed, 1);
+  pthread_mutex_unlock(&stats->overflow_lock);
+}
+
+static void add_shard(const mri_stats_shard *s, int64_t sum[7]) {
+  sum[0] += atomic_load_explicit(&s->alloc_bytes, memory_order_relaxed);
+  sum[1] += atomic_load_explicit(&s->alloc_count, memory_order_relaxed);
+  sum[2] += atomic_load_explicit(&s->free_bytes, memory_order_relaxed);
+  sum[3] += atomic_load_explicit(&s->free_count, memory_order_relaxed);
+  sum[4] += atomic_load_explicit(&s->failed, memory_order_relaxed);
+  int64_t pb = atomic_load_explicit(&s->peak_bytes, memory_order_relaxed);
+  int64_t pc = atomic_load_explicit(&s->peak_count, memory_order_relaxed);
+  if (pb > sum[5]) sum[5] = pb;
+  if (pc > sum[6]) sum[6] = pc;
+}
+
+mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "statistics: out is NULL");
+  if (out->size < sizeof(mr_stats))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "statistics: out->size is %zu, expected %zu (call mr_stats_init)",
+                     out->size, sizeof(mr_stats));
+  int64_t sum[7] = {0};
+  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
+    const mri_stats_shard *s = atomic_load_explicit(&((mri_stats *)stats)->shards[i],
+                                                    memory_order_acquire);
+    if (s != NULL) add_shard(s, sum);
+  }
+  pthread_mutex_lock(&((mri_stats *)stats)->overflow_lock);
+  add_shard(stats->overflow, sum);
+  pthread_mutex_unlock(&((mri_stats *)stats)->overflow_lock);
+
+  int64_t current_bytes = sum[0] - sum[2];
+  int64_t current_count = sum[1] - sum[3];
+  int64_t peak_bytes = atomic_load_explicit(&stats->peak_bytes, memory_order_relaxed);
+  int64_t peak_count = atomic_load_explicit(&stats->peak_count, memory_order_relaxed);
+  if (sum[5] > peak_bytes) peak_bytes = sum[5];
+  if (sum[6] > peak_count) peak_count = sum[6];
+  if (current_bytes > peak_bytes) peak_bytes = current_bytes;
+  if (current_count > peak_count) peak_count = current_count;
+
+  size_t size = out->size;
+  memset(out, 0, size);
+  out->size = size;
+  out->current_bytes = current_bytes > 0 ? (uint64_t)current_bytes : 0;
+  out->peak_bytes = (uint64_t)peak_bytes;
+  out->total_bytes = (uint64_t)sum[0];
+  out->current_count = current_count > 0 ? (uint64_t)current_count : 0;
+  out->peak_count = (uint64_t)peak_count;
+  out->total_count = (uint64_t)sum[1];
+  out->failed_count = (uint64_t)sum[4];
+  return MR_OK;
+}
+
+void mr_stats_add(mr_stats *a, const mr_stats *b) {
+  if (a == NULL || b == NULL) return;
+#define MRI_ADD_FIELD_(field, description) a->field += b->field;
+  MR_STATS_FIELDS(MRI_ADD_FIELD_)
+#undef MRI_ADD_FIELD_
+}
+
+mr_status mr_stats_write_json(const mr_stats *stats, FILE *out) {
+  if (stats == NULL || out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_stats_write_json: NULL argument");
+  const char *sep = "";
+  fputc('{', out);
+#define MRI_JSON_FIELD_(field, description)                                    \
+  fprintf(out, "%s\"" #field "\": %llu", sep, (unsigned long long)stats->field); \
+  sep = ", ";
+  MR_STATS_FIELDS(MRI_JSON_FIELD_)
+#undef MRI_JSON_FIELD_
+  fputc('}', out);
+  return ferror(out) ? mri_error(MR_ERR_INVALID_ARGUMENT, "mr_stats_write_json: write failed")
+                     : MR_OK;
+}

@@ -1,0 +1,115 @@
+/*
+ * no_cuda.c: the driver layer of a build without the CUDA toolkit's
+ * headers (-Dcuda=disabled, or no toolkit found). The driver really is
+ * unavailable to such a build: every entry says so with MR_ERR_NO_DRIVER,
+ * and host resources, adaptors, configuration and contexts work as on a
+ * machine without a GPU.
+ */
+#include <string.h>
+
+#include "driver/cuda_driver.h"
+
+static mr_status no_driver(const char *what) {
+  return mri_error(MR_ERR_NO_DRIVER,
+                   "%s: this mrctx was built without CUDA support (the toolkit's "
+                   "headers were not found or -Dcuda=disabled)",
+                   what);
+}
+
+mr_status mr_driver_load(void) { return no_driver("loading the CUDA driver"); }
+
+mr_status mr_driver_version(int *version) {
+  if (version != NULL) *version = 0;
+  return no_driver("mr_driver_version");
+}
+
+mr_status mr_device_count(int *count) {
+  if (count != NULL) *count = 0;
+  return no_driver("mr_device_count");
+}
+
+int mr_current_device(void) { return 0; }
+
+mr_status mr_device_get_info(int device, mr_device_info *info) {
+  return no_driver("mr_device_get_info");
+}
+
+const char *mr_pool_kind_name(mr_pool_kind kind) {
+  switch (kind) {
+  case MR_POOL_DEVICE:
+    return "device";
+  case MR_POOL_PINNED:
+    return "pinned";
+  case MR_POOL_MANAGED:
+    return "managed";
+  }
+  return "unknown";
+}
+
+mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info *info) {
+  return no_driver("mr_driver_pool_get_info");
+}
+
+mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
+  return no_driver("mr_pool_resource_get_info");
+}
+
+void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
+  if (desc == NULL) return;
+  memset(desc, 0, sizeof *desc);
+  desc->kind = kind;
+  desc->release_threshold = MR_POOL_RELEASE_MAX;
+  desc->access = MR_POOL_ACCESS_ALL;
+}
+
+#define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)       \
+  mr_status function(int device, mr_resource **out) {    \
+    if (out != NULL) *out = NULL;                        \
+    return no_driver(spec);                              \
+  }
+MRI_NO_DRIVER_CONSTRUCTOR_(mr_device_resource_create, "device")
+MRI_NO_DRIVER_CONSTRUCTOR_(mr_device_default_resource_create, "device_default")
+MRI_NO_DRIVER_CONSTRUCTOR_(mr_pinned_resource_create, "pinned")
+MRI_NO_DRIVER_CONSTRUCTOR_(mr_managed_resource_create, "managed")
+MRI_NO_DRIVER_CONSTRUCTOR_(mr_sync_device_resource_create, "sync_device")
+MRI_NO_DRIVER_CONSTRUCTOR_(mr_sync_pinned_resource_create, "sync_pinned")
+MRI_NO_DRIVER_CONSTRUCTOR_(mr_sync_managed_resource_create, "sync_managed")
+#undef MRI_NO_DRIVER_CONSTRUCTOR_
+
+mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resource **out) {
+  if (out != NULL) *out = NULL;
+  return no_driver("pool");
+}
+
+mr_status mri_check_device(int device) { return no_driver("device"); }
+int mri_current_device(void) { return 0; }
+mr_status mri_ensure_context(int device) { return no_driver("making a context current"); }
+mr_status mri_push_context(int device, bool *pushed) {
+  *pushed = false;
+  return no_driver("making a context current");
+}
+void mri_pop_context(bool pushed) {}
+mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing) {
+  *capturing = false;
+  return MR_OK;
+}
+mr_status mri_event_create(mri_event *event) {
+  *event = NULL;
+  return no_driver("creating an event");
+}
+void mri_event_destroy(mri_event event) {}
+mr_status mri_event_record(mri_event event, mr_stream stream) { return no_driver("cuEventRecord"); }
+mr_status mri_event_query(mri_event event, bool *done) {
+  *done = true;
+  return no_driver("cuEventQuery");
+}
+mr_status mri_event_synchronize(mri_event event) { return no_driver("cuEventSynchronize"); }
+mr_status mri_stream_synchronize(mr_stream stream) {
+  /* No driver: no stream can hold work. */
+  return MR_OK;
+}
+mr_status mri_device_synchronize(int device) { return no_driver("synchronizing a device"); }
+mr_status mri_device_total_memory(int device, uint64_t *bytes) {
+  *bytes = 0;
+  return no_driver("reading device memory size");
+}

@@ -1,0 +1,295 @@
+/*
+ * pool_resource.c: allocation from a driver memory pool, stream-ordered
+ * (cuMemAllocFromPoolAsync / cuMemFreeAsync), for every pool-backed kind.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/pool_resource.h"
+
+void mri_pool_location(mr_pool_kind kind, int device, CUmemLocation *location,
+                       CUmemAllocationType *type) {
+  switch (kind) {
+  case MR_POOL_DEVICE:
+    *location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = device};
+    *type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    break;
+  case MR_POOL_PINNED:
+    *location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_HOST, .id = 0};
+    *type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    break;
+  case MR_POOL_MANAGED:
+  default:
+    *location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_NONE, .id = 0};
+    *type = CU_MEM_ALLOCATION_TYPE_MANAGED;
+    break;
+  }
+}
+
+static mr_status device_attribute(int device, CUdevice_attribute attribute, int *value) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUdevice dev;
+  CUresult r = cu->cuDeviceGet(&dev, device);
+  if (r == CUDA_SUCCESS) r = cu->cuDeviceGetAttribute(value, attribute, dev);
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "reading attribute %d of device %d", (int)attribute, device);
+  return MR_OK;
+}
+
+mr_status mri_pool_supported(mr_pool_kind kind, int device, bool *supported) {
+  *supported = false;
+  int value = 0;
+  mr_status st;
+  switch (kind) {
+  case MR_POOL_DEVICE:
+    st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &value);
+    break;
+  case MR_POOL_PINNED:
+    st = device_attribute(device, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, &value);
+    break;
+  case MR_POOL_MANAGED:
+    /* Managed pools need pool support and managed memory on the device. */
+    st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &value);
+    if (st == MR_OK && value)
+      st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &value);
+    break;
+  default:
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "unknown pool kind %d", (int)kind);
+  }
+  if (st != MR_OK) return st;
+  *supported = value != 0;
+  return MR_OK;
+}
+
+mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner) {
+  const mri_cuda_api *cu = mri_cuda();
+  int count = cu->device_count;
+  CUmemAccessDesc *descs = mri_calloc((size_t)count, sizeof *descs);
+  if (descs == NULL) return MR_ERR_OUT_OF_MEMORY;
+  size_t n = 0;
+  for (int d = 0; d < count; d++) {
+    if (kind == MR_POOL_DEVICE) {
+      if (d == owner) continue; /* the owner always has access */
+      CUdevice a, b;
+      int can = 0;
+      if (cu->cuDeviceGet(&a, d) != CUDA_SUCCESS || cu->cuDeviceGet(&b, owner) != CUDA_SUCCESS ||
+          cu->cuDeviceCanAccessPeer(&can, a, b) != CUDA_SUCCESS || !can)
+        continue;
+    }
+    descs[n].location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = d};
+    descs[n].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    n++;
+  }
+  CUresult r = n > 0 ? cu->cuMemPoolSetAccess(pool, descs, n) : CUDA_SUCCESS;
+  free(descs);
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "granting %zu device%s access to a %s pool", n,
+                         n == 1 ? "" : "s", mr_pool_kind_name(kind));
+  return MR_OK;
+}
+
+/* A default pool whose release threshold is 0 hands memory back to the OS
+ * at every synchronization, so allocation stalls; raise it to the maximum
+ * the first time we use it. Pools the application set or created are left
+ * as they are. */
+static mr_status apply_threshold_rule(mri_pool_state *s, CUmemoryPool pool) {
+  const mri_cuda_api *cu = mri_cuda();
+  if (!s->owned) {
+    CUmemoryPool default_pool = NULL;
+    CUresult r = cu->cuMemGetDefaultMemPool(&default_pool, &s->location, s->type);
+    if (r != CUDA_SUCCESS)
+      return mri_cuda_fail(r, "cuMemGetDefaultMemPool(%s)", mr_pool_kind_name(s->kind));
+    if (pool == default_pool) {
+      cuuint64_t threshold = 0;
+      r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+      if (r == CUDA_SUCCESS && threshold == 0) {
+        threshold = UINT64_MAX;
+        r = cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+      }
+      if (r != CUDA_SUCCESS)
+        return mri_cuda_fail(r, "raising the release threshold of the default %s pool",
+                             mr_pool_kind_name(s->kind));
+    }
+  }
+  atomic_store_explicit(&s->checked_pool, pool, memory_order_relaxed);
+  return MR_OK;
+}
+
+static const char *pool_what(const mri_pool_state *s) {
+  switch (s->kind) {
+  case MR_POOL_DEVICE:
+    return "device";
+  case MR_POOL_PINNED:
+    return "pinned";
+  default:
+    return "managed";
+  }
+}
+
+static mr_status pool_allocate(void *self, size_t bytes, size_t alignment,
+                               mr_stream stream, void **ptr) {
+  mri_pool_state *s = self;
+  const mri_cuda_api *cu = mri_cuda();
+  CUmemoryPool pool = s->pool;
+  CUresult r;
+  if (s->follow_current) {
+    r = cu->cuMemGetMemPool(&pool, &s->location, s->type);
+    if (MRI_UNLIKELY(r != CUDA_SUCCESS))
+      return mri_cuda_fail(r, "cuMemGetMemPool(device %d)", s->device);
+  }
+  if (MRI_UNLIKELY(pool != atomic_load_explicit(&s->checked_pool, memory_order_relaxed))) {
+    mr_status st = apply_threshold_rule(s, pool);
+    if (st != MR_OK) return st;
+  }
+  CUdeviceptr dptr = 0;
+  r = cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream);
+  if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {
+    /* A thread with no current context, on the legacy stream: do what the
+     * runtime would, then try again. */
+    mr_status st = mri_ensure_context(s->device);
+    if (st != MR_OK) return st;
+    r = cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream);
+  }
+  if (MRI_UNLIKELY(r != CUDA_SUCCESS)) {
+    *ptr = NULL;
+    return mri_cuda_fail(r, "%s pool: cuMemAllocFromPoolAsync of %zu bytes (device %d, stream %p)",
+                         pool_what(s), bytes, s->device, (void *)stream);
+  }
+  *ptr = (void *)(uintptr_t)dptr;
+  return MR_OK;
+}
+
+static mr_status pool_deallocate(void *self, void *ptr, size_t bytes,
+                                 size_t alignment, mr_stream stream) {
+  mri_pool_state *s = self;
+  const mri_cuda_api *cu = mri_cuda();
+  CUresult r = cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
+  if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {
+    mr_status st = mri_ensure_context(s->device);
+    if (st != MR_OK) return st;
+    r = cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
+  }
+  /* After the driver shut down at process exit the memory is gone already. */
+  if (MRI_LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED)) return MR_OK;
+  return mri_cuda_fail(r, "%s pool: cuMemFreeAsync(%p, %zu bytes, stream %p)", pool_what(s),
+                       ptr, bytes, (void *)stream);
+}
+
+static mr_status pool_synchronize(void *self, mr_stream stream) {
+  return mri_stream_synchronize(stream);
+}
+
+static mr_status pool_trim(void *self) {
+  /* Give the pool's idle memory back: only for pools we own. A shared
+   * default pool's contents belong to the whole process. */
+  mri_pool_state *s = self;
+  if (!s->owned) return MR_OK;
+  CUresult r = mri_cuda()->cuMemPoolTrimTo(s->pool, 0);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_DEINITIALIZED)
+    return mri_cuda_fail(r, "cuMemPoolTrimTo(owned %s pool)", pool_what(s));
+  return MR_OK;
+}
+
+static void pool_destroy(void *self) {
+  mri_pool_state *s = self;
+  const mri_cuda_api *cu = mri_cuda();
+  /* The driver frees an owned pool once its last allocation is freed. */
+  if (s->owned && cu != NULL) cu->cuMemPoolDestroy(s->pool);
+  free(s);
+}
+
+static const mr_resource_ops pool_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "pool",
+    .allocate = pool_allocate,
+    .deallocate = pool_deallocate,
+    .synchronize = pool_synchronize,
+    .trim = pool_trim,
+    .destroy = pool_destroy,
+};
+
+mr_status mri_pool_resource_create(mri_pool_state *state, const char *description,
+                                   mr_resource **out) {
+  mr_resource_props props = {
+      .device = -1,
+      .stream_ordered = true,
+      .native_alignment = MR_DEFAULT_ALIGNMENT,
+  };
+  switch (state->kind) {
+  case MR_POOL_DEVICE:
+    props.kind = MR_MEMORY_DEVICE;
+    props.device = state->device;
+    props.device_accessible = true;
+    break;
+  case MR_POOL_PINNED:
+    props.kind = MR_MEMORY_PINNED;
+    props.host_accessible = true;
+    props.device_accessible = true;
+    break;
+  case MR_POOL_MANAGED:
+    props.kind = MR_MEMORY_MANAGED;
+    props.host_accessible = true;
+    props.device_accessible = true;
+    break;
+  }
+  atomic_init(&state->checked_pool, NULL);
+  return mri_resource_create(&pool_ops, state, &props, NULL, description, out);
+}
+
+mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
+                        mr_pool_info *info) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUmemLocation location;
+  CUmemAllocationType type;
+  mri_pool_location(kind, device, &location, &type);
+  CUmemoryPool default_pool = NULL, current_pool = NULL;
+  cu->cuMemGetDefaultMemPool(&default_pool, &location, type);
+  cu->cuMemGetMemPool(&current_pool, &location, type);
+  size_t size = info->size;
+  memset(info, 0, size);
+  info->size = size;
+  info->kind = kind;
+  info->device = kind == MR_POOL_DEVICE ? device : -1;
+  info->is_default = pool == default_pool;
+  info->is_current = pool == current_pool;
+  static const struct {
+    CUmemPool_attribute attribute;
+    size_t offset;
+  } fields[] = {
+      {CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, offsetof(mr_pool_info, release_threshold)},
+      {CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, offsetof(mr_pool_info, reserved_bytes)},
+      {CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, offsetof(mr_pool_info, reserved_high)},
+      {CU_MEMPOOL_ATTR_USED_MEM_CURRENT, offsetof(mr_pool_info, used_bytes)},
+      {CU_MEMPOOL_ATTR_USED_MEM_HIGH, offsetof(mr_pool_info, used_high)},
+  };
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(fields); i++) {
+    cuuint64_t value = 0;
+    CUresult r = cu->cuMemPoolGetAttribute(pool, fields[i].attribute, &value);
+    if (r != CUDA_SUCCESS)
+      return mri_cuda_fail(r, "reading attribute %d of a %s pool", (int)fields[i].attribute,
+                           mr_pool_kind_name(kind));
+    memcpy((char *)info + fields[i].offset, &(uint64_t){value}, sizeof(uint64_t));
+  }
+  return MR_OK;
+}
+
+mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
+  if (info == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_pool_resource_get_info: info is NULL");
+  if (info->size < sizeof(mr_pool_info))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_pool_resource_get_info: info->size is %zu, expected %zu",
+                     info->size, sizeof(mr_pool_info));
+  mri_pool_state *s = mr_resource_state(mr, &pool_ops);
+  if (s == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_pool_resource_get_info: %s is not allocated from a driver pool",
+                     mr_resource_describe(mr));
+  CUmemoryPool pool = s->pool;
+  if (s->follow_current) {
+    CUresult r = mri_cuda()->cuMemGetMemPool(&pool, &s->location, s->type);
+    if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuMemGetMemPool(device %d)", s->device);
+  }
+  return mri_pool_info(pool, s->kind, s->device, info);
+}

@@ -1,0 +1,50 @@
+/*
+ * driver/pool_resource.h (internal): the machinery shared by every resource
+ * that allocates from a driver memory pool (device, device_default, pinned,
+ * managed, pool). Each kind has its own file that decides which pool, and
+ * hands the rest to pool_resource.c.
+ */
+#ifndef MRCTX_LIB_DRIVER_POOL_RESOURCE_H
+#define MRCTX_LIB_DRIVER_POOL_RESOURCE_H
+
+#include "driver/cuda_driver.h"
+
+typedef struct mri_pool_state {
+  int device;          /* the device whose context is made current if a
+                          thread has none; the pool's device for device pools */
+  mr_pool_kind kind;
+  bool follow_current; /* look up the location's current pool at every
+                          allocation (the `device` resource) */
+  bool owned;          /* created by us: destroyed with the resource */
+  CUmemoryPool pool;   /* the pool, unless follow_current */
+  CUmemLocation location;
+  CUmemAllocationType type;
+  /* The last pool the default-pool release-threshold rule was applied to. */
+  _Atomic(CUmemoryPool) checked_pool;
+} mri_pool_state;
+
+/* Create the resource over `state` (which it takes over on success; on
+ * failure the caller frees it). `description` is its spec text. */
+mr_status mri_pool_resource_create(mri_pool_state *state, const char *description,
+                                   mr_resource **out);
+
+/* Fill location and type for a pool kind on `device`. */
+void mri_pool_location(mr_pool_kind kind, int device, CUmemLocation *location,
+                       CUmemAllocationType *type);
+
+/* Whether `device` supports pools of `kind`. */
+mr_status mri_pool_supported(mr_pool_kind kind, int device, bool *supported);
+
+/* Grant read-write access to `pool` from every device (pinned pools), or
+ * from every device that can reach `owner` as a peer (device pools). */
+mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner);
+
+/* Read a pool's information. */
+mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
+                        mr_pool_info *info);
+
+/* The synchronous fallback for a kind, described as such. */
+mr_status mri_sync_fallback_create(mr_pool_kind kind, int device,
+                                   const char *reason, mr_resource **out);
+
+#endif

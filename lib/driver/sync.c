@@ -1,0 +1,156 @@
+/*
+ * sync.c: the synchronous legacy resources, for devices without pools and
+ * for comparison: sync_device (cuMemAlloc), sync_pinned (cuMemHostAlloc,
+ * portable and device-mapped) and sync_managed (cuMemAllocManaged, attached
+ * globally). They allocate in the device's primary context. Memory is
+ * usable on return; a free on a stream first waits for that stream, so work
+ * queued before the free still sees the memory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "driver/pool_resource.h"
+
+typedef struct sync_state {
+  int device;
+  mr_pool_kind kind;
+} sync_state;
+
+static const char *sync_name(mr_pool_kind kind) {
+  switch (kind) {
+  case MR_POOL_DEVICE:
+    return "sync_device";
+  case MR_POOL_PINNED:
+    return "sync_pinned";
+  default:
+    return "sync_managed";
+  }
+}
+
+static mr_status sync_allocate(void *self, size_t bytes, size_t alignment,
+                               mr_stream stream, void **ptr) {
+  sync_state *s = self;
+  const mri_cuda_api *cu = mri_cuda();
+  bool pushed;
+  mr_status st = mri_push_context(s->device, &pushed);
+  if (st != MR_OK) return st;
+  CUresult r;
+  const char *call;
+  switch (s->kind) {
+  case MR_POOL_DEVICE: {
+    CUdeviceptr p = 0;
+    call = "cuMemAlloc";
+    r = cu->cuMemAlloc(&p, bytes);
+    *ptr = (void *)(uintptr_t)p;
+    break;
+  }
+  case MR_POOL_PINNED:
+    call = "cuMemHostAlloc";
+    r = cu->cuMemHostAlloc(ptr, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+    break;
+  default: {
+    CUdeviceptr p = 0;
+    call = "cuMemAllocManaged";
+    r = cu->cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL);
+    *ptr = (void *)(uintptr_t)p;
+    break;
+  }
+  }
+  mri_pop_context(pushed);
+  if (r != CUDA_SUCCESS) {
+    *ptr = NULL;
+    return mri_cuda_fail(r, "%s: %s of %zu bytes (device %d)", sync_name(s->kind), call, bytes,
+                         s->device);
+  }
+  return MR_OK;
+}
+
+static mr_status sync_free(sync_state *s, void *ptr, size_t bytes) {
+  const mri_cuda_api *cu = mri_cuda();
+  bool pushed;
+  mr_status st = mri_push_context(s->device, &pushed);
+  if (st != MR_OK) return st;
+  CUresult r = s->kind == MR_POOL_PINNED ? cu->cuMemFreeHost(ptr)
+                                          : cu->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+  mri_pop_context(pushed);
+  if (r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
+  return mri_cuda_fail(r, "%s: freeing %p (%zu bytes)", sync_name(s->kind), ptr, bytes);
+}
+
+static mr_status sync_deallocate(void *self, void *ptr, size_t bytes,
+                                 size_t alignment, mr_stream stream) {
+  /* Work queued on `stream` before this call may still use the memory. */
+  mr_status st = mri_stream_synchronize(stream);
+  if (st != MR_OK) return st;
+  return sync_free(self, ptr, bytes);
+}
+
+static mr_status sync_allocate_sync(void *self, size_t bytes, size_t alignment, void **ptr) {
+  return sync_allocate(self, bytes, alignment, NULL, ptr);
+}
+
+static mr_status sync_deallocate_sync(void *self, void *ptr, size_t bytes, size_t alignment) {
+  return sync_deallocate(self, ptr, bytes, alignment, NULL);
+}
+
+static mr_status sync_synchronize(void *self, mr_stream stream) {
+  return mri_stream_synchronize(stream);
+}
+
+static const mr_resource_ops sync_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "sync",
+    .allocate = sync_allocate,
+    .deallocate = sync_deallocate,
+    .allocate_sync = sync_allocate_sync,
+    .deallocate_sync = sync_deallocate_sync,
+    .synchronize = sync_synchronize,
+    .destroy = free,
+};
+
+static mr_status create_sync(mr_pool_kind kind, int device, const char *description,
+                             mr_resource **out) {
+  if (out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: out is NULL", sync_name(kind));
+  *out = NULL;
+  mr_status st = mri_check_device(device);
+  if (st != MR_OK) return mri_error_prefix(st, "%s", sync_name(kind));
+  sync_state *s = mri_calloc(1, sizeof *s);
+  if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
+  s->device = device;
+  s->kind = kind;
+  mr_resource_props props = {
+      .device = -1,
+      .stream_ordered = false,
+      .native_alignment = MR_DEFAULT_ALIGNMENT,
+      .host_accessible = kind != MR_POOL_DEVICE,
+      .device_accessible = true,
+  };
+  props.kind = kind == MR_POOL_DEVICE   ? MR_MEMORY_DEVICE
+               : kind == MR_POOL_PINNED ? MR_MEMORY_PINNED
+                                        : MR_MEMORY_MANAGED;
+  if (kind == MR_POOL_DEVICE) props.device = device;
+  st = mri_resource_create(&sync_ops, s, &props, NULL, description, out);
+  if (st != MR_OK) free(s);
+  return st;
+}
+
+mr_status mri_sync_fallback_create(mr_pool_kind kind, int device, const char *reason,
+                                   mr_resource **out) {
+  /* The description stays valid spec text: the reason is a comment. */
+  char description[256];
+  snprintf(description, sizeof description, "%s # %s", sync_name(kind), reason);
+  return create_sync(kind, device, description, out);
+}
+
+mr_status mr_sync_device_resource_create(int device, mr_resource **out) {
+  return create_sync(MR_POOL_DEVICE, device, "sync_device", out);
+}
+
+mr_status mr_sync_pinned_resource_create(int device, mr_resource **out) {
+  return create_sync(MR_POOL_PINNED, device, "sync_pinned", out);
+}
+
+mr_status mr_sync_managed_resource_create(int device, mr_resource **out) {
+  return create_sync(MR_POOL_MANAGED, device, "sync_managed", out);
+}

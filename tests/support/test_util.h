@@ -1,0 +1,73 @@
+/*
+ * test_util.h: shared helpers for the cmocka suites.
+ */
+#ifndef MRCTX_TEST_UTIL_H
+#define MRCTX_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <mrctx/mrctx.h>
+
+/* Assert a call returned `expected`; on mismatch print both status names and
+ * mr_last_error() so a failure says what went wrong. */
+#define assert_status(call, expected)                                          \
+  do {                                                                         \
+    mr_status st_ = (call);                                                    \
+    if (st_ != (expected)) {                                                   \
+      print_error("%s:%d: %s returned %s, expected %s; last error: %s\n",      \
+                  __FILE__, __LINE__, #call, mr_status_name(st_),              \
+                  mr_status_name(expected), mr_last_error());                  \
+      fail();                                                                  \
+    }                                                                          \
+  } while (0)
+
+#define assert_ok(call) assert_status((call), MR_OK)
+
+/* Assert mr_last_error() contains `needle`. */
+#define assert_error_contains(needle)                                          \
+  do {                                                                         \
+    if (strstr(mr_last_error(), (needle)) == NULL) {                           \
+      print_error("%s:%d: last error \"%s\" does not contain \"%s\"\n",        \
+                  __FILE__, __LINE__, mr_last_error(), (needle));              \
+      fail();                                                                  \
+    }                                                                          \
+  } while (0)
+
+/* A resource over host memory that fails on demand. Every allocation is
+ * counted; with fail_at = N > 0 the Nth allocation (1-based) and the
+ * fail_count - 1 after it fail with fail_status. It tracks live blocks so a
+ * test can assert nothing leaked and nothing was freed twice or with the
+ * wrong size. Thread-safe. */
+typedef struct faulty_resource faulty_resource;
+
+typedef struct faulty_config {
+  long fail_at;          /* 0: never fail */
+  long fail_count;       /* how many consecutive failures (default 1) */
+  mr_status fail_status; /* default MR_ERR_OUT_OF_MEMORY */
+  bool stream_ordered;   /* reported in props */
+  mr_memory_kind kind;   /* reported in props (default host) */
+} faulty_config;
+
+/* OUT: *mr (one reference) and *faulty (the handle to inspect it; valid as
+ * long as the resource lives). */
+mr_status faulty_resource_create(const faulty_config *config, mr_resource **mr,
+                                 faulty_resource **faulty);
+void faulty_set_fail(faulty_resource *f, long fail_at, long fail_count);
+long faulty_allocations(const faulty_resource *f);   /* calls to allocate */
+long faulty_deallocations(const faulty_resource *f); /* calls to deallocate */
+long faulty_trims(const faulty_resource *f);         /* calls to trim */
+size_t faulty_live_blocks(const faulty_resource *f);
+size_t faulty_live_bytes(const faulty_resource *f);
+/* Deallocations of unknown pointers or with the wrong size. */
+long faulty_bad_frees(const faulty_resource *f);
+
+/* Fill with a deterministic pseudo-random sequence (xorshift64*). */
+uint64_t test_rand(uint64_t *state);
+
+#endif
