@@ -1,0 +1,127 @@
+/*
+ * factories.c: the built-in resource names of the spec language.
+ *
+ * Each factory reads its arguments and calls the public constructor a
+ * program would call, so a spec and the equivalent C code build the same
+ * object (and describe themselves the same way). They are registered through
+ * the registry's one entry path, like any application's factory.
+ *
+ * Defaults (docs/configuration.md lists them):
+ *   pool       kind=device, release=max, max=0 (no limit), initial=0,
+ *              access=all
+ */
+#include <string.h>
+
+#include "config/config_internal.h"
+
+/* ---- driver resources: device-bound, no parameters ------------------------ */
+
+typedef struct driver_factory {
+  const char *name;
+  mr_status (*create)(int device, mr_resource **out);
+  mr_memory_kind kind;
+} driver_factory;
+
+static const driver_factory driver_factories[] = {
+    {"device", mr_device_resource_create, MR_MEMORY_DEVICE},
+    {"device_default", mr_device_default_resource_create, MR_MEMORY_DEVICE},
+    {"pinned", mr_pinned_resource_create, MR_MEMORY_PINNED},
+    {"managed", mr_managed_resource_create, MR_MEMORY_MANAGED},
+    {"sync_device", mr_sync_device_resource_create, MR_MEMORY_DEVICE},
+    {"sync_pinned", mr_sync_pinned_resource_create, MR_MEMORY_PINNED},
+    {"sync_managed", mr_sync_managed_resource_create, MR_MEMORY_MANAGED},
+};
+
+/* What a resource of `kind` would report: the stand-in's properties when
+ * there is no driver or device to build it. */
+static mr_resource_props kind_props(mr_memory_kind kind, int device) {
+  bool on_device = kind == MR_MEMORY_DEVICE;
+  return (mr_resource_props){
+      .kind = kind,
+      .device = on_device ? device : -1,
+      .host_accessible = !on_device,
+      .device_accessible = true,
+      .stream_ordered = true,
+      .native_alignment = 0,
+  };
+}
+
+static mr_status make_driver_resource(void *user, const mr_spec_args *args, mr_resource **out) {
+  const driver_factory *f = user;
+  int device = mr_spec_args_device(args);
+  mr_resource_props props = kind_props(f->kind, device);
+  mri_spec_args_hint_props(args, &props);
+  return f->create(device, out);
+}
+
+/* pool(kind=device|pinned|managed, release=SIZE|max, max=SIZE, initial=SIZE,
+ *      access=all|none) */
+static mr_status make_pool(void *user, const mr_spec_args *args, mr_resource **out) {
+  static const char *const kinds[] = {"device", "pinned", "managed", NULL};
+  static const char *const accesses[] = {"all", "none", NULL};
+  static const char *const max_word[] = {"max", NULL};
+  int kind = 0;
+  mr_status st = mr_spec_args_choice(args, "kind", kinds, MR_POOL_DEVICE, &kind);
+  if (st != MR_OK) return st;
+  mr_pool_desc desc;
+  mr_pool_desc_init(&desc, (mr_pool_kind)kind);
+  const char *release = mri_spec_args_peek(args, "release");
+  if (release != NULL && strcmp(release, "max") == 0) {
+    int unused;
+    st = mr_spec_args_choice(args, "release", max_word, 0, &unused);
+  } else {
+    st = mr_spec_args_size(args, "release", MR_POOL_RELEASE_MAX, &desc.release_threshold);
+  }
+  if (st == MR_OK) st = mr_spec_args_size(args, "max", 0, &desc.max_size);
+  if (st == MR_OK) st = mr_spec_args_size(args, "initial", 0, &desc.initial_size);
+  int access = MR_POOL_ACCESS_ALL;
+  if (st == MR_OK) st = mr_spec_args_choice(args, "access", accesses, MR_POOL_ACCESS_ALL, &access);
+  if (st != MR_OK) return st;
+  desc.access = (mr_pool_access)access;
+  static const mr_memory_kind memory_kinds[] = {MR_MEMORY_DEVICE, MR_MEMORY_PINNED,
+                                                MR_MEMORY_MANAGED};
+  int device = mr_spec_args_device(args);
+  mr_resource_props props = kind_props(memory_kinds[kind], device);
+  mri_spec_args_hint_props(args, &props);
+  return mr_pool_resource_create(device, &desc, out);
+}
+
+/* ---- host ---------------------------------------------------------------- */
+
+static mr_status make_host(void *user, const mr_spec_args *args, mr_resource **out) {
+  return mr_host_resource_create(out);
+}
+
+/* ---- adaptors ------------------------------------------------------------- */
+
+/* stats(UP) */
+static mr_status make_stats(void *user, const mr_spec_args *args, mr_resource **out) {
+  mr_resource *upstream;
+  mr_status st = mr_spec_args_upstream(args, 0, &upstream);
+  if (st != MR_OK) return st;
+  st = mr_stats_resource_create(upstream, out);
+  mr_resource_release(upstream);
+  return st;
+}
+
+mr_status mri_register_builtin_factories(
+    mr_status (*add)(const char *name, mr_factory_fn fn, void *user)) {
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(driver_factories); i++) {
+    mr_status st = add(driver_factories[i].name, make_driver_resource,
+                       (void *)&driver_factories[i]);
+    if (st != MR_OK) return st;
+  }
+  static const struct {
+    const char *name;
+    mr_factory_fn fn;
+  } others[] = {
+      {"host", make_host},
+      {"pool", make_pool},
+      {"stats", make_stats},
+  };
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(others); i++) {
+    mr_status st = add(others[i].name, others[i].fn, NULL);
+    if (st != MR_OK) return st;
+  }
+  return MR_OK;
+}

@@ -1,0 +1,668 @@
+/*
+ * context.c: a library's memory policy, one resource per tag and device.
+ *
+ * Creation does all the work: it reads the overrides (override text, config
+ * file, environment variable), picks each (tag, device)'s spec by
+ * precedence, resolves every tag for every device -- @tag sharing the other
+ * tag's instance, cycles refused -- and wraps each in a stats adaptor for
+ * the per-tag statistics. After that the context never changes: the table
+ * is a flat array read without locks, and ctx_get_mr is a bounds check and
+ * a load.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adaptors/adaptors_internal.h"
+#include "config/config_internal.h"
+#include "context/context_internal.h"
+#include "driver/cuda_driver.h"
+
+/* The override sources, lowest precedence first (the tag's default spec
+ * is below them all). */
+enum { SOURCE_OVERRIDE, SOURCE_FILE, SOURCE_ENV, SOURCE_COUNT };
+
+static const mr_spec_origin source_origin[SOURCE_COUNT] = {MR_SPEC_OVERRIDE, MR_SPEC_FILE,
+                                                           MR_SPEC_ENV};
+
+enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
+
+/* Everything known about one (tag, device). */
+typedef struct slot {
+  mr_spec_source source;           /* what get_source reports */
+  const mri_config *config;        /* the text the spec came from */
+  const mri_config_entry *entry;   /* the chosen entry in it */
+  mr_resource *inner;              /* the tag's resource (creation only) */
+  char *reason;                    /* why it is unavailable, or NULL */
+  int state;
+} slot;
+
+struct mr_context {
+  /* The lookup table first: all the allocation path reads. */
+  mr_resource **table; /* [tag * device_count + device], stats wrappers */
+  size_t tag_count;
+  int device_count;
+
+  char *library;
+  char **tag_names;
+  slot *slots;
+  mri_config **defaults;              /* per tag: its default spec, parsed */
+  mri_config *sources[SOURCE_COUNT];  /* NULL where the source is absent */
+  char *where[SOURCE_COUNT];          /* the variable's name, the file's path */
+  char *tag_list;                     /* "temp, pinned, result" for messages */
+  mr_ignored_entry *ignored;
+  size_t ignored_count;
+};
+
+/* ---- the allocation path ------------------------------------------------------ */
+
+static mr_resource *invalid_lookup(const mr_context *ctx, int tag, int device)
+    __attribute__((noinline, cold));
+
+static mr_resource *invalid_lookup(const mr_context *ctx, int tag, int device) {
+  if (ctx == NULL) {
+    mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_mr: the context is NULL");
+  } else if (tag < 0 || (size_t)tag >= ctx->tag_count) {
+    mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag %d does not exist (the context has %zu tags)",
+              ctx->library, tag, ctx->tag_count);
+  } else {
+    mri_error(MR_ERR_NO_DEVICE, "%s: device %d is not one of the context's %d device slot%s",
+              ctx->library, device, ctx->device_count, ctx->device_count == 1 ? "" : "s");
+  }
+  return NULL;
+}
+
+static inline mr_resource *lookup(const mr_context *ctx, int tag, int device) {
+  if (MRI_LIKELY(ctx != NULL && (unsigned)tag < ctx->tag_count &&
+                 (unsigned)device < (unsigned)ctx->device_count))
+    return ctx->table[(size_t)tag * (size_t)ctx->device_count + (size_t)device];
+  return invalid_lookup(ctx, tag, device);
+}
+
+mr_resource *mr_context_get_mr_on(const mr_context *ctx, int tag, int device) {
+  return lookup(ctx, tag, device);
+}
+
+mr_resource *mr_context_get_mr(const mr_context *ctx, int tag) {
+  return lookup(ctx, tag, mri_current_device());
+}
+
+/* ---- creation: reading the sources ---------------------------------------------- */
+
+static int find_tag(const mr_context *ctx, const char *name) {
+  for (size_t t = 0; t < ctx->tag_count; t++)
+    if (strcmp(ctx->tag_names[t], name) == 0) return (int)t;
+  return -1;
+}
+
+static bool tag_known(void *user, const char *name) { return find_tag(user, name) >= 0; }
+
+static mr_status validate_desc(const mr_context_desc *desc) {
+  if (desc->library == NULL || desc->library[0] == '\0')
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc.library is missing");
+  const char *lib = desc->library;
+  if (desc->tags == NULL || desc->tag_count == 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: mr_context_create: the library declares no tags",
+                     lib);
+  if (desc->tag_count > INT_MAX)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: mr_context_create: %zu tags are too many", lib,
+                     desc->tag_count);
+  for (size_t t = 0; t < desc->tag_count; t++) {
+    const char *name = desc->tags[t].name;
+    if (name == NULL || !mri_is_identifier(name, strlen(name)))
+      return mri_error(MR_ERR_INVALID_ARGUMENT,
+                       "%s: tag %zu's name '%s' is not valid (letters, digits and '_', not "
+                       "starting with a digit)",
+                       lib, t, name != NULL ? name : "(null)");
+    if (desc->tags[t].default_spec == NULL)
+      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag '%s' has no default spec", lib, name);
+    for (size_t u = 0; u < t; u++)
+      if (strcmp(desc->tags[u].name, name) == 0)
+        return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tags %zu and %zu are both named '%s'", lib,
+                         u, t, name);
+  }
+  return MR_OK;
+}
+
+/* The whole of a named config file. A missing or unreadable file is an
+ * error: the application asked for it. */
+static mr_status read_file(const char *path, char **text, size_t *length) {
+  *text = NULL;
+  *length = 0;
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return mri_error(MR_ERR_CONFIG, "config file '%s' cannot be opened: %s", path,
+                     strerror(errno));
+  size_t capacity = 4096, n = 0;
+  char *buf = malloc(capacity);
+  mr_status st = MR_OK;
+  if (buf == NULL) st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
+  while (st == MR_OK) {
+    if (n == capacity) {
+      if (capacity >= MRI_CONFIG_FILE_MAX) {
+        st = mri_error(MR_ERR_CONFIG, "config file '%s' is larger than %zu bytes", path,
+                       (size_t)MRI_CONFIG_FILE_MAX);
+        break;
+      }
+      char *grown = realloc(buf, 2 * capacity);
+      if (grown == NULL) {
+        st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
+        break;
+      }
+      buf = grown;
+      capacity *= 2;
+    }
+    size_t got = fread(buf + n, 1, capacity - n, f);
+    n += got;
+    if (got == 0) {
+      if (ferror(f))
+        st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path,
+                       strerror(errno));
+      break;
+    }
+  }
+  fclose(f);
+  if (st != MR_OK) {
+    free(buf);
+    return st;
+  }
+  *text = buf;
+  *length = n;
+  return MR_OK;
+}
+
+/* Check an override source's entries: known tags, known names; note the
+ * entries for devices the context does not have. */
+static mr_status check_source(mr_context *ctx, int which) {
+  const mri_config *config = ctx->sources[which];
+  size_t ignored = 0;
+  for (size_t i = 0; i < config->entry_count; i++) {
+    const mri_config_entry *e = &config->entries[i];
+    if (find_tag(ctx, e->tag) < 0)
+      return mri_config_error(&config->source, e->tag_pos, MR_ERR_CONFIG,
+                              "%s has no tag '%s' (tags: %s)", ctx->library, e->tag,
+                              ctx->tag_list);
+    mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, ctx, ctx->tag_list);
+    if (st != MR_OK) return st;
+    if (e->device >= ctx->device_count) ignored++;
+  }
+  if (ignored == 0) return MR_OK;
+  mr_ignored_entry *grown =
+      realloc(ctx->ignored, (ctx->ignored_count + ignored) * sizeof *ctx->ignored);
+  if (grown == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating the %s context",
+                     ctx->library);
+  ctx->ignored = grown;
+  for (size_t i = 0; i < config->entry_count; i++) {
+    const mri_config_entry *e = &config->entries[i];
+    if (e->device < ctx->device_count) continue;
+    ctx->ignored[ctx->ignored_count++] = (mr_ignored_entry){
+        .tag = e->tag,
+        .device = e->device,
+        .source = {.origin = source_origin[which],
+                   .where = ctx->where[which] != NULL ? ctx->where[which] : "",
+                   .line = e->tag_pos.line,
+                   .spec = e->spec_text,
+                   .status = MR_OK,
+                   .reason = ""},
+    };
+  }
+  return MR_OK;
+}
+
+static mr_status add_source(mr_context *ctx, int which, const char *name, bool is_file,
+                            const char *text, size_t length) {
+  if (which != SOURCE_OVERRIDE) {
+    ctx->where[which] = mri_strdup(name);
+    if (ctx->where[which] == NULL) return MR_ERR_OUT_OF_MEMORY;
+  }
+  mri_text_source src = {.name = name, .is_file = is_file, .text = text, .length = length};
+  mr_status st = mri_config_parse(&src, &ctx->sources[which]);
+  if (st != MR_OK) return st;
+  return check_source(ctx, which);
+}
+
+static mr_status read_sources(mr_context *ctx, const mr_context_desc *desc) {
+  mr_status st;
+  if (desc->overrides != NULL) {
+    st = add_source(ctx, SOURCE_OVERRIDE, "override text", false, desc->overrides,
+                    strlen(desc->overrides));
+    if (st != MR_OK) return st;
+  }
+  if (desc->config_file != NULL && desc->config_file[0] != '\0') {
+    char *text;
+    size_t length;
+    st = read_file(desc->config_file, &text, &length);
+    if (st != MR_OK) return st;
+    st = add_source(ctx, SOURCE_FILE, desc->config_file, true, text, length);
+    free(text);
+    if (st != MR_OK) return st;
+  }
+  if (desc->env_var != NULL && desc->env_var[0] != '\0') {
+    const char *value = getenv(desc->env_var);
+    if (value != NULL) {
+      st = add_source(ctx, SOURCE_ENV, desc->env_var, false, value, strlen(value));
+      if (st != MR_OK) return st;
+    }
+  }
+  return MR_OK;
+}
+
+static mr_status parse_defaults(mr_context *ctx, const mr_context_desc *desc) {
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    char name[256];
+    snprintf(name, sizeof name, "default spec of %.100s tag '%.100s'", ctx->library,
+             ctx->tag_names[t]);
+    const char *text = desc->tags[t].default_spec;
+    mri_text_source src = {.name = name, .text = text, .length = strlen(text)};
+    mr_status st = mri_spec_parse(&src, &ctx->defaults[t]);
+    if (st != MR_OK) return st;
+    const mri_config *config = ctx->defaults[t];
+    st = mri_spec_check_names(&config->source, config->entries[0].spec, tag_known, ctx,
+                              ctx->tag_list);
+    if (st != MR_OK) return st;
+  }
+  return MR_OK;
+}
+
+/* The highest source covering (tag, device) wins; within it tag@device
+ * beats tag, and a later entry beats an earlier one. */
+static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
+  for (int which = SOURCE_COUNT - 1; which >= 0; which--) {
+    const mri_config *config = ctx->sources[which];
+    if (config == NULL) continue;
+    const mri_config_entry *all = NULL, *exact = NULL;
+    for (size_t i = 0; i < config->entry_count; i++) {
+      const mri_config_entry *e = &config->entries[i];
+      if (strcmp(e->tag, ctx->tag_names[tag]) != 0) continue;
+      if (e->device == device) exact = e;
+      if (e->device < 0) all = e;
+    }
+    const mri_config_entry *chosen = exact != NULL ? exact : all;
+    if (chosen == NULL) continue;
+    s->config = config;
+    s->entry = chosen;
+    s->source = (mr_spec_source){.origin = source_origin[which],
+                                 .where = ctx->where[which] != NULL ? ctx->where[which] : "",
+                                 .line = chosen->tag_pos.line,
+                                 .spec = chosen->spec_text,
+                                 .status = MR_OK,
+                                 .reason = ""};
+    return;
+  }
+  const mri_config *config = ctx->defaults[tag];
+  s->config = config;
+  s->entry = &config->entries[0];
+  s->source = (mr_spec_source){.origin = MR_SPEC_DEFAULT,
+                               .where = "",
+                               .line = s->entry->spec->pos.line,
+                               .spec = s->entry->spec_text,
+                               .status = MR_OK,
+                               .reason = ""};
+}
+
+/* ---- creation: resolving -------------------------------------------------------- */
+
+typedef struct builder {
+  mr_context *ctx;
+  bool (*skip_factory)(const char *name);
+  int *chain; /* the tags being resolved, innermost last (for cycles) */
+  size_t chain_length;
+} builder;
+
+static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_source *ref_source,
+                              mri_pos ref_pos);
+
+static mr_status lookup_tag(void *user, const char *name, const mri_text_source *source,
+                            mri_pos pos, int device, mr_resource **out, mr_status *unavailable,
+                            const char **reason) {
+  builder *b = user;
+  *out = NULL;
+  int tag = find_tag(b->ctx, name);
+  if (tag < 0)
+    return mri_config_error(source, pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)", name,
+                            b->ctx->tag_list);
+  mr_status st = resolve_slot(b, tag, device, source, pos);
+  if (st != MR_OK) return st;
+  const slot *s = &b->ctx->slots[(size_t)tag * (size_t)b->ctx->device_count + (size_t)device];
+  *out = mr_resource_retain(s->inner);
+  *unavailable = s->source.status;
+  *reason = s->source.reason;
+  return MR_OK;
+}
+
+static mr_status cycle_error(builder *b, int tag, const mri_text_source *source, mri_pos pos) {
+  char path[1024];
+  size_t n = 0;
+  size_t from = 0;
+  while (from < b->chain_length && b->chain[from] != tag) from++;
+  for (size_t i = from; i < b->chain_length && n < sizeof path; i++) {
+    int w = snprintf(path + n, sizeof path - n, "%s -> ", b->ctx->tag_names[b->chain[i]]);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+  if (n < sizeof path) snprintf(path + n, sizeof path - n, "%s", b->ctx->tag_names[tag]);
+  return mri_config_error(source, pos, MR_ERR_CONFIG, "tags refer to each other in a cycle: %s",
+                          path);
+}
+
+/* The stand-in for a tag that cannot be built on this device: it fails
+ * every allocation at once, saying which tag and why. */
+static mr_status make_unavailable(mr_context *ctx, size_t tag, int device, slot *s,
+                                  mri_resolved *resolved) {
+  mr_resource_props props = resolved->resource->props;
+  s->reason = mri_asprintf("%s:%s on device %d: %s", ctx->library, ctx->tag_names[tag], device,
+                           resolved->reason != NULL ? resolved->reason : "unavailable");
+  if (s->reason == NULL) return MR_ERR_OUT_OF_MEMORY;
+  return mri_failing_resource_create(resolved->unavailable, s->reason, &props,
+                                     mr_resource_describe(resolved->resource), &s->inner);
+}
+
+static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_source *ref_source,
+                              mri_pos ref_pos) {
+  mr_context *ctx = b->ctx;
+  slot *s = &ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device];
+  if (s->state == SLOT_DONE) return MR_OK;
+  if (s->state == SLOT_RESOLVING) return cycle_error(b, tag, ref_source, ref_pos);
+  s->state = SLOT_RESOLVING;
+  b->chain[b->chain_length++] = tag;
+
+  mri_resolve_options options = {
+      .device = device,
+      .lookup_tag = lookup_tag,
+      .lookup_user = b,
+      .skip_factory = b->skip_factory,
+  };
+  mri_resolved resolved;
+  mr_status st = mri_spec_resolve(&s->config->source, s->entry->spec, &options, &resolved);
+  if (st != MR_OK) return st;
+  if (resolved.unavailable == MR_OK) {
+    s->inner = resolved.resource;
+  } else if (s->entry->spec->kind == MRI_NODE_REF) {
+    /* tag=@other: the same instance, stand-in or not. */
+    s->inner = resolved.resource;
+    s->reason = resolved.reason;
+    resolved.reason = NULL;
+  } else {
+    st = make_unavailable(ctx, (size_t)tag, device, s, &resolved);
+    mr_resource_release(resolved.resource);
+  }
+  free(resolved.reason);
+  if (st != MR_OK) return st;
+  if (resolved.unavailable != MR_OK) {
+    s->source.status = resolved.unavailable;
+    s->source.reason = s->reason != NULL ? s->reason : "";
+  }
+  b->chain_length--;
+  s->state = SLOT_DONE;
+  return MR_OK;
+}
+
+static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *name)) {
+  size_t slots = ctx->tag_count * (size_t)ctx->device_count;
+  builder b = {.ctx = ctx, .skip_factory = skip_factory};
+  b.chain = mri_calloc(ctx->tag_count, sizeof *b.chain);
+  if (b.chain == NULL) return MR_ERR_OUT_OF_MEMORY;
+  mr_status st = MR_OK;
+  for (int device = 0; device < ctx->device_count && st == MR_OK; device++) {
+    for (size_t tag = 0; tag < ctx->tag_count && st == MR_OK; tag++) {
+      b.chain_length = 0;
+      st = resolve_slot(&b, (int)tag, device, NULL, (mri_pos){0});
+    }
+  }
+  free(b.chain);
+  for (size_t i = 0; i < slots && st == MR_OK; i++) {
+    slot *s = &ctx->slots[i];
+    /* Per-tag statistics: the same adaptor as stats(UP), described as the
+     * resource it wraps. */
+    st = mri_stats_resource_create(s->inner, mr_resource_describe(s->inner), &ctx->table[i]);
+    if (st != MR_OK) break;
+    char owner[256];
+    snprintf(owner, sizeof owner, "%s:%s", ctx->library, ctx->tag_names[i / (size_t)ctx->device_count]);
+    mri_resource_set_owner(ctx->table[i], owner);
+  }
+  /* The wrappers hold the references now. */
+  for (size_t i = 0; i < slots; i++) {
+    mr_resource_release(ctx->slots[i].inner);
+    ctx->slots[i].inner = NULL;
+  }
+  return st;
+}
+
+static mr_status make_tag_list(mr_context *ctx) {
+  size_t length = 1;
+  for (size_t t = 0; t < ctx->tag_count; t++) length += strlen(ctx->tag_names[t]) + 2;
+  ctx->tag_list = malloc(length);
+  if (ctx->tag_list == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating the %s context",
+                     ctx->library);
+  size_t n = 0;
+  for (size_t t = 0; t < ctx->tag_count; t++)
+    n += (size_t)snprintf(ctx->tag_list + n, length - n, "%s%s", t > 0 ? ", " : "",
+                          ctx->tag_names[t]);
+  return MR_OK;
+}
+
+static mr_status allocate_context(mr_context *ctx, const mr_context_desc *desc) {
+  ctx->tag_count = desc->tag_count;
+  ctx->library = mri_strdup(desc->library);
+  if (ctx->library == NULL) return MR_ERR_OUT_OF_MEMORY;
+  ctx->tag_names = mri_calloc(ctx->tag_count, sizeof *ctx->tag_names);
+  ctx->defaults = mri_calloc(ctx->tag_count, sizeof *ctx->defaults);
+  if (ctx->tag_names == NULL || ctx->defaults == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    ctx->tag_names[t] = mri_strdup(desc->tags[t].name);
+    if (ctx->tag_names[t] == NULL) return MR_ERR_OUT_OF_MEMORY;
+  }
+  mr_status st = make_tag_list(ctx);
+  if (st != MR_OK) return st;
+
+  /* No driver, or no device: one slot, where device tags stand in as
+   * resources that fail with the reason. */
+  int count = 0;
+  if (mr_device_count(&count) != MR_OK || count <= 0) count = 1;
+  ctx->device_count = count;
+  size_t slots = ctx->tag_count * (size_t)count;
+  ctx->slots = mri_calloc(slots, sizeof *ctx->slots);
+  ctx->table = mri_calloc(slots, sizeof *ctx->table);
+  if (ctx->slots == NULL || ctx->table == NULL) return MR_ERR_OUT_OF_MEMORY;
+  return MR_OK;
+}
+
+mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(const char *name),
+                             mr_context **out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: ctx is NULL");
+  *out = NULL;
+  if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc is NULL");
+  mr_status st = validate_desc(desc);
+  if (st != MR_OK) return st;
+  mr_context *ctx = mri_calloc(1, sizeof *ctx);
+  if (ctx == NULL) return MR_ERR_OUT_OF_MEMORY;
+  st = allocate_context(ctx, desc);
+  if (st == MR_OK) st = parse_defaults(ctx, desc);
+  if (st == MR_OK) st = read_sources(ctx, desc);
+  if (st == MR_OK) {
+    for (size_t t = 0; t < ctx->tag_count; t++)
+      for (int d = 0; d < ctx->device_count; d++)
+        choose_spec(ctx, t, d, &ctx->slots[t * (size_t)ctx->device_count + (size_t)d]);
+    st = build_table(ctx, skip_factory);
+  }
+  if (st != MR_OK) {
+    mr_context_destroy(ctx);
+    return st;
+  }
+  *out = ctx;
+  return MR_OK;
+}
+
+mr_status mr_context_create(const mr_context_desc *desc, mr_context **ctx) {
+  return mri_context_create(desc, NULL, ctx);
+}
+
+void mr_context_destroy(mr_context *ctx) {
+  if (ctx == NULL) return;
+  size_t slots = ctx->slots != NULL ? ctx->tag_count * (size_t)ctx->device_count : 0;
+  for (size_t i = 0; i < slots; i++) {
+    if (ctx->table != NULL) mr_resource_release(ctx->table[i]);
+    mr_resource_release(ctx->slots[i].inner);
+    free(ctx->slots[i].reason);
+  }
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    if (ctx->tag_names != NULL) free(ctx->tag_names[t]);
+    if (ctx->defaults != NULL) mri_config_free(ctx->defaults[t]);
+  }
+  for (int i = 0; i < SOURCE_COUNT; i++) {
+    mri_config_free(ctx->sources[i]);
+    free(ctx->where[i]);
+  }
+  free(ctx->ignored);
+  free(ctx->tag_list);
+  free(ctx->defaults);
+  free(ctx->tag_names);
+  free(ctx->slots);
+  free(ctx->table);
+  free(ctx->library);
+  free(ctx);
+}
+
+/* ---- reading a context ---------------------------------------------------------- */
+
+const char *mr_context_library(const mr_context *ctx) { return ctx != NULL ? ctx->library : ""; }
+
+size_t mr_context_tag_count(const mr_context *ctx) { return ctx != NULL ? ctx->tag_count : 0; }
+
+const char *mr_context_tag_name(const mr_context *ctx, int tag) {
+  if (ctx == NULL || tag < 0 || (size_t)tag >= ctx->tag_count) return NULL;
+  return ctx->tag_names[tag];
+}
+
+int mr_context_device_count(const mr_context *ctx) { return ctx != NULL ? ctx->device_count : 0; }
+
+const char *mr_spec_origin_name(mr_spec_origin origin) {
+  switch (origin) {
+  case MR_SPEC_DEFAULT:
+    return "default";
+  case MR_SPEC_OVERRIDE:
+    return "override";
+  case MR_SPEC_FILE:
+    return "file";
+  case MR_SPEC_ENV:
+    return "env";
+  }
+  return "unknown";
+}
+
+static mr_status check_slot(const mr_context *ctx, const char *what, int tag, int device) {
+  if (ctx == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: the context is NULL", what);
+  if (tag < 0 || (size_t)tag >= ctx->tag_count)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %s has no tag %d (it has %zu)", what,
+                     ctx->library, tag, ctx->tag_count);
+  if (device < 0 || device >= ctx->device_count)
+    return mri_error(MR_ERR_NO_DEVICE, "%s: device %d is not one of %s's %d device slot%s", what,
+                     device, ctx->library, ctx->device_count, ctx->device_count == 1 ? "" : "s");
+  return MR_OK;
+}
+
+mr_status mr_context_get_source(const mr_context *ctx, int tag, int device,
+                                mr_spec_source *source) {
+  if (source == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_source: source is NULL");
+  mr_status st = check_slot(ctx, "mr_context_get_source", tag, device);
+  if (st != MR_OK) return st;
+  *source = ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device].source;
+  return MR_OK;
+}
+
+size_t mr_context_ignored_count(const mr_context *ctx) {
+  return ctx != NULL ? ctx->ignored_count : 0;
+}
+
+mr_status mr_context_get_ignored(const mr_context *ctx, size_t index, mr_ignored_entry *entry) {
+  if (ctx == NULL || entry == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_ignored: NULL argument");
+  if (index >= ctx->ignored_count)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_context_get_ignored: index %zu is past the %zu ignored entries", index,
+                     ctx->ignored_count);
+  *entry = ctx->ignored[index];
+  return MR_OK;
+}
+
+/* One slot's counters. */
+static mr_status read_slot_stats(const mr_context *ctx, size_t tag, int device, mr_stats *out) {
+  mr_stats_init(out);
+  const mri_stats *counters =
+      mri_stats_resource_counters(ctx->table[tag * (size_t)ctx->device_count + (size_t)device]);
+  return mri_stats_read(counters, out);
+}
+
+mr_status mr_context_get_stats(const mr_context *ctx, int tag, int device, mr_stats *stats) {
+  if (stats == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_stats: stats is NULL");
+  if (stats->size < sizeof(mr_stats))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_context_get_stats: stats->size is %zu, expected %zu (call mr_stats_init)",
+                     stats->size, sizeof(mr_stats));
+  mr_status st = check_slot(ctx, "mr_context_get_stats", tag, device == -1 ? 0 : device);
+  if (st != MR_OK) return st;
+  mr_stats sum;
+  mr_stats_init(&sum);
+  int first = device == -1 ? 0 : device;
+  int last = device == -1 ? ctx->device_count - 1 : device;
+  for (int d = first; d <= last; d++) {
+    mr_stats one;
+    st = read_slot_stats(ctx, (size_t)tag, d, &one);
+    if (st != MR_OK) return st;
+    mr_stats_add(&sum, &one);
+  }
+  size_t size = stats->size;
+  memset(stats, 0, size);
+  memcpy(stats, &sum, sizeof sum);
+  stats->size = size;
+  return MR_OK;
+}
+
+static void print_row(FILE *out, int tag_width, const char *tag, const char *device,
+                      const mr_stats *s) {
+  char current[32], peak[32], total[32];
+  mri_format_size(s->current_bytes, current, sizeof current);
+  mri_format_size(s->peak_bytes, peak, sizeof peak);
+  mri_format_size(s->total_bytes, total, sizeof total);
+  fprintf(out, "%-*s %6s %10s %10s %10s %8llu %10llu %8llu\n", tag_width, tag, device, current,
+          peak, total, (unsigned long long)s->current_count, (unsigned long long)s->total_count,
+          (unsigned long long)s->failed_count);
+}
+
+mr_status mr_context_print_stats(const mr_context *ctx, FILE *out) {
+  if (ctx == NULL || out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_print_stats: NULL argument");
+  int tag_width = 3;
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    int n = (int)strlen(ctx->tag_names[t]);
+    if (n > tag_width) tag_width = n;
+  }
+  fprintf(out, "%s memory by tag\n", ctx->library);
+  fprintf(out, "%-*s %6s %10s %10s %10s %8s %10s %8s\n", tag_width, "tag", "device", "current",
+          "peak", "total", "live", "allocs", "failures");
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    mr_stats sum;
+    mr_stats_init(&sum);
+    for (int d = 0; d < ctx->device_count; d++) {
+      mr_stats one;
+      mr_status st = read_slot_stats(ctx, t, d, &one);
+      if (st != MR_OK) return st;
+      mr_stats_add(&sum, &one);
+      if (one.total_count == 0 && one.failed_count == 0) continue;
+      char device[16];
+      snprintf(device, sizeof device, "%d", d);
+      print_row(out, tag_width, ctx->tag_names[t], device, &one);
+    }
+    print_row(out, tag_width, ctx->tag_names[t], "all", &sum);
+  }
+  if (ferror(out))
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_print_stats: writing failed: %s",
+                     strerror(errno));
+  return MR_OK;
+}
