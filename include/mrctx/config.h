@@ -16,6 +16,14 @@
  * and adaptors.h. Applications and libraries add their own with
  * mr_register_factory. The factories build resources through the same C
  * constructors a program would call.
+ *
+ * Details (docs/configuration.md has them all): whitespace may appear
+ * between any two tokens, and new lines inside parentheses are whitespace;
+ * empty entries and empty text are fine. Units are binary and any letter
+ * case (64mib = 64MiB = 64M); "MB" and friends are refused as ambiguous. A
+ * fraction must give whole bytes (1.5KiB); N% of the device's memory rounds
+ * down; sizes past 2^64 - 1 are errors. A word is letters, digits and
+ * . / _ - + : ~ (a path), or any text in double quotes (\" and \\ escape).
  */
 #ifndef MRCTX_CONFIG_H
 #define MRCTX_CONFIG_H
@@ -38,7 +46,11 @@ typedef struct mr_spec_args mr_spec_args;
  * A factory builds the resource for one spec call. It reads its arguments
  * with the mr_spec_args_* getters; arguments it never asked for are
  * reported as unknown after it returns. On failure it returns the getter's
- * status or its own (with mr_error()).
+ * status or its own (with mr_error()); its own message is then given the
+ * spec's position. MR_ERR_NO_DRIVER and MR_ERR_NO_DEVICE are not config
+ * errors: in a context the call stands in as a resource whose allocations
+ * fail with that status and message. Other statuses become MR_ERR_CONFIG,
+ * except MR_ERR_OUT_OF_MEMORY and MR_ERR_DRIVER, which are kept.
  */
 typedef mr_status (*mr_factory_fn)(void *user, const mr_spec_args *args,
                                    mr_resource **out);
@@ -50,7 +62,8 @@ typedef mr_status (*mr_factory_fn)(void *user, const mr_spec_args *args,
 MR_API mr_status mr_register_factory(const char *name, mr_factory_fn factory,
                                      void *user);
 
-/* Call `fn` for each registered name, in sorted order. */
+/* Call `fn` for each registered name, in sorted order. `fn` runs with the
+ * registry locked: it must not call mr_register_factory. */
 MR_API void mr_factory_foreach(void (*fn)(void *user, const char *name),
                                void *user);
 
@@ -82,7 +95,8 @@ MR_API mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key,
                                    uint64_t fallback, uint64_t *out);
 
 /* `key` as a word (letters, digits, and . / _ - + : ~) or a double-quoted
- * string; `fallback` if absent. *out lives as long as `args`. */
+ * string; `fallback` if absent. *out lives as long as `args`. Any bare
+ * value reads as a word, numbers and sizes included. */
 MR_API mr_status mr_spec_args_word(const mr_spec_args *args, const char *key,
                                    const char *fallback, const char **out);
 
@@ -98,7 +112,8 @@ MR_API mr_status mr_spec_args_spec(const mr_spec_args *args, const char *key,
                                    mr_resource **out);
 
 /* Fail with MR_ERR_CONFIG pointing at argument `key` (or the call itself if
- * `key` is NULL or absent), with a printf-style reason. */
+ * `key` is NULL or absent), with a printf-style reason; the message names
+ * the source and starts "name: reason". */
 MR_API mr_status mr_spec_args_error(const mr_spec_args *args, const char *key,
                                     const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)

@@ -109,11 +109,32 @@ typedef struct mr_spec_source {
   const char *where; /* the variable's or file's name; "" otherwise */
   int line;          /* 1-based line in the source text */
   const char *spec;  /* the spec text as written */
+  /* MR_OK, or MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE when the spec could not
+   * be built for want of a driver or device: the tag's resource on this
+   * device then fails every allocation with that status and `reason`. */
+  mr_status status;
+  const char *reason; /* "" when status is MR_OK */
 } mr_spec_source;
 
 /* OUT: *source for tag on device; its strings live as long as the context. */
 MR_API mr_status mr_context_get_source(const mr_context *ctx, int tag,
                                        int device, mr_spec_source *source);
+
+/* An override entry for a device the context does not have (tag@N with N
+ * past the visible devices): checked like any entry, then ignored. */
+typedef struct mr_ignored_entry {
+  const char *tag;
+  int device;
+  mr_spec_source source; /* status is MR_OK */
+} mr_ignored_entry;
+
+/* How many entries were ignored at creation. */
+MR_API size_t mr_context_ignored_count(const mr_context *ctx);
+
+/* OUT: *entry, the index-th ignored entry (in source order, lowest source
+ * first); its strings live as long as the context. */
+MR_API mr_status mr_context_get_ignored(const mr_context *ctx, size_t index,
+                                        mr_ignored_entry *entry);
 
 /* Per-tag statistics, always on. `device` -1 sums over devices.
  * OUT: *stats (set stats->size first, or use mr_stats_init). */
