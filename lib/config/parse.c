@@ -682,6 +682,7 @@ static mr_status parser_start(const mri_text_source *source, parser *p, mri_conf
 }
 
 mr_status mri_config_parse(const mri_text_source *source, mri_config **out) {
+  *out = NULL;
   mri_config *config;
   parser p;
   mr_status st = parser_start(source, &p, &config);
@@ -718,6 +719,7 @@ mr_status mri_config_parse(const mri_text_source *source, mri_config **out) {
 }
 
 mr_status mri_spec_parse(const mri_text_source *source, mri_config **out) {
+  *out = NULL;
   mri_config *config;
   parser p;
   mr_status st = parser_start(source, &p, &config);

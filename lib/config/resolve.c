@@ -370,10 +370,13 @@ static mr_status check_unused(const mr_spec_args *args) {
       return arg_error(args, arg->key_pos, "unknown parameter '%s' (known: %s)", arg->key, known);
     }
     size_t takes = args->positional_asked;
-    return arg_error(args, arg->value->pos,
-                     "unexpected argument '%s' (%s takes %s%zu upstream resource%s)",
-                     arg->value->text, call->text, takes == 0 ? "no" : "", takes,
-                     takes == 1 ? "" : "s");
+    char count[32] = "no";
+    if (takes > 0) snprintf(count, sizeof count, "%zu", takes);
+    const mri_spec_node *v = arg->value;
+    size_t length = v->end.offset - v->pos.offset;
+    return arg_error(args, v->pos, "unexpected argument '%.*s%s' (%s takes %s upstream resource%s)",
+                     length > 40 ? 40 : (int)length, args->state->src->text + v->pos.offset,
+                     length > 40 ? "..." : "", call->text, count, takes == 1 ? "" : "s");
   }
   return MR_OK;
 }
