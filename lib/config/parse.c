@@ -544,6 +544,13 @@ static mr_status parse_call_rest(parser *p, mri_spec_node *node, int depth) {
   st = peek(p, &t);
   if (st == MR_OK && t->kind != TOK_RPAREN) {
     for (;;) {
+      st = peek(p, &t);
+      if (st != MR_OK) break;
+      if (t->kind == TOK_END) {
+        st = fail_at(p, t->pos, "'(' at line %d, column %d is never closed", open.pos.line,
+                     open.pos.column);
+        break;
+      }
       st = parse_arg(p, depth + 1, &list);
       if (st != MR_OK) break;
       st = peek(p, &t);

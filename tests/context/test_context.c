@@ -1,0 +1,746 @@
+/*
+ * test_context.c: contexts on a machine without a driver (the unit suite):
+ * precedence across the four sources, get_source, @tag sharing, cycles,
+ * unknown tags, per-tag statistics, print_stats, two libraries side by
+ * side, device tags standing in with MR_ERR_NO_DRIVER, and every way
+ * creation can fail.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "adaptors/adaptors_internal.h"
+#include "context/context_internal.h"
+#include "test_util.h"
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static void expect_message(const char *expected) {
+  if (strcmp(mr_last_error(), expected) != 0) {
+    print_error("expected:\n%s\ngot:\n%s\n", expected, mr_last_error());
+    fail();
+  }
+}
+
+/* mark(id=X): a host resource described as "mark(id=X)", so a test can
+ * see which spec a tag resolved to. */
+static mr_status mark_factory(void *user, const mr_spec_args *args, mr_resource **out) {
+  const char *id;
+  mr_status st = mr_spec_args_word(args, "id", "none", &id);
+  if (st != MR_OK) return st;
+  mr_resource *host;
+  st = mr_host_resource_create(&host);
+  if (st != MR_OK) return st;
+  char description[96];
+  snprintf(description, sizeof description, "mark(id=%s)", id);
+  st = mri_stats_resource_create(host, description, out);
+  mr_resource_release(host);
+  return st;
+}
+
+/* faulty(fail_at=N): host memory whose Nth allocation fails. */
+static mr_status faulty_factory(void *user, const mr_spec_args *args, mr_resource **out) {
+  uint64_t fail_at;
+  mr_status st = mr_spec_args_uint(args, "fail_at", 0, &fail_at);
+  if (st != MR_OK) return st;
+  faulty_config config = {.fail_at = (long)fail_at, .fail_count = 1,
+                          .fail_status = MR_ERR_OUT_OF_MEMORY};
+  faulty_resource *handle;
+  return faulty_resource_create(&config, out, &handle);
+}
+
+static int setup(void **state) {
+  static bool done;
+  if (!done) {
+    assert_ok(mr_register_factory("mark", mark_factory, NULL));
+    assert_ok(mr_register_factory("faulty", faulty_factory, NULL));
+    done = true;
+  }
+  return 0;
+}
+
+static const char *describe(const mr_context *ctx, int tag) {
+  mr_resource *mr = mr_context_get_mr_on(ctx, tag, 0);
+  assert_non_null(mr);
+  return mr_resource_describe(mr);
+}
+
+static mr_context *create(const mr_context_desc *desc) {
+  mr_context *ctx = NULL;
+  assert_ok(mr_context_create(desc, &ctx));
+  assert_non_null(ctx);
+  return ctx;
+}
+
+static void create_fails(const mr_context_desc *desc, mr_status status, const char *expected) {
+  mr_context *ctx = (mr_context *)0x1;
+  mr_clear_error();
+  assert_status(mr_context_create(desc, &ctx), status);
+  assert_null(ctx);
+  if (expected != NULL) expect_message(expected);
+}
+
+/* A file with `text` in a fresh temporary folder. OUT: path (caller frees,
+ * and removes with remove_file). */
+static char *write_file(const char *text) {
+  char dir[] = "/tmp/mrctx-context-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char *path = malloc(strlen(dir) + 32);
+  assert_non_null(path);
+  sprintf(path, "%s/mylib.conf", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static void remove_file(char *path) {
+  unlink(path);
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  rmdir(path);
+  free(path);
+}
+
+static void assert_source(const mr_context *ctx, int tag, mr_spec_origin origin,
+                          const char *where, int line, const char *spec) {
+  mr_spec_source s;
+  assert_ok(mr_context_get_source(ctx, tag, 0, &s));
+  assert_int_equal(s.origin, origin);
+  assert_string_equal(s.where, where);
+  assert_int_equal(s.line, line);
+  assert_string_equal(s.spec, spec);
+  assert_int_equal(s.status, MR_OK);
+  assert_string_equal(s.reason, "");
+}
+
+/* ---- basics ---------------------------------------------------------------------- */
+
+enum { T_TEMP, T_STAGING, T_RESULT };
+static const mr_tag host_tags[] = {
+    [T_TEMP] = {"temp", "stats(host)"},
+    [T_STAGING] = {"staging", "host"},
+    [T_RESULT] = {"result", "mark(id=r)"},
+};
+
+static void test_host_tags(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context *ctx = create(&desc);
+  assert_string_equal(mr_context_library(ctx), "mylib");
+  assert_int_equal(mr_context_tag_count(ctx), 3);
+  assert_string_equal(mr_context_tag_name(ctx, T_STAGING), "staging");
+  assert_null(mr_context_tag_name(ctx, 3));
+  assert_int_equal(mr_context_device_count(ctx), 1); /* no driver: one slot */
+  assert_string_equal(describe(ctx, T_TEMP), "stats(host)");
+  assert_string_equal(describe(ctx, T_STAGING), "host");
+  assert_string_equal(describe(ctx, T_RESULT), "mark(id=r)");
+  for (int t = 0; t < 3; t++) {
+    mr_resource *mr = ctx_get_mr(ctx, t);
+    assert_ptr_equal(mr, mr_context_get_mr_on(ctx, t, 0));
+    void *p = NULL;
+    assert_ok(mr_allocate(mr, 1000, 0, NULL, &p));
+    assert_non_null(p);
+    memset(p, 0xab, 1000);
+    assert_ok(mr_deallocate(mr, p, 1000, 0, NULL));
+    mr_resource_props props;
+    assert_ok(mr_resource_get_props(mr, &props));
+    assert_int_equal(props.kind, MR_MEMORY_HOST);
+    assert_true(props.host_accessible);
+  }
+  /* Resources carry their owner's name. */
+  assert_string_equal(mri_resource_owner(ctx_get_mr(ctx, T_TEMP)), "mylib:temp");
+  assert_string_equal(mri_resource_owner(mr_resource_upstream(ctx_get_mr(ctx, T_TEMP))),
+                      "mylib:temp");
+  mr_context_destroy(ctx);
+  mr_context_destroy(NULL);
+}
+
+static void test_invalid_lookups(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context *ctx = create(&desc);
+  assert_null(ctx_get_mr(ctx, 3));
+  expect_message("mylib: tag 3 does not exist (the context has 3 tags)");
+  assert_null(ctx_get_mr(ctx, -1));
+  assert_null(mr_context_get_mr_on(ctx, 0, 1));
+  expect_message("mylib: device 1 is not one of the context's 1 device slot");
+  assert_null(mr_context_get_mr_on(ctx, 0, -1));
+  assert_null(mr_context_get_mr(NULL, 0));
+  expect_message("mr_context_get_mr: the context is NULL");
+  mr_spec_source s;
+  assert_status(mr_context_get_source(ctx, 5, 0, &s), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_get_source(ctx, 0, 2, &s), MR_ERR_NO_DEVICE);
+  assert_status(mr_context_get_source(ctx, 0, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_get_source(NULL, 0, 0, &s), MR_ERR_INVALID_ARGUMENT);
+  mr_context_destroy(ctx);
+}
+
+/* ---- precedence -------------------------------------------------------------------- */
+
+enum { P_A, P_B, P_C, P_D, P_E };
+static const mr_tag five_tags[] = {
+    [P_A] = {"a", "mark(id=default_a)"}, [P_B] = {"b", "mark(id=default_b)"},
+    [P_C] = {"c", "mark(id=default_c)"}, [P_D] = {"d", "mark(id=default_d)"},
+    [P_E] = {"e", "mark(id=default_e)"},
+};
+
+static void test_precedence_across_sources(void **state) {
+  char *path = write_file("# mylib's memory\n"
+                          "b = mark(id=file_b)\n"
+                          "c = mark(id=file_c)\n"
+                          "c@0 = mark(id=file_c0)\n");
+  setenv("PREC_MEMORY", "c=mark(id=env_c)", 1);
+  mr_context_desc desc = {
+      .library = "mylib",
+      .tags = five_tags,
+      .tag_count = 5,
+      .env_var = "PREC_MEMORY",
+      .config_file = path,
+      .overrides = "a=mark(id=ov_a); b=mark(id=ov_b)\nc=mark(id=ov_c); d=mark(id=ov_d)",
+  };
+  mr_context *ctx = create(&desc);
+  assert_string_equal(describe(ctx, P_A), "mark(id=ov_a)");
+  assert_string_equal(describe(ctx, P_B), "mark(id=file_b)");
+  /* The variable beats the file entirely, its c@0 included. */
+  assert_string_equal(describe(ctx, P_C), "mark(id=env_c)");
+  assert_string_equal(describe(ctx, P_D), "mark(id=ov_d)");
+  assert_string_equal(describe(ctx, P_E), "mark(id=default_e)");
+
+  assert_source(ctx, P_A, MR_SPEC_OVERRIDE, "", 1, "mark(id=ov_a)");
+  assert_source(ctx, P_B, MR_SPEC_FILE, path, 2, "mark(id=file_b)");
+  assert_source(ctx, P_C, MR_SPEC_ENV, "PREC_MEMORY", 1, "mark(id=env_c)");
+  assert_source(ctx, P_D, MR_SPEC_OVERRIDE, "", 2, "mark(id=ov_d)");
+  assert_source(ctx, P_E, MR_SPEC_DEFAULT, "", 1, "mark(id=default_e)");
+  mr_context_destroy(ctx);
+
+  /* Without the variable, the file's c@0 beats its c. */
+  unsetenv("PREC_MEMORY");
+  ctx = create(&desc);
+  assert_string_equal(describe(ctx, P_C), "mark(id=file_c0)");
+  assert_source(ctx, P_C, MR_SPEC_FILE, path, 4, "mark(id=file_c0)");
+  mr_context_destroy(ctx);
+  remove_file(path);
+}
+
+static void test_precedence_within_a_source(void **state) {
+  mr_context_desc desc = {
+      .library = "mylib",
+      .tags = five_tags,
+      .tag_count = 5,
+      /* Later entries win; tag@0 beats tag whatever the order. */
+      .overrides = "a=mark(id=first); a=mark(id=second)\n"
+                   "b@0=mark(id=b0); b=mark(id=b_all)\n"
+                   "c=mark(id=c_all); c@0=mark(id=c0_first); c@0=mark(id=c0_second)",
+  };
+  mr_context *ctx = create(&desc);
+  assert_string_equal(describe(ctx, P_A), "mark(id=second)");
+  assert_string_equal(describe(ctx, P_B), "mark(id=b0)");
+  assert_string_equal(describe(ctx, P_C), "mark(id=c0_second)");
+  mr_context_destroy(ctx);
+}
+
+static void test_empty_sources(void **state) {
+  setenv("EMPTY_MEMORY", "", 1);
+  char *path = write_file("\n# nothing here\n\n");
+  mr_context_desc desc = {.library = "mylib", .tags = five_tags, .tag_count = 5,
+                          .env_var = "EMPTY_MEMORY", .config_file = path, .overrides = "  ;  "};
+  mr_context *ctx = create(&desc);
+  for (int t = 0; t < 5; t++) {
+    mr_spec_source s;
+    assert_ok(mr_context_get_source(ctx, t, 0, &s));
+    assert_int_equal(s.origin, MR_SPEC_DEFAULT);
+  }
+  assert_int_equal(mr_context_ignored_count(ctx), 0);
+  mr_context_destroy(ctx);
+  unsetenv("EMPTY_MEMORY");
+  /* An unset variable and an absent file are nothing, too. */
+  desc.config_file = NULL;
+  ctx = create(&desc);
+  mr_context_destroy(ctx);
+  remove_file(path);
+}
+
+static void test_entries_for_missing_devices_are_ignored(void **state) {
+  setenv("IGN_MEMORY", "a=mark(id=env_a)\n\nb@3=mark(id=b3)", 1);
+  mr_context_desc desc = {.library = "mylib", .tags = five_tags, .tag_count = 5,
+                          .env_var = "IGN_MEMORY", .overrides = "c@1 = stats(host)"};
+  mr_context *ctx = create(&desc);
+  assert_string_equal(describe(ctx, P_B), "mark(id=default_b)");
+  assert_string_equal(describe(ctx, P_C), "mark(id=default_c)");
+  assert_int_equal(mr_context_ignored_count(ctx), 2);
+  mr_ignored_entry e;
+  assert_ok(mr_context_get_ignored(ctx, 0, &e));
+  assert_string_equal(e.tag, "c");
+  assert_int_equal(e.device, 1);
+  assert_int_equal(e.source.origin, MR_SPEC_OVERRIDE);
+  assert_string_equal(e.source.spec, "stats(host)");
+  assert_ok(mr_context_get_ignored(ctx, 1, &e));
+  assert_string_equal(e.tag, "b");
+  assert_int_equal(e.device, 3);
+  assert_int_equal(e.source.origin, MR_SPEC_ENV);
+  assert_string_equal(e.source.where, "IGN_MEMORY");
+  assert_int_equal(e.source.line, 3);
+  assert_string_equal(e.source.spec, "mark(id=b3)");
+  assert_status(mr_context_get_ignored(ctx, 2, &e), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_get_ignored(NULL, 0, &e), MR_ERR_INVALID_ARGUMENT);
+  mr_context_destroy(ctx);
+
+  /* Ignored or not, they are checked. */
+  setenv("IGN_MEMORY", "b@3=mark(id=b3", 1);
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("IGN_MEMORY, column 15: '(' at line 1, column 9 is never closed");
+  setenv("IGN_MEMORY", "b@3=marc(id=b3)", 1);
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("IGN_MEMORY, column 5: unknown resource 'marc'");
+  setenv("IGN_MEMORY", "x@3=host", 1);
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("IGN_MEMORY, column 1: mylib has no tag 'x'");
+  unsetenv("IGN_MEMORY");
+}
+
+/* ---- @tag -------------------------------------------------------------------------- */
+
+enum { S_BIG, S_TEMP, S_ALIAS };
+static const mr_tag sharing_tags[] = {
+    [S_BIG] = {"big", "stats(host)"},
+    [S_TEMP] = {"temp", "stats(@big)"},
+    [S_ALIAS] = {"alias", "@big"},
+};
+
+static void test_tag_references_share_instances(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = sharing_tags, .tag_count = 3};
+  mr_context *ctx = create(&desc);
+  mr_resource *big = ctx_get_mr(ctx, S_BIG), *temp = ctx_get_mr(ctx, S_TEMP),
+              *alias = ctx_get_mr(ctx, S_ALIAS);
+  /* Each tag has its own statistics wrapper ... */
+  assert_ptr_not_equal(big, alias);
+  /* ... over the same instance. */
+  mr_resource *big_inner = mr_resource_upstream(big);
+  assert_ptr_equal(mr_resource_upstream(alias), big_inner);
+  assert_ptr_equal(mr_resource_upstream(mr_resource_upstream(temp)), big_inner);
+  assert_string_equal(mr_resource_describe(alias), "stats(host)");
+  assert_string_equal(mr_resource_describe(temp), "stats(stats(host))");
+  /* The first tag to hold a shared instance names it. */
+  assert_string_equal(mri_resource_owner(big_inner), "mylib:big");
+  assert_string_equal(mri_resource_owner(alias), "mylib:alias");
+
+  void *p;
+  assert_ok(mr_allocate(alias, 512, 0, NULL, &p));
+  mr_stats s;
+  mr_stats_init(&s);
+  assert_ok(mr_context_get_stats(ctx, S_ALIAS, 0, &s));
+  assert_int_equal(s.current_bytes, 512);
+  assert_ok(mr_context_get_stats(ctx, S_BIG, 0, &s));
+  assert_int_equal(s.current_bytes, 0);
+  /* The shared stats(host) itself saw it. */
+  assert_ok(mr_stats_resource_get(big_inner, &s));
+  assert_int_equal(s.current_bytes, 512);
+  assert_ok(mr_deallocate(alias, p, 512, 0, NULL));
+  mr_context_destroy(ctx);
+
+  /* An override may refer to a tag whose spec comes from anywhere. */
+  setenv("SHARE_MEMORY", "big=mark(id=from_env)", 1);
+  desc.env_var = "SHARE_MEMORY";
+  desc.overrides = "temp=@alias";
+  ctx = create(&desc);
+  assert_string_equal(describe(ctx, S_TEMP), "mark(id=from_env)");
+  assert_ptr_equal(mr_resource_upstream(ctx_get_mr(ctx, S_TEMP)),
+                   mr_resource_upstream(ctx_get_mr(ctx, S_BIG)));
+  mr_context_destroy(ctx);
+  unsetenv("SHARE_MEMORY");
+}
+
+static void test_cycles(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = five_tags, .tag_count = 5,
+                          .overrides = "a=@b; b=@a"};
+  create_fails(&desc, MR_ERR_CONFIG,
+               "override text, column 9: tags refer to each other in a cycle: a -> b -> a\n"
+               "  a=@b; b=@a\n"
+               "          ^");
+  desc.overrides = "c=stats(stats(@c))";
+  create_fails(&desc, MR_ERR_CONFIG,
+               "override text, column 15: tags refer to each other in a cycle: c -> c\n"
+               "  c=stats(stats(@c))\n"
+               "                ^");
+  /* Across sources: the cycle is reported where it closes. */
+  static const mr_tag tags[] = {{"x", "@y"}, {"y", "host"}, {"z", "host"}};
+  setenv("CYCLE_MEMORY", "y=stats(@z)\nz=@x", 1);
+  mr_context_desc across = {.library = "mylib", .tags = tags, .tag_count = 3,
+                            .env_var = "CYCLE_MEMORY"};
+  create_fails(&across, MR_ERR_CONFIG,
+               "CYCLE_MEMORY, line 2, column 3: tags refer to each other in a cycle: x -> y -> z "
+               "-> x\n"
+               "  z=@x\n"
+               "    ^");
+  unsetenv("CYCLE_MEMORY");
+  /* A chain without a cycle is fine. */
+  desc.overrides = "a=@b; b=@c; c=stats(@d)";
+  mr_context *ctx = create(&desc);
+  assert_string_equal(describe(ctx, P_A), "stats(mark(id=default_d))");
+  mr_context_destroy(ctx);
+}
+
+static void test_unknown_tags(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+                          .overrides = "temp=host; tmp=host"};
+  create_fails(&desc, MR_ERR_CONFIG,
+               "override text, column 12: mylib has no tag 'tmp' (tags: temp, staging, result)\n"
+               "  temp=host; tmp=host\n"
+               "             ^");
+  desc.overrides = "temp=stats(@reslt)";
+  create_fails(&desc, MR_ERR_CONFIG,
+               "override text, column 13: unknown tag 'reslt' (tags: temp, staging, result)\n"
+               "  temp=stats(@reslt)\n"
+               "              ^");
+}
+
+/* ---- errors from every source ----------------------------------------------------- */
+
+static void test_errors_name_their_source(void **state) {
+  setenv("SRC_MEMORY", "temp=arina(device)", 1);
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+                          .env_var = "SRC_MEMORY"};
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("SRC_MEMORY, column 6: unknown resource 'arina' (known: ");
+  assert_error_contains(")\n  temp=arina(device)\n       ^");
+
+  /* A factory's parameter error, through a context. */
+  setenv("SRC_MEMORY", "temp=stats(host, chnk=64MiB)", 1);
+  create_fails(&desc, MR_ERR_CONFIG,
+               "SRC_MEMORY, column 18: stats: unknown parameter 'chnk' (stats takes no "
+               "parameters)\n"
+               "  temp=stats(host, chnk=64MiB)\n"
+               "                   ^");
+  unsetenv("SRC_MEMORY");
+
+  char *path = write_file("temp = host\n\nresult = mark(id=x, colour=red)\n");
+  desc.config_file = path;
+  char expected[1024];
+  snprintf(expected, sizeof expected,
+           "%s, line 3, column 21: mark: unknown parameter 'colour' (known: id)\n"
+           "  result = mark(id=x, colour=red)\n"
+           "                      ^",
+           path);
+  create_fails(&desc, MR_ERR_CONFIG, expected);
+  remove_file(path);
+
+  desc.config_file = NULL;
+  desc.overrides = "staging=host(";
+  create_fails(&desc, MR_ERR_CONFIG,
+               "override text, column 14: '(' at line 1, column 13 is never closed\n"
+               "  staging=host(\n"
+               "               ^");
+
+  static const mr_tag bad_default[] = {{"temp", "stats(hots)"}};
+  mr_context_desc d = {.library = "mylib", .tags = bad_default, .tag_count = 1};
+  create_fails(&d, MR_ERR_CONFIG, NULL);
+  assert_error_contains("default spec of mylib tag 'temp', column 7: unknown resource 'hots'");
+  static const mr_tag bad_syntax[] = {{"temp", "host"}, {"result", "stats(host"}};
+  d.tags = bad_syntax;
+  d.tag_count = 2;
+  create_fails(&d, MR_ERR_CONFIG,
+               "default spec of mylib tag 'result', column 11: '(' at line 1, column 6 is never "
+               "closed\n"
+               "  stats(host\n"
+               "            ^");
+}
+
+static void test_config_file_errors(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+                          .config_file = "/nonexistent/dir/mylib.conf"};
+  create_fails(&desc, MR_ERR_CONFIG,
+               "config file '/nonexistent/dir/mylib.conf' cannot be opened: No such file or "
+               "directory");
+  char dir[] = "/tmp/mrctx-context-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  desc.config_file = dir;
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("cannot be read: Is a directory");
+  rmdir(dir);
+  /* An empty name means no file. */
+  desc.config_file = "";
+  mr_context *ctx = create(&desc);
+  mr_context_destroy(ctx);
+}
+
+static void test_desc_validation(void **state) {
+  mr_context *ctx = (mr_context *)0x1;
+  assert_status(mr_context_create(NULL, &ctx), MR_ERR_INVALID_ARGUMENT);
+  assert_null(ctx);
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  assert_status(mr_context_create(&desc, NULL), MR_ERR_INVALID_ARGUMENT);
+  desc.library = NULL;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc.library is missing");
+  desc.library = "";
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc.library is missing");
+  desc.library = "mylib";
+  desc.tag_count = 0;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT,
+               "mylib: mr_context_create: the library declares no tags");
+  desc.tags = NULL;
+  desc.tag_count = 3;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, NULL);
+  static const mr_tag bad_name[] = {{"temp", "host"}, {"2nd", "host"}};
+  desc.tags = bad_name;
+  desc.tag_count = 2;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT,
+               "mylib: tag 1's name '2nd' is not valid (letters, digits and '_', not starting "
+               "with a digit)");
+  static const mr_tag null_name[] = {{NULL, "host"}};
+  desc.tags = null_name;
+  desc.tag_count = 1;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, NULL);
+  static const mr_tag dup[] = {{"temp", "host"}, {"x", "host"}, {"temp", "host"}};
+  desc.tags = dup;
+  desc.tag_count = 3;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, "mylib: tags 0 and 2 are both named 'temp'");
+  static const mr_tag no_spec[] = {{"temp", NULL}};
+  desc.tags = no_spec;
+  desc.tag_count = 1;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, "mylib: tag 'temp' has no default spec");
+}
+
+/* ---- statistics -------------------------------------------------------------------- */
+
+static void test_per_tag_statistics(void **state) {
+  static const mr_tag tags[] = {{"temp", "host"}, {"flaky", "faulty(fail_at=2)"}};
+  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 2};
+  mr_context *ctx = create(&desc);
+  mr_resource *temp = ctx_get_mr(ctx, 0), *flaky = ctx_get_mr(ctx, 1);
+  void *a, *b, *c;
+  assert_ok(mr_allocate(temp, 100, 0, NULL, &a));
+  assert_ok(mr_allocate(temp, 200, 0, NULL, &b));
+  assert_ok(mr_allocate(temp, 300, 0, NULL, &c));
+  assert_ok(mr_deallocate(temp, b, 200, 0, NULL));
+  assert_ok(mr_allocate(temp, 0, 0, NULL, &b)); /* size 0 counts for nothing */
+  mr_stats s;
+  mr_stats_init(&s);
+  assert_ok(mr_context_get_stats(ctx, 0, 0, &s));
+  assert_int_equal(s.current_bytes, 400);
+  assert_int_equal(s.peak_bytes, 600);
+  assert_int_equal(s.total_bytes, 600);
+  assert_int_equal(s.current_count, 2);
+  assert_int_equal(s.peak_count, 3);
+  assert_int_equal(s.total_count, 3);
+  assert_int_equal(s.failed_count, 0);
+  mr_stats all;
+  mr_stats_init(&all);
+  assert_ok(mr_context_get_stats(ctx, 0, -1, &all));
+  assert_memory_equal(&all, &s, sizeof s);
+
+  void *x, *y;
+  assert_ok(mr_allocate(flaky, 64, 0, NULL, &x));
+  assert_status(mr_allocate(flaky, 64, 0, NULL, &y), MR_ERR_OUT_OF_MEMORY);
+  assert_null(y);
+  assert_ok(mr_context_get_stats(ctx, 1, 0, &s));
+  assert_int_equal(s.current_bytes, 64);
+  assert_int_equal(s.total_count, 1);
+  assert_int_equal(s.failed_count, 1);
+
+  /* Errors. */
+  mr_stats small = {.size = 8};
+  assert_status(mr_context_get_stats(ctx, 0, 0, &small), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_get_stats(ctx, 0, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_get_stats(ctx, 2, 0, &s), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_get_stats(ctx, 0, 1, &s), MR_ERR_NO_DEVICE);
+  assert_status(mr_context_get_stats(ctx, 0, -2, &s), MR_ERR_NO_DEVICE);
+  assert_status(mr_context_get_stats(NULL, 0, 0, &s), MR_ERR_INVALID_ARGUMENT);
+
+  assert_ok(mr_deallocate(temp, a, 100, 0, NULL));
+  assert_ok(mr_deallocate(temp, c, 300, 0, NULL));
+  assert_ok(mr_deallocate(flaky, x, 64, 0, NULL));
+  mr_context_destroy(ctx);
+}
+
+static void test_print_stats(void **state) {
+  static const mr_tag tags[] = {{"temp", "host"}, {"result_buffers", "host"}};
+  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 2};
+  mr_context *ctx = create(&desc);
+  void *a, *b;
+  assert_ok(mr_allocate(ctx_get_mr(ctx, 0), 1024, 0, NULL, &a));
+  assert_ok(mr_allocate(ctx_get_mr(ctx, 0), 2048, 0, NULL, &b));
+  assert_ok(mr_deallocate(ctx_get_mr(ctx, 0), a, 1024, 0, NULL));
+  char *text = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&text, &length);
+  assert_non_null(out);
+  assert_ok(mr_context_print_stats(ctx, out));
+  fclose(out);
+  const char *expected =
+      "mylib memory by tag\n"
+      "tag            device    current       peak      total     live     allocs failures\n"
+      "temp                0       2KiB       3KiB       3KiB        1          2        0\n"
+      "temp              all       2KiB       3KiB       3KiB        1          2        0\n"
+      "result_buffers    all         0B         0B         0B        0          0        0\n";
+  if (strcmp(text, expected) != 0) {
+    print_error("expected:\n%s\ngot:\n%s\n", expected, text);
+    fail();
+  }
+  free(text);
+  assert_status(mr_context_print_stats(ctx, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_print_stats(NULL, stdout), MR_ERR_INVALID_ARGUMENT);
+  assert_ok(mr_deallocate(ctx_get_mr(ctx, 0), b, 2048, 0, NULL));
+  mr_context_destroy(ctx);
+}
+
+/* ---- contexts side by side --------------------------------------------------------- */
+
+static void test_two_libraries_are_independent(void **state) {
+  static const mr_tag a_tags[] = {{"work", "host"}, {"out", "host"}};
+  static const mr_tag b_tags[] = {{"work", "host"}, {"cache", "stats(host)"}, {"io", "host"}};
+  setenv("LIBA_MEMORY", "work=mark(id=a_work)", 1);
+  setenv("LIBB_MEMORY", "cache=mark(id=b_cache)", 1);
+  mr_context_desc da = {.library = "liba", .tags = a_tags, .tag_count = 2,
+                        .env_var = "LIBA_MEMORY"};
+  mr_context_desc db = {.library = "libb", .tags = b_tags, .tag_count = 3,
+                        .env_var = "LIBB_MEMORY"};
+  mr_context *a = create(&da), *b = create(&db);
+  assert_string_equal(describe(a, 0), "mark(id=a_work)");
+  assert_string_equal(describe(b, 0), "host"); /* liba's variable is not libb's */
+  assert_string_equal(describe(b, 1), "mark(id=b_cache)");
+  /* A tag libb has and liba lacks is an error only in liba's variable. */
+  setenv("LIBA_MEMORY", "io=host", 1);
+  create_fails(&da, MR_ERR_CONFIG, NULL);
+  assert_error_contains("liba has no tag 'io' (tags: work, out)");
+
+  void *p;
+  assert_ok(mr_allocate(ctx_get_mr(a, 0), 4096, 0, NULL, &p));
+  mr_stats s;
+  mr_stats_init(&s);
+  assert_ok(mr_context_get_stats(b, 0, -1, &s));
+  assert_int_equal(s.total_count, 0);
+  assert_ok(mr_context_get_stats(a, 0, -1, &s));
+  assert_int_equal(s.current_bytes, 4096);
+  assert_string_equal(mri_resource_owner(ctx_get_mr(a, 0)), "liba:work");
+  assert_string_equal(mri_resource_owner(ctx_get_mr(b, 0)), "libb:work");
+  assert_ok(mr_deallocate(ctx_get_mr(a, 0), p, 4096, 0, NULL));
+  /* Destroying one leaves the other whole. */
+  mr_context_destroy(a);
+  assert_ok(mr_allocate(ctx_get_mr(b, 2), 10, 0, NULL, &p));
+  assert_ok(mr_deallocate(ctx_get_mr(b, 2), p, 10, 0, NULL));
+  /* Two contexts of one library are two sets of resources. */
+  mr_context *b2 = create(&db);
+  assert_ptr_not_equal(ctx_get_mr(b2, 1), ctx_get_mr(b, 1));
+  mr_context_destroy(b2);
+  mr_context_destroy(b);
+  unsetenv("LIBA_MEMORY");
+  unsetenv("LIBB_MEMORY");
+}
+
+/* ---- no driver --------------------------------------------------------------------- */
+
+enum { D_HOST, D_DEVICE, D_PINNED, D_MANAGED, D_POOL, D_SHARED };
+static const mr_tag device_tags[] = {
+    [D_HOST] = {"host_buf", "host"},
+    [D_DEVICE] = {"temp", "stats(device)"},
+    [D_PINNED] = {"staging", "pinned"},
+    [D_MANAGED] = {"result", "managed"},
+    [D_POOL] = {"scratch", "pool(kind=device, max=50%)"},
+    [D_SHARED] = {"alias", "@temp"},
+};
+
+static void test_without_a_driver(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = device_tags, .tag_count = 6};
+  mr_context *ctx = create(&desc);
+  assert_int_equal(mr_context_device_count(ctx), 1);
+  void *p = NULL;
+  assert_ok(mr_allocate(ctx_get_mr(ctx, D_HOST), 64, 0, NULL, &p));
+  assert_ok(mr_deallocate(ctx_get_mr(ctx, D_HOST), p, 64, 0, NULL));
+  for (int t = D_DEVICE; t <= D_SHARED; t++) {
+    mr_resource *mr = ctx_get_mr(ctx, t);
+    assert_non_null(mr);
+    p = (void *)0x1;
+    assert_status(mr_allocate(mr, 1024, 0, NULL, &p), MR_ERR_NO_DRIVER);
+    assert_null(p);
+    assert_error_contains("the CUDA driver could not be loaded");
+    assert_error_contains("(allocating 1024 bytes)");
+    assert_ok(mr_deallocate(mr, NULL, 1024, 0, NULL));
+    mr_spec_source s;
+    assert_ok(mr_context_get_source(ctx, t, 0, &s));
+    assert_int_equal(s.status, MR_ERR_NO_DRIVER);
+  }
+  assert_status(mr_allocate(ctx_get_mr(ctx, D_DEVICE), 1, 0, NULL, &p), MR_ERR_NO_DRIVER);
+  assert_error_contains("mylib:temp on device 0: device: the CUDA driver could not be loaded");
+  /* The stand-in keeps what the spec describes and the kind of memory. */
+  assert_string_equal(describe(ctx, D_DEVICE), "stats(device)");
+  assert_string_equal(describe(ctx, D_PINNED), "pinned");
+  assert_string_equal(describe(ctx, D_POOL), "pool(kind=device, max=50%)");
+  mr_resource_props props;
+  assert_ok(mr_resource_get_props(ctx_get_mr(ctx, D_DEVICE), &props));
+  assert_int_equal(props.kind, MR_MEMORY_DEVICE);
+  assert_ok(mr_resource_get_props(ctx_get_mr(ctx, D_PINNED), &props));
+  assert_int_equal(props.kind, MR_MEMORY_PINNED);
+  assert_true(props.host_accessible);
+  assert_ok(mr_resource_get_props(ctx_get_mr(ctx, D_MANAGED), &props));
+  assert_int_equal(props.kind, MR_MEMORY_MANAGED);
+  /* @temp is temp's stand-in, the same instance. */
+  assert_ptr_equal(mr_resource_upstream(ctx_get_mr(ctx, D_SHARED)),
+                   mr_resource_upstream(ctx_get_mr(ctx, D_DEVICE)));
+  mr_spec_source s;
+  assert_ok(mr_context_get_source(ctx, D_PINNED, 0, &s));
+  assert_non_null(strstr(s.reason, "mylib:staging on device 0: pinned: the CUDA driver"));
+  mr_stats st;
+  mr_stats_init(&st);
+  assert_ok(mr_context_get_stats(ctx, D_DEVICE, 0, &st));
+  assert_int_equal(st.failed_count, 2);
+  assert_int_equal(st.total_count, 0);
+  mr_context_destroy(ctx);
+
+  /* Mistakes in the text still fail creation, driver or not. */
+  desc.overrides = "temp=device(chunk=1)";
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("override text, column 13: device: unknown parameter 'chunk'");
+  desc.overrides = "temp=pool(kind=gpu)";
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("pool: kind=gpu: expected one of device, pinned, managed");
+}
+
+/* ---- host-only resolution (what the fuzzer uses) ----------------------------------- */
+
+static bool skip_stats(const char *name) { return strcmp(name, "stats") == 0; }
+
+static void test_skipped_factories_stand_in(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+                          .overrides = "result=stats(@staging)"};
+  mr_context *ctx = NULL;
+  assert_ok(mri_context_create(&desc, skip_stats, &ctx));
+  mr_spec_source s;
+  assert_ok(mr_context_get_source(ctx, T_TEMP, 0, &s));
+  assert_int_equal(s.status, MR_ERR_UNSUPPORTED);
+  assert_ok(mr_context_get_source(ctx, T_STAGING, 0, &s));
+  assert_int_equal(s.status, MR_OK);
+  assert_ok(mr_context_get_source(ctx, T_RESULT, 0, &s));
+  assert_int_equal(s.status, MR_ERR_UNSUPPORTED);
+  void *p;
+  assert_status(mr_allocate(ctx_get_mr(ctx, T_TEMP), 8, 0, NULL, &p), MR_ERR_UNSUPPORTED);
+  assert_error_contains("stats: not built in host-only resolution");
+  mr_context_destroy(ctx);
+  /* Skipped calls' arguments are still checked. */
+  desc.overrides = "result=stats(hots)";
+  assert_status(mri_context_create(&desc, skip_stats, &ctx), MR_ERR_CONFIG);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_host_tags),
+      cmocka_unit_test(test_invalid_lookups),
+      cmocka_unit_test(test_precedence_across_sources),
+      cmocka_unit_test(test_precedence_within_a_source),
+      cmocka_unit_test(test_empty_sources),
+      cmocka_unit_test(test_entries_for_missing_devices_are_ignored),
+      cmocka_unit_test(test_tag_references_share_instances),
+      cmocka_unit_test(test_cycles),
+      cmocka_unit_test(test_unknown_tags),
+      cmocka_unit_test(test_errors_name_their_source),
+      cmocka_unit_test(test_config_file_errors),
+      cmocka_unit_test(test_desc_validation),
+      cmocka_unit_test(test_per_tag_statistics),
+      cmocka_unit_test(test_print_stats),
+      cmocka_unit_test(test_two_libraries_are_independent),
+      cmocka_unit_test(test_without_a_driver),
+      cmocka_unit_test(test_skipped_factories_stand_in),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
