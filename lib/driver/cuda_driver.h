@@ -122,6 +122,10 @@ mr_status mri_cuda_fail(CUresult result, const char *what_format, ...)
 /* The error name for a result ("CUDA_ERROR_OUT_OF_MEMORY"), or
  * "CUDA_ERROR_<n>" for one the driver does not know. */
 const char *mri_cuda_error_name(CUresult result);
+#else
+/* A build without CUDA never has a driver table. */
+typedef struct mri_cuda_api mri_cuda_api;
+static inline const mri_cuda_api *mri_cuda(void) { return NULL; }
 #endif
 
 /* Check `device` is a valid ordinal (loads the driver). */
