@@ -15,6 +15,7 @@
 #define MRCTX_STATS_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include <mrctx/resource.h>
 
@@ -40,9 +41,8 @@ typedef struct mr_stats {
 
 /* Initialise `stats` for a call that fills it: zeroes and sets `size`. */
 static inline void mr_stats_init(mr_stats *stats) {
-  mr_stats zero = {0};
-  zero.size = sizeof(mr_stats);
-  *stats = zero;
+  memset(stats, 0, sizeof *stats);
+  stats->size = sizeof(mr_stats);
 }
 
 /* Add `b` into `a` (peaks add too: the sum of peaks bounds the joint peak). */

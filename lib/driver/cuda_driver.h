@@ -13,6 +13,7 @@
 
 #if MRCTX_HAVE_CUDA
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #else
 /* Without the toolkit's headers only opaque handles are needed. */
 typedef int CUresult;
@@ -23,71 +24,75 @@ typedef struct CUstream_st *CUstream;
 #define CUDA_SUCCESS 0
 #endif
 
-/* The entry points mrctx calls, in one list: X(name). The table, the loader
- * and the fake test driver are generated from it. */
-#define MRI_CUDA_ENTRY_POINTS(X)  \
-  X(cuInit)                       \
-  X(cuDriverGetVersion)           \
-  X(cuGetErrorName)               \
-  X(cuGetErrorString)             \
-  X(cuDeviceGetCount)             \
-  X(cuDeviceGet)                  \
-  X(cuDeviceGetName)              \
-  X(cuDeviceTotalMem)             \
-  X(cuDeviceGetAttribute)         \
-  X(cuDeviceCanAccessPeer)        \
-  X(cuDevicePrimaryCtxRetain)     \
-  X(cuDevicePrimaryCtxRelease)    \
-  X(cuCtxGetCurrent)              \
-  X(cuCtxSetCurrent)              \
-  X(cuCtxPushCurrent)             \
-  X(cuCtxPopCurrent)              \
-  X(cuCtxGetDevice)               \
-  X(cuCtxSynchronize)             \
-  X(cuMemGetInfo)                 \
-  X(cuMemGetDefaultMemPool)       \
-  X(cuMemGetMemPool)              \
-  X(cuMemSetMemPool)              \
-  X(cuMemPoolCreate)              \
-  X(cuMemPoolDestroy)             \
-  X(cuMemPoolSetAttribute)        \
-  X(cuMemPoolGetAttribute)        \
-  X(cuMemPoolSetAccess)           \
-  X(cuMemPoolTrimTo)              \
-  X(cuMemAllocFromPoolAsync)      \
-  X(cuMemFreeAsync)               \
-  X(cuMemAlloc)                   \
-  X(cuMemFree)                    \
-  X(cuMemHostAlloc)               \
-  X(cuMemFreeHost)                \
-  X(cuMemAllocManaged)            \
-  X(cuMemsetD8Async)              \
-  X(cuMemcpyAsync)                \
-  X(cuStreamCreate)               \
-  X(cuStreamDestroy)              \
-  X(cuStreamSynchronize)          \
-  X(cuStreamQuery)                \
-  X(cuStreamIsCapturing)          \
-  X(cuStreamWaitEvent)            \
-  X(cuStreamBeginCapture)         \
-  X(cuStreamEndCapture)           \
-  X(cuGraphInstantiate)           \
-  X(cuGraphLaunch)                \
-  X(cuGraphExecDestroy)           \
-  X(cuGraphDestroy)               \
-  X(cuEventCreate)                \
-  X(cuEventRecord)                \
-  X(cuEventQuery)                 \
-  X(cuEventSynchronize)           \
-  X(cuEventDestroy)               \
-  X(cuModuleLoadData)             \
-  X(cuModuleUnload)               \
-  X(cuModuleGetFunction)          \
-  X(cuLaunchKernel)
+/* The entry points mrctx calls, in one list: X(name, version). `version` is
+ * the CUDA version of the ABI we ask cuGetProcAddress for: the newest one at
+ * or below 13.0, whose signature cudaTypedefs.h spells PFN_<name>_v<version>
+ * (13.0 changed some, e.g. cuCtxGetDevice and cuCtxSynchronize now take a
+ * context, NULL meaning the current one). The table, the loader and the fake
+ * test driver are generated from this list. */
+#define MRI_CUDA_ENTRY_POINTS(X) \
+  X(cuInit, 2000)                    \
+  X(cuDriverGetVersion, 2020)        \
+  X(cuGetErrorName, 6000)            \
+  X(cuGetErrorString, 6000)          \
+  X(cuDeviceGetCount, 2000)          \
+  X(cuDeviceGet, 2000)               \
+  X(cuDeviceGetName, 2000)           \
+  X(cuDeviceTotalMem, 3020)          \
+  X(cuDeviceGetAttribute, 2000)      \
+  X(cuDeviceCanAccessPeer, 4000)     \
+  X(cuDevicePrimaryCtxRetain, 7000)  \
+  X(cuDevicePrimaryCtxRelease, 11000)\
+  X(cuCtxGetCurrent, 4000)           \
+  X(cuCtxSetCurrent, 4000)           \
+  X(cuCtxPushCurrent, 4000)          \
+  X(cuCtxPopCurrent, 4000)           \
+  X(cuCtxGetDevice, 13000)           \
+  X(cuCtxSynchronize, 13000)         \
+  X(cuMemGetInfo, 3020)              \
+  X(cuMemGetDefaultMemPool, 13000)   \
+  X(cuMemGetMemPool, 13000)          \
+  X(cuMemSetMemPool, 13000)          \
+  X(cuMemPoolCreate, 11020)          \
+  X(cuMemPoolDestroy, 11020)         \
+  X(cuMemPoolSetAttribute, 11020)    \
+  X(cuMemPoolGetAttribute, 11020)    \
+  X(cuMemPoolSetAccess, 11020)       \
+  X(cuMemPoolTrimTo, 11020)          \
+  X(cuMemAllocFromPoolAsync, 11020)  \
+  X(cuMemFreeAsync, 11020)           \
+  X(cuMemAlloc, 3020)                \
+  X(cuMemFree, 3020)                 \
+  X(cuMemHostAlloc, 2020)            \
+  X(cuMemFreeHost, 2000)             \
+  X(cuMemAllocManaged, 6000)         \
+  X(cuMemsetD8Async, 3020)           \
+  X(cuMemcpyAsync, 4000)             \
+  X(cuStreamCreate, 2000)            \
+  X(cuStreamDestroy, 4000)           \
+  X(cuStreamSynchronize, 2000)       \
+  X(cuStreamQuery, 2000)             \
+  X(cuStreamIsCapturing, 10000)      \
+  X(cuStreamWaitEvent, 3020)         \
+  X(cuStreamBeginCapture, 10010)     \
+  X(cuStreamEndCapture, 10000)       \
+  X(cuGraphInstantiateWithFlags, 11040)\
+  X(cuGraphLaunch, 10000)            \
+  X(cuGraphExecDestroy, 10000)       \
+  X(cuGraphDestroy, 10000)           \
+  X(cuEventCreate, 2000)             \
+  X(cuEventRecord, 2000)             \
+  X(cuEventQuery, 2000)              \
+  X(cuEventSynchronize, 2000)        \
+  X(cuEventDestroy, 4000)            \
+  X(cuModuleLoadData, 2000)          \
+  X(cuModuleUnload, 2000)            \
+  X(cuModuleGetFunction, 2000)       \
+  X(cuLaunchKernel, 4000)
 
 #if MRCTX_HAVE_CUDA
 typedef struct mri_cuda_api {
-#define MRI_CUDA_FIELD_(name) __typeof__(&name) name;
+#define MRI_CUDA_FIELD_(name, version) PFN_##name##_v##version name;
   MRI_CUDA_ENTRY_POINTS(MRI_CUDA_FIELD_)
 #undef MRI_CUDA_FIELD_
   int version;      /* cuDriverGetVersion */
@@ -117,6 +122,10 @@ mr_status mri_cuda_fail(CUresult result, const char *what_format, ...)
 /* The error name for a result ("CUDA_ERROR_OUT_OF_MEMORY"), or
  * "CUDA_ERROR_<n>" for one the driver does not know. */
 const char *mri_cuda_error_name(CUresult result);
+#else
+/* A build without CUDA never has a driver table. */
+typedef struct mri_cuda_api mri_cuda_api;
+static inline const mri_cuda_api *mri_cuda(void) { return NULL; }
 #endif
 
 /* Check `device` is a valid ordinal (loads the driver). */

@@ -73,17 +73,18 @@ static void load_driver(void) {
 
   mri_cuda_api t;
   memset(&t, 0, sizeof t);
-#define MRI_LOAD_ENTRY_(name)                                                  \
+#define MRI_LOAD_ENTRY_(name, version)                                                \
   {                                                                            \
     void *fn = NULL;                                                           \
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND; \
-    CUresult r = get_proc(#name, &fn, MRI_CUDA_REQUIRED_VERSION,               \
+    CUresult r = get_proc(#name, &fn, version,                                 \
                           CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);          \
     if (r != CUDA_SUCCESS || fn == NULL || found != CU_GET_PROC_ADDRESS_SUCCESS) { \
       load_fail(MR_ERR_NO_DRIVER,                                              \
-                "the CUDA driver %s lacks %s at CUDA 13.0 (error %d, query "   \
-                "result %d): mrctx needs a CUDA 13.0 driver (580 or newer)",   \
-                path, #name, (int)r, (int)found);                              \
+                "the CUDA driver %s lacks %s (ABI of CUDA %d; error %d, "     \
+                "query result %d): mrctx needs a CUDA 13.0 driver (580 or "    \
+                "newer)",                                                      \
+                path, #name, version, (int)r, (int)found);                              \
       dlclose(handle);                                                         \
       return;                                                                  \
     }                                                                          \
@@ -217,7 +218,7 @@ int mri_current_device(void) {
   const mri_cuda_api *cu = mri_cuda();
   if (MRI_UNLIKELY(cu == NULL)) return 0;
   CUdevice device;
-  if (MRI_UNLIKELY(cu->cuCtxGetDevice(&device) != CUDA_SUCCESS)) return 0;
+  if (MRI_UNLIKELY(cu->cuCtxGetDevice(&device, NULL) != CUDA_SUCCESS)) return 0;
   return (int)device;
 }
 
@@ -373,7 +374,7 @@ mr_status mri_device_synchronize(int device) {
   bool pushed;
   mr_status st = mri_push_context(device, &pushed);
   if (st != MR_OK) return st;
-  CUresult r = mri_cuda()->cuCtxSynchronize();
+  CUresult r = mri_cuda()->cuCtxSynchronize(NULL);
   mri_pop_context(pushed);
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "synchronizing device %d", device);
   return MR_OK;

@@ -1,0 +1,885 @@
+/*
+ * cache.c: "cache(UP, max=SIZE)", the fast stream-aware cache.
+ *
+ * Freed blocks are kept per thread (a thread slot) and per stream, in size
+ * classes (four per power of two from 256 B to 64 MiB; larger requests go
+ * straight upstream). The common path — same thread, same stream, a class
+ * the bin holds — pops a host-side array under the slot's own lock, which
+ * only trim ever contends: no driver call besides the capture check, no
+ * shared cache line.
+ *
+ * Stream order. A block freed on stream S is reused at once by later work on
+ * S. Another stream may have it only once an event recorded on S after the
+ * free has completed. Events are recorded only inside a deallocate call on
+ * S (the one moment the caller guarantees S is alive), and only by threads
+ * that use several streams, once every RECORD_EVERY frees; a thread that
+ * sticks to one stream never records. Blocks an event does not cover yet
+ * ("uncovered") stay with their stream, or wait for a trim, which
+ * synchronizes the device(s) first and so makes every block safe.
+ *
+ * Sharing. Blocks move to a shared pool (one mutex) when a thread exits,
+ * when a thread juggles more streams than a slot has bins, and never on the
+ * common path. A miss looks in the slot's other streams, then in the shared
+ * pool, then asks upstream.
+ *
+ * Capture. An allocation on a stream that is capturing a graph goes
+ * straight upstream (the driver pools make graph-safe memory) and is
+ * remembered, so its free goes straight upstream too. As with the driver
+ * itself, memory freed during a capture must have been allocated during it.
+ *
+ * Bounds. At most `max` bytes sit unused in the cache. Slots reserve budget
+ * from one shared counter in grant-sized steps, so the counter is touched
+ * once per many operations; a free that finds no budget goes upstream.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adaptors/adaptors_internal.h"
+#include "driver/cuda_driver.h"
+
+#define MIN_CLASS_SHIFT 8  /* 256 B */
+#define MAX_CLASS_SHIFT 26 /* 64 MiB */
+#define CLASS_COUNT (1 + (MAX_CLASS_SHIFT - MIN_CLASS_SHIFT) * 4)
+#define MAX_CACHED_BLOCK ((size_t)1 << MAX_CLASS_SHIFT)
+#define BINS_PER_SLOT 4
+#define RECORD_EVERY 16
+#define DEFAULT_MAX_CACHED ((size_t)1 << 30)
+#define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
+/* Matches no stream: see shared_block.stream. */
+#define NO_STREAM ((mr_stream)(uintptr_t)~(uintptr_t)0)
+/* The driver's per-thread default stream handle (CU_STREAM_PER_THREAD). */
+#define PER_THREAD_STREAM ((mr_stream)(uintptr_t)0x2)
+
+/* ---- size classes ------------------------------------------------------- */
+
+/* Class 0 holds up to 256 B; then (2^e, 2^(e+1)] splits into four classes
+ * ending at 2^e * 1.25, 1.5, 1.75, 2. At most 25% is lost to rounding. */
+static inline unsigned class_of(size_t bytes) {
+  if (bytes <= ((size_t)1 << MIN_CLASS_SHIFT)) return 0;
+  size_t t = bytes - 1;
+  unsigned e = 63u - (unsigned)__builtin_clzll((unsigned long long)t);
+  unsigned k = (unsigned)((t >> (e - 2)) & 3u);
+  return 1u + (e - MIN_CLASS_SHIFT) * 4u + k;
+}
+
+static inline size_t class_size(unsigned c) {
+  if (c == 0) return (size_t)1 << MIN_CLASS_SHIFT;
+  unsigned e = MIN_CLASS_SHIFT + (c - 1) / 4, k = (c - 1) % 4 + 1;
+  return ((size_t)1 << e) + ((size_t)k << (e - 2));
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+/* The free blocks of one class on one stream: a stack whose bottom
+ * `covered` entries were freed before the bin's event was last recorded. */
+typedef struct block_stack {
+  void **items;
+  uint32_t count, capacity, covered;
+} block_stack;
+
+typedef struct stream_bin {
+  mr_stream stream;
+  int legacy_device; /* for the legacy stream (NULL), whose device's it is */
+  bool in_use;
+  bool event_recorded; /* `event` holds a record covering `covered` blocks */
+  bool event_done;     /* that record was seen complete */
+  uint32_t frees_since_record;
+  uint64_t last_use;
+  mri_event event;
+  block_stack classes[CLASS_COUNT];
+} stream_bin;
+
+/* Owned by one thread slot; `lock` is taken by the owner on every operation
+ * and by others only to trim, to read statistics, or when the owner exits. */
+typedef struct cache_slot {
+  _Atomic int lock;
+  int bins_in_use;
+  int mru; /* the bin used last: checked first */
+  uint64_t tick;
+  size_t cached_bytes, cached_blocks, grant;
+  uint64_t hits, misses, cross_stream, bypassed;
+  stream_bin bins[BINS_PER_SLOT];
+} __attribute__((aligned(MRI_CACHE_LINE))) cache_slot;
+
+/* A completed-or-not event shared by blocks spilled to the shared pool. */
+typedef struct shared_event {
+  mri_event event;
+  int refs;
+  bool done;
+} shared_event;
+
+typedef struct shared_block {
+  void *ptr;
+  mr_stream stream;      /* freed on; reusable at once on the same stream
+                            (NO_STREAM for streams whose handle names
+                            different streams in different threads or
+                            contexts: the legacy and per-thread streams) */
+  shared_event *event;   /* covers the free, or NULL */
+  uint64_t epoch;        /* sync epoch at the free: safe once it moved on */
+  bool safe;             /* reusable anywhere now (host upstream, or known) */
+} shared_block;
+
+typedef struct shared_class {
+  shared_block *items;
+  size_t count, capacity;
+} shared_class;
+
+typedef struct cache_state {
+  mr_resource *upstream; /* mri_adaptor_head */
+  size_t max_cached;
+  size_t grant_unit;
+  bool stream_ordered; /* upstream honours streams (else: no events) */
+  int device;          /* upstream's device, -1 for host-side memory */
+
+  _Atomic(cache_slot *) slots[MRI_MAX_SLOTS];
+  _Atomic size_t reserved; /* slot grants + shared bytes, at most max_cached */
+
+  pthread_mutex_t lock; /* everything below */
+  shared_class shared[CLASS_COUNT];
+  size_t shared_bytes, shared_blocks;
+  uint64_t epoch; /* bumped by each device-synchronizing trim */
+  mri_ptrmap *captured; /* ptr -> {bytes, alignment}: graph allocations */
+  _Atomic size_t captured_live;
+  uint64_t shared_hits, shared_misses, shared_bypassed, trimmed;
+
+  struct cache_state *prev, *next; /* registry, for thread-exit hooks */
+} cache_state;
+
+/* ---- registry: live caches, so an exiting thread can hand its blocks over */
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static cache_state *registry;
+
+static void spill_slot(cache_state *c, cache_slot *s);
+
+static void on_thread_exit(int slot) {
+  pthread_mutex_lock(&registry_lock);
+  for (cache_state *c = registry; c != NULL; c = c->next) {
+    cache_slot *s = atomic_load_explicit(&c->slots[slot], memory_order_acquire);
+    if (s != NULL) spill_slot(c, s);
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void registry_add(cache_state *c) {
+  mri_thread_slot_on_exit(on_thread_exit);
+  pthread_mutex_lock(&registry_lock);
+  c->next = registry;
+  if (registry != NULL) registry->prev = c;
+  registry = c;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void registry_remove(cache_state *c) {
+  pthread_mutex_lock(&registry_lock);
+  if (c->prev != NULL) c->prev->next = c->next;
+  else if (registry == c) registry = c->next;
+  if (c->next != NULL) c->next->prev = c->prev;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+/* ---- locks -------------------------------------------------------------- */
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static inline void slot_lock(cache_slot *s) {
+  while (MRI_UNLIKELY(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire))) {
+    while (atomic_load_explicit(&s->lock, memory_order_relaxed)) cpu_relax();
+  }
+}
+
+static inline void slot_unlock(cache_slot *s) {
+  atomic_store_explicit(&s->lock, 0, memory_order_release);
+}
+
+/* ---- budget ------------------------------------------------------------- */
+
+/* Reserve `bytes` more of the shared budget; false when it would pass max. */
+static bool reserve(cache_state *c, size_t bytes) {
+  size_t seen = atomic_load_explicit(&c->reserved, memory_order_relaxed);
+  do {
+    if (bytes > c->max_cached || seen > c->max_cached - bytes) return false;
+  } while (!atomic_compare_exchange_weak_explicit(&c->reserved, &seen, seen + bytes,
+                                                  memory_order_relaxed, memory_order_relaxed));
+  return true;
+}
+
+static void unreserve(cache_state *c, size_t bytes) {
+  atomic_fetch_sub_explicit(&c->reserved, bytes, memory_order_relaxed);
+}
+
+/* ---- stacks --------------------------------------------------------------- */
+
+static bool stack_push(block_stack *st, void *p) {
+  if (MRI_UNLIKELY(st->count == st->capacity)) {
+    uint32_t capacity = st->capacity ? st->capacity * 2 : 16;
+    void **items = realloc(st->items, capacity * sizeof *items);
+    if (items == NULL) return false;
+    st->items = items;
+    st->capacity = capacity;
+  }
+  st->items[st->count++] = p;
+  return true;
+}
+
+static inline void *stack_pop(block_stack *st) {
+  void *p = st->items[--st->count];
+  if (st->covered > st->count) st->covered = st->count;
+  return p;
+}
+
+/* Take a covered block, keeping the covered entries at the bottom. */
+static void *stack_take_covered(block_stack *st) {
+  uint32_t i = st->covered - 1;
+  void *p = st->items[i];
+  st->items[i] = st->items[st->count - 1];
+  st->count--;
+  st->covered--;
+  return p;
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+static bool shared_event_done(shared_event *e) {
+  if (!e->done) {
+    bool done = false;
+    if (mri_event_query(e->event, &done) == MR_OK && done) e->done = true;
+  }
+  return e->done;
+}
+
+static void shared_event_release(shared_event *e) {
+  if (e != NULL && --e->refs == 0) {
+    mri_event_destroy(e->event);
+    free(e);
+  }
+}
+
+static bool bin_event_done(stream_bin *b) {
+  if (!b->event_recorded) return false;
+  if (!b->event_done) {
+    bool done = false;
+    if (mri_event_query(b->event, &done) == MR_OK && done) b->event_done = true;
+  }
+  return b->event_done;
+}
+
+/* Record the bin's event on its stream: every block freed so far becomes
+ * covered. Only called while a deallocate on that stream is in progress. */
+static void bin_record(stream_bin *b) {
+  if (b->event == NULL && mri_event_create(&b->event) != MR_OK) {
+    b->event = NULL;
+    return; /* no event: blocks stay uncovered; correctness is unaffected */
+  }
+  if (mri_event_record(b->event, b->stream) != MR_OK) return;
+  b->event_recorded = true;
+  b->event_done = false;
+  b->frees_since_record = 0;
+  for (unsigned k = 0; k < CLASS_COUNT; k++) b->classes[k].covered = b->classes[k].count;
+}
+
+/* ---- the shared pool (c->lock held) --------------------------------------- */
+
+static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
+  shared_class *sc = &c->shared[k];
+  if (sc->count == sc->capacity) {
+    size_t capacity = sc->capacity ? sc->capacity * 2 : 16;
+    shared_block *items = realloc(sc->items, capacity * sizeof *items);
+    if (items == NULL) return false;
+    sc->items = items;
+    sc->capacity = capacity;
+  }
+  sc->items[sc->count++] = blk;
+  if (blk.event != NULL) blk.event->refs++;
+  c->shared_bytes += class_size(k);
+  c->shared_blocks++;
+  return true;
+}
+
+static bool shared_block_ready(cache_state *c, const shared_block *b, mr_stream stream) {
+  return b->safe || b->stream == stream || b->epoch < c->epoch ||
+         (b->event != NULL && shared_event_done(b->event));
+}
+
+/* Remove entry i of class k; its bytes leave the cache's budget. */
+static void *shared_remove(cache_state *c, unsigned k, size_t i) {
+  shared_class *sc = &c->shared[k];
+  void *p = sc->items[i].ptr;
+  shared_event_release(sc->items[i].event);
+  sc->items[i] = sc->items[--sc->count];
+  c->shared_bytes -= class_size(k);
+  c->shared_blocks--;
+  unreserve(c, class_size(k));
+  return p;
+}
+
+/* The stream a shared block may be reused on without an event. */
+static inline mr_stream shareable_stream(mr_stream stream) {
+  return stream == NULL || stream == PER_THREAD_STREAM ? NO_STREAM : stream;
+}
+
+/* Move a bin's blocks to the shared pool; the slot's lock is held. Touches
+ * no stream: the bin's stream may be gone already. */
+static void spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
+  shared_event *ev = NULL;
+  if (b->event_recorded) {
+    ev = malloc(sizeof *ev);
+    if (ev != NULL) {
+      *ev = (shared_event){.event = b->event, .refs = 1, .done = b->event_done};
+      b->event = NULL; /* ownership moves to the shared event */
+    }
+  }
+  pthread_mutex_lock(&c->lock);
+  for (unsigned k = 0; k < CLASS_COUNT; k++) {
+    block_stack *st = &b->classes[k];
+    for (uint32_t i = 0; i < st->count; i++) {
+      shared_block blk = {
+          .ptr = st->items[i],
+          .stream = shareable_stream(b->stream),
+          .event = i < st->covered ? ev : NULL,
+          .epoch = c->epoch,
+          .safe = !c->stream_ordered,
+      };
+      if (!shared_put(c, k, blk)) {
+        /* No host memory to track it: hand it back upstream on its own
+         * stream is not possible (the stream may be gone); keep it safe by
+         * waiting for the device, then free. */
+        mri_device_synchronize(c->device < 0 ? 0 : c->device);
+        mri_deallocate(c->upstream, st->items[i], class_size(k), BLOCK_ALIGNMENT, NULL);
+        unreserve(c, class_size(k));
+        c->trimmed++;
+      }
+      /* The bytes now count as the shared pool's, not the slot's grant. */
+      s->cached_bytes -= class_size(k);
+      s->cached_blocks--;
+      s->grant -= class_size(k);
+    }
+    st->count = st->covered = 0;
+  }
+  pthread_mutex_unlock(&c->lock);
+  shared_event_release(ev);
+  if (b->event != NULL && !b->event_recorded) {
+    mri_event_destroy(b->event);
+    b->event = NULL;
+  }
+  b->event_recorded = b->event_done = false;
+  b->frees_since_record = 0;
+  b->in_use = false;
+  s->bins_in_use--;
+}
+
+static void spill_slot(cache_state *c, cache_slot *s) {
+  slot_lock(s);
+  for (int i = 0; i < BINS_PER_SLOT; i++)
+    if (s->bins[i].in_use) spill_bin(c, s, &s->bins[i]);
+  /* Budget the slot reserved but no longer fills goes back. */
+  unreserve(c, s->grant);
+  s->grant = 0;
+  slot_unlock(s);
+}
+
+/* ---- slots and bins ------------------------------------------------------- */
+
+static cache_slot *slot_create(cache_state *c, int index) {
+  cache_slot *s = aligned_alloc(MRI_CACHE_LINE, sizeof *s);
+  if (s == NULL) return NULL;
+  memset(s, 0, sizeof *s);
+  atomic_store_explicit(&c->slots[index], s, memory_order_release);
+  return s;
+}
+
+static inline cache_slot *my_slot(cache_state *c) {
+  int index = mri_thread_slot();
+  if (MRI_UNLIKELY(index < 0)) return NULL;
+  cache_slot *s = atomic_load_explicit(&c->slots[index], memory_order_relaxed);
+  if (MRI_LIKELY(s != NULL)) return s;
+  return slot_create(c, index);
+}
+
+/* The legacy stream is one per context, so NULL on two devices is two
+ * streams: bins for it also carry the device. -1 for every other stream. */
+static inline int legacy_device_of(mr_stream stream) {
+  return stream == NULL ? mri_current_device() : -1;
+}
+
+static inline bool bin_matches(const stream_bin *b, mr_stream stream, int legacy_device) {
+  return b->in_use && b->stream == stream && b->legacy_device == legacy_device;
+}
+
+static inline stream_bin *find_bin(cache_slot *s, mr_stream stream, int legacy_device) {
+  stream_bin *b = &s->bins[s->mru];
+  if (MRI_LIKELY(bin_matches(b, stream, legacy_device))) return b;
+  for (int i = 0; i < BINS_PER_SLOT; i++) {
+    if (bin_matches(&s->bins[i], stream, legacy_device)) {
+      s->mru = i;
+      return &s->bins[i];
+    }
+  }
+  return NULL;
+}
+
+/* The bin for `stream`, making room by spilling the least recently used. */
+static stream_bin *bin_for_free(cache_state *c, cache_slot *s, mr_stream stream,
+                                int legacy_device) {
+  stream_bin *b = find_bin(s, stream, legacy_device);
+  if (MRI_LIKELY(b != NULL)) return b;
+  stream_bin *victim = NULL;
+  for (int i = 0; i < BINS_PER_SLOT; i++) {
+    if (!s->bins[i].in_use) {
+      victim = &s->bins[i];
+      break;
+    }
+    if (victim == NULL || s->bins[i].last_use < victim->last_use) victim = &s->bins[i];
+  }
+  if (victim->in_use) spill_bin(c, s, victim);
+  victim->in_use = true;
+  victim->stream = stream;
+  victim->legacy_device = legacy_device;
+  s->bins_in_use++;
+  s->mru = (int)(victim - s->bins);
+  return victim;
+}
+
+/* ---- upstream ------------------------------------------------------------- */
+
+static mr_status cache_trim(void *self);
+
+/* A block of class k from upstream; on out-of-memory, give back everything
+ * cached and try once more. */
+static mr_status upstream_block(cache_state *c, unsigned k, mr_stream stream, void **ptr) {
+  mr_status st = mri_allocate(c->upstream, class_size(k), BLOCK_ALIGNMENT, stream, ptr);
+  if (MRI_LIKELY(st == MR_OK) || st != MR_ERR_OUT_OF_MEMORY) return st;
+  if (atomic_load_explicit(&c->reserved, memory_order_relaxed) == 0) return st;
+  char saved[MRI_ERROR_CAPACITY];
+  snprintf(saved, sizeof saved, "%s", mr_last_error());
+  cache_trim(c);
+  st = mri_allocate(c->upstream, class_size(k), BLOCK_ALIGNMENT, stream, ptr);
+  if (st == MR_ERR_OUT_OF_MEMORY)
+    return mri_error(st, "cache: still out of memory after returning every cached block: %s",
+                     saved);
+  return st;
+}
+
+/* ---- allocate ------------------------------------------------------------- */
+
+static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, size_t alignment,
+                                 mr_stream stream, bool captured, void **ptr) {
+  mr_status st = mri_allocate(c->upstream, bytes, alignment, stream, ptr);
+  if (st != MR_OK) return st;
+  if (captured) {
+    pthread_mutex_lock(&c->lock);
+    st = mri_ptrmap_put(c->captured, *ptr, (mri_ptrmap_value){bytes, alignment, 0});
+    if (st == MR_OK) atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&c->lock);
+    if (st != MR_OK) {
+      mri_deallocate(c->upstream, *ptr, bytes, alignment, stream);
+      *ptr = NULL;
+      return mri_error(st, "cache: out of host memory recording a graph allocation");
+    }
+  }
+  if (s != NULL) {
+    slot_lock(s);
+    s->bypassed++;
+    slot_unlock(s);
+  } else {
+    pthread_mutex_lock(&c->lock);
+    c->shared_bypassed++;
+    pthread_mutex_unlock(&c->lock);
+  }
+  return MR_OK;
+}
+
+/* A block of class k freed on another of this slot's streams, if reuse is
+ * allowed: any, when the upstream ignores streams; else a covered one whose
+ * event completed. Slot locked. */
+static void *take_from_other_bins(cache_state *c, cache_slot *s, stream_bin *own, unsigned k) {
+  for (int i = 0; i < BINS_PER_SLOT; i++) {
+    stream_bin *b = &s->bins[i];
+    if (!b->in_use || b == own || b->classes[k].count == 0) continue;
+    if (!c->stream_ordered) return stack_pop(&b->classes[k]);
+    if (b->classes[k].covered > 0 && bin_event_done(b)) return stack_take_covered(&b->classes[k]);
+  }
+  return NULL;
+}
+
+static void *take_from_shared(cache_state *c, unsigned k, mr_stream stream, bool *cross) {
+  void *p = NULL;
+  pthread_mutex_lock(&c->lock);
+  shared_class *sc = &c->shared[k];
+  /* Newest first: the most likely to be warm and on this stream. */
+  for (size_t i = sc->count; i-- > 0;) {
+    if (shared_block_ready(c, &sc->items[i], stream)) {
+      *cross = sc->items[i].stream != stream;
+      p = shared_remove(c, k, i);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&c->lock);
+  return p;
+}
+
+static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, mr_stream stream,
+                                     int legacy_device, void **ptr) {
+  bool cross = false;
+  void *p = NULL;
+  if (s != NULL) {
+    slot_lock(s);
+    p = take_from_other_bins(c, s, find_bin(s, stream, legacy_device), k);
+    if (p != NULL) {
+      s->cached_bytes -= class_size(k);
+      s->cached_blocks--;
+      s->cross_stream++;
+      s->hits++;
+    }
+    slot_unlock(s);
+    if (p != NULL) {
+      *ptr = p;
+      return MR_OK;
+    }
+  }
+  p = take_from_shared(c, k, stream, &cross);
+  if (p != NULL) {
+    if (s != NULL) {
+      slot_lock(s);
+      s->hits++;
+      s->cross_stream += cross;
+      slot_unlock(s);
+    } else {
+      pthread_mutex_lock(&c->lock);
+      c->shared_hits++;
+      pthread_mutex_unlock(&c->lock);
+    }
+    *ptr = p;
+    return MR_OK;
+  }
+  mr_status st = upstream_block(c, k, stream, ptr);
+  if (st != MR_OK) return st;
+  if (s != NULL) {
+    slot_lock(s);
+    s->misses++;
+    slot_unlock(s);
+  } else {
+    pthread_mutex_lock(&c->lock);
+    c->shared_misses++;
+    pthread_mutex_unlock(&c->lock);
+  }
+  return MR_OK;
+}
+
+static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  cache_state *c = self;
+  cache_slot *s = my_slot(c);
+  if (MRI_UNLIKELY(bytes > MAX_CACHED_BLOCK))
+    return bypass_allocate(c, s, bytes, alignment, stream, false, ptr);
+  if (c->stream_ordered && stream != NULL) {
+    /* ~20 ns on an H200; the one driver call of the common path. */
+    bool capturing = false;
+    mr_status st = mri_stream_is_capturing(stream, &capturing);
+    if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache");
+    if (MRI_UNLIKELY(capturing)) return bypass_allocate(c, s, bytes, alignment, stream, true, ptr);
+  }
+  unsigned k = class_of(bytes);
+  int legacy_device = legacy_device_of(stream);
+  if (MRI_LIKELY(s != NULL)) {
+    slot_lock(s);
+    stream_bin *b = find_bin(s, stream, legacy_device);
+    if (MRI_LIKELY(b != NULL && b->classes[k].count > 0)) {
+      *ptr = stack_pop(&b->classes[k]);
+      b->last_use = ++s->tick;
+      size_t size = class_size(k);
+      s->cached_bytes -= size;
+      s->cached_blocks--;
+      s->hits++;
+      /* Hand back budget the slot no longer needs, a grant at a time. */
+      if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) {
+        s->grant -= c->grant_unit;
+        unreserve(c, c->grant_unit);
+      }
+      slot_unlock(s);
+      return MR_OK;
+    }
+    slot_unlock(s);
+  }
+  return cache_allocate_miss(c, s, k, stream, legacy_device, ptr);
+}
+
+/* ---- deallocate ----------------------------------------------------------- */
+
+/* Free the shared pool's ready blocks upstream until `need` bytes of budget
+ * are back; frees on `stream`, which is alive (its caller is using it) and
+ * is safe for a ready block: its freeing stream got past the free. */
+static size_t release_shared(cache_state *c, size_t need, mr_stream stream) {
+  size_t released = 0;
+  pthread_mutex_lock(&c->lock);
+  for (unsigned k = CLASS_COUNT; k-- > 0 && released < need;) {
+    shared_class *sc = &c->shared[k];
+    for (size_t i = sc->count; i-- > 0 && released < need;) {
+      if (!shared_block_ready(c, &sc->items[i], stream)) continue;
+      void *p = shared_remove(c, k, i);
+      mri_deallocate(c->upstream, p, class_size(k), BLOCK_ALIGNMENT, stream);
+      released += class_size(k);
+      c->trimmed++;
+    }
+  }
+  pthread_mutex_unlock(&c->lock);
+  return released;
+}
+
+/* Room in the slot's grant for `size` more bytes, growing it if the shared
+ * budget allows. Slot locked. */
+static bool slot_make_room(cache_state *c, cache_slot *s, size_t size, mr_stream stream) {
+  if (MRI_LIKELY(s->cached_bytes + size <= s->grant)) return true;
+  size_t step = size > c->grant_unit ? size : c->grant_unit;
+  if (reserve(c, step)) {
+    s->grant += step;
+    return true;
+  }
+  if (release_shared(c, step, stream) > 0 && reserve(c, step)) {
+    s->grant += step;
+    return true;
+  }
+  return false;
+}
+
+static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  cache_state *c = self;
+  if (MRI_UNLIKELY(atomic_load_explicit(&c->captured_live, memory_order_relaxed) > 0)) {
+    mri_ptrmap_value v;
+    pthread_mutex_lock(&c->lock);
+    bool captured = mri_ptrmap_take(c->captured, ptr, &v);
+    if (captured) atomic_fetch_sub_explicit(&c->captured_live, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&c->lock);
+    if (captured) return mri_deallocate(c->upstream, ptr, v.a, v.b, stream);
+  }
+  if (MRI_UNLIKELY(bytes > MAX_CACHED_BLOCK))
+    return mri_deallocate(c->upstream, ptr, bytes, alignment, stream);
+  unsigned k = class_of(bytes);
+  size_t size = class_size(k);
+  cache_slot *s = my_slot(c);
+  if (MRI_UNLIKELY(s == NULL)) {
+    /* No slot for this thread: the shared pool takes it, if there is room. */
+    if (!reserve(c, size)) return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
+    pthread_mutex_lock(&c->lock);
+    bool kept = shared_put(c, k, (shared_block){.ptr = ptr, .stream = shareable_stream(stream),
+                                                .epoch = c->epoch,
+                                                .safe = !c->stream_ordered});
+    pthread_mutex_unlock(&c->lock);
+    if (kept) return MR_OK;
+    unreserve(c, size);
+    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
+  }
+  int legacy_device = legacy_device_of(stream);
+  slot_lock(s);
+  stream_bin *b = bin_for_free(c, s, stream, legacy_device);
+  if (MRI_UNLIKELY(!slot_make_room(c, s, size, stream))) {
+    slot_unlock(s);
+    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
+  }
+  if (MRI_UNLIKELY(!stack_push(&b->classes[k], ptr))) {
+    slot_unlock(s);
+    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
+  }
+  s->cached_bytes += size;
+  s->cached_blocks++;
+  b->last_use = ++s->tick;
+  /* A thread on several streams covers its frees with an event now and
+   * then, so its other streams (and other threads) can reuse them. */
+  if (MRI_UNLIKELY(s->bins_in_use > 1) && c->stream_ordered &&
+      ++b->frees_since_record >= RECORD_EVERY)
+    bin_record(b);
+  slot_unlock(s);
+  return MR_OK;
+}
+
+/* ---- trim, destroy -------------------------------------------------------- */
+
+/* Wait for every device the cached memory may be used on. */
+static mr_status synchronize_devices(cache_state *c) {
+  /* Without a loaded driver no stream can hold GPU work: nothing to wait for. */
+  if (!c->stream_ordered || mri_cuda() == NULL) return MR_OK;
+  if (c->device >= 0) return mri_device_synchronize(c->device);
+  int count = 0;
+  mr_status st = mr_device_count(&count);
+  for (int d = 0; st == MR_OK && d < count; d++) st = mri_device_synchronize(d);
+  return st;
+}
+
+static void free_bin_blocks(cache_state *c, cache_slot *s, stream_bin *b) {
+  for (unsigned k = 0; k < CLASS_COUNT; k++) {
+    block_stack *st = &b->classes[k];
+    for (uint32_t i = 0; i < st->count; i++) {
+      mri_deallocate(c->upstream, st->items[i], class_size(k), BLOCK_ALIGNMENT, NULL);
+      c->trimmed++;
+    }
+    s->cached_bytes -= (size_t)st->count * class_size(k);
+    s->cached_blocks -= st->count;
+    st->count = st->covered = 0;
+  }
+}
+
+/* Give every cached block back upstream. All slots are locked first (in
+ * index order, then the shared lock: the same order as every other path),
+ * so no block can be freed into the cache between the device
+ * synchronization and the release; then each block's last use is finished
+ * and it can be freed on the legacy stream. */
+static mr_status cache_trim(void *self) {
+  cache_state *c = self;
+  cache_slot *locked[MRI_MAX_SLOTS];
+  int n = 0;
+  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
+    cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+    if (s != NULL) {
+      slot_lock(s);
+      locked[n++] = s;
+    }
+  }
+  pthread_mutex_lock(&c->lock);
+  mr_status st = synchronize_devices(c);
+  if (st == MR_OK) {
+    c->epoch++;
+    for (int i = 0; i < n; i++) {
+      cache_slot *s = locked[i];
+      for (int j = 0; j < BINS_PER_SLOT; j++) {
+        stream_bin *b = &s->bins[j];
+        if (b->in_use) free_bin_blocks(c, s, b);
+      }
+      unreserve(c, s->grant);
+      s->grant = 0;
+    }
+    for (unsigned k = 0; k < CLASS_COUNT; k++) {
+      while (c->shared[k].count > 0) {
+        void *p = shared_remove(c, k, c->shared[k].count - 1);
+        mri_deallocate(c->upstream, p, class_size(k), BLOCK_ALIGNMENT, NULL);
+        c->trimmed++;
+      }
+    }
+  }
+  pthread_mutex_unlock(&c->lock);
+  for (int i = n; i-- > 0;) slot_unlock(locked[i]);
+  if (st != MR_OK) return mri_error_prefix(st, "cache: trimming");
+  return mr_resource_trim(c->upstream);
+}
+
+static void cache_destroy(void *self) {
+  cache_state *c = self;
+  registry_remove(c);
+  /* Errors are ignored: at process exit the driver may be gone, and then so
+   * is the memory. */
+  cache_trim(c);
+  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
+    cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_relaxed);
+    if (s == NULL) continue;
+    for (int j = 0; j < BINS_PER_SLOT; j++) {
+      if (s->bins[j].event != NULL) mri_event_destroy(s->bins[j].event);
+      for (unsigned k = 0; k < CLASS_COUNT; k++) free(s->bins[j].classes[k].items);
+    }
+    free(s);
+  }
+  for (unsigned k = 0; k < CLASS_COUNT; k++) free(c->shared[k].items);
+  mri_ptrmap_destroy(c->captured);
+  pthread_mutex_destroy(&c->lock);
+  mr_resource_release(c->upstream);
+  free(c);
+}
+
+static const mr_resource_ops cache_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "cache",
+    .allocate = cache_allocate,
+    .deallocate = cache_deallocate,
+    .synchronize = mri_forward_synchronize,
+    .trim = cache_trim,
+    .destroy = cache_destroy,
+};
+
+mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_resource **out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "cache: out is NULL");
+  *out = NULL;
+  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "cache: upstream is NULL");
+  cache_state *c = mri_calloc(1, sizeof *c);
+  if (c == NULL) return MR_ERR_OUT_OF_MEMORY;
+  c->captured = mri_ptrmap_create();
+  if (c->captured == NULL) {
+    free(c);
+    return MR_ERR_OUT_OF_MEMORY;
+  }
+  pthread_mutex_init(&c->lock, NULL);
+  c->max_cached = max_cached != 0 ? max_cached : DEFAULT_MAX_CACHED;
+  /* Slots take budget in steps of 1/64 of the cap, between 1 and 64 MiB. */
+  c->grant_unit = c->max_cached / 64;
+  if (c->grant_unit < ((size_t)1 << 20)) c->grant_unit = (size_t)1 << 20;
+  if (c->grant_unit > ((size_t)64 << 20)) c->grant_unit = (size_t)64 << 20;
+  c->stream_ordered = upstream->props.stream_ordered;
+  c->device = upstream->props.kind == MR_MEMORY_DEVICE ? upstream->props.device : -1;
+  c->upstream = mr_resource_retain(upstream);
+
+  char *description;
+  if (max_cached == 0) {
+    description = mri_asprintf("cache(%s)", mr_resource_describe(upstream));
+  } else {
+    char size[32];
+    mri_format_size(max_cached, size, sizeof size);
+    description = mri_asprintf("cache(%s, max=%s)", mr_resource_describe(upstream), size);
+  }
+  mr_resource_props props = upstream->props;
+  props.native_alignment = BLOCK_ALIGNMENT;
+  mr_status st = description != NULL
+                     ? mri_resource_create(&cache_ops, c, &props, upstream, description, out)
+                     : MR_ERR_OUT_OF_MEMORY;
+  free(description);
+  if (st != MR_OK) {
+    mri_ptrmap_destroy(c->captured);
+    pthread_mutex_destroy(&c->lock);
+    mr_resource_release(c->upstream);
+    free(c);
+    return st;
+  }
+  registry_add(c);
+  return MR_OK;
+}
+
+mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *stats) {
+  if (stats == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_cache_resource_get_stats: stats is NULL");
+  if (stats->size < sizeof *stats)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_cache_resource_get_stats: stats->size is %zu, expected %zu",
+                     stats->size, sizeof *stats);
+  cache_state *c = mr_resource_state(mr, &cache_ops);
+  if (c == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_cache_resource_get_stats: %s is not a cache",
+                     mr_resource_describe(mr));
+  size_t size = stats->size;
+  memset(stats, 0, size);
+  stats->size = size;
+  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
+    cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+    if (s == NULL) continue;
+    slot_lock(s);
+    stats->hits += s->hits;
+    stats->misses += s->misses;
+    stats->cross_stream += s->cross_stream;
+    stats->bypassed += s->bypassed;
+    stats->cached_bytes += s->cached_bytes;
+    stats->cached_blocks += s->cached_blocks;
+    slot_unlock(s);
+  }
+  pthread_mutex_lock(&c->lock);
+  stats->hits += c->shared_hits;
+  stats->misses += c->shared_misses;
+  stats->bypassed += c->shared_bypassed;
+  stats->cached_bytes += c->shared_bytes;
+  stats->cached_blocks += c->shared_blocks;
+  stats->trims = c->trimmed;
+  pthread_mutex_unlock(&c->lock);
+  return MR_OK;
+}

@@ -1,0 +1,502 @@
+/*
+ * test_core_unit.c: status codes, errors, the resource object's checks and
+ * lifetime, over-alignment, sync fallbacks, sharded statistics, the pointer
+ * map and thread slots.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/core.h"
+#include "test_util.h"
+
+/* ---- a recording custom resource --------------------------------------- */
+
+typedef struct recorder {
+  int allocations, deallocations, synchronizations, destroys, trims;
+  size_t last_bytes, last_alignment;
+  mr_stream last_stream;
+  bool fail_sync;
+} recorder;
+
+static mr_status rec_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                              void **ptr) {
+  recorder *r = self;
+  r->allocations++;
+  r->last_bytes = bytes;
+  r->last_alignment = alignment;
+  r->last_stream = stream;
+  if (posix_memalign(ptr, alignment, bytes) != 0) return mr_error(MR_ERR_OUT_OF_MEMORY, "rec: oom");
+  return MR_OK;
+}
+
+static mr_status rec_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                mr_stream stream) {
+  recorder *r = self;
+  r->deallocations++;
+  r->last_bytes = bytes;
+  r->last_alignment = alignment;
+  free(ptr);
+  return MR_OK;
+}
+
+static mr_status rec_synchronize(void *self, mr_stream stream) {
+  recorder *r = self;
+  r->synchronizations++;
+  return r->fail_sync ? mr_error(MR_ERR_DRIVER, "rec: sync failed on purpose") : MR_OK;
+}
+
+static mr_status rec_trim(void *self) {
+  ((recorder *)self)->trims++;
+  return MR_OK;
+}
+
+static void rec_destroy(void *self) { ((recorder *)self)->destroys++; }
+
+static int rec_describe(void *self, char *buf, size_t cap) {
+  return snprintf(buf, cap, "recorder(%d)", 7);
+}
+
+static const mr_resource_ops rec_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "recorder",
+    .allocate = rec_allocate,
+    .deallocate = rec_deallocate,
+    .synchronize = rec_synchronize,
+    .trim = rec_trim,
+    .describe = rec_describe,
+    .destroy = rec_destroy,
+};
+
+static mr_resource *make_recorder(recorder *r, size_t native_alignment) {
+  memset(r, 0, sizeof *r);
+  mr_resource_props props = {.kind = MR_MEMORY_HOST,
+                             .device = -1,
+                             .host_accessible = true,
+                             .native_alignment = native_alignment};
+  mr_resource *mr = NULL;
+  assert_ok(mr_resource_create(&rec_ops, r, &props, &mr));
+  return mr;
+}
+
+/* ---- status and errors ---------------------------------------------------- */
+
+static void test_status_names(void **state) {
+  assert_string_equal(mr_status_name(MR_OK), "MR_OK");
+  assert_string_equal(mr_status_name(MR_ERR_CONFIG), "MR_ERR_CONFIG");
+  assert_string_equal(mr_status_name(MR_ERR_NO_DRIVER), "MR_ERR_NO_DRIVER");
+  assert_string_equal(mr_status_name((mr_status)999), "MR_ERR_UNKNOWN");
+  assert_string_equal(mr_status_string(MR_ERR_OUT_OF_MEMORY), "out of memory");
+  assert_string_equal(mr_status_string((mr_status)-5), "unknown status");
+  assert_int_equal(MR_OK, 0);
+  assert_string_equal(mr_version(), MRCTX_VERSION_STRING);
+}
+
+static void *other_thread_error(void *arg) {
+  /* A fresh thread has no message, and setting one here leaves main's. */
+  if (mr_last_error()[0] != '\0') return "not empty";
+  mr_error(MR_ERR_DRIVER, "thread %d", 2);
+  return strcmp(mr_last_error(), "thread 2") == 0 ? NULL : "wrong";
+}
+
+static void test_last_error_is_per_thread(void **state) {
+  assert_int_equal(mr_error(MR_ERR_CONFIG, "main %s", "says"), MR_ERR_CONFIG);
+  assert_string_equal(mr_last_error(), "main says");
+  pthread_t t;
+  void *result = (void *)1;
+  pthread_create(&t, NULL, other_thread_error, NULL);
+  pthread_join(t, &result);
+  assert_null(result);
+  assert_string_equal(mr_last_error(), "main says");
+  /* Re-reporting the current message into itself is safe. */
+  mr_error(MR_ERR_CONFIG, "again: %s", mr_last_error());
+  assert_string_equal(mr_last_error(), "again: main says");
+  mri_error_prefix(MR_ERR_CONFIG, "outer %d", 1);
+  assert_string_equal(mr_last_error(), "outer 1: again: main says");
+  mr_clear_error();
+  assert_string_equal(mr_last_error(), "");
+  mri_error_prefix(MR_ERR_CONFIG, "only");
+  assert_string_equal(mr_last_error(), "only");
+  /* Long messages are truncated, not overflowed. */
+  char big[5000];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  mr_error(MR_ERR_CONFIG, "%s", big);
+  assert_int_equal(strlen(mr_last_error()), MRI_ERROR_CAPACITY - 1);
+  mri_error_prefix(MR_ERR_CONFIG, "%s", big);
+  assert_int_equal(strlen(mr_last_error()), MRI_ERROR_CAPACITY - 1);
+}
+
+/* ---- resource object ------------------------------------------------------ */
+
+static void test_create_validation(void **state) {
+  recorder r;
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(mr_resource_create(NULL, &r, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_status(mr_resource_create(&rec_ops, &r, NULL, NULL), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_ops tiny = {.size = 8};
+  assert_status(mr_resource_create(&tiny, &r, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("sizeof(mr_resource_ops)");
+  mr_resource_ops no_free = rec_ops;
+  no_free.deallocate = NULL;
+  assert_status(mr_resource_create(&no_free, &r, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_props odd = {.native_alignment = 384};
+  assert_status(mr_resource_create(&rec_ops, &r, &odd, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+}
+
+/* An ops table from an older header (only the required methods) works; the
+ * methods it does not have are treated as absent. */
+static void test_old_ops_table(void **state) {
+  recorder r;
+  memset(&r, 0, sizeof r);
+  mr_resource_ops old = rec_ops;
+  old.size = offsetof(mr_resource_ops, allocate_sync);
+  mr_resource *mr;
+  assert_ok(mr_resource_create(&old, &r, NULL, &mr));
+  assert_string_equal(mr_resource_describe(mr), "recorder"); /* describe is past size */
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(r.trims, 0);
+  mr_resource_release(mr);
+  assert_int_equal(r.destroys, 0); /* destroy is past size too */
+}
+
+static void test_lifetime_and_queries(void **state) {
+  recorder r;
+  mr_resource *mr = make_recorder(&r, 0);
+  assert_string_equal(mr_resource_describe(mr), "recorder(7)");
+  assert_string_equal(mr_resource_name(mr), "recorder");
+  assert_ptr_equal(mr_resource_state(mr, &rec_ops), &r);
+  assert_null(mr_resource_state(mr, &(mr_resource_ops){0}));
+  assert_null(mr_resource_state(NULL, &rec_ops));
+  assert_null(mr_resource_upstream(mr));
+  assert_ptr_equal(mr_resource_retain(mr), mr);
+  mr_resource_release(mr);
+  assert_int_equal(r.destroys, 0);
+  mr_resource_release(mr);
+  assert_int_equal(r.destroys, 1);
+  mr_resource_release(NULL);
+  assert_null(mr_resource_retain(NULL));
+  assert_string_equal(mr_resource_describe(NULL), "(null)");
+  mr_resource_props props;
+  assert_status(mr_resource_get_props(NULL, &props), MR_ERR_INVALID_ARGUMENT);
+}
+
+static void test_default_props(void **state) {
+  recorder r;
+  memset(&r, 0, sizeof r);
+  mr_resource *mr;
+  assert_ok(mr_resource_create(&rec_ops, &r, NULL, &mr));
+  mr_resource_props props;
+  assert_ok(mr_resource_get_props(mr, &props));
+  assert_int_equal(props.kind, MR_MEMORY_HOST);
+  assert_int_equal(props.device, -1);
+  assert_true(props.host_accessible);
+  assert_int_equal(props.native_alignment, 0);
+  assert_status(mr_resource_get_props(mr, NULL), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_release(mr);
+  assert_string_equal(mr_memory_kind_name(MR_MEMORY_PINNED), "pinned");
+  assert_string_equal(mr_memory_kind_name((mr_memory_kind)42), "unknown");
+}
+
+static void test_argument_checks(void **state) {
+  recorder r;
+  mr_resource *mr = make_recorder(&r, 0);
+  void *p = (void *)1;
+  /* Size 0: OK, NULL, and the resource is not touched. */
+  assert_ok(mr_allocate(mr, 0, 0, NULL, &p));
+  assert_null(p);
+  assert_int_equal(r.allocations, 0);
+  /* Alignment 0 means 256; the stream is passed through. */
+  mr_stream s = (mr_stream)(uintptr_t)0x77;
+  assert_ok(mr_allocate(mr, 10, 0, s, &p));
+  assert_int_equal(r.last_alignment, 256);
+  assert_ptr_equal(r.last_stream, s);
+  assert_ok(mr_deallocate(mr, p, 10, 0, s));
+  assert_int_equal(r.deallocations, 1);
+  /* Bad arguments never reach the resource and leave the pointer NULL. */
+  p = (void *)1;
+  assert_status(mr_allocate(mr, 10, 3, NULL, &p), MR_ERR_INVALID_ARGUMENT);
+  assert_null(p);
+  p = (void *)1;
+  assert_status(mr_allocate(NULL, 10, 0, NULL, &p), MR_ERR_INVALID_ARGUMENT);
+  assert_null(p);
+  assert_status(mr_allocate(mr, 10, 0, NULL, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(r.allocations, 1);
+  /* Freeing NULL is a no-op; a pointer with size 0 or a bad alignment is an error. */
+  assert_ok(mr_deallocate(mr, NULL, 0, 0, NULL));
+  assert_status(mr_deallocate(mr, (void *)64, 0, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("size 0");
+  assert_status(mr_deallocate(mr, (void *)64, 8, 12, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_deallocate(NULL, (void *)64, 8, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(r.deallocations, 1);
+  assert_status(mr_resource_synchronize(NULL, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_resource_trim(NULL), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_release(mr);
+}
+
+/* Alignments above native_alignment are over-allocated and mapped back. */
+static void test_over_alignment(void **state) {
+  recorder r;
+  mr_resource *mr = make_recorder(&r, 256);
+  void *p = NULL, *q = NULL;
+  assert_ok(mr_allocate(mr, 1000, 4096, NULL, &p));
+  assert_int_equal((uintptr_t)p % 4096, 0);
+  assert_int_equal(r.last_bytes, 1000 + 4096 - 256);
+  assert_int_equal(r.last_alignment, 256);
+  memset(p, 1, 1000);
+  assert_ok(mr_allocate(mr, 10, 1 << 16, NULL, &q));
+  assert_int_equal((uintptr_t)q % (1 << 16), 0);
+  /* The wrong size or alignment is refused and the record kept. */
+  assert_status(mr_deallocate(mr, p, 999, 4096, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("different size");
+  assert_status(mr_deallocate(mr, (char *)p + 4096, 1000, 4096, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("was not allocated here with alignment 4096");
+  assert_ok(mr_deallocate(mr, p, 1000, 4096, NULL));
+  assert_ok(mr_deallocate(mr, q, 10, 1 << 16, NULL));
+  assert_int_equal(r.deallocations, 2);
+  /* Native alignments pass straight through. */
+  assert_ok(mr_allocate(mr, 10, 128, NULL, &p));
+  assert_int_equal(r.last_alignment, 128);
+  assert_ok(mr_deallocate(mr, p, 10, 128, NULL));
+  /* An over-aligned request whose padding overflows fails cleanly. */
+  p = (void *)1;
+  assert_status(mr_allocate(mr, SIZE_MAX - 100, 4096, NULL, &p), MR_ERR_OUT_OF_MEMORY);
+  assert_null(p);
+  mr_resource_release(mr);
+}
+
+static void test_sync_fallbacks(void **state) {
+  recorder r;
+  mr_resource *mr = make_recorder(&r, 0);
+  void *p = NULL;
+  /* No allocate_sync method: allocate on the legacy stream, then wait. */
+  assert_ok(mr_allocate_sync(mr, 64, 0, &p));
+  assert_non_null(p);
+  assert_null(r.last_stream);
+  assert_int_equal(r.synchronizations, 1);
+  /* No deallocate_sync: wait first, then free on the legacy stream. */
+  assert_ok(mr_deallocate_sync(mr, p, 64, 0));
+  assert_int_equal(r.synchronizations, 2);
+  assert_int_equal(r.deallocations, 1);
+  /* A failed wait gives the memory back and keeps the error. */
+  r.fail_sync = true;
+  p = (void *)1;
+  assert_status(mr_allocate_sync(mr, 64, 0, &p), MR_ERR_DRIVER);
+  assert_null(p);
+  assert_error_contains("sync failed on purpose");
+  assert_int_equal(r.deallocations, 2);
+  assert_status(mr_allocate_sync(mr, 64, 7, &p), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_allocate_sync(NULL, 64, 0, &p), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_allocate_sync(mr, 64, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_deallocate_sync(mr, (void *)64, 0, 0), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_deallocate_sync(NULL, (void *)64, 8, 0), MR_ERR_INVALID_ARGUMENT);
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(r.trims, 1);
+  mr_resource_release(mr);
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+static void test_stats_single_thread(void **state) {
+  mri_stats st;
+  assert_ok(mri_stats_init(&st));
+  mri_stats_on_alloc(&st, 100);
+  mri_stats_on_alloc(&st, 50);
+  mri_stats_on_free(&st, 100);
+  mri_stats_on_alloc(&st, 10);
+  mri_stats_on_fail(&st);
+  mr_stats out;
+  mr_stats_init(&out);
+  assert_ok(mri_stats_read(&st, &out));
+  assert_int_equal(out.current_bytes, 60);
+  assert_int_equal(out.peak_bytes, 150);
+  assert_int_equal(out.total_bytes, 160);
+  assert_int_equal(out.current_count, 2);
+  assert_int_equal(out.peak_count, 2);
+  assert_int_equal(out.total_count, 3);
+  assert_int_equal(out.failed_count, 1);
+  /* Large swings publish to the shared counter; peaks stay exact. */
+  for (int i = 0; i < 1000; i++) mri_stats_on_alloc(&st, 1 << 20);
+  for (int i = 0; i < 1000; i++) mri_stats_on_free(&st, 1 << 20);
+  assert_ok(mri_stats_read(&st, &out));
+  assert_int_equal(out.current_bytes, 60);
+  assert_int_equal(out.peak_bytes, 60 + 1000ull * (1 << 20));
+  assert_int_equal(out.peak_count, 1002);
+  out.size = 3;
+  assert_status(mri_stats_read(&st, &out), MR_ERR_INVALID_ARGUMENT);
+  mri_stats_fini(&st);
+}
+
+typedef struct stats_worker {
+  mri_stats *stats;
+  int n;
+} stats_worker;
+
+static void *stats_hammer(void *arg) {
+  stats_worker *w = arg;
+  for (int i = 0; i < w->n; i++) {
+    mri_stats_on_alloc(w->stats, (size_t)(i % 1000) + 1);
+    if (i % 7 == 0) mri_stats_on_fail(w->stats);
+    mri_stats_on_free(w->stats, (size_t)(i % 1000) + 1);
+  }
+  mri_stats_on_alloc(w->stats, 8); /* one left live per thread */
+  return NULL;
+}
+
+static void test_stats_threads(void **state) {
+  enum { THREADS = 8, N = 100000 };
+  mri_stats st;
+  assert_ok(mri_stats_init(&st));
+  pthread_t threads[THREADS];
+  stats_worker w = {&st, N};
+  for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, stats_hammer, &w);
+  for (int i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
+  mr_stats out;
+  mr_stats_init(&out);
+  assert_ok(mri_stats_read(&st, &out));
+  uint64_t per_thread = 0;
+  for (int i = 0; i < N; i++) per_thread += (uint64_t)(i % 1000) + 1;
+  assert_int_equal(out.current_bytes, THREADS * 8);
+  assert_int_equal(out.current_count, THREADS);
+  assert_int_equal(out.total_bytes, THREADS * (per_thread + 8));
+  assert_int_equal(out.total_count, THREADS * (N + 1ull));
+  assert_int_equal(out.failed_count, THREADS * ((N + 6) / 7));
+  assert_true(out.peak_bytes >= out.current_bytes);
+  assert_true(out.peak_count >= THREADS);
+  mri_stats_fini(&st);
+}
+
+static void test_stats_json_and_add(void **state) {
+  mr_stats a, b;
+  mr_stats_init(&a);
+  mr_stats_init(&b);
+  a.current_bytes = 5;
+  a.total_count = 2;
+  b.current_bytes = 7;
+  b.failed_count = 1;
+  mr_stats_add(&a, &b);
+  assert_int_equal(a.current_bytes, 12);
+  assert_int_equal(a.failed_count, 1);
+  mr_stats_add(NULL, &b);
+  char buf[512] = {0};
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  assert_ok(mr_stats_write_json(&a, f));
+  fclose(f);
+  assert_non_null(strstr(buf, "\"current_bytes\": 12"));
+  assert_non_null(strstr(buf, "\"failed_count\": 1}"));
+  assert_status(mr_stats_write_json(NULL, stdout), MR_ERR_INVALID_ARGUMENT);
+}
+
+/* ---- pointer map ---------------------------------------------------------- */
+
+static void test_ptrmap_against_reference(void **state) {
+  enum { KEYS = 5000 };
+  static uintptr_t ref[KEYS]; /* 0: absent, else value */
+  memset(ref, 0, sizeof ref);
+  mri_ptrmap *map = mri_ptrmap_create();
+  assert_non_null(map);
+  uint64_t seed = 42;
+  size_t count = 0;
+  for (int i = 0; i < 200000; i++) {
+    size_t k = test_rand(&seed) % KEYS;
+    const void *key = (const void *)((k + 1) * 256);
+    mri_ptrmap_value v;
+    switch (test_rand(&seed) % 3) {
+    case 0:
+      if (ref[k] == 0) count++;
+      ref[k] = (uintptr_t)i + 1;
+      assert_ok(mri_ptrmap_put(map, key, (mri_ptrmap_value){ref[k], 0, 0}));
+      break;
+    case 1:
+      assert_int_equal(mri_ptrmap_take(map, key, &v), ref[k] != 0);
+      if (ref[k] != 0) {
+        assert_int_equal(v.a, ref[k]);
+        ref[k] = 0;
+        count--;
+      }
+      break;
+    default:
+      assert_int_equal(mri_ptrmap_get(map, key, &v), ref[k] != 0);
+      if (ref[k] != 0) assert_int_equal(v.a, ref[k]);
+    }
+    assert_int_equal(mri_ptrmap_count(map), count);
+  }
+  assert_status(mri_ptrmap_put(map, NULL, (mri_ptrmap_value){0}), MR_ERR_INVALID_ARGUMENT);
+  assert_false(mri_ptrmap_get(map, NULL, NULL));
+  mri_ptrmap_destroy(map);
+}
+
+/* ---- thread slots and helpers ------------------------------------------- */
+
+static void *report_slot(void *arg) {
+  *(int *)arg = mri_thread_slot();
+  return NULL;
+}
+
+static void test_thread_slots(void **state) {
+  int mine = mri_thread_slot();
+  assert_true(mine >= 0 && mine < MRI_MAX_SLOTS);
+  assert_int_equal(mri_thread_slot(), mine);
+  int first = -1, second = -1;
+  pthread_t t;
+  pthread_create(&t, NULL, report_slot, &first);
+  pthread_join(t, NULL);
+  pthread_create(&t, NULL, report_slot, &second);
+  pthread_join(t, NULL);
+  assert_true(first >= 0 && first != mine);
+  /* The exited thread's slot is free again. */
+  assert_int_equal(second, first);
+}
+
+static void test_format_size(void **state) {
+  char buf[32];
+  mri_format_size(0, buf, sizeof buf);
+  assert_string_equal(buf, "0B");
+  mri_format_size(1536, buf, sizeof buf);
+  assert_string_equal(buf, "1536B");
+  mri_format_size(64ull << 20, buf, sizeof buf);
+  assert_string_equal(buf, "64MiB");
+  mri_format_size(3ull << 40, buf, sizeof buf);
+  assert_string_equal(buf, "3TiB");
+  mri_format_size((100ull << 20) + 1, buf, sizeof buf);
+  assert_string_equal(buf, "100.0MiB");
+  mri_format_size(UINT64_MAX, buf, sizeof buf);
+  assert_string_equal(buf, "16384.0PiB");
+}
+
+static void test_failing_resource(void **state) {
+  mr_resource *mr;
+  assert_ok(mri_failing_resource_create(MR_ERR_NO_DRIVER, "no driver here", NULL, "device", &mr));
+  void *p = (void *)1;
+  assert_status(mr_allocate(mr, 10, 0, NULL, &p), MR_ERR_NO_DRIVER);
+  assert_null(p);
+  assert_error_contains("no driver here (allocating 10 bytes)");
+  assert_ok(mr_deallocate(mr, NULL, 10, 0, NULL));
+  assert_status(mr_deallocate(mr, (void *)256, 10, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_string_equal(mr_resource_describe(mr), "device");
+  mr_resource_release(mr);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_status_names),
+      cmocka_unit_test(test_last_error_is_per_thread),
+      cmocka_unit_test(test_create_validation),
+      cmocka_unit_test(test_old_ops_table),
+      cmocka_unit_test(test_lifetime_and_queries),
+      cmocka_unit_test(test_default_props),
+      cmocka_unit_test(test_argument_checks),
+      cmocka_unit_test(test_over_alignment),
+      cmocka_unit_test(test_sync_fallbacks),
+      cmocka_unit_test(test_stats_single_thread),
+      cmocka_unit_test(test_stats_threads),
+      cmocka_unit_test(test_stats_json_and_add),
+      cmocka_unit_test(test_ptrmap_against_reference),
+      cmocka_unit_test(test_thread_slots),
+      cmocka_unit_test(test_format_size),
+      cmocka_unit_test(test_failing_resource),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
