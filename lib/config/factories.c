@@ -9,6 +9,7 @@
  * Defaults (docs/configuration.md lists them):
  *   pool       kind=device, release=max, max=0 (no limit), initial=0,
  *              access=all
+ *   cache      max=0: the cache's own default (1 GiB)
  */
 #include <string.h>
 
@@ -94,15 +95,55 @@ static mr_status make_host(void *user, const mr_spec_args *args, mr_resource **o
 
 /* ---- adaptors ------------------------------------------------------------- */
 
-/* stats(UP) */
-static mr_status make_stats(void *user, const mr_spec_args *args, mr_resource **out) {
+/* An adaptor's spec: NAME(UP, key=value, ...). The upstream is required;
+ * `build` reads the parameters and calls the public constructor, which
+ * takes its own reference to the upstream. */
+typedef struct adaptor_factory {
+  const char *name;
+  mr_status (*build)(mr_resource *upstream, const mr_spec_args *args, mr_resource **out);
+} adaptor_factory;
+
+static mr_status make_adaptor(void *user, const mr_spec_args *args, mr_resource **out) {
+  const adaptor_factory *f = user;
   mr_resource *upstream;
   mr_status st = mr_spec_args_upstream(args, 0, &upstream);
   if (st != MR_OK) return st;
-  st = mr_stats_resource_create(upstream, out);
+  st = f->build(upstream, args, out);
   mr_resource_release(upstream);
   return st;
 }
+
+/* A size parameter that must fit this platform's size_t. */
+static mr_status size_param(const mr_spec_args *args, const char *key, uint64_t fallback,
+                            size_t *out) {
+  uint64_t value;
+  mr_status st = mr_spec_args_size(args, key, fallback, &value);
+  *out = (size_t)value;
+#if SIZE_MAX < UINT64_MAX
+  if (st == MR_OK && value > SIZE_MAX)
+    return mr_spec_args_error(args, key, "%s=%llu bytes does not fit this platform's size_t", key,
+                              (unsigned long long)value);
+#endif
+  return st;
+}
+
+/* stats(UP) */
+static mr_status build_stats(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  return mr_stats_resource_create(upstream, out);
+}
+
+/* cache(UP, max=SIZE): max 0 (the default) is the cache's own, 1 GiB. */
+static mr_status build_cache(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  size_t max_cached;
+  mr_status st = size_param(args, "max", 0, &max_cached);
+  if (st != MR_OK) return st;
+  return mr_cache_resource_create(upstream, max_cached, out);
+}
+
+static const adaptor_factory adaptor_factories[] = {
+    {"cache", build_cache},
+    {"stats", build_stats},
+};
 
 mr_status mri_register_builtin_factories(
     mr_status (*add)(const char *name, mr_factory_fn fn, void *user)) {
@@ -111,17 +152,11 @@ mr_status mri_register_builtin_factories(
                        (void *)&driver_factories[i]);
     if (st != MR_OK) return st;
   }
-  static const struct {
-    const char *name;
-    mr_factory_fn fn;
-  } others[] = {
-      {"host", make_host},
-      {"pool", make_pool},
-      {"stats", make_stats},
-  };
-  for (size_t i = 0; i < MRI_ARRAY_SIZE(others); i++) {
-    mr_status st = add(others[i].name, others[i].fn, NULL);
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(adaptor_factories); i++) {
+    mr_status st = add(adaptor_factories[i].name, make_adaptor, (void *)&adaptor_factories[i]);
     if (st != MR_OK) return st;
   }
-  return MR_OK;
+  mr_status st = add("host", make_host, NULL);
+  if (st == MR_OK) st = add("pool", make_pool, NULL);
+  return st;
 }

@@ -174,12 +174,18 @@ static void test_builtin_host_specs(void **state) {
   spec_describes("stats(stats(host))", "stats(stats(host))");
   /* A spec is just a spec: comments and new lines are fine. */
   spec_describes("stats(  # count it\n  host)\n", "stats(host)");
+  spec_describes("cache(host)", "cache(host)");
+  spec_describes("cache(stats(host), max=64MiB)", "cache(stats(host), max=64MiB)");
+  spec_fails("cache(host, max=64MB)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("spec, column 17: cache: max=64MB: '64MB': the unit 'MB' is ambiguous");
+  spec_fails("cache", MR_ERR_CONFIG, NULL);
+  assert_error_contains("cache: needs an upstream resource as its first argument");
 }
 
 static void test_builtin_names_listed(void **state) {
   const char *names = known_names();
-  const char *builtins[] = {"device", "device_default", "host", "managed", "pinned", "pool",
-                            "stats", "sync_device", "sync_managed", "sync_pinned"};
+  const char *builtins[] = {"cache", "device", "device_default", "host", "managed", "pinned",
+                            "pool", "stats", "sync_device", "sync_managed", "sync_pinned"};
   for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
     char needle[64];
     snprintf(needle, sizeof needle, "%s", builtins[i]);
