@@ -342,11 +342,13 @@ mr_status mr_spec_args_spec(const mr_spec_args *args, const char *key, mr_resour
 mr_status mr_spec_args_error(const mr_spec_args *args, const char *key, const char *format,
                              ...) {
   if (args == NULL) return mri_error(MR_ERR_CONFIG, "mr_spec_args_error: args is NULL");
-  char reason[MRI_ERROR_CAPACITY];
-  va_list ap;
-  va_start(ap, format);
-  vsnprintf(reason, sizeof reason, format != NULL ? format : "", ap);
-  va_end(ap);
+  char reason[MRI_ERROR_CAPACITY] = "";
+  if (format != NULL) {
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(reason, sizeof reason, format, ap);
+    va_end(ap);
+  }
   mri_pos pos = args->call->text_pos;
   long i = key != NULL ? find_key(args, key, false) : -1;
   if (i >= 0) pos = args->call->args[i].key_pos;
