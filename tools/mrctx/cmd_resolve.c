@@ -1,0 +1,228 @@
+/*
+ * cmd_resolve.c: `mrctx resolve`: show what a context would resolve to.
+ *
+ *   mrctx resolve --tag NAME=SPEC ... [--env VAR] [--config FILE]
+ *                 [--set TEXT] [--library NAME]
+ *
+ * Builds a context exactly as a library would -- the tags with their
+ * default specs, then the override text, the config file and the
+ * environment variable, in that order of precedence -- and prints, for each
+ * tag and device, the resolved resource and where its spec came from, the
+ * entries ignored for devices that are not there, and the tags that stand
+ * in for a missing driver or device. Written against the public API only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mrctx/mrctx.h>
+
+#include "cmd_resolve.h"
+
+enum { EXIT_RESOLVED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static void usage(FILE *out) {
+  fputs("usage: mrctx resolve --tag NAME=SPEC [--tag NAME=SPEC ...] [--env VAR]\n"
+        "                     [--config FILE] [--set TEXT] [--library NAME]\n"
+        "\n"
+        "Build a context with these tags and show, for each tag and device, the\n"
+        "resource it resolves to and where its spec came from.\n"
+        "\n"
+        "  --tag NAME=SPEC  a tag and its default spec (the library's choice)\n"
+        "  --env VAR        read overrides from the environment variable VAR\n"
+        "  --config FILE    read overrides from FILE (an error if it is missing)\n"
+        "  --set TEXT       override text, as the application would pass it\n"
+        "  --library NAME   the library's name in messages (default: resolve)\n"
+        "  -h, --help       show this help\n"
+        "\n"
+        "Precedence, lowest first: --tag < --set < --config < --env.\n"
+        "Exit status: 0 resolved, 2 bad usage or a bad spec, 1 anything else.\n",
+        out);
+}
+
+typedef struct options {
+  mr_tag *tags;
+  size_t tag_count;
+  mr_context_desc desc;
+} options;
+
+static void free_options(options *o) {
+  for (size_t i = 0; i < o->tag_count; i++) free((char *)o->tags[i].name);
+  free(o->tags);
+}
+
+/* "--opt value" or "--opt=value". OUT: *value; advances *i past it. */
+static int option_value(int argc, char **argv, int *i, const char *name, const char **value) {
+  const char *arg = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) != 0) return 0;
+  if (arg[n] == '=') {
+    *value = arg + n + 1;
+    return 1;
+  }
+  if (arg[n] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "mrctx resolve: %s needs a value\n", name);
+    return -1;
+  }
+  *value = argv[++*i];
+  return 1;
+}
+
+static int add_tag(options *o, const char *text) {
+  const char *eq = strchr(text, '=');
+  if (eq == NULL || eq == text) {
+    fprintf(stderr, "mrctx resolve: --tag wants NAME=SPEC, got '%s'\n", text);
+    return EXIT_USAGE;
+  }
+  mr_tag *grown = realloc(o->tags, (o->tag_count + 1) * sizeof *grown);
+  char *name = strdup(text); /* name and spec share the copy */
+  if (grown == NULL || name == NULL) {
+    free(name);
+    if (grown != NULL) o->tags = grown;
+    fprintf(stderr, "mrctx resolve: out of memory\n");
+    return EXIT_FAILED;
+  }
+  o->tags = grown;
+  name[eq - text] = '\0';
+  o->tags[o->tag_count++] = (mr_tag){.name = name, .default_spec = name + (eq - text) + 1};
+  return EXIT_RESOLVED;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+  o->desc.library = "resolve";
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i], *value = NULL;
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+      usage(stdout);
+      return -1;
+    }
+    int got;
+    if ((got = option_value(argc, argv, &i, "--tag", &value)) != 0) {
+      if (got < 0) return EXIT_USAGE;
+      int rc = add_tag(o, value);
+      if (rc != EXIT_RESOLVED) return rc;
+    } else if ((got = option_value(argc, argv, &i, "--env", &value)) != 0) {
+      if (got < 0) return EXIT_USAGE;
+      o->desc.env_var = value;
+    } else if ((got = option_value(argc, argv, &i, "--config", &value)) != 0) {
+      if (got < 0) return EXIT_USAGE;
+      o->desc.config_file = value;
+    } else if ((got = option_value(argc, argv, &i, "--set", &value)) != 0) {
+      if (got < 0) return EXIT_USAGE;
+      o->desc.overrides = value;
+    } else if ((got = option_value(argc, argv, &i, "--library", &value)) != 0) {
+      if (got < 0) return EXIT_USAGE;
+      o->desc.library = value;
+    } else {
+      fprintf(stderr, "mrctx resolve: unknown argument '%s'\n\n", arg);
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+  if (o->tag_count == 0) {
+    fprintf(stderr, "mrctx resolve: give at least one --tag NAME=SPEC (see --help)\n");
+    return EXIT_USAGE;
+  }
+  o->desc.tags = o->tags;
+  o->desc.tag_count = o->tag_count;
+  return EXIT_RESOLVED;
+}
+
+/* "env MYLIB_MEMORY, line 2", "file /etc/x.conf, line 3", "override text,
+ * line 1", "default". */
+static void describe_source(const mr_spec_source *s, char *buf, size_t cap) {
+  switch (s->origin) {
+  case MR_SPEC_DEFAULT:
+    snprintf(buf, cap, "default");
+    return;
+  case MR_SPEC_OVERRIDE:
+    snprintf(buf, cap, "override text, line %d", s->line);
+    return;
+  case MR_SPEC_FILE:
+  case MR_SPEC_ENV:
+    snprintf(buf, cap, "%s %s, line %d", mr_spec_origin_name(s->origin), s->where, s->line);
+    return;
+  }
+  snprintf(buf, cap, "%s", mr_spec_origin_name(s->origin));
+}
+
+static int width_of(const char *s, int at_least) {
+  int n = (int)strlen(s);
+  return n > at_least ? n : at_least;
+}
+
+static int print_table(const mr_context *ctx) {
+  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
+  int tag_w = 3, resource_w = 8;
+  for (int t = 0; t < tags; t++) {
+    tag_w = width_of(mr_context_tag_name(ctx, t), tag_w);
+    for (int d = 0; d < devices; d++)
+      resource_w = width_of(mr_resource_describe(mr_context_get_mr_on(ctx, t, d)), resource_w);
+  }
+  printf("%s: %d tag%s, %d device%s\n\n", mr_context_library(ctx), tags, tags == 1 ? "" : "s",
+         devices, devices == 1 ? "" : "s");
+  printf("%-*s  %-6s  %-*s  %s\n", tag_w, "tag", "device", resource_w, "resource", "source");
+  int unavailable = 0;
+  for (int t = 0; t < tags; t++) {
+    for (int d = 0; d < devices; d++) {
+      mr_spec_source s;
+      if (mr_context_get_source(ctx, t, d, &s) != MR_OK) {
+        fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
+        return EXIT_FAILED;
+      }
+      char where[512];
+      describe_source(&s, where, sizeof where);
+      printf("%-*s  %-6d  %-*s  %s%s\n", tag_w, mr_context_tag_name(ctx, t), d, resource_w,
+             mr_resource_describe(mr_context_get_mr_on(ctx, t, d)), where,
+             s.status != MR_OK ? "  (unavailable)" : "");
+      if (s.status != MR_OK) unavailable++;
+    }
+  }
+
+  size_t ignored = mr_context_ignored_count(ctx);
+  if (ignored > 0) {
+    printf("\nignored (no such device):\n");
+    for (size_t i = 0; i < ignored; i++) {
+      mr_ignored_entry e;
+      if (mr_context_get_ignored(ctx, i, &e) != MR_OK) continue;
+      char where[512];
+      describe_source(&e.source, where, sizeof where);
+      printf("  %s@%d=%s  (%s)\n", e.tag, e.device, e.source.spec, where);
+    }
+  }
+  if (unavailable > 0) {
+    printf("\nunavailable (allocations fail):\n");
+    for (int t = 0; t < tags; t++) {
+      for (int d = 0; d < devices; d++) {
+        mr_spec_source s;
+        if (mr_context_get_source(ctx, t, d, &s) == MR_OK && s.status != MR_OK)
+          printf("  %s: %s\n", mr_status_name(s.status), s.reason);
+      }
+    }
+  }
+  return EXIT_RESOLVED;
+}
+
+int mrctx_cmd_resolve(int argc, char **argv) {
+  options o;
+  memset(&o, 0, sizeof o);
+  int rc = parse_options(argc, argv, &o);
+  if (rc != EXIT_RESOLVED) {
+    free_options(&o);
+    return rc < 0 ? EXIT_RESOLVED : rc; /* -1: --help was shown */
+  }
+  mr_context *ctx = NULL;
+  mr_status st = mr_context_create(&o.desc, &ctx);
+  if (st != MR_OK) {
+    fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
+    free_options(&o);
+    return st == MR_ERR_CONFIG || st == MR_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILED;
+  }
+  fflush(stderr);
+  rc = print_table(ctx);
+  fflush(stdout);
+  mr_context_destroy(ctx);
+  free_options(&o);
+  return rc;
+}
