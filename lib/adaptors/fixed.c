@@ -144,7 +144,8 @@ static mr_status grow(fixed_state *f, mr_stream stream, mr_stream key, void **pt
   void *base = NULL;
   mr_status st = mri_allocate(f->upstream, f->slab_bytes, FIXED_ALIGNMENT, stream, &base);
   if (st != MR_OK)
-    return mri_error_prefix(st, "%s: growing by %zu blocks", f->what, f->count);
+    return mri_error_prefix(st, "%s: growing by %zu block%s", f->what, f->count,
+                            f->count == 1 ? "" : "s");
   fixed_slab *s = new_slab(f, base, key);
   if (s == NULL) {
     st = mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", f->what);
@@ -333,8 +334,8 @@ static mr_status first_slab(fixed_state *f) {
   if (st != MR_OK) {
     char size[32];
     mri_format_size(f->slab_bytes, size, sizeof size);
-    return mri_error_prefix(st, "%s: taking the first %zu blocks (%s) from upstream", f->what,
-                            f->count, size);
+    return mri_error_prefix(st, "%s: taking the first %zu block%s (%s) from upstream", f->what,
+                            f->count, f->count == 1 ? "" : "s", size);
   }
   fixed_slab *s = new_slab(f, base, NULL);
   st = s != NULL ? reserve_slab(f) : MR_ERR_OUT_OF_MEMORY;
