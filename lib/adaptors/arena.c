@@ -8,11 +8,16 @@
  *  - a current chunk whose allocations were all freed on its own stream
  *    starts again from its base at once;
  *  - any other chunk becomes idle, with an event recorded on each stream
- *    that freed into it (recorded at the free, or when the chunk stops
- *    being current, on its stream); an idle chunk goes to a stream once
- *    every event on the other streams has completed. The allocation path
- *    queries events and never blocks; if no idle chunk is ready it takes a
- *    new one.
+ *    that freed into it; an idle chunk goes to a stream once every event
+ *    on the other streams has completed. The allocation path queries
+ *    events and never blocks; if no idle chunk is ready it takes a new one.
+ * Events are recorded at the moment a stream is known to be alive: at a
+ * free by a stream other than the chunk's own, at the free that leaves a
+ * chunk empty, and on the chunk's stream when it stops being current (in
+ * an allocation on that stream). Frees on a chunk's own stream in between
+ * need none. Chunks go back upstream (trim, destroy) on the legacy stream
+ * once their events completed, so a stream destroyed after its last free
+ * is never named again.
  * Over pageable host memory streams do not matter and no events are used.
  * Requests larger than a chunk go straight upstream (remembered, so the free
  * goes back there). Chunk headers live on the host: device memory cannot
@@ -235,9 +240,10 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
                      a->what, ptr, bytes);
   }
   mr_stream key = a->ordered ? stream : NULL;
-  if (a->ordered && !(c->current && c->owner == key)) {
-    /* A free the chunk's own stream does not order: record it now, while
-     * the stream is known to be alive. */
+  if (a->ordered && (c->live == 1 || !(c->current && c->owner == key))) {
+    /* Record the free now, while the stream is known to be alive: a free
+     * the chunk's own stream does not order, and the last free, after
+     * which the chunk may go upstream without naming any stream. */
     mr_status st = mri_waits_note_free(&c->waits, stream, a->device);
     if (st != MR_OK) {
       pthread_mutex_unlock(&a->lock);
@@ -254,61 +260,34 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
   return MR_OK;
 }
 
-typedef struct released_chunk {
-  arena_chunk *chunk;
-  bool was_current; /* freed upstream on its owner's stream */
-} released_chunk;
-
-/* Pick the chunks no stream can still be using (the lock held): idle ones
- * whose events completed, and current ones with nothing live whose
- * other-stream frees completed. They leave the bookkeeping; their room in
- * it stays reserved (releasing) until they are gone. */
-static size_t collect_unused_chunks(arena_state *a, released_chunk *out) {
+/* Pick the chunks no stream can still be using (the lock held): those with
+ * nothing live whose events (one per stream that freed into them, the
+ * last free included) have all completed. Upstream gets them on the legacy
+ * stream: the streams that used them may be gone by now. They leave the
+ * bookkeeping; their room in it stays reserved (releasing) until they are
+ * gone. */
+static size_t collect_unused_chunks(arena_state *a, arena_chunk **out) {
   size_t n = 0;
   for (size_t i = 0; i < a->chunks.count; i++) {
     arena_chunk *c = a->chunks.items[i].owner;
-    if (c->live != 0) continue;
-    bool ready = !a->ordered || (c->current ? mri_waits_ready_for(&c->waits, c->owner)
-                                            : mri_waits_ready_all(&c->waits));
-    if (ready) out[n++] = (released_chunk){c, c->current};
+    if (c->live == 0 && (!a->ordered || mri_waits_ready_all(&c->waits))) out[n++] = c;
   }
   for (size_t i = 0; i < n; i++) {
-    arena_chunk *c = out[i].chunk;
-    if (c->current)
-      drop_current(a, c);
+    if (out[i]->current)
+      drop_current(a, out[i]);
     else
-      drop_idle(a, c);
-    mri_range_remove(&a->chunks, c->base);
+      drop_idle(a, out[i]);
+    mri_range_remove(&a->chunks, out[i]->base);
   }
   a->releasing += n;
   return n;
-}
-
-/* Upstream refused to take a chunk back: keep it, idle. A chunk that was
- * current first records its stream's event (its own frees were never
- * recorded); if even that fails it is dropped from the bookkeeping. */
-static void keep_chunk(arena_state *a, released_chunk r) {
-  arena_chunk *c = r.chunk;
-  pthread_mutex_lock(&a->lock);
-  a->releasing--;
-  bool keep = !(r.was_current && a->ordered) ||
-              mri_waits_note_free(&c->waits, c->owner, a->device) == MR_OK;
-  if (keep) {
-    mri_range_insert(&a->chunks, c->base, a->chunk_size, c); /* room reserved */
-    a->idle[a->idle_count++] = c;
-  }
-  pthread_mutex_unlock(&a->lock);
-  if (!keep) {
-    mri_waits_fini(&c->waits);
-    free(c);
-  }
 }
 
 static mr_status arena_trim(void *self) {
   arena_state *a = self;
   pthread_mutex_lock(&a->lock);
   size_t chunk_count = a->chunks.count;
-  released_chunk *out = chunk_count ? malloc(chunk_count * sizeof *out) : NULL;
+  arena_chunk **out = chunk_count ? malloc(chunk_count * sizeof *out) : NULL;
   size_t n = out != NULL ? collect_unused_chunks(a, out) : 0;
   pthread_mutex_unlock(&a->lock);
   if (chunk_count != 0 && out == NULL)
@@ -316,20 +295,24 @@ static mr_status arena_trim(void *self) {
 
   mr_status result = MR_OK;
   for (size_t i = 0; i < n; i++) {
-    arena_chunk *c = out[i].chunk;
-    /* A current chunk's own frees are ordered only on its stream. */
-    mr_status st = mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT,
-                                  out[i].was_current ? c->owner : NULL);
-    if (st != MR_OK) {
-      if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", a->what);
-      keep_chunk(a, out[i]);
-      continue;
-    }
-    mri_waits_fini(&c->waits);
-    free(c);
+    arena_chunk *c = out[i];
+    mr_status st =
+        mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT, NULL);
     pthread_mutex_lock(&a->lock);
     a->releasing--;
+    if (st != MR_OK) {
+      /* Upstream refused it: it is still ours, idle. Its room in the
+       * bookkeeping was kept, so re-registering cannot fail. */
+      if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", a->what);
+      mri_range_insert(&a->chunks, c->base, a->chunk_size, c);
+      a->idle[a->idle_count++] = c;
+      c = NULL;
+    }
     pthread_mutex_unlock(&a->lock);
+    if (c != NULL) {
+      mri_waits_fini(&c->waits);
+      free(c);
+    }
   }
   free(out);
   mr_status st = mr_resource_trim(a->upstream);
@@ -338,12 +321,12 @@ static mr_status arena_trim(void *self) {
 
 static void arena_destroy(void *self) {
   arena_state *a = self;
-  /* Every chunk goes back, in use or not (a caller should have freed all). */
+  /* Every chunk goes back, in use or not (a caller should have freed all),
+   * once the streams that freed into it got past the frees. */
   for (size_t i = 0; i < a->chunks.count; i++) {
     arena_chunk *c = a->chunks.items[i].owner;
     mri_waits_wait_all(&c->waits);
-    mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT,
-                   c->current ? c->owner : NULL);
+    mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT, NULL);
     mri_waits_fini(&c->waits);
     free(c);
   }

@@ -5,7 +5,7 @@
  * memory parked in caches and arenas. On MR_ERR_OUT_OF_MEMORY the adaptor
  * retries after each step, at most `attempts` retries in all:
  *   1. synchronize the allocating stream (its pending frees complete);
- *   2. synchronize the device (for device-accessible memory) and trim the
+ *   2. synchronize the memory's device (device memory only) and trim the
  *      whole chain below (caches, arenas, fixed blocks give memory back);
  *   3. and on: ask the OOM handler (the resource's own, else the process-
  *      wide one), retrying while it returns true.
@@ -53,15 +53,13 @@ static mr_oom_handler current_handler(const retry_state *s, void **user) {
   return handler;
 }
 
-/* Step 2: let every stream of the device finish (its frees complete), then
- * have the chain give back what it caches. Failures here do not end the
- * recovery: the retry says whether memory came back. */
+/* Step 2: let every stream of the memory's device finish (its frees
+ * complete), then have the chain give back what it caches. Memory with no
+ * device of its own (host, pinned, managed) skips the device step. Failures
+ * here do not end the recovery: the retry says whether memory came back. */
 static void synchronize_device_and_trim(retry_state *s) {
   const mr_resource_props *props = &s->upstream->props;
-  if (props->device_accessible) {
-    int device = props->device >= 0 ? props->device : mri_current_device();
-    mri_device_synchronize(device);
-  }
+  if (props->device >= 0) mri_device_synchronize(props->device);
   mr_resource_trim(s->upstream);
 }
 

@@ -26,8 +26,9 @@ static void drop_wait(mri_stream_waits *waits, uint32_t i) {
 static mr_status record_wait(mri_stream_waits *waits, mri_stream_wait *slot,
                              mr_stream stream, int device) {
   if (slot->event == NULL) {
-    /* An event is created in the calling thread's context. */
-    mr_status st = mri_ensure_context(device >= 0 ? device : mri_current_device());
+    /* An event is created in the calling thread's context; a thread that
+     * has none gets `device`'s primary context (device 0's for -1). */
+    mr_status st = mri_ensure_context(device);
     if (st == MR_OK) st = mri_event_create(&slot->event);
     if (st != MR_OK) return st;
   }

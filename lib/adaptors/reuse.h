@@ -35,7 +35,7 @@ typedef struct mri_stream_waits {
  * or recorded, wait for the stream instead (then nothing is pending for it).
  * Fails only if that fails too; the memory must then stay in use. `device`
  * is the device whose primary context is made current for a thread that
- * has none (-1: the thread's current device). */
+ * has none (-1: device 0, as the CUDA runtime would). */
 mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, int device);
 
 /* True if the memory may be reused by work on `stream` now: every event
