@@ -223,12 +223,8 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
   arena_chunk *c = mri_range_find(&a->chunks, ptr);
   if (c == NULL) {
     pthread_mutex_unlock(&a->lock);
-    bool found = false;
-    mr_status st = mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->what, ptr,
-                                              bytes, stream, &found);
-    if (st == MR_OK && !found)
-      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %p was not allocated here", a->what, ptr);
-    return st;
+    return mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->what, ptr,
+                                      bytes, stream);
   }
   size_t at = (uintptr_t)ptr - c->base;
   size_t need = bytes <= a->chunk_size ? (size_t)mri_align_up(bytes, ARENA_ALIGNMENT) : SIZE_MAX;

@@ -202,12 +202,8 @@ static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t al
   fixed_slab *s = mri_range_find(&f->slabs, ptr);
   if (s == NULL) {
     pthread_mutex_unlock(&f->lock);
-    bool found = false;
-    mr_status st = mri_passthrough_deallocate(f->large, &f->lock, f->upstream, f->what, ptr,
-                                              bytes, stream, &found);
-    if (st == MR_OK && !found)
-      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %p was not allocated here", f->what, ptr);
-    return st;
+    return mri_passthrough_deallocate(f->large, &f->lock, f->upstream, f->what, ptr,
+                                      bytes, stream);
   }
   size_t at = (uintptr_t)ptr - s->base;
   fixed_block *b = &s->blocks[at / f->block];

@@ -185,11 +185,11 @@ mr_status mri_passthrough_allocate(mri_ptrmap *map, pthread_mutex_t *lock,
 
 mr_status mri_passthrough_deallocate(mri_ptrmap *map, pthread_mutex_t *lock,
                                      mr_resource *upstream, const char *what, void *ptr,
-                                     size_t bytes, mr_stream stream, bool *found) {
+                                     size_t bytes, mr_stream stream) {
   mri_ptrmap_value v;
   pthread_mutex_lock(lock);
-  *found = mri_ptrmap_take(map, ptr, &v);
-  if (*found && v.a != bytes) {
+  bool found = mri_ptrmap_take(map, ptr, &v);
+  if (found && v.a != bytes) {
     /* Put it back: the caller's size is wrong, the block is still live. The
      * slot just freed is reused, so this cannot fail. */
     mri_ptrmap_put(map, ptr, v);
@@ -199,7 +199,7 @@ mr_status mri_passthrough_deallocate(mri_ptrmap *map, pthread_mutex_t *lock,
                      (size_t)v.a, bytes);
   }
   pthread_mutex_unlock(lock);
-  if (!*found) return MR_OK;
+  if (!found) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %p was not allocated here", what, ptr);
   mr_status st = mri_deallocate(upstream, ptr, bytes, (size_t)v.b, stream);
   if (st != MR_OK) {
     pthread_mutex_lock(lock);

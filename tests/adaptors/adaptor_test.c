@@ -10,6 +10,13 @@ faulty_upstream faulty_new(bool stream_ordered) {
   return u;
 }
 
+void release_and_check_upstream(mr_resource *mr, faulty_upstream *u) {
+  mr_resource_release(mr);
+  assert_int_equal(faulty_live_blocks(u->f), 0);
+  assert_int_equal(faulty_bad_frees(u->f), 0);
+  mr_resource_release(u->mr);
+}
+
 void assert_describes(const mr_resource *mr, const char *expected) {
   const char *text = mr_resource_describe(mr);
   if (strcmp(text, expected) != 0) {

@@ -17,6 +17,10 @@ typedef struct faulty_upstream {
 
 faulty_upstream faulty_new(bool stream_ordered);
 
+/* Release `mr`, then check the upstream got everything back, with no bad
+ * frees, and release it too. */
+void release_and_check_upstream(mr_resource *mr, faulty_upstream *u);
+
 /* mr_resource_describe(mr) must equal `expected`. */
 void assert_describes(const mr_resource *mr, const char *expected);
 

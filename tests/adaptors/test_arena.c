@@ -20,13 +20,6 @@ static mr_resource *make_arena(faulty_upstream *u) {
   return mr;
 }
 
-static void finish(mr_resource *mr, faulty_upstream *u) {
-  mr_resource_release(mr);
-  assert_int_equal(faulty_live_blocks(u->f), 0);
-  assert_int_equal(faulty_bad_frees(u->f), 0);
-  mr_resource_release(u->mr);
-}
-
 static void test_describe_props_and_edges(void **state) {
   faulty_upstream u;
   mr_resource *mr = make_arena(&u);
@@ -37,7 +30,7 @@ static void test_describe_props_and_edges(void **state) {
   assert_false(props.stream_ordered); /* pageable host: reused at once */
   assert_size_zero_and_null_free(mr, u.f);
   assert_int_equal(faulty_allocations(u.f), 0); /* chunks come on first use */
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_invalid_arguments(void **state) {
@@ -79,7 +72,7 @@ static void test_bump_and_reuse(void **state) {
   counts n = arena_counts(mr);
   assert_int_equal(n.chunks, 1);
   assert_int_equal(n.idle, 1);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_chunk_reuse_after_all_freed(void **state) {
@@ -100,7 +93,7 @@ static void test_chunk_reuse_after_all_freed(void **state) {
   for (int i = 0; i < N; i++) assert_ok(mr_allocate(mr, 8 << 10, 0, STREAM_B, &p[i]));
   assert_int_equal(faulty_allocations(u.f), 5);
   for (int i = N; i-- > 0;) assert_ok(mr_deallocate(mr, p[i], 8 << 10, 0, STREAM_A));
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_large_requests_go_upstream(void **state) {
@@ -120,7 +113,7 @@ static void test_large_requests_go_upstream(void **state) {
   assert_ok(mr_deallocate(mr, small, CHUNK, 0, STREAM_A));
   assert_int_equal(arena_counts(mr).large, 0);
   assert_int_equal(faulty_live_blocks(u.f), 1); /* the chunk, kept */
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_over_aligned(void **state) {
@@ -137,7 +130,7 @@ static void test_over_aligned(void **state) {
   assert_true((uintptr_t)huge % (1 << 16) == 0);
   assert_ok(mr_deallocate(mr, huge, CHUNK, 1 << 16, STREAM_A));
   for (int i = 0; i < 6; i++) assert_ok(mr_deallocate(mr, p[i], 1000, 4096, STREAM_A));
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_bad_frees(void **state) {
@@ -156,7 +149,7 @@ static void test_bad_frees(void **state) {
   assert_status(mr_deallocate(mr, a, 512, 0, STREAM_A), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("freed twice");
   assert_int_equal(faulty_deallocations(u.f), 0);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_upstream_failure(void **state) {
@@ -174,7 +167,7 @@ static void test_upstream_failure(void **state) {
   assert_error_contains("arena(faulty, chunk=64KiB): upstream allocation of 131072 bytes");
   assert_ok(mr_allocate(mr, 100, 0, STREAM_A, &p));
   assert_ok(mr_deallocate(mr, p, 100, 0, STREAM_A));
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_trim_returns_idle_chunks(void **state) {
@@ -197,7 +190,7 @@ static void test_trim_returns_idle_chunks(void **state) {
   /* And it still works afterwards. */
   assert_ok(mr_allocate(mr, 100, 0, STREAM_A, &p[0]));
   assert_ok(mr_deallocate(mr, p[0], 100, 0, STREAM_A));
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_destroy_returns_everything(void **state) {
@@ -207,7 +200,7 @@ static void test_destroy_returns_everything(void **state) {
   assert_ok(mr_allocate(mr, 100, 0, STREAM_A, &p));
   assert_ok(mr_allocate(mr, CHUNK * 3, 0, STREAM_A, &big));
   assert_int_equal(faulty_live_blocks(u.f), 2);
-  finish(mr, &u); /* the caller forgot both: the arena returns them anyway */
+  release_and_check_upstream(mr, &u); /* the caller forgot both: the arena returns them anyway */
 }
 
 static void test_threads(void **state) {
@@ -222,7 +215,7 @@ static void test_threads(void **state) {
   assert_ok(mr_resource_trim(mr));
   assert_int_equal(arena_counts(mr).chunks, 0);
   assert_int_equal(faulty_live_blocks(u.f), 0);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 int main(void) {

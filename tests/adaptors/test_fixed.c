@@ -20,13 +20,6 @@ static mr_resource *make_fixed(faulty_upstream *u, size_t count) {
   return mr;
 }
 
-static void finish(mr_resource *mr, faulty_upstream *u) {
-  mr_resource_release(mr);
-  assert_int_equal(faulty_live_blocks(u->f), 0);
-  assert_int_equal(faulty_bad_frees(u->f), 0);
-  mr_resource_release(u->mr);
-}
-
 static void test_describe_props_and_edges(void **state) {
   faulty_upstream u;
   mr_resource *mr = make_fixed(&u, 4);
@@ -39,7 +32,7 @@ static void test_describe_props_and_edges(void **state) {
   assert_int_equal(n.slabs, 1);
   assert_int_equal(n.free_blocks, 4);
   assert_size_zero_and_null_free(mr, u.f);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_invalid_arguments(void **state) {
@@ -99,7 +92,7 @@ static void test_blocks_growth_and_reuse(void **state) {
     if (p[i] != NULL) assert_ok(mr_deallocate(mr, p[i], 1, 0, STREAM_A));
   n = fixed_counts(mr);
   assert_int_equal(n.free_blocks, 8);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_large_and_over_aligned(void **state) {
@@ -119,7 +112,7 @@ static void test_large_and_over_aligned(void **state) {
   counts n = fixed_counts(mr);
   assert_int_equal(n.large, 0);
   assert_int_equal(n.free_blocks, 4);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_bad_frees(void **state) {
@@ -138,7 +131,7 @@ static void test_bad_frees(void **state) {
   assert_status(mr_deallocate(mr, a, 128, 0, STREAM_A), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("freed twice");
   assert_int_equal(fixed_counts(mr).free_blocks, 4);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_growth_failure_and_trim(void **state) {
@@ -174,7 +167,7 @@ static void test_growth_failure_and_trim(void **state) {
   assert_ok(mr_allocate(mr, 1, 0, STREAM_A, &p[0]));
   assert_int_equal(fixed_counts(mr).slabs, 1);
   assert_ok(mr_deallocate(mr, p[0], 1, 0, STREAM_A));
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 static void test_threads(void **state) {
@@ -187,7 +180,7 @@ static void test_threads(void **state) {
   assert_int_equal(faulty_live_blocks(u.f), n.slabs);
   assert_ok(mr_resource_trim(mr));
   assert_int_equal(faulty_live_blocks(u.f), 0);
-  finish(mr, &u);
+  release_and_check_upstream(mr, &u);
 }
 
 int main(void) {
