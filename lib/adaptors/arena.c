@@ -1,0 +1,394 @@
+/*
+ * arena.c: "arena(UP, chunk=SIZE)": bump allocation for temporaries.
+ *
+ * Allocations are carved, 256-byte aligned, from chunks taken from upstream.
+ * Each stream bump-allocates from a chunk of its own (its current chunk),
+ * so a chunk is only ever handed out in one stream's order. A chunk counts
+ * its live allocations; once all are freed it is reused:
+ *  - a current chunk whose allocations were all freed on its own stream
+ *    starts again from its base at once;
+ *  - any other chunk becomes idle, with an event recorded on each stream
+ *    that freed into it; an idle chunk goes to a stream once every event
+ *    on the other streams has completed. The allocation path queries
+ *    events and never blocks; if no idle chunk is ready it takes a new one.
+ * Events are recorded at the moment a stream is known to be alive: at a
+ * free by a stream other than the chunk's own, at the free that leaves a
+ * chunk empty, and on the chunk's stream when it stops being current (in
+ * an allocation on that stream). Frees on a chunk's own stream in between
+ * need none. Chunks go back upstream (trim, destroy) on the legacy stream
+ * once their events completed, so a stream destroyed after its last free
+ * is never named again.
+ * Over pageable host memory streams do not matter and no events are used.
+ * Requests larger than a chunk go straight upstream (remembered, so the free
+ * goes back there). Chunk headers live on the host: device memory cannot
+ * hold them. One mutex guards the bookkeeping; it is not held across
+ * upstream calls, so an upstream that calls back into this arena (an OOM
+ * handler that frees) cannot deadlock.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "adaptors/adaptors_internal.h"
+#include "adaptors/reuse.h"
+
+#define ARENA_ALIGNMENT MR_DEFAULT_ALIGNMENT
+
+typedef struct arena_chunk {
+  uintptr_t base;
+  size_t offset;   /* bytes carved so far */
+  size_t live;     /* allocations not yet freed */
+  mr_stream owner; /* the stream it carves for while current */
+  bool current;
+  mri_stream_waits waits;
+} arena_chunk;
+
+typedef struct arena_state {
+  mr_resource *upstream; /* mri_adaptor_head */
+  size_t chunk_size;
+  bool ordered; /* reuse follows streams (events) */
+  int device;   /* for event contexts; -1: the thread's */
+  char *what;   /* the description, for messages */
+  pthread_mutex_t lock;
+  mri_range_index chunks; /* every chunk, by base */
+  size_t releasing;       /* chunks out of the index while trim returns them */
+  /* Current chunks (one per stream) and idle ones (live == 0, not current,
+   * newest last). Both arrays have room for every chunk, so moving a chunk
+   * between them cannot fail. */
+  arena_chunk **current, **idle;
+  size_t current_count, idle_count, slots;
+  mri_ptrmap *large; /* requests larger than a chunk */
+} arena_state;
+
+static void remove_at(arena_chunk **array, size_t *count, size_t i) {
+  array[i] = array[--*count];
+}
+
+static arena_chunk *find_current(const arena_state *a, mr_stream key, size_t *at) {
+  for (size_t i = 0; i < a->current_count; i++) {
+    if (a->current[i]->owner == key) {
+      if (at != NULL) *at = i;
+      return a->current[i];
+    }
+  }
+  return NULL;
+}
+
+static void drop_current(arena_state *a, arena_chunk *c) {
+  for (size_t i = 0; i < a->current_count; i++) {
+    if (a->current[i] == c) {
+      remove_at(a->current, &a->current_count, i);
+      break;
+    }
+  }
+  c->current = false;
+}
+
+static void drop_idle(arena_state *a, arena_chunk *c) {
+  for (size_t i = 0; i < a->idle_count; i++) {
+    if (a->idle[i] == c) {
+      remove_at(a->idle, &a->idle_count, i);
+      break;
+    }
+  }
+}
+
+/* The stream's current chunk is full: it stops being current. Its stream
+ * records an event, so other streams can tell when the stream got past
+ * everything it did with the chunk (the upstream allocation included). */
+static mr_status retire(arena_state *a, arena_chunk *c) {
+  if (a->ordered) {
+    mr_status st = mri_waits_note_free(&c->waits, c->owner, a->device);
+    if (st != MR_OK) return mri_error_prefix(st, "%s", a->what);
+  }
+  drop_current(a, c);
+  if (c->live == 0) a->idle[a->idle_count++] = c;
+  return MR_OK;
+}
+
+static void make_current(arena_state *a, arena_chunk *c, mr_stream key) {
+  mri_waits_clear(&c->waits);
+  c->offset = 0;
+  c->owner = key;
+  c->current = true;
+  a->current[a->current_count++] = c;
+}
+
+/* An idle chunk that work on `key` may use now, newest first. */
+static arena_chunk *take_idle(arena_state *a, mr_stream key) {
+  for (size_t i = a->idle_count; i-- > 0;) {
+    arena_chunk *c = a->idle[i];
+    if (!a->ordered || mri_waits_ready_for(&c->waits, key)) {
+      remove_at(a->idle, &a->idle_count, i);
+      return c;
+    }
+  }
+  return NULL;
+}
+
+/* Register a new chunk (the lock held). Fails only for host memory. */
+static mr_status add_chunk(arena_state *a, arena_chunk *c) {
+  size_t count = a->chunks.count + a->releasing + 1;
+  if (count > a->slots) {
+    size_t slots = a->slots ? a->slots * 2 : 8;
+    if (slots < count) slots = count;
+    arena_chunk **current = realloc(a->current, slots * sizeof *current);
+    if (current == NULL) goto oom;
+    a->current = current;
+    arena_chunk **idle = realloc(a->idle, slots * sizeof *idle);
+    if (idle == NULL) goto oom;
+    a->idle = idle;
+    a->slots = slots;
+  }
+  if (mri_range_reserve(&a->chunks, count) != MR_OK) goto oom;
+  return mri_range_insert(&a->chunks, c->base, a->chunk_size, c);
+oom:
+  return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory for chunk bookkeeping", a->what);
+}
+
+static void *carve(arena_chunk *c, size_t need) {
+  void *p = (void *)(c->base + c->offset);
+  c->offset += need;
+  c->live++;
+  return p;
+}
+
+/* Take a new chunk from upstream on `stream` and carve `need` from it. */
+static mr_status allocate_from_new_chunk(arena_state *a, size_t need, mr_stream stream,
+                                         mr_stream key, void **ptr) {
+  arena_chunk *c = mri_calloc(1, sizeof *c);
+  if (c == NULL) return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", a->what);
+  void *base = NULL;
+  mr_status st = mri_allocate(a->upstream, a->chunk_size, ARENA_ALIGNMENT, stream, &base);
+  if (st != MR_OK) {
+    free(c);
+    return mri_error_prefix(st, "%s: taking a new chunk from upstream", a->what);
+  }
+  c->base = (uintptr_t)base;
+  pthread_mutex_lock(&a->lock);
+  st = add_chunk(a, c);
+  if (st != MR_OK) {
+    pthread_mutex_unlock(&a->lock);
+    mri_deallocate(a->upstream, base, a->chunk_size, ARENA_ALIGNMENT, stream);
+    free(c);
+    return st;
+  }
+  /* Another thread may have given the stream a current chunk meanwhile;
+   * then this one serves just this request and turns idle when it is freed. */
+  if (find_current(a, key, NULL) == NULL) {
+    make_current(a, c, key);
+  } else {
+    c->owner = key;
+  }
+  *ptr = carve(c, need);
+  pthread_mutex_unlock(&a->lock);
+  return MR_OK;
+}
+
+static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  arena_state *a = self;
+  if (bytes > a->chunk_size)
+    return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
+                                    stream, ptr);
+  /* chunk_size is a multiple of the alignment, so this cannot overflow. */
+  size_t need = (size_t)mri_align_up(bytes, ARENA_ALIGNMENT);
+  mr_stream key = a->ordered ? stream : NULL;
+  pthread_mutex_lock(&a->lock);
+  arena_chunk *c = find_current(a, key, NULL);
+  if (c != NULL && c->offset + need > a->chunk_size) {
+    mr_status st = retire(a, c);
+    if (st != MR_OK) {
+      pthread_mutex_unlock(&a->lock);
+      return st;
+    }
+    c = NULL;
+  }
+  if (c == NULL) {
+    c = take_idle(a, key);
+    if (c != NULL) make_current(a, c, key);
+  }
+  if (c != NULL) {
+    *ptr = carve(c, need);
+    pthread_mutex_unlock(&a->lock);
+    return MR_OK;
+  }
+  pthread_mutex_unlock(&a->lock);
+  return allocate_from_new_chunk(a, need, stream, key, ptr);
+}
+
+static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  arena_state *a = self;
+  pthread_mutex_lock(&a->lock);
+  arena_chunk *c = mri_range_find(&a->chunks, ptr);
+  if (c == NULL) {
+    pthread_mutex_unlock(&a->lock);
+    return mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->what, ptr,
+                                      bytes, stream);
+  }
+  size_t at = (uintptr_t)ptr - c->base;
+  size_t need = bytes <= a->chunk_size ? (size_t)mri_align_up(bytes, ARENA_ALIGNMENT) : SIZE_MAX;
+  if (c->live == 0 || at % ARENA_ALIGNMENT != 0 || at >= c->offset || need > c->offset - at) {
+    pthread_mutex_unlock(&a->lock);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "%s: %p (%zu bytes) is not a live allocation of this arena (freed "
+                     "twice, or freed with another size?)",
+                     a->what, ptr, bytes);
+  }
+  mr_stream key = a->ordered ? stream : NULL;
+  if (a->ordered && (c->live == 1 || !(c->current && c->owner == key))) {
+    /* Record the free now, while the stream is known to be alive: a free
+     * the chunk's own stream does not order, and the last free, after
+     * which the chunk may go upstream without naming any stream. */
+    mr_status st = mri_waits_note_free(&c->waits, stream, a->device);
+    if (st != MR_OK) {
+      pthread_mutex_unlock(&a->lock);
+      return mri_error_prefix(st, "%s: freeing %p", a->what, ptr);
+    }
+  }
+  if (--c->live == 0) {
+    if (!c->current)
+      a->idle[a->idle_count++] = c;
+    else if (!a->ordered || mri_waits_ready_for(&c->waits, c->owner))
+      c->offset = 0; /* every free is ordered before the owner's next work */
+  }
+  pthread_mutex_unlock(&a->lock);
+  return MR_OK;
+}
+
+/* Pick the chunks no stream can still be using (the lock held): those with
+ * nothing live whose events (one per stream that freed into them, the
+ * last free included) have all completed. Upstream gets them on the legacy
+ * stream: the streams that used them may be gone by now. They leave the
+ * bookkeeping; their room in it stays reserved (releasing) until they are
+ * gone. */
+static size_t collect_unused_chunks(arena_state *a, arena_chunk **out) {
+  size_t n = 0;
+  for (size_t i = 0; i < a->chunks.count; i++) {
+    arena_chunk *c = a->chunks.items[i].owner;
+    if (c->live == 0 && (!a->ordered || mri_waits_ready_all(&c->waits))) out[n++] = c;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (out[i]->current)
+      drop_current(a, out[i]);
+    else
+      drop_idle(a, out[i]);
+    mri_range_remove(&a->chunks, out[i]->base);
+  }
+  a->releasing += n;
+  return n;
+}
+
+static mr_status arena_trim(void *self) {
+  arena_state *a = self;
+  pthread_mutex_lock(&a->lock);
+  size_t chunk_count = a->chunks.count;
+  arena_chunk **out = chunk_count ? malloc(chunk_count * sizeof *out) : NULL;
+  size_t n = out != NULL ? collect_unused_chunks(a, out) : 0;
+  pthread_mutex_unlock(&a->lock);
+  if (chunk_count != 0 && out == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", a->what);
+
+  mr_status result = MR_OK;
+  for (size_t i = 0; i < n; i++) {
+    arena_chunk *c = out[i];
+    mr_status st =
+        mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT, NULL);
+    pthread_mutex_lock(&a->lock);
+    a->releasing--;
+    if (st != MR_OK) {
+      /* Upstream refused it: it is still ours, idle. Its room in the
+       * bookkeeping was kept, so re-registering cannot fail. */
+      if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", a->what);
+      mri_range_insert(&a->chunks, c->base, a->chunk_size, c);
+      a->idle[a->idle_count++] = c;
+      c = NULL;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (c != NULL) {
+      mri_waits_fini(&c->waits);
+      free(c);
+    }
+  }
+  free(out);
+  mr_status st = mr_resource_trim(a->upstream);
+  return result != MR_OK ? result : st;
+}
+
+static void arena_destroy(void *self) {
+  arena_state *a = self;
+  /* Every chunk goes back, in use or not (a caller should have freed all),
+   * once the streams that freed into it got past the frees. */
+  for (size_t i = 0; i < a->chunks.count; i++) {
+    arena_chunk *c = a->chunks.items[i].owner;
+    mri_waits_wait_all(&c->waits);
+    mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT, NULL);
+    mri_waits_fini(&c->waits);
+    free(c);
+  }
+  if (a->large != NULL) {
+    mri_passthrough_release_all(a->large, a->upstream);
+    mri_ptrmap_destroy(a->large);
+  }
+  mri_range_fini(&a->chunks);
+  free(a->current);
+  free(a->idle);
+  pthread_mutex_destroy(&a->lock);
+  mr_resource_release(a->upstream);
+  free(a->what);
+  free(a);
+}
+
+static const mr_resource_ops arena_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "arena",
+    .allocate = arena_allocate,
+    .deallocate = arena_deallocate,
+    .synchronize = mri_forward_synchronize,
+    .trim = arena_trim,
+    .destroy = arena_destroy,
+};
+
+mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resource **out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "arena: out is NULL");
+  *out = NULL;
+  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "arena: upstream is NULL");
+  if (chunk == 0 || chunk > SIZE_MAX / 2)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "arena(%s): chunk size %zu is out of range (at least 1 byte, rounded "
+                     "up to a multiple of %zu)",
+                     mr_resource_describe(upstream), chunk, (size_t)ARENA_ALIGNMENT);
+  arena_state *a = mri_calloc(1, sizeof *a);
+  if (a == NULL) return MR_ERR_OUT_OF_MEMORY;
+  a->chunk_size = (size_t)mri_align_up(chunk, ARENA_ALIGNMENT);
+  a->ordered = mri_reuse_follows_streams(&upstream->props);
+  a->device = upstream->props.device;
+  pthread_mutex_init(&a->lock, NULL);
+  a->upstream = mr_resource_retain(upstream);
+  a->large = mri_ptrmap_create();
+  char size[32];
+  mri_format_size(a->chunk_size, size, sizeof size);
+  a->what = mri_asprintf("arena(%s, chunk=%s)", mr_resource_describe(upstream), size);
+  mr_status st = a->large != NULL && a->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+  mr_resource_props props = upstream->props;
+  props.native_alignment = ARENA_ALIGNMENT;
+  props.stream_ordered = a->ordered;
+  if (st == MR_OK) st = mri_resource_create(&arena_ops, a, &props, upstream, a->what, out);
+  if (st != MR_OK) arena_destroy(a);
+  return st;
+}
+
+mr_status mri_arena_counts(const mr_resource *mr, size_t *chunks, size_t *idle, size_t *large) {
+  arena_state *a = mr_resource_state(mr, &arena_ops);
+  if (a == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s is not an arena", mr_resource_describe(mr));
+  pthread_mutex_lock(&a->lock);
+  size_t unused = 0;
+  for (size_t i = 0; i < a->chunks.count; i++)
+    unused += ((arena_chunk *)a->chunks.items[i].owner)->live == 0;
+  *chunks = a->chunks.count;
+  *idle = unused;
+  *large = mri_ptrmap_count(a->large);
+  pthread_mutex_unlock(&a->lock);
+  return MR_OK;
+}

@@ -1,0 +1,119 @@
+/*
+ * bin.c: "bin(UP, min=SIZE, max=SIZE, count=N)": power-of-two size classes.
+ *
+ * Each class from `min` to `max` is a fixed(UP, block=class, count=N) made by
+ * mr_fixed_resource_create, so bin and fixed are one mechanism (stream-
+ * ordered reuse, slabs, trim). A request goes to the smallest class that
+ * holds it; requests larger than `max` go straight to UP. The route
+ * depends only on the size, so a free (same size as the allocation) takes
+ * the same one. Thread-safe: the classes are.
+ */
+#include <stdlib.h>
+
+#include "adaptors/adaptors_internal.h"
+#include "adaptors/reuse.h"
+
+#define BIN_MIN_CLASS MR_DEFAULT_ALIGNMENT
+#define BIN_MAX_CLASSES 48
+
+typedef struct bin_state {
+  mr_resource *upstream; /* mri_adaptor_head */
+  size_t min, max;
+  unsigned min_shift; /* log2(min) */
+  size_t class_count;
+  mr_resource *classes[BIN_MAX_CLASSES];
+} bin_state;
+
+static unsigned log2_size(size_t x) { return (unsigned)(63 - __builtin_clzll((unsigned long long)x)); }
+
+/* The class index for 0 < bytes <= max. */
+static size_t class_of(const bin_state *b, size_t bytes) {
+  if (bytes <= b->min) return 0;
+  return log2_size(bytes - 1) + 1 - b->min_shift;
+}
+
+static mr_status bin_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                              void **ptr) {
+  bin_state *b = self;
+  mr_resource *target = bytes > b->max ? b->upstream : b->classes[class_of(b, bytes)];
+  return mri_allocate(target, bytes, alignment, stream, ptr);
+}
+
+static mr_status bin_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                mr_stream stream) {
+  bin_state *b = self;
+  mr_resource *target = bytes > b->max ? b->upstream : b->classes[class_of(b, bytes)];
+  return mri_deallocate(target, ptr, bytes, alignment, stream);
+}
+
+static mr_status bin_trim(void *self) {
+  bin_state *b = self;
+  mr_status result = MR_OK;
+  for (size_t i = 0; i < b->class_count; i++) {
+    mr_status st = mri_fixed_release_idle(b->classes[i]);
+    if (st != MR_OK && result == MR_OK) result = st;
+  }
+  mr_status st = mr_resource_trim(b->upstream);
+  return result != MR_OK ? result : st;
+}
+
+static void bin_destroy(void *self) {
+  bin_state *b = self;
+  for (size_t i = 0; i < b->class_count; i++) mr_resource_release(b->classes[i]);
+  mr_resource_release(b->upstream);
+  free(b);
+}
+
+static const mr_resource_ops bin_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "bin",
+    .allocate = bin_allocate,
+    .deallocate = bin_deallocate,
+    .synchronize = mri_forward_synchronize,
+    .trim = bin_trim,
+    .destroy = bin_destroy,
+};
+
+mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max, size_t count,
+                                 mr_resource **out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "bin: out is NULL");
+  *out = NULL;
+  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "bin: upstream is NULL");
+  const char *up = mr_resource_describe(upstream);
+  if (!mri_is_pow2(min) || !mri_is_pow2(max) || min < BIN_MIN_CLASS || min > max)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "bin(%s): min %zu and max %zu must be powers of two with %zu <= min <= "
+                     "max",
+                     up, min, max, (size_t)BIN_MIN_CLASS);
+  if (count == 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "bin(%s): count must be at least 1", up);
+  bin_state *b = mri_calloc(1, sizeof *b);
+  if (b == NULL) return MR_ERR_OUT_OF_MEMORY;
+  b->upstream = mr_resource_retain(upstream);
+  b->min = min;
+  b->max = max;
+  b->min_shift = log2_size(min);
+  size_t classes = log2_size(max) - b->min_shift + 1; /* at most 64 - 8 */
+  mr_status st = MR_OK;
+  for (size_t i = 0; i < classes && st == MR_OK; i++) {
+    st = mr_fixed_resource_create(upstream, min << i, count, &b->classes[i]);
+    if (st == MR_OK) b->class_count++;
+  }
+  char *text = NULL;
+  if (st == MR_OK) {
+    char min_text[32], max_text[32];
+    mri_format_size(min, min_text, sizeof min_text);
+    mri_format_size(max, max_text, sizeof max_text);
+    text = mri_asprintf("bin(%s, min=%s, max=%s, count=%zu)", up, min_text, max_text, count);
+    if (text == NULL) st = MR_ERR_OUT_OF_MEMORY;
+  } else {
+    mri_error_prefix(st, "bin(%s): class %zu of %zu", up, b->class_count + 1, classes);
+  }
+  mr_resource_props props = upstream->props;
+  props.native_alignment = MR_DEFAULT_ALIGNMENT;
+  props.stream_ordered = mri_reuse_follows_streams(&upstream->props);
+  if (st == MR_OK) st = mri_resource_create(&bin_ops, b, &props, upstream, text, out);
+  free(text);
+  if (st != MR_OK) bin_destroy(b);
+  return st;
+}

@@ -1,0 +1,210 @@
+/*
+ * track.c: "track(UP)": record live allocations, to find leaks.
+ *
+ * Every live allocation is kept (pointer -> bytes, alignment, stream) under
+ * one mutex. A free of a pointer the tracker does not know, or with another
+ * size or alignment, is refused with MR_ERR_INVALID_ARGUMENT before it
+ * reaches upstream. Reports go to a FILE the caller names, and on destroy
+ * to stderr (never stdout).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "adaptors/adaptors_internal.h"
+
+typedef struct track_state {
+  mr_resource *upstream; /* mri_adaptor_head */
+  pthread_mutex_t lock;
+  mri_ptrmap *live; /* ptr -> {bytes, alignment, stream} */
+  mr_resource *self; /* for the owner label, which a context sets later */
+  char *what;
+} track_state;
+
+static mr_status track_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  track_state *t = self;
+  mr_status st = mri_allocate(t->upstream, bytes, alignment, stream, ptr);
+  if (st != MR_OK) return st;
+  pthread_mutex_lock(&t->lock);
+  st = mri_ptrmap_put(t->live, *ptr, (mri_ptrmap_value){bytes, alignment, (uintptr_t)stream});
+  pthread_mutex_unlock(&t->lock);
+  if (st != MR_OK) {
+    mri_deallocate(t->upstream, *ptr, bytes, alignment, stream);
+    *ptr = NULL;
+    return mri_error(MR_ERR_OUT_OF_MEMORY,
+                     "%s: out of host memory recording a %zu-byte allocation", t->what, bytes);
+  }
+  return MR_OK;
+}
+
+static mr_status track_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  track_state *t = self;
+  mri_ptrmap_value v;
+  pthread_mutex_lock(&t->lock);
+  if (!mri_ptrmap_take(t->live, ptr, &v)) {
+    pthread_mutex_unlock(&t->lock);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "%s: %p is not a live allocation (never allocated here, or freed already)",
+                     t->what, ptr);
+  }
+  if (v.a != bytes || v.b != alignment) {
+    mri_ptrmap_put(t->live, ptr, v); /* reuses the slot just freed */
+    pthread_mutex_unlock(&t->lock);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "%s: %p was allocated with %zu bytes aligned to %zu, not freed with %zu "
+                     "bytes aligned to %zu",
+                     t->what, ptr, (size_t)v.a, (size_t)v.b, bytes, alignment);
+  }
+  pthread_mutex_unlock(&t->lock);
+  mr_status st = mri_deallocate(t->upstream, ptr, bytes, alignment, stream);
+  if (st != MR_OK) {
+    /* Still allocated: keep it on the books. */
+    pthread_mutex_lock(&t->lock);
+    mri_ptrmap_put(t->live, ptr, v);
+    pthread_mutex_unlock(&t->lock);
+  }
+  return st;
+}
+
+typedef struct foreach_ctx {
+  void (*fn)(void *user, const mr_track_record *rec);
+  void *user;
+  const char *owner;
+} foreach_ctx;
+
+static void visit(void *user, const void *key, const mri_ptrmap_value *value) {
+  foreach_ctx *ctx = user;
+  mr_track_record rec = {
+      .ptr = (void *)key,
+      .bytes = (size_t)value->a,
+      .alignment = (size_t)value->b,
+      .stream = (mr_stream)value->c,
+      .owner = ctx->owner,
+  };
+  ctx->fn(ctx->user, &rec);
+}
+
+static mr_status track_foreach(track_state *t,
+                               void (*fn)(void *user, const mr_track_record *rec), void *user,
+                               size_t *count) {
+  foreach_ctx ctx = {fn, user, mri_resource_owner(t->self)};
+  pthread_mutex_lock(&t->lock);
+  if (count != NULL) *count = mri_ptrmap_count(t->live);
+  if (fn != NULL) mri_ptrmap_foreach(t->live, visit, &ctx);
+  pthread_mutex_unlock(&t->lock);
+  return MR_OK;
+}
+
+typedef struct record_list {
+  mr_track_record *items;
+  size_t count, capacity;
+} record_list;
+
+static void collect(void *user, const mr_track_record *rec) {
+  record_list *list = user;
+  if (list->count < list->capacity) list->items[list->count++] = *rec;
+}
+
+static int by_address(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const mr_track_record *)a)->ptr;
+  uintptr_t y = (uintptr_t)((const mr_track_record *)b)->ptr;
+  return (x > y) - (x < y);
+}
+
+/* One line per allocation, by address, then the total. */
+static mr_status track_report(track_state *t, FILE *out, const char *heading) {
+  record_list list = {0};
+  pthread_mutex_lock(&t->lock);
+  list.capacity = mri_ptrmap_count(t->live);
+  pthread_mutex_unlock(&t->lock);
+  /* Room for a few more, in case allocations land meanwhile; later ones are
+   * left out of this report, which is a snapshot anyway. */
+  list.capacity += 16;
+  list.items = mri_calloc(list.capacity, sizeof *list.items);
+  if (list.items == NULL) return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s: report", t->what);
+  track_foreach(t, collect, &list, NULL);
+  qsort(list.items, list.count, sizeof *list.items, by_address);
+  size_t total = 0;
+  for (size_t i = 0; i < list.count; i++) {
+    const mr_track_record *r = &list.items[i];
+    total += r->bytes;
+    fprintf(out, "  %p %zu bytes (alignment %zu, stream %p) owner %s\n", r->ptr, r->bytes,
+            r->alignment, (void *)r->stream, r->owner[0] != '\0' ? r->owner : "unknown");
+  }
+  fprintf(out, "%s%s: %zu allocation%s outstanding, %zu bytes in all\n", heading, t->what,
+          list.count, list.count == 1 ? "" : "s", total);
+  free(list.items);
+  if (fflush(out) != 0 || ferror(out))
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing the report failed", t->what);
+  return MR_OK;
+}
+
+static void track_destroy(void *self) {
+  track_state *t = self;
+  if (t->live != NULL) {
+    if (mri_ptrmap_count(t->live) != 0) track_report(t, stderr, "mrctx: leak: ");
+    mri_ptrmap_destroy(t->live);
+  }
+  pthread_mutex_destroy(&t->lock);
+  mr_resource_release(t->upstream);
+  free(t->what);
+  free(t);
+}
+
+static const mr_resource_ops track_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "track",
+    .allocate = track_allocate,
+    .deallocate = track_deallocate,
+    .synchronize = mri_forward_synchronize,
+    .trim = mri_forward_trim,
+    .destroy = track_destroy,
+};
+
+mr_status mr_track_resource_create(mr_resource *upstream, mr_resource **out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "track: out is NULL");
+  *out = NULL;
+  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "track: upstream is NULL");
+  track_state *t = mri_calloc(1, sizeof *t);
+  if (t == NULL) return MR_ERR_OUT_OF_MEMORY;
+  pthread_mutex_init(&t->lock, NULL);
+  t->upstream = mr_resource_retain(upstream);
+  t->live = mri_ptrmap_create();
+  t->what = mri_asprintf("track(%s)", mr_resource_describe(upstream));
+  mr_status st = t->live != NULL && t->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+  mr_resource_props props = upstream->props;
+  props.native_alignment = 0; /* any alignment passes on to upstream */
+  if (st == MR_OK) st = mri_resource_create(&track_ops, t, &props, upstream, t->what, out);
+  if (st != MR_OK) {
+    track_destroy(t);
+    return st;
+  }
+  t->self = *out;
+  return MR_OK;
+}
+
+static track_state *track_of(const mr_resource *mr, const char *call) {
+  track_state *t = mr_resource_state(mr, &track_ops);
+  if (t == NULL)
+    mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %s is not a track resource", call,
+              mr_resource_describe(mr));
+  return t;
+}
+
+mr_status mr_track_resource_foreach(const mr_resource *mr,
+                                    void (*fn)(void *user, const mr_track_record *rec),
+                                    void *user, size_t *count) {
+  if (count != NULL) *count = 0;
+  track_state *t = track_of(mr, "mr_track_resource_foreach");
+  if (t == NULL) return MR_ERR_INVALID_ARGUMENT;
+  return track_foreach(t, fn, user, count);
+}
+
+mr_status mr_track_resource_report(const mr_resource *mr, FILE *out) {
+  track_state *t = track_of(mr, "mr_track_resource_report");
+  if (t == NULL) return MR_ERR_INVALID_ARGUMENT;
+  if (out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_track_resource_report: out is NULL");
+  return track_report(t, out, "");
+}

@@ -1,0 +1,67 @@
+/*
+ * adaptor_test.h: helpers shared by the adaptor tests.
+ */
+#ifndef MRCTX_ADAPTOR_TEST_H
+#define MRCTX_ADAPTOR_TEST_H
+
+#include <pthread.h>
+
+#include "adaptors/adaptors_internal.h"
+#include "test_util.h"
+
+/* A faulty upstream (host memory, stream_ordered false unless asked). */
+typedef struct faulty_upstream {
+  mr_resource *mr;
+  faulty_resource *f;
+} faulty_upstream;
+
+faulty_upstream faulty_new(bool stream_ordered);
+
+/* Release `mr`, then check the upstream got everything back, with no bad
+ * frees, and release it too. */
+void release_and_check_upstream(mr_resource *mr, faulty_upstream *u);
+
+/* mr_resource_describe(mr) must equal `expected`. */
+void assert_describes(const mr_resource *mr, const char *expected);
+
+/* The adaptor inherits the upstream's kind, device and access, and reports
+ * `native_alignment`. */
+void assert_inherits_props(const mr_resource *adaptor, const mr_resource *upstream,
+                           size_t native_alignment);
+
+/* Size 0 gives NULL without touching the faulty upstream; NULL frees are
+ * no-ops. */
+void assert_size_zero_and_null_free(mr_resource *mr, const faulty_resource *f);
+
+/* Run fn(arg, index) on `threads` threads at once (started together). */
+void run_threads(int threads, void (*fn)(void *arg, int index), void *arg);
+
+/* Every thread allocates and frees `rounds` random sizes in [1, max_bytes]
+ * (alignment: 0, or cycling through 256..4096 when vary_alignment), keeping
+ * up to 16 live on one of two streams; each block is filled with a pattern
+ * of its own and checked before it is freed, so overlapping blocks are
+ * caught. Host-accessible memory only. Returns the number of successful
+ * allocations over all threads (each is freed). */
+long churn(mr_resource *mr, int threads, int rounds, size_t max_bytes, bool vary_alignment);
+/* The bytes those allocations asked for, in all (of the last churn). */
+uint64_t churn_bytes(void);
+
+/* Two distinct fake stream handles: the unit suite never calls a driver,
+ * and host memory does not care which stream it is on. */
+#define STREAM_A ((mr_stream)(uintptr_t)0x1000)
+#define STREAM_B ((mr_stream)(uintptr_t)0x2000)
+
+/* What a log(...) file holds, checked line by line against rmm's format:
+ * the header, then thread,HH:MM:SS.uuuuuu,action,0xPOINTER,size,0xSTREAM.
+ * Every "allocate" must be matched by a later "free" of the same pointer
+ * and size (unmatched counts those that are not); a pointer is never
+ * allocated twice while live; "allocate failure" lines carry 0x0.
+ * format_errors counts lines that break the format (each printed). */
+typedef struct log_summary {
+  long allocates, failures, frees;
+  long unmatched, format_errors;
+} log_summary;
+
+log_summary log_check(const char *path);
+
+#endif

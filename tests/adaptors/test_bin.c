@@ -1,0 +1,89 @@
+/* unit: bin(UP, min=SIZE, max=SIZE, count=N) over host memory. */
+#include "adaptor_test.h"
+
+static void test_describe_props_and_classes(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_bin_resource_create(u.mr, 256, 4096, 2, &mr));
+  assert_describes(mr, "bin(faulty, min=256B, max=4KiB, count=2)");
+  assert_inherits_props(mr, u.mr, 256);
+  /* Five classes (256 .. 4096), each a fixed with its first slab. */
+  assert_int_equal(faulty_allocations(u.f), 5);
+  assert_int_equal(faulty_live_bytes(u.f), 2 * (256 + 512 + 1024 + 2048 + 4096));
+  assert_size_zero_and_null_free(mr, u.f);
+
+  /* 300 bytes: the 512 class; its two blocks, then a growth. */
+  void *p[4];
+  for (int i = 0; i < 3; i++) assert_ok(mr_allocate(mr, 300, 0, STREAM_A, &p[i]));
+  assert_int_equal(faulty_allocations(u.f), 6);
+  assert_int_equal(faulty_live_bytes(u.f) - 2 * (256 + 512 + 1024 + 2048 + 4096), 2 * 512);
+  /* Larger than max: straight upstream. */
+  assert_ok(mr_allocate(mr, 4097, 0, STREAM_A, &p[3]));
+  assert_int_equal(faulty_allocations(u.f), 7);
+  for (int i = 0; i < 3; i++) assert_ok(mr_deallocate(mr, p[i], 300, 0, STREAM_A));
+  assert_ok(mr_deallocate(mr, p[3], 4097, 0, STREAM_A));
+  /* Exact class sizes and 1 byte land in the right classes. */
+  size_t sizes[] = {1, 256, 257, 512, 513, 4096};
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(sizes); i++) {
+    void *q = NULL;
+    assert_ok(mr_allocate(mr, sizes[i], 0, NULL, &q));
+    memset(q, 1, sizes[i]);
+    assert_ok(mr_deallocate(mr, q, sizes[i], 0, NULL));
+  }
+  assert_int_equal(faulty_allocations(u.f), 7);
+  /* Trim: idle slabs of every class go back, upstream trimmed once. */
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(faulty_trims(u.f), 1);
+  assert_int_equal(faulty_live_blocks(u.f), 0);
+  mr_resource_release(mr);
+  assert_int_equal(faulty_bad_frees(u.f), 0);
+  mr_resource_release(u.mr);
+}
+
+static void test_invalid_arguments_and_failure(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(mr_bin_resource_create(u.mr, 100, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_error_contains("bin(faulty): min 100 and max 4096 must be powers of two with 256 <= min "
+                        "<= max");
+  assert_status(mr_bin_resource_create(u.mr, 128, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_bin_resource_create(u.mr, 8192, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_bin_resource_create(u.mr, 256, 4096, 0, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("count must be at least 1");
+  assert_status(mr_bin_resource_create(NULL, 256, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(faulty_allocations(u.f), 0);
+  /* The third class cannot get its first slab: the others are returned. */
+  faulty_set_fail(u.f, 3, 1);
+  assert_status(mr_bin_resource_create(u.mr, 256, 4096, 2, &mr), MR_ERR_OUT_OF_MEMORY);
+  assert_null(mr);
+  assert_error_contains("bin(faulty): class 3 of 5: fixed(faulty, block=1KiB, count=2): taking "
+                        "the first 2 blocks");
+  assert_int_equal(faulty_live_blocks(u.f), 0);
+  mr_resource_release(u.mr);
+}
+
+static void test_over_aligned_and_threads(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_bin_resource_create(u.mr, 256, 1 << 16, 4, &mr));
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 10, 4096, STREAM_A, &p));
+  assert_true((uintptr_t)p % 4096 == 0);
+  assert_ok(mr_deallocate(mr, p, 10, 4096, STREAM_A));
+  churn(mr, 8, 4000, 80000, true);
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(faulty_live_blocks(u.f), 0);
+  mr_resource_release(mr);
+  assert_int_equal(faulty_bad_frees(u.f), 0);
+  mr_resource_release(u.mr);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_describe_props_and_classes),
+      cmocka_unit_test(test_invalid_arguments_and_failure),
+      cmocka_unit_test(test_over_aligned_and_threads),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,142 @@
+/* unit: log(UP, file=PATH) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "adaptor_test.h"
+
+static char *temp_path(const char *name) {
+  const char *dir = getenv("TMPDIR");
+  if (dir == NULL || dir[0] == '\0') dir = "/tmp";
+  char *path = malloc(512);
+  snprintf(path, 512, "%s/mrctx-test-%ld-%s.csv", dir, (long)getpid(), name);
+  return path;
+}
+
+static void test_describe_props_and_edges(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("edges");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  char expected[600];
+  snprintf(expected, sizeof expected, "log(faulty, file=%s)", path);
+  assert_describes(mr, expected);
+  assert_inherits_props(mr, u.mr, 0);
+  assert_size_zero_and_null_free(mr, u.f);
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(faulty_trims(u.f), 1);
+  assert_ok(mr_log_resource_flush(mr));
+  log_summary sum = log_check(path); /* just the header */
+  assert_int_equal(sum.format_errors, 0);
+  assert_int_equal(sum.allocates + sum.frees + sum.failures, 0);
+  mr_resource_release(mr);
+  assert_status(mr_log_resource_flush(u.mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("faulty is not a log resource");
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
+static void test_unopenable_file(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(mr_log_resource_create(u.mr, "/nonexistent-dir/x/log.csv", &mr),
+                MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_error_contains("cannot open '/nonexistent-dir/x/log.csv' for writing: No such file or "
+                        "directory");
+  assert_status(mr_log_resource_create(u.mr, "", &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("no file given");
+  assert_status(mr_log_resource_create(u.mr, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_log_resource_create(NULL, "/tmp/x.csv", &mr), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_release(u.mr);
+}
+
+static void test_events_parse_back(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("events");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  void *p[3];
+  for (int i = 0; i < 3; i++) assert_ok(mr_allocate(mr, 100 * (size_t)(i + 1), 0, STREAM_A, &p[i]));
+  faulty_set_fail(u.f, 4, 1);
+  void *q = (void *)1;
+  assert_status(mr_allocate(mr, 77, 0, STREAM_B, &q), MR_ERR_OUT_OF_MEMORY);
+  assert_null(q);
+  for (int i = 0; i < 3; i++) assert_ok(mr_deallocate(mr, p[i], 100 * (size_t)(i + 1), 0, STREAM_B));
+  assert_ok(mr_log_resource_flush(mr));
+  log_summary sum = log_check(path);
+  assert_int_equal(sum.format_errors, 0);
+  assert_int_equal(sum.allocates, 3);
+  assert_int_equal(sum.failures, 1);
+  assert_int_equal(sum.frees, 3);
+  assert_int_equal(sum.unmatched, 0);
+  /* The exact fields of one line. */
+  FILE *f = fopen(path, "r");
+  char line[256], want[128];
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_non_null(fgets(line, sizeof line, f));
+  snprintf(want, sizeof want, ",allocate,0x%lx,100,0x1000\n", (unsigned long)(uintptr_t)p[0]);
+  assert_non_null(strstr(line, want));
+  char thread[32];
+  snprintf(thread, sizeof thread, "%ld,", (long)gettid());
+  assert_int_equal(strncmp(line, thread, strlen(thread)), 0);
+  for (int i = 0; i < 3; i++) assert_non_null(fgets(line, sizeof line, f));
+  assert_non_null(strstr(line, ",allocate failure,0x0,77,0x2000\n"));
+  fclose(f);
+  mr_resource_release(mr);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
+static void test_destroy_writes_everything(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("destroy");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  for (int i = 0; i < 5000; i++) {
+    void *p = NULL;
+    assert_ok(mr_allocate(mr, 64, 0, NULL, &p));
+    assert_ok(mr_deallocate(mr, p, 64, 0, NULL));
+  }
+  mr_resource_release(mr); /* no flush: destruction writes it all */
+  log_summary sum = log_check(path);
+  assert_int_equal(sum.format_errors, 0);
+  assert_int_equal(sum.allocates, 5000);
+  assert_int_equal(sum.frees, 5000);
+  assert_int_equal(sum.unmatched, 0);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
+static void test_threads(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("threads");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  long n = churn(mr, 8, 4000, 2000, true);
+  assert_ok(mr_log_resource_flush(mr));
+  log_summary sum = log_check(path);
+  assert_int_equal(sum.format_errors, 0);
+  assert_int_equal(sum.allocates, n);
+  assert_int_equal(sum.frees, n);
+  assert_int_equal(sum.unmatched, 0);
+  mr_resource_release(mr);
+  assert_int_equal(faulty_live_blocks(u.f), 0);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_describe_props_and_edges),
+      cmocka_unit_test(test_unopenable_file),
+      cmocka_unit_test(test_events_parse_back),
+      cmocka_unit_test(test_destroy_writes_everything),
+      cmocka_unit_test(test_threads),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,163 @@
+/* unit: track(UP) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "adaptor_test.h"
+
+static void test_describe_props_and_edges(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_track_resource_create(u.mr, &mr));
+  assert_describes(mr, "track(faulty)");
+  assert_inherits_props(mr, u.mr, 0);
+  assert_size_zero_and_null_free(mr, u.f);
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(faulty_trims(u.f), 1);
+  mr_resource *bad = (mr_resource *)1;
+  assert_status(mr_track_resource_create(NULL, &bad), MR_ERR_INVALID_ARGUMENT);
+  assert_null(bad);
+  size_t count = 5;
+  assert_status(mr_track_resource_foreach(u.mr, NULL, NULL, &count), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("faulty is not a track resource");
+  assert_int_equal(count, 0);
+  assert_status(mr_track_resource_report(mr, NULL), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_release(mr);
+  mr_resource_release(u.mr);
+}
+
+typedef struct seen {
+  int count;
+  mr_track_record records[8];
+} seen;
+
+static void remember(void *user, const mr_track_record *rec) {
+  seen *s = user;
+  if (s->count < 8) s->records[s->count] = *rec;
+  s->count++;
+}
+
+static void test_records_and_refusals(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_track_resource_create(u.mr, &mr));
+  void *a = NULL, *b = NULL;
+  assert_ok(mr_allocate(mr, 1000, 0, STREAM_A, &a));
+  assert_ok(mr_allocate(mr, 2048, 4096, STREAM_B, &b));
+  seen s = {0};
+  size_t count = 0;
+  assert_ok(mr_track_resource_foreach(mr, remember, &s, &count));
+  assert_int_equal(count, 2);
+  assert_int_equal(s.count, 2);
+  for (int i = 0; i < 2; i++) {
+    const mr_track_record *r = &s.records[i];
+    if (r->ptr == a) {
+      assert_int_equal(r->bytes, 1000);
+      assert_int_equal(r->alignment, 256);
+      assert_ptr_equal(r->stream, STREAM_A);
+    } else {
+      assert_ptr_equal(r->ptr, b);
+      assert_int_equal(r->bytes, 2048);
+      assert_int_equal(r->alignment, 4096);
+      assert_ptr_equal(r->stream, STREAM_B);
+    }
+    assert_string_equal(r->owner, "");
+  }
+  /* Unknown pointers and wrong sizes never reach upstream. */
+  long frees = faulty_deallocations(u.f);
+  int local;
+  assert_status(mr_deallocate(mr, &local, 4, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("is not a live allocation (never allocated here, or freed already)");
+  assert_status(mr_deallocate(mr, a, 999, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("was allocated with 1000 bytes aligned to 256, not freed with 999 bytes");
+  assert_status(mr_deallocate(mr, b, 2048, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(faulty_deallocations(u.f), frees);
+  assert_ok(mr_track_resource_foreach(mr, NULL, NULL, &count));
+  assert_int_equal(count, 2);
+  assert_ok(mr_deallocate(mr, a, 1000, 0, NULL));
+  assert_status(mr_deallocate(mr, a, 1000, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_ok(mr_deallocate(mr, b, 2048, 4096, NULL));
+  assert_ok(mr_track_resource_foreach(mr, NULL, NULL, &count));
+  assert_int_equal(count, 0);
+  assert_int_equal(faulty_bad_frees(u.f), 0);
+  mr_resource_release(mr);
+  mr_resource_release(u.mr);
+}
+
+static char *read_all(FILE *f) {
+  fflush(f);
+  long n = ftell(f);
+  char *text = calloc(1, (size_t)n + 1);
+  rewind(f);
+  assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+  return text;
+}
+
+static int count_lines(const char *text) {
+  int n = 0;
+  for (; *text; text++) n += *text == '\n';
+  return n;
+}
+
+static void test_report_and_destroy_report(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_track_resource_create(u.mr, &mr));
+  mri_resource_set_owner(mr, "mylib:temp");
+  void *a = NULL, *b = NULL;
+  assert_ok(mr_allocate(mr, 1024, 0, NULL, &a));
+  assert_ok(mr_allocate(mr, 2048, 0, NULL, &b));
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_ok(mr_track_resource_report(mr, f));
+  char *text = read_all(f);
+  fclose(f);
+  assert_int_equal(count_lines(text), 3);
+  char line[128];
+  snprintf(line, sizeof line, "  %p 1024 bytes (alignment 256, stream (nil)) owner mylib:temp\n", a);
+  assert_non_null(strstr(text, line));
+  assert_non_null(strstr(text, "track(faulty): 2 allocations outstanding, 3072 bytes in all\n"));
+  free(text);
+
+  /* Destroyed with one still live: reported on stderr, not freed. */
+  assert_ok(mr_deallocate(mr, a, 1024, 0, NULL));
+  fflush(stderr);
+  int saved = dup(STDERR_FILENO);
+  FILE *err = tmpfile();
+  dup2(fileno(err), STDERR_FILENO);
+  mr_resource_release(mr);
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  text = read_all(err);
+  fclose(err);
+  assert_non_null(strstr(text, "mrctx: leak: track(faulty): 1 allocation outstanding, 2048 bytes"));
+  assert_non_null(strstr(text, " 2048 bytes (alignment 256"));
+  free(text);
+  assert_int_equal(faulty_live_blocks(u.f), 1);
+  assert_ok(mr_deallocate(u.mr, b, 2048, 0, NULL));
+  mr_resource_release(u.mr);
+}
+
+static void test_threads(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_track_resource_create(u.mr, &mr));
+  churn(mr, 8, 4000, 3000, true);
+  size_t count = 1;
+  assert_ok(mr_track_resource_foreach(mr, NULL, NULL, &count));
+  assert_int_equal(count, 0);
+  assert_int_equal(faulty_live_blocks(u.f), 0);
+  mr_resource_release(mr);
+  mr_resource_release(u.mr);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_describe_props_and_edges),
+      cmocka_unit_test(test_records_and_refusals),
+      cmocka_unit_test(test_report_and_destroy_report),
+      cmocka_unit_test(test_threads),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

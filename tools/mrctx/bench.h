@@ -1,0 +1,122 @@
+/*
+ * bench.h: `mrctx bench`, shared between its files.
+ *
+ * The benchmark uses mrctx's public API only; for its baselines (the raw
+ * driver pool, cuMemHostAlloc) and its streams it opens the driver itself.
+ */
+#ifndef MRCTX_TOOLS_BENCH_H
+#define MRCTX_TOOLS_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <mrctx/mrctx.h>
+
+/* ---- the driver, for baselines -------------------------------------------- */
+
+typedef struct bench_cuda {
+  PFN_cuInit_v2000 cuInit;
+  PFN_cuDriverGetVersion_v2020 cuDriverGetVersion;
+  PFN_cuDeviceGet_v2000 cuDeviceGet;
+  PFN_cuDeviceGetName_v2000 cuDeviceGetName;
+  PFN_cuDevicePrimaryCtxRetain_v7000 cuDevicePrimaryCtxRetain;
+  PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent;
+  PFN_cuCtxGetDevice_v13000 cuCtxGetDevice;
+  PFN_cuStreamCreate_v2000 cuStreamCreate;
+  PFN_cuStreamDestroy_v4000 cuStreamDestroy;
+  PFN_cuStreamSynchronize_v2000 cuStreamSynchronize;
+  PFN_cuMemGetMemPool_v13000 cuMemGetMemPool;
+  PFN_cuMemGetDefaultMemPool_v13000 cuMemGetDefaultMemPool;
+  PFN_cuMemPoolSetAttribute_v11020 cuMemPoolSetAttribute;
+  PFN_cuMemAllocFromPoolAsync_v11020 cuMemAllocFromPoolAsync;
+  PFN_cuMemFreeAsync_v11020 cuMemFreeAsync;
+  PFN_cuMemHostAlloc_v2020 cuMemHostAlloc;
+  PFN_cuMemFreeHost_v2000 cuMemFreeHost;
+  CUcontext context; /* device 0's primary context */
+  CUmemoryPool device_pool, pinned_pool;
+  int version;
+  char device_name[128];
+} bench_cuda;
+
+/* Open the driver (or $MRCTX_CUDA_DRIVER) and device 0. On failure, false
+ * and a reason in `why`. */
+bool bench_cuda_open(bench_cuda *cu, char *why, size_t cap);
+
+/* ---- allocators under test ------------------------------------------------- */
+
+/* Every allocator is called through the same indirect calls, so none gets
+ * an advantage from inlining. `alloc` returns 0 on success. */
+typedef struct bench_allocator {
+  const char *name;  /* e.g. "mrctx cache(device)" */
+  const char *label; /* short key for JSON and charts, e.g. "cache" */
+  void *state;
+  int (*alloc)(void *state, size_t bytes, CUstream stream, void **ptr);
+  void (*free)(void *state, void *ptr, size_t bytes, CUstream stream);
+  /* Optional: release everything cached between workloads. */
+  void (*trim)(void *state);
+} bench_allocator;
+
+/* A context tag: the allocation asks ctx_get_mr(ctx, tag), as a library's
+ * allocation site does; the free goes to the resource kept from it. */
+bench_allocator bench_tag_allocator(const char *name, const char *label, mr_context *ctx,
+                                    int tag);
+/* A resource called directly (for a context's resource: kept, no lookup). */
+bench_allocator bench_resource_allocator(const char *name, const char *label,
+                                         mr_resource *mr);
+/* cuMemAllocFromPoolAsync / cuMemFreeAsync on `pool`. */
+bench_allocator bench_pool_allocator(const char *name, const char *label, const bench_cuda *cu,
+                                     CUmemoryPool pool);
+/* cuMemHostAlloc / cuMemFreeHost. */
+bench_allocator bench_host_alloc_allocator(const bench_cuda *cu);
+#if MRCTX_BENCH_CUB
+/* cub::CachingDeviceAllocator as most code constructs it (bench_cub.cu). */
+bool bench_cub_open(bench_allocator *out);
+#endif
+void bench_allocator_close(bench_allocator *a);
+
+/* ---- results --------------------------------------------------------------- */
+
+typedef struct bench_result {
+  const char *workload; /* "lookup", "pairs", "threads", "random", "pinned", "arena" */
+  const char *sizes;    /* "256B-1MiB", ... or "" */
+  const char *allocator;
+  const char *label;
+  int threads;
+  double ns_per_op;   /* per operation, per thread (pairs: one alloc + one free) */
+  double mops;        /* aggregate million operations per second */
+  long ops;           /* operations timed */
+  long failures;      /* allocations that failed */
+} bench_result;
+
+typedef struct bench_results {
+  bench_result *items;
+  size_t count, capacity;
+} bench_results;
+
+void bench_results_add(bench_results *r, bench_result result);
+/* The result for (workload, sizes, label, threads), or NULL. */
+const bench_result *bench_results_find(const bench_results *r, const char *workload,
+                                       const char *sizes, const char *label, int threads);
+
+/* A target from the issue, checked against the results. */
+typedef struct bench_target {
+  const char *what;
+  double measured; /* the ratio or value measured */
+  double wanted;   /* the bound */
+  bool at_most;    /* measured must be <= wanted (else >=) */
+  const char *unit;
+  bool available;  /* false when a peer was missing (e.g. no cub) */
+} bench_target;
+
+void bench_print_table(FILE *out, const bench_results *r);
+void bench_print_targets(FILE *out, const bench_target *targets, size_t count);
+bool bench_write_json(const char *path, const bench_cuda *cu, const bench_results *r,
+                      const bench_target *targets, size_t count);
+bool bench_write_svg(const char *path, const bench_results *r);
+
+#endif

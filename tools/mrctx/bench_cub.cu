@@ -1,0 +1,33 @@
+// bench_cub.cu: cub's CachingDeviceAllocator as a peer in `mrctx bench`.
+// Built only where nvcc is present; it is what many CUDA C++ codebases use
+// today, so mrctx reports its speed against it.
+#include <cub/util_allocator.cuh>
+
+#include "bench_cub.h"
+
+extern "C" void *bench_cub_create(void) {
+  if (cudaSetDevice(0) != cudaSuccess) return nullptr;
+  // As most code constructs it: default bins (512 B .. 2 MiB in powers of
+  // 8) and the default cap on cached bytes (6 MiB).
+  return new (std::nothrow) cub::CachingDeviceAllocator();
+}
+
+extern "C" void bench_cub_destroy(void *cub) {
+  auto *a = static_cast<cub::CachingDeviceAllocator *>(cub);
+  if (a == nullptr) return;
+  a->FreeAllCached();
+  delete a;
+}
+
+extern "C" int bench_cub_allocate(void *cub, void **ptr, size_t bytes, void *stream) {
+  auto *a = static_cast<cub::CachingDeviceAllocator *>(cub);
+  return a->DeviceAllocate(ptr, bytes, static_cast<cudaStream_t>(stream)) == cudaSuccess ? 0 : 1;
+}
+
+extern "C" void bench_cub_deallocate(void *cub, void *ptr) {
+  static_cast<cub::CachingDeviceAllocator *>(cub)->DeviceFree(ptr);
+}
+
+extern "C" void bench_cub_trim(void *cub) {
+  static_cast<cub::CachingDeviceAllocator *>(cub)->FreeAllCached();
+}
