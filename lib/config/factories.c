@@ -10,7 +10,13 @@
  *   pool       kind=device, release=max, max=0 (no limit), initial=0,
  *              access=all
  *   cache      max=0: the cache's own default (1 GiB)
+ *   arena      chunk=64MiB
+ *   fixed      block=1MiB, count=16
+ *   bin        min=256B, max=64KiB, count=64
+ *   retry      attempts=0: the adaptor's own default (3)
+ *   log, limit, align: file, bytes and alignment are required
  */
+#include <limits.h>
 #include <string.h>
 
 #include "config/config_internal.h"
@@ -127,9 +133,104 @@ static mr_status size_param(const mr_spec_args *args, const char *key, uint64_t 
   return st;
 }
 
+/* A whole-number parameter that must fit this platform's size_t. */
+static mr_status count_param(const mr_spec_args *args, const char *key, uint64_t fallback,
+                             size_t *out) {
+  uint64_t value;
+  mr_status st = mr_spec_args_uint(args, key, fallback, &value);
+  *out = (size_t)value;
+#if SIZE_MAX < UINT64_MAX
+  if (st == MR_OK && value > SIZE_MAX)
+    return mr_spec_args_error(args, key, "%s=%llu does not fit this platform's size_t", key,
+                              (unsigned long long)value);
+#endif
+  return st;
+}
+
+/* Parameters without a sensible default (a limit or an alignment nobody
+ * chose would surprise) must be given. */
+static mr_status require(const mr_spec_args *args, const char *key, const char *what) {
+  if (mr_spec_args_has(args, key)) return MR_OK;
+  return mr_spec_args_error(args, NULL, "needs %s=%s", key, what);
+}
+
 /* stats(UP) */
 static mr_status build_stats(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   return mr_stats_resource_create(upstream, out);
+}
+
+/* log(UP, file=PATH) */
+static mr_status build_log(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  const char *file = NULL;
+  mr_status st = require(args, "file", "PATH (the CSV file to write)");
+  if (st == MR_OK) st = mr_spec_args_word(args, "file", NULL, &file);
+  if (st != MR_OK) return st;
+  return mr_log_resource_create(upstream, file, out);
+}
+
+/* limit(UP, bytes=SIZE) */
+static mr_status build_limit(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  size_t bytes;
+  mr_status st = require(args, "bytes", "SIZE (the most it lets be in use)");
+  if (st == MR_OK) st = size_param(args, "bytes", 0, &bytes);
+  if (st != MR_OK) return st;
+  return mr_limit_resource_create(upstream, bytes, out);
+}
+
+/* align(UP, alignment=SIZE) */
+static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  size_t alignment;
+  mr_status st = require(args, "alignment", "SIZE (a power of two)");
+  if (st == MR_OK) st = size_param(args, "alignment", 0, &alignment);
+  if (st != MR_OK) return st;
+  if (!mri_is_pow2(alignment))
+    return mr_spec_args_error(args, "alignment", "alignment=%zu is not a power of two", alignment);
+  return mr_align_resource_create(upstream, alignment, out);
+}
+
+/* arena(UP, chunk=SIZE): chunk 64MiB, taken on first use. */
+static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  size_t chunk;
+  mr_status st = size_param(args, "chunk", (uint64_t)64 << 20, &chunk);
+  if (st != MR_OK) return st;
+  return mr_arena_resource_create(upstream, chunk, out);
+}
+
+/* fixed(UP, block=SIZE, count=N): 16 blocks of 1MiB, taken at creation. */
+static mr_status build_fixed(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  size_t block, count;
+  mr_status st = size_param(args, "block", (uint64_t)1 << 20, &block);
+  if (st == MR_OK) st = count_param(args, "count", 16, &count);
+  if (st != MR_OK) return st;
+  return mr_fixed_resource_create(upstream, block, count, out);
+}
+
+/* bin(UP, min=SIZE, max=SIZE, count=N): classes 256B..64KiB, 64 blocks
+ * each (about 8MiB in all, taken at creation). */
+static mr_status build_bin(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  size_t min, max, count;
+  mr_status st = size_param(args, "min", 256, &min);
+  if (st == MR_OK) st = size_param(args, "max", (uint64_t)64 << 10, &max);
+  if (st == MR_OK) st = count_param(args, "count", 64, &count);
+  if (st != MR_OK) return st;
+  return mr_bin_resource_create(upstream, min, max, count, out);
+}
+
+/* retry(UP, attempts=N): 0, the default, is the adaptor's own (3). Spec-built
+ * retries use the process-wide OOM handler. */
+static mr_status build_retry(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  uint64_t attempts;
+  mr_status st = mr_spec_args_uint(args, "attempts", 0, &attempts);
+  if (st != MR_OK) return st;
+  if (attempts > INT_MAX)
+    return mr_spec_args_error(args, "attempts", "attempts=%llu is more than %d",
+                              (unsigned long long)attempts, INT_MAX);
+  return mr_retry_resource_create(upstream, (int)attempts, NULL, NULL, out);
+}
+
+/* track(UP) */
+static mr_status build_track(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
+  return mr_track_resource_create(upstream, out);
 }
 
 /* cache(UP, max=SIZE): max 0 (the default) is the cache's own, 1 GiB. */
@@ -141,8 +242,10 @@ static mr_status build_cache(mr_resource *upstream, const mr_spec_args *args, mr
 }
 
 static const adaptor_factory adaptor_factories[] = {
-    {"cache", build_cache},
-    {"stats", build_stats},
+    {"align", build_align}, {"arena", build_arena}, {"bin", build_bin},
+    {"cache", build_cache}, {"fixed", build_fixed}, {"limit", build_limit},
+    {"log", build_log},     {"retry", build_retry}, {"stats", build_stats},
+    {"track", build_track},
 };
 
 mr_status mri_register_builtin_factories(

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -182,10 +183,77 @@ static void test_builtin_host_specs(void **state) {
   assert_error_contains("cache: needs an upstream resource as its first argument");
 }
 
+static void test_adaptor_specs(void **state) {
+  /* Defaults, and descriptions that parse back. */
+  spec_describes("arena(host)", "arena(host, chunk=64MiB)");
+  spec_describes("arena(host, chunk=1.5MiB)", "arena(host, chunk=1536KiB)");
+  spec_describes("fixed(host)", "fixed(host, block=1MiB, count=16)");
+  spec_describes("fixed(host, count=2, block=4K)", "fixed(host, block=4KiB, count=2)");
+  spec_describes("bin(host)", "bin(host, min=256B, max=64KiB, count=64)");
+  spec_describes("bin(host, min=1K, max=4K, count=2)", "bin(host, min=1KiB, max=4KiB, count=2)");
+  spec_describes("limit(host, bytes=1GiB)", "limit(host, bytes=1GiB)");
+  spec_describes("align(host, alignment=4K)", "align(host, alignment=4KiB)");
+  spec_describes("retry(host)", "retry(host)");
+  spec_describes("retry(host, attempts=5)", "retry(host, attempts=5)");
+  spec_describes("track(host)", "track(host)");
+  spec_describes("cache(arena(host))", "cache(arena(host, chunk=64MiB))");
+
+  char dir[] = "/tmp/mrctx-spec-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char spec[256], description[256], path[128];
+  snprintf(path, sizeof path, "%s/t.csv", dir);
+  snprintf(spec, sizeof spec,
+           "track(log(limit(arena(host, chunk=1MiB), bytes=4GiB), file=\"%s\"))", path);
+  snprintf(description, sizeof description,
+           "track(log(limit(arena(host, chunk=1MiB), bytes=4GiB), file=%s))", path);
+  spec_describes(spec, description);
+  unlink(path);
+  rmdir(dir);
+
+  /* Required parameters, checked values, and constructors' refusals. */
+  spec_fails("limit(host)", MR_ERR_CONFIG,
+             "spec, column 1: limit: needs bytes=SIZE (the most it lets be in use)\n"
+             "  limit(host)\n"
+             "  ^");
+  spec_fails("log(host)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("spec, column 1: log: needs file=PATH (the CSV file to write)");
+  spec_fails("align(host)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("spec, column 1: align: needs alignment=SIZE (a power of two)");
+  spec_fails("align(host, alignment=3)", MR_ERR_CONFIG,
+             "spec, column 13: align: alignment=3 is not a power of two\n"
+             "  align(host, alignment=3)\n"
+             "              ^");
+  spec_fails("arena(host, chnk=1)", MR_ERR_CONFIG,
+             "spec, column 13: arena: unknown parameter 'chnk' (known: chunk)\n"
+             "  arena(host, chnk=1)\n"
+             "              ^");
+  spec_fails("fixed(host, block=0)", MR_ERR_CONFIG,
+             "spec, column 1: fixed(host): block size 0 is out of range\n"
+             "  fixed(host, block=0)\n"
+             "  ^");
+  spec_fails("bin(host, min=100)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("spec, column 1: bin(host): min 100 and max 65536 must be powers of two");
+  spec_fails("bin(host, mn=256)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("bin: unknown parameter 'mn' (known: min, max, count)");
+  spec_fails("retry(host, attempts=99999999999)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("spec, column 13: retry: attempts=99999999999 is more than 2147483647");
+  spec_fails("log(host, file=/nonexistent/dir/x.csv)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("cannot open '/nonexistent/dir/x.csv' for writing");
+  spec_fails("arena", MR_ERR_CONFIG, NULL);
+  assert_error_contains("spec, column 6: arena: needs an upstream resource as its first argument, "
+                        "e.g. arena(device)");
+  /* Over a device without a driver: parameters are still checked first. */
+  spec_fails("arena(device, chunk=64MB)", MR_ERR_CONFIG, NULL);
+  spec_fails("fixed(pinned, block=4MiB, count=32)", MR_ERR_NO_DRIVER, NULL);
+  spec_fails("retry(arena(device))", MR_ERR_NO_DRIVER, NULL);
+}
+
 static void test_builtin_names_listed(void **state) {
   const char *names = known_names();
-  const char *builtins[] = {"cache", "device", "device_default", "host", "managed", "pinned",
-                            "pool", "stats", "sync_device", "sync_managed", "sync_pinned"};
+  const char *builtins[] = {"align", "arena", "bin", "cache", "device", "device_default",
+                            "fixed", "host", "limit", "log", "managed", "pinned", "pool",
+                            "retry", "stats", "sync_device", "sync_managed", "sync_pinned",
+                            "track"};
   for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
     char needle[64];
     snprintf(needle, sizeof needle, "%s", builtins[i]);
@@ -536,6 +604,7 @@ static void test_getters_reject_null(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builtin_host_specs),
+      cmocka_unit_test(test_adaptor_specs),
       cmocka_unit_test(test_builtin_names_listed),
       cmocka_unit_test(test_register_refusals),
       cmocka_unit_test(test_unknown_name_lists_known),

@@ -8,11 +8,11 @@
 #include "mylib.h"
 
 /* Defaults: the library's choice; the application may override any of
- * them. Scratch space is bump-allocated from a cached host block, staging
- * is page-locked (so a GPU version could copy from it asynchronously), and
+ * them. Scratch space is bump-allocated from 1MiB host chunks, staging is
+ * page-locked (so a GPU version could copy from it asynchronously), and
  * results are plain host memory the caller can keep. */
 const mr_tag mylib_tags[MYLIB_TAG_COUNT] = {
-    [MYLIB_TEMP] = {"temp", "cache(host, max=16MiB)"},
+    [MYLIB_TEMP] = {"temp", "arena(host, chunk=1MiB)"},
     [MYLIB_STAGING] = {"staging", "pinned"},
     [MYLIB_RESULT] = {"result", "host"},
 };
