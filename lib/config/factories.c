@@ -119,25 +119,14 @@ static mr_status make_adaptor(void *user, const mr_spec_args *args, mr_resource 
   return st;
 }
 
-/* A size parameter that must fit this platform's size_t. */
-static mr_status size_param(const mr_spec_args *args, const char *key, uint64_t fallback,
-                            size_t *out) {
+/* A size or count parameter (read by `get`: mr_spec_args_size or
+ * mr_spec_args_uint) that must fit this platform's size_t. */
+static mr_status size_t_param(mr_status (*get)(const mr_spec_args *, const char *, uint64_t,
+                                               uint64_t *),
+                              const mr_spec_args *args, const char *key, uint64_t fallback,
+                              size_t *out) {
   uint64_t value;
-  mr_status st = mr_spec_args_size(args, key, fallback, &value);
-  *out = (size_t)value;
-#if SIZE_MAX < UINT64_MAX
-  if (st == MR_OK && value > SIZE_MAX)
-    return mr_spec_args_error(args, key, "%s=%llu bytes does not fit this platform's size_t", key,
-                              (unsigned long long)value);
-#endif
-  return st;
-}
-
-/* A whole-number parameter that must fit this platform's size_t. */
-static mr_status count_param(const mr_spec_args *args, const char *key, uint64_t fallback,
-                             size_t *out) {
-  uint64_t value;
-  mr_status st = mr_spec_args_uint(args, key, fallback, &value);
+  mr_status st = get(args, key, fallback, &value);
   *out = (size_t)value;
 #if SIZE_MAX < UINT64_MAX
   if (st == MR_OK && value > SIZE_MAX)
@@ -145,6 +134,16 @@ static mr_status count_param(const mr_spec_args *args, const char *key, uint64_t
                               (unsigned long long)value);
 #endif
   return st;
+}
+
+static mr_status size_param(const mr_spec_args *args, const char *key, uint64_t fallback,
+                            size_t *out) {
+  return size_t_param(mr_spec_args_size, args, key, fallback, out);
+}
+
+static mr_status count_param(const mr_spec_args *args, const char *key, uint64_t fallback,
+                             size_t *out) {
+  return size_t_param(mr_spec_args_uint, args, key, fallback, out);
 }
 
 /* Parameters without a sensible default (a limit or an alignment nobody

@@ -688,6 +688,16 @@ static mr_status parser_start(const mri_text_source *source, parser *p, mri_conf
   return MR_OK;
 }
 
+/* Hand the config over, or free it on failure. */
+static mr_status parser_finish(mri_config *config, mr_status st, mri_config **out) {
+  if (st != MR_OK) {
+    mri_config_free(config);
+    return st;
+  }
+  *out = config;
+  return MR_OK;
+}
+
 mr_status mri_config_parse(const mri_text_source *source, mri_config **out) {
   *out = NULL;
   mri_config *config;
@@ -717,12 +727,7 @@ mr_status mri_config_parse(const mri_text_source *source, mri_config **out) {
       memcpy(config->entries, entries, config->entry_count * sizeof *entries);
   }
   free(entries);
-  if (st != MR_OK) {
-    mri_config_free(config);
-    return st;
-  }
-  *out = config;
-  return MR_OK;
+  return parser_finish(config, st, out);
 }
 
 mr_status mri_spec_parse(const mri_text_source *source, mri_config **out) {
@@ -746,12 +751,9 @@ mr_status mri_spec_parse(const mri_text_source *source, mri_config **out) {
     st = peek(&p, &t);
     if (st == MR_OK && t->kind != TOK_END) st = fail_token(&p, t, "the end of the spec");
   }
-  if (st != MR_OK) {
-    mri_config_free(config);
-    return st;
+  if (st == MR_OK) {
+    config->entries = entry;
+    config->entry_count = 1;
   }
-  config->entries = entry;
-  config->entry_count = 1;
-  *out = config;
-  return MR_OK;
+  return parser_finish(config, st, out);
 }

@@ -206,6 +206,19 @@ void mri_spec_args_hint_props(const mr_spec_args *args, const mr_resource_props 
   a->props_hint = *props;
 }
 
+/* What every key getter does first: check its arguments and find `key`.
+ * OUT: *index, -1 when the key is absent (the getter then gives its
+ * fallback). */
+static mr_status start_getter(const char *getter, const mr_spec_args *args, const char *key,
+                              const void *out, long *index) {
+  *index = -1;
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: out is NULL", getter);
+  if (args == NULL || key == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: args or key is NULL", getter);
+  *index = find_key(args, key, true);
+  return MR_OK;
+}
+
 /* The value node of `key` if it is a bare word/number; errors otherwise. */
 static mr_status atom_value(const mr_spec_args *args, long i, const char *expected,
                             const mri_spec_node **node) {
@@ -219,17 +232,15 @@ static mr_status atom_value(const mr_spec_args *args, long i, const char *expect
 
 mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t fallback,
                             uint64_t *out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_size: out is NULL");
-  *out = 0;
-  if (args == NULL || key == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_size: args or key is NULL");
-  long i = find_key(args, key, true);
-  if (i < 0) {
-    *out = fallback;
-    return MR_OK;
+  if (out != NULL) *out = 0;
+  long i;
+  mr_status st = start_getter("mr_spec_args_size", args, key, out, &i);
+  if (st != MR_OK || i < 0) {
+    if (st == MR_OK) *out = fallback;
+    return st;
   }
   const mri_spec_node *v;
-  mr_status st = atom_value(args, i, "a size", &v);
+  st = atom_value(args, i, "a size", &v);
   if (st != MR_OK) return st;
   char why[256];
   mri_size_text size;
@@ -254,17 +265,15 @@ mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t 
 
 mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key, uint64_t fallback,
                             uint64_t *out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_uint: out is NULL");
-  *out = 0;
-  if (args == NULL || key == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_uint: args or key is NULL");
-  long i = find_key(args, key, true);
-  if (i < 0) {
-    *out = fallback;
-    return MR_OK;
+  if (out != NULL) *out = 0;
+  long i;
+  mr_status st = start_getter("mr_spec_args_uint", args, key, out, &i);
+  if (st != MR_OK || i < 0) {
+    if (st == MR_OK) *out = fallback;
+    return st;
   }
   const mri_spec_node *v;
-  mr_status st = atom_value(args, i, "a whole number", &v);
+  st = atom_value(args, i, "a whole number", &v);
   if (st != MR_OK) return st;
   uint64_t value = 0;
   for (const char *d = v->text; *d != '\0'; d++) {
@@ -281,14 +290,12 @@ mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key, uint64_t 
 
 mr_status mr_spec_args_word(const mr_spec_args *args, const char *key, const char *fallback,
                             const char **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_word: out is NULL");
-  *out = NULL;
-  if (args == NULL || key == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_word: args or key is NULL");
-  long i = find_key(args, key, true);
-  if (i < 0) {
-    *out = fallback;
-    return MR_OK;
+  if (out != NULL) *out = NULL;
+  long i;
+  mr_status st = start_getter("mr_spec_args_word", args, key, out, &i);
+  if (st != MR_OK || i < 0) {
+    if (st == MR_OK) *out = fallback;
+    return st;
   }
   const mri_spec_node *v = args->call->args[i].value;
   if (v->kind != MRI_NODE_ATOM && v->kind != MRI_NODE_STRING)
@@ -300,12 +307,12 @@ mr_status mr_spec_args_word(const mr_spec_args *args, const char *key, const cha
 
 mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
                               const char *const *choices, int fallback, int *out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_choice: out is NULL");
-  *out = fallback;
-  if (args == NULL || key == NULL || choices == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_choice: NULL argument");
-  long i = find_key(args, key, true);
-  if (i < 0) return MR_OK;
+  if (out != NULL) *out = fallback;
+  if (choices == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_choice: choices is NULL");
+  long i;
+  mr_status st = start_getter("mr_spec_args_choice", args, key, out, &i);
+  if (st != MR_OK || i < 0) return st;
   const mri_spec_node *v = args->call->args[i].value;
   if (v->kind == MRI_NODE_ATOM) {
     for (int c = 0; choices[c] != NULL; c++) {
@@ -330,12 +337,10 @@ mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
 }
 
 mr_status mr_spec_args_spec(const mr_spec_args *args, const char *key, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_spec: out is NULL");
-  *out = NULL;
-  if (args == NULL || key == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_spec: args or key is NULL");
-  long i = find_key(args, key, true);
-  if (i < 0) return MR_OK;
+  if (out != NULL) *out = NULL;
+  long i;
+  mr_status st = start_getter("mr_spec_args_spec", args, key, out, &i);
+  if (st != MR_OK || i < 0) return st;
   return resolve_arg(args, (size_t)i, out);
 }
 
