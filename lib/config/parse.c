@@ -411,6 +411,14 @@ static mr_status parse_spec(parser *p, int depth, const char *expected, mri_spec
   return parse_call(p, &name, depth, out);
 }
 
+/* An atom that must be a name (of a resource, a parameter). */
+static mr_status expect_name(parser *p, const token *t, const char *what) {
+  if (mri_is_identifier(p->text + t->start, t->length)) return MR_OK;
+  int n = t->length > 40 ? 40 : (int)t->length;
+  return fail_at(p, t->pos, "'%.*s' is not %s (letters, digits and '_')", n, p->text + t->start,
+                 what);
+}
+
 /* value := size | number | word | "string" | spec */
 static mr_status parse_value(parser *p, const char *key, int depth, mri_spec_node **out) {
   const token *t;
@@ -446,12 +454,8 @@ static mr_status parse_value(parser *p, const char *key, int depth, mri_spec_nod
   st = peek(p, &t);
   if (st != MR_OK) return st;
   if (t->kind == TOK_LPAREN) {
-    if (!mri_is_identifier(p->text + atom.start, atom.length)) {
-      int n = atom.length > 40 ? 40 : (int)atom.length;
-      return fail_at(p, atom.pos, "'%.*s' is not a resource name (letters, digits and '_')", n,
-                     p->text + atom.start);
-    }
-    return parse_call(p, &atom, depth, out);
+    st = expect_name(p, &atom, "a resource name");
+    return st == MR_OK ? parse_call(p, &atom, depth, out) : st;
   }
   mri_spec_node *node = new_node(p, MRI_NODE_ATOM, &atom);
   if (node == NULL) return MR_ERR_OUT_OF_MEMORY;
@@ -498,11 +502,8 @@ static mr_status parse_arg(parser *p, int depth, arg_list *list) {
   st = peek(p, &t);
   if (st != MR_OK) return st;
   if (t->kind == TOK_EQUALS) {
-    if (!mri_is_identifier(p->text + first.start, first.length)) {
-      int n = first.length > 40 ? 40 : (int)first.length;
-      return fail_at(p, first.pos, "'%.*s' is not a parameter name (letters, digits and '_')", n,
-                     p->text + first.start);
-    }
+    st = expect_name(p, &first, "a parameter name");
+    if (st != MR_OK) return st;
     take(p);
     char *key = parse_strndup(p->config, p->text + first.start, first.length);
     if (key == NULL) return MR_ERR_OUT_OF_MEMORY;
