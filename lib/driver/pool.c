@@ -74,9 +74,13 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   describe_pool(desc, description, sizeof description);
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return mri_error_prefix(st, "%s", description);
+  if (desc->kind == MR_POOL_MANAGED) {
+    st = mri_require_managed_memory(description, device);
+    if (st != MR_OK) return st;
+  }
   bool supported = false;
   st = mri_pool_supported(desc->kind, device, &supported);
-  if (st != MR_OK) return st;
+  if (st != MR_OK) return mri_error_prefix(st, "%s", description);
   if (!supported)
     return mri_error(MR_ERR_UNSUPPORTED,
                      "%s: device %d has no %s memory-pool support (sync_%s works there)",

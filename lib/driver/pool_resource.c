@@ -37,6 +37,16 @@ static mr_status device_attribute(int device, CUdevice_attribute attribute, int 
   return MR_OK;
 }
 
+mr_status mri_require_managed_memory(const char *what, int device) {
+  int value = 0;
+  mr_status st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &value);
+  if (st != MR_OK) return mri_error_prefix(st, "%s", what);
+  if (!value)
+    return mri_error(MR_ERR_UNSUPPORTED, "%s: device %d cannot allocate managed memory", what,
+                     device);
+  return MR_OK;
+}
+
 mr_status mri_pool_supported(mr_pool_kind kind, int device, bool *supported) {
   *supported = false;
   int value = 0;
