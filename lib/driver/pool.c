@@ -48,8 +48,15 @@ static mr_status reserve_initial(mri_pool_state *s, uint64_t bytes) {
   if (r != CUDA_SUCCESS)
     return mri_cuda_fail(r, "pool: reserving initial=%llu bytes", (unsigned long long)bytes);
   r = cu->cuMemFreeAsync(p, NULL);
-  if (r == CUDA_SUCCESS) r = cu->cuStreamSynchronize(NULL);
-  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "pool: returning the initial reservation");
+  if (r != CUDA_SUCCESS) {
+    /* An outstanding block would keep the pool alive after its destruction:
+     * free it synchronously instead. */
+    st = mri_cuda_fail(r, "pool: returning the initial reservation");
+    cu->cuMemFree(p);
+    return st;
+  }
+  r = cu->cuStreamSynchronize(NULL);
+  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "pool: waiting for the initial reservation");
   return MR_OK;
 }
 
