@@ -474,6 +474,11 @@ static void test_pool_parameters(void **state) {
        "pool(kind=pinned, initial=4MiB, access=none)"},
       {MR_POOL_MANAGED, (uint64_t)3 << 30, 0, 0, MR_POOL_ACCESS_ALL,
        "pool(kind=managed, release=3GiB)"},
+      /* Sizes that are no whole number of a larger unit stay exact. */
+      {MR_POOL_DEVICE, 10241, (uint64_t)1536 << 10, 0, MR_POOL_ACCESS_ALL,
+       "pool(kind=device, release=10241B, max=1536KiB)"},
+      {MR_POOL_DEVICE, ((uint64_t)20 << 30) + 1024, 0, 0, MR_POOL_ACCESS_ALL,
+       "pool(kind=device, release=20971521KiB)"},
   };
   for (size_t i = 0; i < MRI_ARRAY_SIZE(cases); i++) {
     mr_pool_desc desc;
