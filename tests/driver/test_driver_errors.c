@@ -3,14 +3,17 @@
  * simulator, over the fake driver): for each resource and each operation
  * (create, allocate, deallocate, their synchronous forms, pool information),
  * run it once and count the driver calls it makes; then run it again once
- * per call, making exactly that call fail, and check the outcome:
+ * per call and error, making exactly that call fail, and check the outcome:
  *  - the operation fails with MR_ERR_OUT_OF_MEMORY for
- *    CUDA_ERROR_OUT_OF_MEMORY and MR_ERR_DRIVER otherwise, mr_last_error()
+ *    CUDA_ERROR_OUT_OF_MEMORY, MR_ERR_UNSUPPORTED for
+ *    CUDA_ERROR_NOT_SUPPORTED and MR_ERR_DRIVER otherwise, mr_last_error()
  *    names the driver's error, and out-pointers are NULL;
  *  - nothing leaks, and a failed free leaves the block allocated so that
  *    freeing again works;
  *  - except the calls whose failure the library rides over by design
- *    (tolerated[] below), where the operation succeeds.
+ *    (tolerated[] below), where the operation succeeds, and a driver
+ *    without a default pool, where the default-pool resources fall back to
+ *    their synchronous form (falls_back()).
  */
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +71,14 @@ typedef struct scenario {
   void *ptr;
   bool allocated;
 } scenario;
+
+/* Creating device_default, pinned or managed where cuMemGetDefaultMemPool
+ * says CUDA_ERROR_NOT_SUPPORTED gives the sync_* resource instead. */
+static bool falls_back(const scenario *s, const char *entry, CUresult error) {
+  return s->ph == PHASE_CREATE && error == CUDA_ERROR_NOT_SUPPORTED &&
+         strcmp(entry, "cuMemGetDefaultMemPool") == 0 && s->c->pool_backed &&
+         !s->c->owned_pool && strcmp(s->c->spec, "device") != 0;
+}
 
 static void describe_scenario(const scenario *s, char *buf, size_t cap) {
   char what[96];
@@ -159,14 +170,22 @@ static void check_injected(scenario *s, const char *entry, long nth, CUresult er
   char name[160];
   describe_scenario(s, name, sizeof name);
   const char *error_name = mri_cuda_error_name(error);
-  if (is_tolerated(entry)) {
+  if (falls_back(s, entry, error)) {
+    if (st != MR_OK || strstr(mr_resource_describe(s->mr), "# the driver has no default") == NULL) {
+      print_error("%s: without a default pool: %s, %s\n", name, mr_status_name(st),
+                  st == MR_OK ? mr_resource_describe(s->mr) : mr_last_error());
+      fail();
+    }
+  } else if (is_tolerated(entry)) {
     if (st != MR_OK) {
       print_error("%s: %s call %ld failing with %s should be ridden over, but: %s\n", name,
                   entry, nth, error_name, mr_last_error());
       fail();
     }
   } else {
-    mr_status expected = error == CUDA_ERROR_OUT_OF_MEMORY ? MR_ERR_OUT_OF_MEMORY : MR_ERR_DRIVER;
+    mr_status expected = error == CUDA_ERROR_OUT_OF_MEMORY  ? MR_ERR_OUT_OF_MEMORY
+                         : error == CUDA_ERROR_NOT_SUPPORTED ? MR_ERR_UNSUPPORTED
+                                                             : MR_ERR_DRIVER;
     if (st != expected || strstr(mr_last_error(), error_name) == NULL) {
       print_error("%s: %s call %ld of %ld failing with %s: got %s, expected %s naming the "
                   "error; message: %s\n",
@@ -193,6 +212,7 @@ static void inject_everywhere(scenario *s) {
     for (long nth = 1; nth <= made[e]; nth++) {
       check_injected(s, entries[e], nth, CUDA_ERROR_UNKNOWN);
       check_injected(s, entries[e], nth, CUDA_ERROR_OUT_OF_MEMORY);
+      check_injected(s, entries[e], nth, CUDA_ERROR_NOT_SUPPORTED);
       if (!is_tolerated(entries[e])) injected++;
     }
   }

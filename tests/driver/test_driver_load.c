@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "driver/cuda_driver.h"
+#include "driver_cases.h"
 #include "fakecuda.h"
 #include "test_util.h"
 
@@ -77,31 +78,12 @@ static void test_queries(void **state) {
   assert_error_contains(expected_message);
 }
 
-static mr_status create_pool(int device, mr_resource **out) {
-  mr_pool_desc desc;
-  mr_pool_desc_init(&desc, MR_POOL_DEVICE);
-  return mr_pool_resource_create(device, &desc, out);
-}
-
 static void test_constructors(void **state) {
-  static const struct {
-    const char *spec;
-    mr_status (*create)(int, mr_resource **);
-  } constructors[] = {
-      {"device", mr_device_resource_create},
-      {"device_default", mr_device_default_resource_create},
-      {"pinned", mr_pinned_resource_create},
-      {"managed", mr_managed_resource_create},
-      {"pool(kind=device)", create_pool},
-      {"sync_device", mr_sync_device_resource_create},
-      {"sync_pinned", mr_sync_pinned_resource_create},
-      {"sync_managed", mr_sync_managed_resource_create},
-  };
-  for (size_t i = 0; i < MRI_ARRAY_SIZE(constructors); i++) {
+  for (size_t i = 0; i < driver_case_count; i++) {
     mr_resource *mr = (mr_resource *)&mr;
-    assert_status(constructors[i].create(0, &mr), expected_status);
+    assert_status(driver_cases[i].create(0, &mr), expected_status);
     assert_null(mr);
-    assert_error_contains(constructors[i].spec);
+    assert_error_contains(driver_cases[i].spec);
     assert_error_contains(expected_message);
   }
 }
