@@ -50,7 +50,7 @@ void fake_bind(int device) { assert_ok(mri_ensure_context(device)); }
 
 int fake_current_device(void) {
   CUdevice device;
-  if (fake_cu()->cuCtxGetDevice(&device) != CUDA_SUCCESS) return -1;
+  if (fake_cu()->cuCtxGetDevice(&device, NULL) != CUDA_SUCCESS) return -1;
   return (int)device;
 }
 

@@ -24,7 +24,7 @@
 #define RESOURCE_DEVICE 1 /* resources live here... */
 #define BOUND_DEVICE 0    /* ...while a "bound" thread's context is this one */
 
-#define ENTRY_NAME_(name) #name,
+#define ENTRY_NAME_(name, version) #name,
 static const char *const entries[] = {MRI_CUDA_ENTRY_POINTS(ENTRY_NAME_)};
 #undef ENTRY_NAME_
 #define ENTRY_COUNT MRI_ARRAY_SIZE(entries)

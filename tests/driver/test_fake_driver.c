@@ -104,13 +104,17 @@ static void test_contexts(void **state) {
   CUcontext ctx0, ctx2, popped = NULL;
   assert_null(fake_cuda_current_context()); /* the reset popped it */
   assert_int_equal(cu->cuMemAlloc(&p, 256), CUDA_ERROR_INVALID_CONTEXT);
-  assert_int_equal(cu->cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
+  assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_ERROR_INVALID_CONTEXT);
   assert_int_equal(cu->cuCtxPopCurrent(&popped), CUDA_ERROR_INVALID_CONTEXT);
   CUdevice device;
-  assert_int_equal(cu->cuCtxGetDevice(&device), CUDA_ERROR_INVALID_CONTEXT);
+  assert_int_equal(cu->cuCtxGetDevice(&device, NULL), CUDA_ERROR_INVALID_CONTEXT);
 
   assert_int_equal(cu->cuDevicePrimaryCtxRetain(&ctx0, 0), CUDA_SUCCESS);
   assert_int_equal(cu->cuDevicePrimaryCtxRetain(&ctx2, 2), CUDA_SUCCESS);
+  /* The CUDA 13.0 forms name a context; NULL means the current one. */
+  assert_int_equal(cu->cuCtxGetDevice(&device, ctx2), CUDA_SUCCESS);
+  assert_int_equal(device, 2);
+  assert_int_equal(cu->cuCtxSynchronize(ctx0), CUDA_SUCCESS);
   assert_int_equal(cu->cuCtxSetCurrent(ctx0), CUDA_SUCCESS);
   assert_int_equal(fake_current_device(), 0);
   assert_int_equal(cu->cuCtxPushCurrent(ctx2), CUDA_SUCCESS);
@@ -339,7 +343,7 @@ static void test_capture_flags(void **state) {
   assert_true(capturing);
   assert_int_equal(cu->cuStreamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL),
                    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
-  assert_int_equal(cu->cuGraphInstantiate(NULL, NULL, 0), CUDA_ERROR_NOT_SUPPORTED);
+  assert_int_equal(cu->cuGraphInstantiateWithFlags(NULL, NULL, 0), CUDA_ERROR_NOT_SUPPORTED);
   assert_int_equal(cu->cuModuleLoadData(NULL, ""), CUDA_ERROR_NOT_SUPPORTED);
   assert_int_equal(cu->cuStreamDestroy(stream), CUDA_SUCCESS);
 }
@@ -377,7 +381,7 @@ static void test_shutdown(void **state) {
   assert_string_equal(name, "CUDA_ERROR_DEINITIALIZED");
   fake_cuda_reset(); /* frees the block the "shut down" driver kept */
   assert_int_equal(fake_cuda_live_allocations(), 0);
-  assert_int_equal(cu->cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
+  assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_ERROR_INVALID_CONTEXT);
 }
 
 int main(void) {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/cuda_driver.h" /* MRI_CUDA_ENTRY_POINTS: what to implement */
+#include "driver/cuda_driver.h" /* MRI_CUDA_ENTRY_POINTS: what to implement, and which ABI */
 #include "fakecuda.h"
 
 #define FAKE_ALIGNMENT 256
@@ -132,11 +132,11 @@ static _Thread_local int ctx_depth;
 
 /* ---- entry points: names, counters, failures ------------------------------ */
 
-#define FAKE_ENTRY_ENUM_(name) FAKE_EP_##name,
+#define FAKE_ENTRY_ENUM_(name, version) FAKE_EP_##name,
 enum fake_entry { MRI_CUDA_ENTRY_POINTS(FAKE_ENTRY_ENUM_) FAKE_EP_cuGetProcAddress, FAKE_EP_COUNT };
 #undef FAKE_ENTRY_ENUM_
 
-#define FAKE_ENTRY_NAME_(name) #name,
+#define FAKE_ENTRY_NAME_(name, version) #name,
 static const char *const entry_names[FAKE_EP_COUNT] = {
     MRI_CUDA_ENTRY_POINTS(FAKE_ENTRY_NAME_) "cuGetProcAddress"};
 #undef FAKE_ENTRY_NAME_
@@ -784,21 +784,28 @@ static CUresult fake_cuCtxPopCurrent(CUcontext *ctx) {
   FAKE_CALL(cuCtxPopCurrent, NEEDS_INIT, do_ctx_pop(ctx));
 }
 
-static CUresult do_ctx_get_device(CUdevice *device) {
+/* The context a CUDA 13.0 call names: NULL means the current one. */
+static CUresult resolve_ctx(CUcontext ctx, CUcontext *out) {
+  *out = ctx != NULL ? ctx : current_ctx();
+  if (*out == NULL || !valid_ctx(*out)) return CUDA_ERROR_INVALID_CONTEXT;
+  return CUDA_SUCCESS;
+}
+
+static CUresult do_ctx_get_device(CUdevice *device, CUcontext ctx) {
   if (device == NULL) return CUDA_ERROR_INVALID_VALUE;
-  CUcontext ctx = current_ctx();
-  if (ctx == NULL) return CUDA_ERROR_INVALID_CONTEXT;
+  CUresult r = resolve_ctx(ctx, &ctx);
+  if (r != CUDA_SUCCESS) return r;
   *device = ctx->device;
   return CUDA_SUCCESS;
 }
 
-static CUresult fake_cuCtxGetDevice(CUdevice *device) {
-  FAKE_CALL(cuCtxGetDevice, NEEDS_INIT, do_ctx_get_device(device));
+static CUresult fake_cuCtxGetDevice(CUdevice *device, CUcontext ctx) {
+  FAKE_CALL(cuCtxGetDevice, NEEDS_INIT, do_ctx_get_device(device, ctx));
 }
 
-static CUresult do_ctx_synchronize(void) {
-  CUcontext ctx = current_ctx();
-  if (ctx == NULL) return CUDA_ERROR_INVALID_CONTEXT;
+static CUresult do_ctx_synchronize(CUcontext ctx) {
+  CUresult r = resolve_ctx(ctx, &ctx);
+  if (r != CUDA_SUCCESS) return r;
   finish_stream(&ctx->legacy);
   for (struct CUstream_st *s = streams; s != NULL; s = s->next)
     if (s->ctx == ctx) s->busy = false;
@@ -806,8 +813,8 @@ static CUresult do_ctx_synchronize(void) {
   return CUDA_SUCCESS;
 }
 
-static CUresult fake_cuCtxSynchronize(void) {
-  FAKE_CALL(cuCtxSynchronize, NEEDS_INIT, do_ctx_synchronize());
+static CUresult fake_cuCtxSynchronize(CUcontext ctx) {
+  FAKE_CALL(cuCtxSynchronize, NEEDS_INIT, do_ctx_synchronize(ctx));
 }
 
 /* ---- memory: pools ---------------------------------------------------------- */
@@ -1314,8 +1321,9 @@ static CUresult fake_cuStreamEndCapture(CUstream stream, CUgraph *graph) {
 
 /* ---- not modelled: graphs, modules, kernels ----------------------------------- */
 
-static CUresult fake_cuGraphInstantiate(CUgraphExec *exec, CUgraph graph, unsigned long long flags) {
-  FAKE_CALL(cuGraphInstantiate, NEEDS_INIT, CUDA_ERROR_NOT_SUPPORTED);
+static CUresult fake_cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
+                                                 unsigned long long flags) {
+  FAKE_CALL(cuGraphInstantiateWithFlags, NEEDS_INIT, CUDA_ERROR_NOT_SUPPORTED);
 }
 
 static CUresult fake_cuGraphLaunch(CUgraphExec exec, CUstream stream) {
@@ -1426,32 +1434,28 @@ static CUresult fake_cuEventDestroy(CUevent event) {
 
 /* ---- cuGetProcAddress ------------------------------------------------------------ */
 
-/* Each fake must have the exact type cuda.h gives the entry point it stands
- * for (after cuda.h's versioning macros, as the loader sees it). */
-#define FAKE_CHECK_SIGNATURE_(name)                                                  \
-  _Static_assert(__builtin_types_compatible_p(__typeof__(&name), __typeof__(&fake_##name)), \
-                 "fake_" #name " does not have the signature of " #name " in cuda.h");
+/* Each fake has exactly the ABI the loader asks for: the type cudaTypedefs.h
+ * gives that entry point at that version (PFN_<name>_v<version>). */
+#define FAKE_CHECK_SIGNATURE_(name, version)                                           \
+  _Static_assert(                                                                      \
+      __builtin_types_compatible_p(PFN_##name##_v##version, __typeof__(&fake_##name)), \
+      "fake_" #name " does not have the type PFN_" #name "_v" #version);
 MRI_CUDA_ENTRY_POINTS(FAKE_CHECK_SIGNATURE_)
 #undef FAKE_CHECK_SIGNATURE_
 
 typedef void (*fake_fn)(void);
 
+/* Each entry point in the one ABI the fake implements, and the CUDA version
+ * that ABI appeared in. */
 static const struct {
   const char *name;
+  int version;
   fake_fn fn;
 } proc_table[] = {
-#define FAKE_PROC_ROW_(name) {#name, (fake_fn)fake_##name},
+#define FAKE_PROC_ROW_(name, version) {#name, version, (fake_fn)fake_##name},
     MRI_CUDA_ENTRY_POINTS(FAKE_PROC_ROW_)
 #undef FAKE_PROC_ROW_
 };
-
-/* The CUDA 13.0 pool-location calls do not exist for older versions. */
-static int introduced_in(const char *name) {
-  if (strcmp(name, "cuMemGetDefaultMemPool") == 0 || strcmp(name, "cuMemGetMemPool") == 0 ||
-      strcmp(name, "cuMemSetMemPool") == 0)
-    return 13000;
-  return 0;
-}
 
 static CUresult do_get_proc_address(const char *symbol, void **pfn, int cuda_version,
                                     cuuint64_t flags, CUdriverProcAddressQueryResult *status) {
@@ -1462,7 +1466,9 @@ static CUresult do_get_proc_address(const char *symbol, void **pfn, int cuda_ver
   *pfn = NULL;
   for (size_t i = 0; i < sizeof proc_table / sizeof proc_table[0]; i++) {
     if (strcmp(proc_table[i].name, symbol) != 0) continue;
-    if (cuda_version < introduced_in(symbol)) {
+    /* The driver hands out the newest ABI at or below cuda_version; the fake
+     * has only one, so an older request finds nothing. */
+    if (cuda_version < proc_table[i].version) {
       if (status != NULL) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
       return CUDA_ERROR_NOT_FOUND;
     }

@@ -2,9 +2,12 @@
  * fakecuda.h: the control API of the fake CUDA driver (tests only).
  *
  * libfakecuda implements, over host memory, every entry point mrctx loads
- * (MRI_CUDA_ENTRY_POINTS in lib/driver/cuda_driver.h) with cuda.h's exact
- * signatures, and exports cuGetProcAddress_v2 so the library's loader opens
- * it like the real driver: tests set MRCTX_CUDA_DRIVER to its path (the
+ * (MRI_CUDA_ENTRY_POINTS in lib/driver/cuda_driver.h) in exactly the ABI the
+ * loader asks for (cudaTypedefs.h's PFN_<name>_v<version>, checked at
+ * compile time), and exports cuGetProcAddress_v2 so the library's loader
+ * opens it like the real driver; asked for an older version than that, it
+ * answers CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT. Tests set
+ * MRCTX_CUDA_DRIVER to its path (the
  * `fake_env` of tests/fake_driver/meson.build). A test that links the fake
  * (fakecuda_dep) and lets the loader dlopen the same path talks to the same
  * loaded instance, so what it configures here is what the library sees.
