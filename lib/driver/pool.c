@@ -16,32 +16,20 @@ void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
   desc->access = MR_POOL_ACCESS_ALL;
 }
 
-/* A size as spec text that parses back to exactly `bytes`: the largest
- * unit that divides it ("1536MiB", "10241B"), never a rounded "1.5GiB". */
-static void format_exact_size(uint64_t bytes, char *buf, size_t cap) {
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (unit < 4 && bytes >= 1024 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    unit++;
-  }
-  snprintf(buf, cap, "%llu%s", (unsigned long long)bytes, units[unit]);
-}
-
 /* The spec text that rebuilds this pool; defaults are left out. */
 static void describe_pool(const mr_pool_desc *d, char *buf, size_t cap) {
   char size[32];
   int n = snprintf(buf, cap, "pool(kind=%s", mr_pool_kind_name(d->kind));
   if (d->release_threshold != MR_POOL_RELEASE_MAX && n >= 0 && (size_t)n < cap) {
-    format_exact_size(d->release_threshold, size, sizeof size);
+    mri_format_size(d->release_threshold, size, sizeof size);
     n += snprintf(buf + n, cap - (size_t)n, ", release=%s", size);
   }
   if (d->max_size != 0 && n >= 0 && (size_t)n < cap) {
-    format_exact_size(d->max_size, size, sizeof size);
+    mri_format_size(d->max_size, size, sizeof size);
     n += snprintf(buf + n, cap - (size_t)n, ", max=%s", size);
   }
   if (d->initial_size != 0 && n >= 0 && (size_t)n < cap) {
-    format_exact_size(d->initial_size, size, sizeof size);
+    mri_format_size(d->initial_size, size, sizeof size);
     n += snprintf(buf + n, cap - (size_t)n, ", initial=%s", size);
   }
   if (d->access == MR_POOL_ACCESS_NONE && n >= 0 && (size_t)n < cap)
