@@ -53,8 +53,8 @@ char *mri_strdup(const char *s);
 /* printf into a new string; NULL (with the error set) on failure. */
 char *mri_asprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
-/* Format a byte count for people: "64MiB", "1.5GiB", "256B". Exact values
- * keep their unit without decimals so the text parses back as a size. */
+/* Format a byte count as spec text: the largest binary unit that divides it
+ * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
 void mri_format_size(uint64_t bytes, char *buf, size_t cap);
 
 /* ---- resources ---------------------------------------------------------- */

@@ -128,23 +128,14 @@ char *mri_asprintf(const char *format, ...) {
 }
 
 void mri_format_size(uint64_t bytes, char *buf, size_t cap) {
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  /* Exact, so the text parses back to the same number: the largest unit
+   * that divides the value evenly ("64MiB", "1536B", "3TiB"). */
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int unit = 0;
   uint64_t whole = bytes;
-  /* Exact multiples keep an integer and a unit, so "64MiB" parses back. */
-  while (unit < 5 && whole >= 1024 && whole % 1024 == 0) {
+  while (unit < 4 && whole >= 1024 && whole % 1024 == 0) {
     whole /= 1024;
     unit++;
   }
-  if (whole < 1024 * 10 || unit == 5) {
-    snprintf(buf, cap, "%llu%s", (unsigned long long)whole, units[unit]);
-    return;
-  }
-  double value = (double)bytes;
-  unit = 0;
-  while (unit < 5 && value >= 1024.0) {
-    value /= 1024.0;
-    unit++;
-  }
-  snprintf(buf, cap, "%.1f%s", value, units[unit]);
+  snprintf(buf, cap, "%llu%s", (unsigned long long)whole, units[unit]);
 }

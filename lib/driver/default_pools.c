@@ -20,6 +20,11 @@ static mr_status create_default_pool(const char *what, mr_pool_kind kind, int de
   *out = NULL;
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return mri_error_prefix(st, "%s", what);
+  /* Without managed memory the synchronous fallback could not serve either. */
+  if (kind == MR_POOL_MANAGED) {
+    st = mri_require_managed_memory(what, device);
+    if (st != MR_OK) return st;
+  }
   char reason[160];
   bool supported = false;
   st = mri_pool_supported(kind, device, &supported);

@@ -288,6 +288,9 @@ mr_status mri_push_context(int device, bool *pushed) {
   CUcontext current = NULL;
   if (cu->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == primary) return MR_OK;
   CUresult r = cu->cuCtxPushCurrent(primary);
+  /* After the driver shut down at exit there is no context to push; the
+   * caller's own call reports the shutdown (frees treat it as done). */
+  if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuCtxPushCurrent(device %d)", device);
   *pushed = true;
   return MR_OK;
@@ -362,11 +365,15 @@ mr_status mri_stream_synchronize(mr_stream stream) {
   mr_status st = mri_cuda_load(&cu);
   if (st != MR_OK) return st;
   CUresult r = cu->cuStreamSynchronize((CUstream)stream);
-  if (r == CUDA_ERROR_INVALID_CONTEXT && stream == NULL) {
-    /* No context on this thread: then no work was queued by it either. */
+  bool default_stream =
+      stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
+  if (r == CUDA_ERROR_INVALID_CONTEXT && default_stream) {
+    /* No context on this thread: its default streams hold no work of its. */
     return MR_OK;
   }
-  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuStreamSynchronize");
+  /* The driver shut down at exit: nothing is pending any more. */
+  if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
+  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuStreamSynchronize(stream %p)", (void *)stream);
   return MR_OK;
 }
 
@@ -376,6 +383,7 @@ mr_status mri_device_synchronize(int device) {
   if (st != MR_OK) return st;
   CUresult r = mri_cuda()->cuCtxSynchronize(NULL);
   mri_pop_context(pushed);
+  if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "synchronizing device %d", device);
   return MR_OK;
 }

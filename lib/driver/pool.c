@@ -48,8 +48,15 @@ static mr_status reserve_initial(mri_pool_state *s, uint64_t bytes) {
   if (r != CUDA_SUCCESS)
     return mri_cuda_fail(r, "pool: reserving initial=%llu bytes", (unsigned long long)bytes);
   r = cu->cuMemFreeAsync(p, NULL);
-  if (r == CUDA_SUCCESS) r = cu->cuStreamSynchronize(NULL);
-  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "pool: returning the initial reservation");
+  if (r != CUDA_SUCCESS) {
+    /* An outstanding block would keep the pool alive after its destruction:
+     * free it synchronously instead. */
+    st = mri_cuda_fail(r, "pool: returning the initial reservation");
+    cu->cuMemFree(p);
+    return st;
+  }
+  r = cu->cuStreamSynchronize(NULL);
+  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "pool: waiting for the initial reservation");
   return MR_OK;
 }
 
@@ -74,9 +81,13 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   describe_pool(desc, description, sizeof description);
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return mri_error_prefix(st, "%s", description);
+  if (desc->kind == MR_POOL_MANAGED) {
+    st = mri_require_managed_memory(description, device);
+    if (st != MR_OK) return st;
+  }
   bool supported = false;
   st = mri_pool_supported(desc->kind, device, &supported);
-  if (st != MR_OK) return st;
+  if (st != MR_OK) return mri_error_prefix(st, "%s", description);
   if (!supported)
     return mri_error(MR_ERR_UNSUPPORTED,
                      "%s: device %d has no %s memory-pool support (sync_%s works there)",

@@ -37,6 +37,16 @@ static mr_status device_attribute(int device, CUdevice_attribute attribute, int 
   return MR_OK;
 }
 
+mr_status mri_require_managed_memory(const char *what, int device) {
+  int value = 0;
+  mr_status st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &value);
+  if (st != MR_OK) return mri_error_prefix(st, "%s", what);
+  if (!value)
+    return mri_error(MR_ERR_UNSUPPORTED, "%s: device %d cannot allocate managed memory", what,
+                     device);
+  return MR_OK;
+}
+
 mr_status mri_pool_supported(mr_pool_kind kind, int device, bool *supported) {
   *supported = false;
   int value = 0;
@@ -68,20 +78,26 @@ mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner)
   CUmemAccessDesc *descs = mri_calloc((size_t)count, sizeof *descs);
   if (descs == NULL) return MR_ERR_OUT_OF_MEMORY;
   size_t n = 0;
+  CUresult r = CUDA_SUCCESS;
   for (int d = 0; d < count; d++) {
     if (kind == MR_POOL_DEVICE) {
       if (d == owner) continue; /* the owner always has access */
-      CUdevice a, b;
+      CUdevice peer, owner_dev;
       int can = 0;
-      if (cu->cuDeviceGet(&a, d) != CUDA_SUCCESS || cu->cuDeviceGet(&b, owner) != CUDA_SUCCESS ||
-          cu->cuDeviceCanAccessPeer(&can, a, b) != CUDA_SUCCESS || !can)
-        continue;
+      r = cu->cuDeviceGet(&peer, d);
+      if (r == CUDA_SUCCESS) r = cu->cuDeviceGet(&owner_dev, owner);
+      if (r == CUDA_SUCCESS) r = cu->cuDeviceCanAccessPeer(&can, peer, owner_dev);
+      if (r != CUDA_SUCCESS) {
+        free(descs);
+        return mri_cuda_fail(r, "asking whether device %d can reach device %d's pool", d, owner);
+      }
+      if (!can) continue;
     }
     descs[n].location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = d};
     descs[n].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     n++;
   }
-  CUresult r = n > 0 ? cu->cuMemPoolSetAccess(pool, descs, n) : CUDA_SUCCESS;
+  if (n > 0) r = cu->cuMemPoolSetAccess(pool, descs, n);
   free(descs);
   if (r != CUDA_SUCCESS)
     return mri_cuda_fail(r, "granting %zu device%s access to a %s pool", n,
@@ -244,8 +260,14 @@ mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
   CUmemAllocationType type;
   mri_pool_location(kind, device, &location, &type);
   CUmemoryPool default_pool = NULL, current_pool = NULL;
-  cu->cuMemGetDefaultMemPool(&default_pool, &location, type);
-  cu->cuMemGetMemPool(&current_pool, &location, type);
+  CUresult r = cu->cuMemGetDefaultMemPool(&default_pool, &location, type);
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "cuMemGetDefaultMemPool(%s pool, device %d)",
+                         mr_pool_kind_name(kind), device);
+  r = cu->cuMemGetMemPool(&current_pool, &location, type);
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "cuMemGetMemPool(%s pool, device %d)", mr_pool_kind_name(kind),
+                         device);
   size_t size = info->size;
   memset(info, 0, size);
   info->size = size;
@@ -265,7 +287,7 @@ mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
   };
   for (size_t i = 0; i < MRI_ARRAY_SIZE(fields); i++) {
     cuuint64_t value = 0;
-    CUresult r = cu->cuMemPoolGetAttribute(pool, fields[i].attribute, &value);
+    r = cu->cuMemPoolGetAttribute(pool, fields[i].attribute, &value);
     if (r != CUDA_SUCCESS)
       return mri_cuda_fail(r, "reading attribute %d of a %s pool", (int)fields[i].attribute,
                            mr_pool_kind_name(kind));

@@ -32,6 +32,11 @@ mr_status mri_pool_resource_create(mri_pool_state *state, const char *descriptio
 void mri_pool_location(mr_pool_kind kind, int device, CUmemLocation *location,
                        CUmemAllocationType *type);
 
+/* MR_OK if `device` can allocate managed memory at all; MR_ERR_UNSUPPORTED
+ * (message prefixed with `what`) if it cannot, so that neither a managed
+ * pool nor sync_managed can serve it. */
+mr_status mri_require_managed_memory(const char *what, int device);
+
 /* Whether `device` supports pools of `kind`. */
 mr_status mri_pool_supported(mr_pool_kind kind, int device, bool *supported);
 

@@ -115,6 +115,10 @@ static mr_status create_sync(mr_pool_kind kind, int device, const char *descript
   *out = NULL;
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return mri_error_prefix(st, "%s", sync_name(kind));
+  if (kind == MR_POOL_MANAGED) {
+    st = mri_require_managed_memory(sync_name(kind), device);
+    if (st != MR_OK) return st;
+  }
   sync_state *s = mri_calloc(1, sizeof *s);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->device = device;

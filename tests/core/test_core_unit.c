@@ -461,9 +461,11 @@ static void test_format_size(void **state) {
   mri_format_size(3ull << 40, buf, sizeof buf);
   assert_string_equal(buf, "3TiB");
   mri_format_size((100ull << 20) + 1, buf, sizeof buf);
-  assert_string_equal(buf, "100.0MiB");
+  assert_string_equal(buf, "104857601B");
+  mri_format_size(3ull << 49, buf, sizeof buf); /* no PiB in the spec language */
+  assert_string_equal(buf, "1536TiB");
   mri_format_size(UINT64_MAX, buf, sizeof buf);
-  assert_string_equal(buf, "16384.0PiB");
+  assert_string_equal(buf, "18446744073709551615B");
 }
 
 static void test_failing_resource(void **state) {

@@ -17,9 +17,7 @@
 
 #include <mrctx/mrctx.h>
 
-#include "cmd_resolve.h"
-
-enum { EXIT_RESOLVED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+#include "commands.h"
 
 static void usage(FILE *out) {
   fputs("usage: mrctx resolve --tag NAME=SPEC [--tag NAME=SPEC ...] [--env VAR]\n"
@@ -73,7 +71,7 @@ static int add_tag(options *o, const char *text) {
   const char *eq = strchr(text, '=');
   if (eq == NULL || eq == text) {
     fprintf(stderr, "mrctx resolve: --tag wants NAME=SPEC, got '%s'\n", text);
-    return EXIT_USAGE;
+    return MRCTX_EXIT_USAGE;
   }
   mr_tag *grown = realloc(o->tags, (o->tag_count + 1) * sizeof *grown);
   char *name = strdup(text); /* name and spec share the copy */
@@ -81,52 +79,48 @@ static int add_tag(options *o, const char *text) {
     free(name);
     if (grown != NULL) o->tags = grown;
     fprintf(stderr, "mrctx resolve: out of memory\n");
-    return EXIT_FAILED;
+    return MRCTX_EXIT_FAILURE;
   }
   o->tags = grown;
   name[eq - text] = '\0';
   o->tags[o->tag_count++] = (mr_tag){.name = name, .default_spec = name + (eq - text) + 1};
-  return EXIT_RESOLVED;
+  return MRCTX_EXIT_OK;
 }
 
 static int parse_options(int argc, char **argv, options *o) {
   o->desc.library = "resolve";
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *value = NULL;
-    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      usage(stdout);
-      return -1;
-    }
     int got;
     if ((got = option_value(argc, argv, &i, "--tag", &value)) != 0) {
-      if (got < 0) return EXIT_USAGE;
+      if (got < 0) return MRCTX_EXIT_USAGE;
       int rc = add_tag(o, value);
-      if (rc != EXIT_RESOLVED) return rc;
+      if (rc != MRCTX_EXIT_OK) return rc;
     } else if ((got = option_value(argc, argv, &i, "--env", &value)) != 0) {
-      if (got < 0) return EXIT_USAGE;
+      if (got < 0) return MRCTX_EXIT_USAGE;
       o->desc.env_var = value;
     } else if ((got = option_value(argc, argv, &i, "--config", &value)) != 0) {
-      if (got < 0) return EXIT_USAGE;
+      if (got < 0) return MRCTX_EXIT_USAGE;
       o->desc.config_file = value;
     } else if ((got = option_value(argc, argv, &i, "--set", &value)) != 0) {
-      if (got < 0) return EXIT_USAGE;
+      if (got < 0) return MRCTX_EXIT_USAGE;
       o->desc.overrides = value;
     } else if ((got = option_value(argc, argv, &i, "--library", &value)) != 0) {
-      if (got < 0) return EXIT_USAGE;
+      if (got < 0) return MRCTX_EXIT_USAGE;
       o->desc.library = value;
     } else {
       fprintf(stderr, "mrctx resolve: unknown argument '%s'\n\n", arg);
       usage(stderr);
-      return EXIT_USAGE;
+      return MRCTX_EXIT_USAGE;
     }
   }
   if (o->tag_count == 0) {
     fprintf(stderr, "mrctx resolve: give at least one --tag NAME=SPEC (see --help)\n");
-    return EXIT_USAGE;
+    return MRCTX_EXIT_USAGE;
   }
   o->desc.tags = o->tags;
   o->desc.tag_count = o->tag_count;
-  return EXIT_RESOLVED;
+  return MRCTX_EXIT_OK;
 }
 
 /* "env MYLIB_MEMORY, line 2", "file /etc/x.conf, line 3", "override text,
@@ -169,7 +163,7 @@ static int print_table(const mr_context *ctx) {
       mr_spec_source s;
       if (mr_context_get_source(ctx, t, d, &s) != MR_OK) {
         fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
-        return EXIT_FAILED;
+        return MRCTX_EXIT_FAILURE;
       }
       char where[512];
       describe_source(&s, where, sizeof where);
@@ -201,23 +195,27 @@ static int print_table(const mr_context *ctx) {
       }
     }
   }
-  return EXIT_RESOLVED;
+  return MRCTX_EXIT_OK;
 }
 
 int mrctx_cmd_resolve(int argc, char **argv) {
+  if (mrctx_wants_help(argc, argv)) {
+    usage(stdout);
+    return MRCTX_EXIT_OK;
+  }
   options o;
   memset(&o, 0, sizeof o);
   int rc = parse_options(argc, argv, &o);
-  if (rc != EXIT_RESOLVED) {
+  if (rc != MRCTX_EXIT_OK) {
     free_options(&o);
-    return rc < 0 ? EXIT_RESOLVED : rc; /* -1: --help was shown */
+    return rc;
   }
   mr_context *ctx = NULL;
   mr_status st = mr_context_create(&o.desc, &ctx);
   if (st != MR_OK) {
     fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
     free_options(&o);
-    return st == MR_ERR_CONFIG || st == MR_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILED;
+    return st == MR_ERR_CONFIG || st == MR_ERR_INVALID_ARGUMENT ? MRCTX_EXIT_USAGE : MRCTX_EXIT_FAILURE;
   }
   fflush(stderr);
   rc = print_table(ctx);

@@ -1,0 +1,87 @@
+/*
+ * mrctx: inspect and exercise mrctx from the command line.
+ *
+ *   mrctx VERB [ARGS]     run a verb (mrctx --help lists them)
+ *   mrctx help VERB       a verb's help (same as mrctx VERB --help)
+ *   mrctx --version
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <mrctx/mrctx.h>
+
+#include "commands.h"
+
+typedef struct mrctx_verb {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+} mrctx_verb;
+
+static const mrctx_verb verbs[] = {
+    {"info", "show the CUDA driver, the devices and their memory pools", mrctx_cmd_info},
+    {"resolve", "show what a context's tags and overrides resolve to", mrctx_cmd_resolve},
+};
+
+#define VERB_COUNT (sizeof verbs / sizeof verbs[0])
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: mrctx VERB [ARGS]\n"
+          "       mrctx help VERB | mrctx VERB --help\n"
+          "       mrctx --version\n"
+          "\n"
+          "Memory resource contexts for GPU libraries (CUDA 13 driver pools).\n"
+          "\n"
+          "verbs:\n");
+  for (size_t i = 0; i < VERB_COUNT; i++) fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+  fprintf(out,
+          "\n"
+          "environment:\n"
+          "  MRCTX_CUDA_DRIVER  the driver library to load instead of libcuda.so.1\n");
+}
+
+static const mrctx_verb *find_verb(const char *name) {
+  for (size_t i = 0; i < VERB_COUNT; i++)
+    if (strcmp(verbs[i].name, name) == 0) return &verbs[i];
+  return NULL;
+}
+
+static int unknown_verb(const char *name) {
+  fprintf(stderr, "mrctx: unknown verb '%s' (mrctx --help lists them)\n", name);
+  return MRCTX_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return MRCTX_EXIT_USAGE;
+  }
+  const char *first = argv[1];
+  if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) {
+    usage(stdout);
+    return MRCTX_EXIT_OK;
+  }
+  if (strcmp(first, "--version") == 0) {
+    printf("mrctx %s\n", mr_version());
+    return MRCTX_EXIT_OK;
+  }
+  if (strcmp(first, "help") == 0) {
+    if (argc == 2) {
+      usage(stdout);
+      return MRCTX_EXIT_OK;
+    }
+    const mrctx_verb *verb = find_verb(argv[2]);
+    if (verb == NULL) return unknown_verb(argv[2]);
+    char help[] = "--help";
+    char *help_argv[] = {argv[2], help, NULL};
+    return verb->run(2, help_argv);
+  }
+  if (first[0] == '-') {
+    fprintf(stderr, "mrctx: unknown option '%s' (mrctx --help lists the verbs)\n", first);
+    return MRCTX_EXIT_USAGE;
+  }
+  const mrctx_verb *verb = find_verb(first);
+  if (verb == NULL) return unknown_verb(first);
+  return verb->run(argc - 1, argv + 1);
+}
