@@ -375,13 +375,21 @@ static mr_status parse_call(parser *p, const token *name, int depth, mri_spec_no
   return parse_call_rest(p, node, depth);
 }
 
-static mr_status parse_ref(parser *p, const token *at, mri_spec_node **out) {
+/* A tag's name, the next token. OUT: *name. */
+static mr_status take_tag_name(parser *p, const char *expected, token *name) {
   const token *t;
   mr_status st = peek(p, &t);
   if (st != MR_OK) return st;
   if (t->kind != TOK_ATOM || !mri_is_identifier(p->text + t->start, t->length))
-    return fail_token(p, t, "a tag name after '@'");
-  token name = take(p);
+    return fail_token(p, t, expected);
+  *name = take(p);
+  return MR_OK;
+}
+
+static mr_status parse_ref(parser *p, const token *at, mri_spec_node **out) {
+  token name;
+  mr_status st = take_tag_name(p, "a tag name after '@'", &name);
+  if (st != MR_OK) return st;
   mri_spec_node *node = new_node(p, MRI_NODE_REF, at);
   if (node == NULL) return MR_ERR_OUT_OF_MEMORY;
   node->text = parse_strndup(p->config, p->text + name.start, name.length);
@@ -620,12 +628,10 @@ static mr_status set_spec(parser *p, mri_config_entry *entry) {
 
 /* entry := tag [ '@' device ] '=' spec */
 static mr_status parse_entry(parser *p, mri_config_entry *entry) {
-  const token *t;
-  mr_status st = peek(p, &t);
+  token tag;
+  mr_status st = take_tag_name(p, "a tag name (tag=spec)", &tag);
   if (st != MR_OK) return st;
-  if (t->kind != TOK_ATOM || !mri_is_identifier(p->text + t->start, t->length))
-    return fail_token(p, t, "a tag name (tag=spec)");
-  token tag = take(p);
+  const token *t;
   entry->tag = parse_strndup(p->config, p->text + tag.start, tag.length);
   if (entry->tag == NULL) return MR_ERR_OUT_OF_MEMORY;
   entry->tag_pos = tag.pos;

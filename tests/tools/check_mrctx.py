@@ -5,11 +5,15 @@ usage: check_mrctx.py MODE MRCTX [VERSION]
   cli        help, version and usage errors (no driver needed)
   no-driver  `mrctx info` where the driver cannot be loaded: one line, exit 0
   fake-info  `mrctx info` over the fake driver (MRCTX_CUDA_DRIVER set)
+  resolve    `mrctx resolve` where the driver cannot be loaded: the table,
+             sources, ignored and unavailable entries, exit statuses, carets
+  fake-resolve  `mrctx resolve` over the fake driver's four devices
 """
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 failures = []
 passed = 0
@@ -106,6 +110,134 @@ def check_fake_info(mrctx):
            "(cuInit: CUDA_ERROR_NO_DEVICE)\n", "no device: one line, exit 0", out + err)
 
 
+# ---- mrctx resolve -------------------------------------------------------------
+
+def resolve(mrctx, *args, env=None):
+    return run(mrctx, "resolve", *args, env=env)
+
+
+def expect_equal(got, wanted, what):
+    expect(got == wanted, what, "wanted:\n%s\ngot:\n%s" % (wanted, got))
+
+
+def check_resolve_usage(mrctx):
+    for args in (["--help"], ["-h"], ["--tag", "a=host", "--help"]):
+        rc, out, err = resolve(mrctx, *args)
+        expect(rc == 0 and out.startswith("usage: mrctx resolve --tag NAME=SPEC") and err == "",
+               " ".join(args) + " prints the help", out + err)
+    rc, out, err = resolve(mrctx)
+    expect_equal((rc, out, err),
+                 (2, "", "mrctx resolve: give at least one --tag NAME=SPEC (see --help)\n"),
+                 "no tags: exit 2")
+    rc, out, err = resolve(mrctx, "--tag", "temp")
+    expect_equal((rc, err), (2, "mrctx resolve: --tag wants NAME=SPEC, got 'temp'\n"),
+                 "--tag without '='")
+    rc, out, err = resolve(mrctx, "--tag", "temp=host", "--bogus")
+    expect(rc == 2 and "mrctx resolve: unknown argument '--bogus'" in err and
+           "usage: mrctx resolve" in err and out == "", "an unknown argument: exit 2", out + err)
+    rc, out, err = resolve(mrctx, "--tag", "temp=host", "--env")
+    expect_equal((rc, err), (2, "mrctx resolve: --env needs a value\n"), "--env without a value")
+    rc, out, err = resolve(mrctx, "--tag", "temp=host", "--tag", "temp=host")
+    expect_equal((rc, out, err),
+                 (2, "", "mrctx resolve: resolve: tags 0 and 1 are both named 'temp'\n"),
+                 "a duplicate tag")
+
+
+def check_resolve_table(mrctx):
+    rc, out, err = resolve(mrctx, "--tag", "temp=stats(host)", "--tag=result=host", "--set",
+                       "temp=host", "--library", "mylib")
+    expect_equal((rc, err), (0, ""), "a host-only table resolves quietly")
+    expect_equal(out,
+                 "mylib: 2 tags, 1 device\n"
+                 "\n"
+                 "tag     device  resource  source\n"
+                 "temp    0       host      override text, line 1\n"
+                 "result  0       host      default\n",
+                 "the table")
+
+
+def check_resolve_sources(mrctx):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "mylib.conf")
+        with open(path, "w") as f:
+            f.write("# staging buffers\nstaging = stats(host)\nresult@2 = host\n")
+        rc, out, err = resolve(mrctx, "--tag", "temp=host", "--tag", "staging=pinned", "--tag",
+                           "result=device", "--env", "RESOLVE_TEST_MEMORY", "--config", path,
+                           "--library", "mylib",
+                           env={"RESOLVE_TEST_MEMORY": "temp=cache(host, max=64MiB)"})
+        expect_equal((rc, err), (0, ""), "sources: exit 0")
+        head = ("mylib: 3 tags, 1 device\n"
+                "\n"
+                "tag      device  resource                source\n"
+                "temp     0       cache(host, max=64MiB)  env RESOLVE_TEST_MEMORY, line 1\n"
+                "staging  0       stats(host)             file %s, line 2\n"
+                "result   0       device                  default  (unavailable)\n"
+                "\n"
+                "ignored (no such device):\n"
+                "  result@2=host  (file %s, line 3)\n"
+                "\n"
+                "unavailable (allocations fail):\n"
+                "  MR_ERR_NO_DRIVER: mylib:result on device 0: device: ") % (path, path)
+        expect(out.startswith(head), "sources, ignored and unavailable entries",
+               "wanted to begin:\n%s\ngot:\n%s" % (head, out))
+
+
+def check_resolve_bad_specs(mrctx):
+    rc, out, err = resolve(mrctx, "--tag", "temp=host", "--env", "RESOLVE_TEST_MEMORY",
+                       env={"RESOLVE_TEST_MEMORY": "temp=arina(device)"})
+    expect(rc == 2 and out == "" and
+           err.startswith("mrctx resolve: RESOLVE_TEST_MEMORY, column 6: unknown resource "
+                          "'arina' (known: align, arena, bin, cache, ") and
+           err.endswith(")\n  temp=arina(device)\n       ^\n"),
+           "an unknown name: exit 2, caret under the column", out + err)
+    rc, out, err = resolve(mrctx, "--tag", "temp=arena(host, chnk=1)")
+    expect_equal((rc, out, err),
+                 (2, "", "mrctx resolve: default spec of resolve tag 'temp', column 13: arena: "
+                         "unknown parameter 'chnk' (known: chunk)\n"
+                         "  arena(host, chnk=1)\n"
+                         "              ^\n"),
+                 "an unknown parameter in a default spec")
+    rc, out, err = resolve(mrctx, "--tag", "temp=host", "--set", "temp=host; tmp=host")
+    expect(rc == 2 and "override text, column 12: resolve has no tag 'tmp' (tags: temp)" in err,
+           "an unknown tag", out + err)
+    rc, out, err = resolve(mrctx, "--tag", "temp=host", "--config", "/nonexistent/mylib.conf")
+    expect_equal((rc, err),
+                 (2, "mrctx resolve: config file '/nonexistent/mylib.conf' cannot be opened: No "
+                     "such file or directory\n"),
+                 "a missing config file")
+    rc, out, err = resolve(mrctx, "--tag", "a=@b", "--tag", "b=stats(@a)")
+    expect(rc == 2 and "tags refer to each other in a cycle: a -> b -> a" in err,
+           "a cycle", out + err)
+
+
+def check_fake_resolve(mrctx):
+    env = {"FAKE_MEMORY": "temp=arena(device, chunk=64MiB); result@1=managed; "
+                          "big=limit(device, bytes=50%); result@7=host"}
+    rc, out, err = resolve(mrctx, "--library", "mylib", "--tag", "temp=device", "--tag",
+                       "result=device", "--tag", "big=device", "--env", "FAKE_MEMORY", env=env)
+    expect_equal((rc, err), (0, ""), "over the fake driver: exit 0")
+    expect_equal(out,
+                 "mylib: 3 tags, 4 devices\n"
+                 "\n"
+                 "tag     device  resource                    source\n"
+                 "temp    0       arena(device, chunk=64MiB)  env FAKE_MEMORY, line 1\n"
+                 "temp    1       arena(device, chunk=64MiB)  env FAKE_MEMORY, line 1\n"
+                 "temp    2       arena(device, chunk=64MiB)  env FAKE_MEMORY, line 1\n"
+                 "temp    3       arena(device, chunk=64MiB)  env FAKE_MEMORY, line 1\n"
+                 "result  0       device                      default\n"
+                 "result  1       managed                     env FAKE_MEMORY, line 1\n"
+                 "result  2       device                      default\n"
+                 "result  3       device                      default\n"
+                 "big     0       limit(device, bytes=8GiB)   env FAKE_MEMORY, line 1\n"
+                 "big     1       limit(device, bytes=8GiB)   env FAKE_MEMORY, line 1\n"
+                 "big     2       limit(device, bytes=8GiB)   env FAKE_MEMORY, line 1\n"
+                 "big     3       limit(device, bytes=8GiB)   env FAKE_MEMORY, line 1\n"
+                 "\n"
+                 "ignored (no such device):\n"
+                 "  result@7=host  (env FAKE_MEMORY, line 1)\n",
+                 "four devices, per-device overrides, % of each device's 16 GiB")
+
+
 def main():
     mode, mrctx = sys.argv[1], sys.argv[2]
     if mode == "cli":
@@ -114,6 +246,13 @@ def main():
         check_no_driver(mrctx, sys.argv[3])
     elif mode == "fake-info":
         check_fake_info(mrctx)
+    elif mode == "resolve":
+        check_resolve_usage(mrctx)
+        check_resolve_table(mrctx)
+        check_resolve_sources(mrctx)
+        check_resolve_bad_specs(mrctx)
+    elif mode == "fake-resolve":
+        check_fake_resolve(mrctx)
     else:
         sys.exit("unknown mode " + mode)
     for f in failures:
