@@ -121,7 +121,7 @@ bool bench_cub_open(bench_allocator *out) {
   return true;
 }
 
-void bench_cub_close(bench_allocator *a) { bench_cub_destroy(a->state); }
+static void bench_cub_close(bench_allocator *a) { bench_cub_destroy(a->state); }
 #endif
 
 void bench_allocator_close(bench_allocator *a) {
