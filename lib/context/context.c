@@ -360,6 +360,26 @@ static mr_status make_unavailable(mr_context *ctx, size_t tag, int device, slot 
                                      mr_resource_describe(resolved->resource), &s->inner);
 }
 
+/* The default chains of device tags include retry (the contract): a chain
+ * over device-side memory (device, pinned, managed) that has no retry of its
+ * own gets one on top, so transient out-of-memory (frees pending on other
+ * streams, memory parked in caches and arenas) is recovered from. It holds
+ * no memory and costs one call on the allocation path. Host chains have
+ * nothing to wait for and stay as written. */
+static mr_status add_default_retry(mr_resource **inner) {
+  mr_resource_props props;
+  mr_status st = mr_resource_get_props(*inner, &props);
+  if (st != MR_OK || props.kind == MR_MEMORY_HOST) return st;
+  for (mr_resource *r = *inner; r != NULL; r = mr_resource_upstream(r))
+    if (strcmp(mr_resource_name(r), "retry") == 0) return MR_OK;
+  mr_resource *wrapped = NULL;
+  st = mr_retry_resource_create(*inner, 0, NULL, NULL, &wrapped);
+  if (st != MR_OK) return st;
+  mr_resource_release(*inner);
+  *inner = wrapped;
+  return MR_OK;
+}
+
 static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_source *ref_source,
                               mri_pos ref_pos) {
   mr_context *ctx = b->ctx;
@@ -380,6 +400,7 @@ static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_so
   if (st != MR_OK) return st;
   if (resolved.unavailable == MR_OK) {
     s->inner = resolved.resource;
+    if (s->entry->spec->kind != MRI_NODE_REF) st = add_default_retry(&s->inner);
   } else if (s->entry->spec->kind == MRI_NODE_REF) {
     /* tag=@other: the same instance, stand-in or not. */
     s->inner = resolved.resource;

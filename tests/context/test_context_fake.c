@@ -78,9 +78,10 @@ static void test_per_device_overrides(void **state) {
   assert_ok(mr_context_create(&desc, &ctx));
   for (int d = 0; d < device_count; d++) {
     const char *temp = mr_resource_describe(mr_context_get_mr_on(ctx, TEMP, d));
-    assert_string_equal(temp, d == 2 ? "host" : "device");
+    /* Device chains get the default retry on top; host chains do not. */
+    assert_string_equal(temp, d == 2 ? "host" : "retry(device)");
     const char *scratch = mr_resource_describe(mr_context_get_mr_on(ctx, SCRATCH, d));
-    assert_string_equal(scratch, d == 1 ? "stats(stats(device))" : "stats(device)");
+    assert_string_equal(scratch, d == 1 ? "retry(stats(stats(device)))" : "retry(stats(device))");
     const char *result = mr_resource_describe(mr_context_get_mr_on(ctx, RESULT, d));
     assert_string_equal(result, d == 0 ? "stats(host)" : "host");
     mr_spec_source s;
