@@ -477,9 +477,13 @@ int mrctx_cmd_bench(int argc, char **argv) {
       "mrctx cache(device), per-tag stats", "cache", mr_context_get_mr_on(ctx, TAG_CACHE, 0));
   bench_allocator cache_lookup = bench_tag_allocator("mrctx ctx_get_mr -> cache(device)",
                                                      "cache_lookup", ctx, TAG_CACHE);
-  mr_resource *device_mr = NULL, *bare_cache = NULL;
+  /* The same chain as the context's cached tag (retry(cache(device)), the
+   * retry being the default one), built directly: without per-tag
+   * statistics, so the difference is what the statistics cost. */
+  mr_resource *device_mr = NULL, *cache_mr = NULL, *bare_cache = NULL;
   if (mr_device_resource_create(0, &device_mr) != MR_OK ||
-      mr_cache_resource_create(device_mr, 0, &bare_cache) != MR_OK) {
+      mr_cache_resource_create(device_mr, 0, &cache_mr) != MR_OK ||
+      mr_retry_resource_create(cache_mr, 0, NULL, NULL, &bare_cache) != MR_OK) {
     printf("mrctx bench: %s\n", mr_last_error());
     return 1;
   }
@@ -580,6 +584,7 @@ int mrctx_cmd_bench(int argc, char **argv) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) bench_allocator_close(all[i]);
   if (have_cub) bench_allocator_close(&cub);
   mr_resource_release(bare_cache);
+  mr_resource_release(cache_mr);
   mr_resource_release(device_mr);
   mr_context_destroy(ctx);
   free(results.items);
