@@ -190,6 +190,17 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
   if (bytes > a->chunk_size)
     return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
                                     stream, ptr);
+  if (a->ordered && stream != NULL) {
+    /* Graph capture: the graph may run long after this arena reused the
+     * chunk, so a captured allocation goes straight upstream (the driver
+     * pools make graph allocations) and its free goes back there. */
+    bool capturing = false;
+    mr_status st = mri_stream_is_capturing(stream, &capturing);
+    if (st != MR_OK) return mri_error_prefix(st, "%s", a->what);
+    if (capturing)
+      return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
+                                      stream, ptr);
+  }
   /* chunk_size is a multiple of the alignment, so this cannot overflow. */
   size_t need = (size_t)mri_align_up(bytes, ARENA_ALIGNMENT);
   mr_stream key = a->ordered ? stream : NULL;
@@ -236,10 +247,12 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
                      a->what, ptr, bytes);
   }
   mr_stream key = a->ordered ? stream : NULL;
-  if (a->ordered && (c->live == 1 || !(c->current && c->owner == key))) {
+  if (a->ordered && !(c->current && c->owner == key)) {
     /* Record the free now, while the stream is known to be alive: a free
-     * the chunk's own stream does not order, and the last free, after
-     * which the chunk may go upstream without naming any stream. */
+     * the chunk's own stream does not order. Frees by the owner into its
+     * current chunk need none (the owner's next work is ordered after
+     * them; trim and destroy synchronize the device before returning
+     * such a chunk). */
     mr_status st = mri_waits_note_free(&c->waits, stream, a->device);
     if (st != MR_OK) {
       pthread_mutex_unlock(&a->lock);
@@ -279,9 +292,28 @@ static size_t collect_unused_chunks(arena_state *a, arena_chunk **out) {
   return n;
 }
 
+/* Wait for the device(s), so every empty chunk is safe to give back even if
+ * the streams that used it are gone; the lock is held, so no new use can
+ * start meanwhile. */
+static mr_status settle(arena_state *a) {
+  if (!a->ordered) return MR_OK;
+  mr_status st = mri_synchronize_devices(a->device);
+  if (st != MR_OK) return mri_error_prefix(st, "%s: waiting for the device", a->what);
+  for (size_t i = 0; i < a->chunks.count; i++) {
+    arena_chunk *c = a->chunks.items[i].owner;
+    if (c->live == 0) mri_waits_clear(&c->waits);
+  }
+  return MR_OK;
+}
+
 static mr_status arena_trim(void *self) {
   arena_state *a = self;
   pthread_mutex_lock(&a->lock);
+  mr_status settled = settle(a);
+  if (settled != MR_OK) {
+    pthread_mutex_unlock(&a->lock);
+    return settled;
+  }
   size_t chunk_count = a->chunks.count;
   arena_chunk **out = chunk_count ? malloc(chunk_count * sizeof *out) : NULL;
   size_t n = out != NULL ? collect_unused_chunks(a, out) : 0;
@@ -317,6 +349,7 @@ static mr_status arena_trim(void *self) {
 
 static void arena_destroy(void *self) {
   arena_state *a = self;
+  settle(a); /* at process exit the driver may be gone: then so is the work */
   /* Every chunk goes back, in use or not (a caller should have freed all),
    * once the streams that freed into it got past the frees. */
   for (size_t i = 0; i < a->chunks.count; i++) {

@@ -702,17 +702,6 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
 
 /* ---- trim, destroy -------------------------------------------------------- */
 
-/* Wait for every device the cached memory may be used on. */
-static mr_status synchronize_devices(cache_state *c) {
-  /* Without a loaded driver no stream can hold GPU work: nothing to wait for. */
-  if (!c->stream_ordered || mri_cuda() == NULL) return MR_OK;
-  if (c->device >= 0) return mri_device_synchronize(c->device);
-  int count = 0;
-  mr_status st = mr_device_count(&count);
-  for (int d = 0; st == MR_OK && d < count; d++) st = mri_device_synchronize(d);
-  return st;
-}
-
 static void free_bin_blocks(cache_state *c, cache_slot *s, stream_bin *b) {
   for (unsigned k = 0; k < CLASS_COUNT; k++) {
     block_stack *st = &b->classes[k];
@@ -743,7 +732,7 @@ static mr_status cache_trim(void *self) {
     }
   }
   pthread_mutex_lock(&c->lock);
-  mr_status st = synchronize_devices(c);
+  mr_status st = c->stream_ordered ? mri_synchronize_devices(c->device) : MR_OK;
   if (st == MR_OK) {
     c->epoch++;
     for (int i = 0; i < n; i++) {

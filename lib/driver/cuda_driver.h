@@ -169,6 +169,11 @@ mr_status mri_event_synchronize(mri_event event);
 mr_status mri_stream_synchronize(mr_stream stream);
 mr_status mri_device_synchronize(int device);
 
+/* Wait for all work on `device`, or on every device when `device` < 0 (for
+ * pinned and managed memory, which any device may be using). Without a
+ * loaded driver there is no work to wait for: MR_OK. */
+mr_status mri_synchronize_devices(int device);
+
 /* Total memory of `device` in bytes (for sizes given in %). */
 mr_status mri_device_total_memory(int device, uint64_t *bytes);
 

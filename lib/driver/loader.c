@@ -388,6 +388,15 @@ mr_status mri_device_synchronize(int device) {
   return MR_OK;
 }
 
+mr_status mri_synchronize_devices(int device) {
+  const mri_cuda_api *cu = mri_cuda();
+  if (cu == NULL) return MR_OK;
+  if (device >= 0) return mri_device_synchronize(device);
+  mr_status st = MR_OK;
+  for (int d = 0; st == MR_OK && d < cu->device_count; d++) st = mri_device_synchronize(d);
+  return st;
+}
+
 mr_status mri_device_total_memory(int device, uint64_t *bytes) {
   *bytes = 0;
   mr_status st = mri_check_device(device);

@@ -109,6 +109,7 @@ mr_status mri_stream_synchronize(mr_stream stream) {
   return MR_OK;
 }
 mr_status mri_device_synchronize(int device) { return no_driver("synchronizing a device"); }
+mr_status mri_synchronize_devices(int device) { return MR_OK; }
 mr_status mri_device_total_memory(int device, uint64_t *bytes) {
   *bytes = 0;
   return no_driver("reading device memory size");

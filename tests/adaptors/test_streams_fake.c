@@ -1,0 +1,120 @@
+/*
+ * test_streams_fake.c: arena and fixed over the fake driver: memory freed
+ * on a busy stream is not handed to another stream; allocations on a
+ * capturing stream bypass the reuse (graph safety); trim waits for the
+ * device and then gives everything back.
+ */
+#include <stdlib.h>
+
+#include "adaptors/adaptors_internal.h"
+#include "driver/cuda_driver.h"
+#include "fakecuda.h"
+#include "test_util.h"
+
+static const mri_cuda_api *cu;
+
+static int setup(void **state) {
+  fake_cuda_reset();
+  if (mr_driver_load() != MR_OK) return -1;
+  cu = mri_cuda();
+  return mri_ensure_context(0) == MR_OK ? 0 : -1;
+}
+
+static CUstream new_stream(void) {
+  CUstream s = NULL;
+  assert_int_equal(cu->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  return s;
+}
+
+typedef mr_status (*make_fn)(mr_resource *up, mr_resource **out);
+
+static mr_status make_arena(mr_resource *up, mr_resource **out) {
+  return mr_arena_resource_create(up, 1 << 20, out);
+}
+
+static mr_status make_fixed(mr_resource *up, mr_resource **out) {
+  return mr_fixed_resource_create(up, 64 << 10, 4, out);
+}
+
+static mr_resource *over_device(make_fn make) {
+  mr_resource *device = NULL, *mr = NULL;
+  assert_ok(mr_device_resource_create(0, &device));
+  assert_ok(make(device, &mr));
+  mr_resource_release(device);
+  return mr;
+}
+
+static void capture_bypasses(make_fn make) {
+  mr_resource *mr = over_device(make);
+  CUstream s = new_stream();
+  void *before = NULL;
+  assert_ok(mr_allocate(mr, 4096, 0, (mr_stream)s, &before));
+  assert_ok(mr_deallocate(mr, before, 4096, 0, (mr_stream)s));
+  long live = fake_cuda_live_allocations();
+  assert_int_equal(fake_cuda_set_stream_capturing(s, true), CUDA_SUCCESS);
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 4096, 0, (mr_stream)s, &p));
+  /* Its own upstream allocation, not memory the adaptor reuses. */
+  assert_int_equal(fake_cuda_live_allocations(), live + 1);
+  assert_ptr_not_equal(p, before);
+  assert_ok(mr_deallocate(mr, p, 4096, 0, (mr_stream)s));
+  assert_int_equal(fake_cuda_live_allocations(), live);
+  assert_int_equal(fake_cuda_set_stream_capturing(s, false), CUDA_SUCCESS);
+  /* A failing capture check fails the allocation cleanly. */
+  fake_cuda_fail("cuStreamIsCapturing", 1, 1, CUDA_ERROR_INVALID_HANDLE);
+  p = (void *)1;
+  assert_status(mr_allocate(mr, 4096, 0, (mr_stream)s, &p), MR_ERR_DRIVER);
+  assert_null(p);
+  mr_resource_release(mr);
+  cu->cuStreamDestroy(s);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
+static void test_arena_capture(void **state) { capture_bypasses(make_arena); }
+static void test_fixed_capture(void **state) { capture_bypasses(make_fixed); }
+
+/* The arena's own stream reuses its chunk at once without any event; a
+ * free by another stream records one; trim synchronizes and returns all. */
+static void test_arena_events_and_trim(void **state) {
+  mr_resource *arena = over_device(make_arena);
+  CUstream a = new_stream(), b = new_stream();
+  long records = fake_cuda_calls("cuEventRecord");
+  void *p = NULL, *q = NULL;
+  for (int i = 0; i < 100; i++) {
+    assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)a, &p));
+    if (q == NULL) q = p;
+    assert_ptr_equal(p, q); /* the emptied chunk restarts at its base */
+    assert_ok(mr_deallocate(arena, p, 1000, 0, (mr_stream)a));
+  }
+  assert_int_equal(fake_cuda_calls("cuEventRecord"), records);
+  /* Allocated on A, freed on B while B is busy: A's chunk may not restart
+   * before B got past the free. */
+  assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)a, &p));
+  assert_int_equal(fake_cuda_set_stream_busy(b, true), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(arena, p, 1000, 0, (mr_stream)b));
+  assert_int_equal(fake_cuda_calls("cuEventRecord"), records + 1);
+  void *r = NULL;
+  assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)a, &r));
+  assert_ptr_not_equal(r, p);
+  assert_ok(mr_deallocate(arena, r, 1000, 0, (mr_stream)a));
+  assert_int_equal(fake_cuda_set_stream_busy(b, false), CUDA_SUCCESS);
+  long syncs = fake_cuda_calls("cuCtxSynchronize");
+  assert_ok(mr_resource_trim(arena));
+  assert_true(fake_cuda_calls("cuCtxSynchronize") > syncs);
+  size_t chunks = 99, idle = 99, large = 99;
+  assert_ok(mri_arena_counts(arena, &chunks, &idle, &large));
+  assert_int_equal(chunks, 0);
+  mr_resource_release(arena);
+  cu->cuStreamDestroy(a);
+  cu->cuStreamDestroy(b);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_arena_capture, setup),
+      cmocka_unit_test_setup(test_fixed_capture, setup),
+      cmocka_unit_test_setup(test_arena_events_and_trim, setup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
