@@ -63,11 +63,20 @@ static inline unsigned class_of(size_t bytes) {
   return 1u + (e - MIN_CLASS_SHIFT) * 4u + k;
 }
 
-static inline size_t class_size(unsigned c) {
-  if (c == 0) return (size_t)1 << MIN_CLASS_SHIFT;
-  unsigned e = MIN_CLASS_SHIFT + (c - 1) / 4, k = (c - 1) % 4 + 1;
-  return ((size_t)1 << e) + ((size_t)k << (e - 2));
-}
+/* The size of every class, filled once (class_size is on the common path). */
+#define CLASS_SIZE_(c) \
+  ((c) == 0 ? (size_t)1 << MIN_CLASS_SHIFT \
+            : ((size_t)1 << (MIN_CLASS_SHIFT + ((c) - 1) / 4)) + \
+                  ((size_t)(((c) - 1) % 4 + 1) << (MIN_CLASS_SHIFT + ((c) - 1) / 4 - 2)))
+#define CLASS_SIZES_4_(c) CLASS_SIZE_(c), CLASS_SIZE_(c + 1), CLASS_SIZE_(c + 2), CLASS_SIZE_(c + 3)
+#define CLASS_SIZES_16_(c) \
+  CLASS_SIZES_4_(c), CLASS_SIZES_4_(c + 4), CLASS_SIZES_4_(c + 8), CLASS_SIZES_4_(c + 12)
+static const size_t class_sizes[CLASS_COUNT] = {
+    CLASS_SIZES_16_(0), CLASS_SIZES_16_(16), CLASS_SIZES_16_(32), CLASS_SIZES_16_(48),
+    CLASS_SIZES_4_(64), CLASS_SIZES_4_(68), CLASS_SIZE_(72),
+};
+
+static inline size_t class_size(unsigned c) { return class_sizes[c]; }
 
 /* ---- data --------------------------------------------------------------- */
 
@@ -426,10 +435,17 @@ static inline stream_bin *find_bin(cache_slot *s, mr_stream stream, int legacy_d
 }
 
 /* The bin for `stream`, making room by spilling the least recently used. */
-static stream_bin *bin_for_free(cache_state *c, cache_slot *s, mr_stream stream,
-                                int legacy_device) {
+static stream_bin *new_bin(cache_state *c, cache_slot *s, mr_stream stream, int legacy_device)
+    __attribute__((noinline));
+
+static inline stream_bin *bin_for_free(cache_state *c, cache_slot *s, mr_stream stream,
+                                       int legacy_device) {
   stream_bin *b = find_bin(s, stream, legacy_device);
   if (MRI_LIKELY(b != NULL)) return b;
+  return new_bin(c, s, stream, legacy_device);
+}
+
+static stream_bin *new_bin(cache_state *c, cache_slot *s, mr_stream stream, int legacy_device) {
   stream_bin *victim = NULL;
   for (int i = 0; i < BINS_PER_SLOT; i++) {
     if (!s->bins[i].in_use) {
@@ -469,6 +485,15 @@ static mr_status upstream_block(cache_state *c, unsigned k, mr_stream stream, vo
 
 /* ---- allocate ------------------------------------------------------------- */
 
+static void shrink_grant(cache_state *c, cache_slot *s) __attribute__((noinline));
+static void shrink_grant(cache_state *c, cache_slot *s) {
+  s->grant -= c->grant_unit;
+  unreserve(c, c->grant_unit);
+}
+
+static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, size_t alignment,
+                                 mr_stream stream, bool captured, void **ptr)
+    __attribute__((noinline));
 static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, size_t alignment,
                                  mr_stream stream, bool captured, void **ptr) {
   mr_status st = mri_allocate(c->upstream, bytes, alignment, stream, ptr);
@@ -525,6 +550,8 @@ static void *take_from_shared(cache_state *c, unsigned k, mr_stream stream, bool
   return p;
 }
 
+static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, mr_stream stream,
+                                     int legacy_device, void **ptr) __attribute__((noinline));
 static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, mr_stream stream,
                                      int legacy_device, void **ptr) {
   bool cross = false;
@@ -599,10 +626,7 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
       s->cached_blocks--;
       s->hits++;
       /* Hand back budget the slot no longer needs, a grant at a time. */
-      if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) {
-        s->grant -= c->grant_unit;
-        unreserve(c, c->grant_unit);
-      }
+      if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) shrink_grant(c, s);
       slot_unlock(s);
       return MR_OK;
     }

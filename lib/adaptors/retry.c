@@ -63,11 +63,21 @@ static void synchronize_device_and_trim(retry_state *s) {
   mr_resource_trim(s->upstream);
 }
 
+static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment,
+                                 mr_stream stream, void **ptr) __attribute__((noinline));
+
 static mr_status retry_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                 void **ptr) {
   retry_state *s = self;
   mr_status st = mri_allocate(s->upstream, bytes, alignment, stream, ptr);
   if (MRI_LIKELY(st != MR_ERR_OUT_OF_MEMORY)) return st;
+  return retry_after_oom(s, bytes, alignment, stream, ptr);
+}
+
+/* The recovery path, out of line so the common path stays a plain call. */
+static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment,
+                                 mr_stream stream, void **ptr) {
+  mr_status st = MR_ERR_OUT_OF_MEMORY;
 
   char upstream_message[MRI_ERROR_CAPACITY];
   snprintf(upstream_message, sizeof upstream_message, "%s", mr_last_error());

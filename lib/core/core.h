@@ -163,7 +163,18 @@ void mri_thread_slot_on_exit(mri_slot_exit_fn fn);
 
 /* ---- sharded statistics ------------------------------------------------- */
 
-typedef struct mri_stats_shard mri_stats_shard;
+/* One thread slot's counters. Only the thread holding the slot writes them
+ * (relaxed loads and stores: plain moves); anyone may read. The per-event
+ * updates are inline: they sit on every allocation of every context tag. */
+typedef struct mri_stats_shard {
+  /* Monotonic totals. */
+  _Atomic int64_t alloc_bytes, alloc_count, free_bytes, free_count, failed;
+  /* This thread's view of the peaks. */
+  _Atomic int64_t peak_bytes, peak_count;
+  /* Owner-only bookkeeping for publishing (see stats.c). */
+  int64_t pending_bytes, pending_count;
+  int64_t base_bytes, base_count;
+} __attribute__((aligned(MRI_CACHE_LINE))) mri_stats_shard;
 
 typedef struct mri_stats {
   _Atomic(mri_stats_shard *) shards[MRI_MAX_SLOTS];
@@ -173,15 +184,87 @@ typedef struct mri_stats {
   _Atomic int64_t peak_bytes, peak_count;
 } mri_stats;
 
+/* How far a thread's net change may drift before it is published. */
+#define MRI_STATS_PUBLISH_BYTES ((int64_t)16 << 20)
+#define MRI_STATS_PUBLISH_COUNT ((int64_t)256)
+
 mr_status mri_stats_init(mri_stats *stats);
 void mri_stats_fini(mri_stats *stats);
-/* Record one successful allocation / deallocation of `bytes`, or a failed
- * allocation. Thread-safe; no shared cache line in the common case. */
-void mri_stats_on_alloc(mri_stats *stats, size_t bytes);
-void mri_stats_on_free(mri_stats *stats, size_t bytes);
-void mri_stats_on_fail(mri_stats *stats);
 /* Sum the shards. OUT: *out (its `size` must be set). */
 mr_status mri_stats_read(const mri_stats *stats, mr_stats *out);
+
+/* The slow paths behind the inline updates (stats.c). */
+mri_stats_shard *mri_stats_shard_create(mri_stats *stats, int slot);
+void mri_stats_publish(mri_stats *stats, mri_stats_shard *shard);
+void mri_stats_locked_event(mri_stats *stats, int64_t bytes, int64_t count, bool failed);
+
+static inline void mri_stats_bump_(_Atomic int64_t *field, int64_t delta) {
+  atomic_store_explicit(field, atomic_load_explicit(field, memory_order_relaxed) + delta,
+                        memory_order_relaxed);
+}
+
+/* The calling thread's shard, or NULL: then the locked overflow path. */
+static inline mri_stats_shard *mri_stats_my_shard_(mri_stats *stats) {
+  int slot = mri_thread_slot();
+  if (MRI_UNLIKELY(slot < 0)) return NULL;
+  mri_stats_shard *s = atomic_load_explicit(&stats->shards[slot], memory_order_relaxed);
+  if (MRI_LIKELY(s != NULL)) return s;
+  return mri_stats_shard_create(stats, slot);
+}
+
+/* Record a net change in this thread's running view, raise its peaks, and
+ * publish when the view drifted far enough. */
+static inline void mri_stats_record_(mri_stats *stats, mri_stats_shard *s, int64_t bytes,
+                                     int64_t count) {
+  s->pending_bytes += bytes;
+  s->pending_count += count;
+  if (bytes > 0) {
+    int64_t view_bytes = s->base_bytes + s->pending_bytes;
+    int64_t view_count = s->base_count + s->pending_count;
+    if (view_bytes > atomic_load_explicit(&s->peak_bytes, memory_order_relaxed))
+      atomic_store_explicit(&s->peak_bytes, view_bytes, memory_order_relaxed);
+    if (view_count > atomic_load_explicit(&s->peak_count, memory_order_relaxed))
+      atomic_store_explicit(&s->peak_count, view_count, memory_order_relaxed);
+  }
+  if (MRI_UNLIKELY((uint64_t)(s->pending_bytes + MRI_STATS_PUBLISH_BYTES) >
+                       (uint64_t)(2 * MRI_STATS_PUBLISH_BYTES) ||
+                   (uint64_t)(s->pending_count + MRI_STATS_PUBLISH_COUNT) >
+                       (uint64_t)(2 * MRI_STATS_PUBLISH_COUNT)))
+    mri_stats_publish(stats, s);
+}
+
+/* Record one successful allocation / deallocation of `bytes`, or a failed
+ * allocation. Thread-safe; no shared cache line in the common case. */
+static inline void mri_stats_on_alloc(mri_stats *stats, size_t bytes) {
+  mri_stats_shard *s = mri_stats_my_shard_(stats);
+  if (MRI_UNLIKELY(s == NULL)) {
+    mri_stats_locked_event(stats, (int64_t)bytes, 1, false);
+    return;
+  }
+  mri_stats_bump_(&s->alloc_bytes, (int64_t)bytes);
+  mri_stats_bump_(&s->alloc_count, 1);
+  mri_stats_record_(stats, s, (int64_t)bytes, 1);
+}
+
+static inline void mri_stats_on_free(mri_stats *stats, size_t bytes) {
+  mri_stats_shard *s = mri_stats_my_shard_(stats);
+  if (MRI_UNLIKELY(s == NULL)) {
+    mri_stats_locked_event(stats, -(int64_t)bytes, -1, false);
+    return;
+  }
+  mri_stats_bump_(&s->free_bytes, (int64_t)bytes);
+  mri_stats_bump_(&s->free_count, 1);
+  mri_stats_record_(stats, s, -(int64_t)bytes, -1);
+}
+
+static inline void mri_stats_on_fail(mri_stats *stats) {
+  mri_stats_shard *s = mri_stats_my_shard_(stats);
+  if (MRI_UNLIKELY(s == NULL)) {
+    mri_stats_locked_event(stats, 0, 0, true);
+    return;
+  }
+  mri_stats_bump_(&s->failed, 1);
+}
 
 /* ---- pointer map ---------------------------------------------------------- */
 

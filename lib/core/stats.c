@@ -14,31 +14,6 @@
 
 #include "core/core.h"
 
-/* Publish thresholds: how far a thread's net change may drift unpublished. */
-#define PUBLISH_BYTES ((int64_t)16 << 20)
-#define PUBLISH_COUNT ((int64_t)256)
-
-struct mri_stats_shard {
-  /* Monotonic totals; only the owner writes. */
-  _Atomic int64_t alloc_bytes, alloc_count, free_bytes, free_count, failed;
-  /* The owner's view of the peaks. */
-  _Atomic int64_t peak_bytes, peak_count;
-  /* Owner-only bookkeeping for publishing. */
-  int64_t pending_bytes, pending_count;
-  int64_t base_bytes, base_count;
-} __attribute__((aligned(MRI_CACHE_LINE)));
-
-static inline void bump(_Atomic int64_t *field, int64_t delta) {
-  atomic_store_explicit(field,
-                        atomic_load_explicit(field, memory_order_relaxed) + delta,
-                        memory_order_relaxed);
-}
-
-static inline void raise_to(_Atomic int64_t *field, int64_t value) {
-  if (value > atomic_load_explicit(field, memory_order_relaxed))
-    atomic_store_explicit(field, value, memory_order_relaxed);
-}
-
 static void atomic_raise_to(_Atomic int64_t *field, int64_t value) {
   int64_t seen = atomic_load_explicit(field, memory_order_relaxed);
   while (value > seen &&
@@ -65,7 +40,9 @@ void mri_stats_fini(mri_stats *stats) {
   pthread_mutex_destroy(&stats->overflow_lock);
 }
 
-static void publish(mri_stats *stats, mri_stats_shard *s) {
+/* Add the shard's unpublished net change to the shared counters and take
+ * the shared value as the shard's new base. */
+void mri_stats_publish(mri_stats *stats, mri_stats_shard *s) {
   int64_t bytes = atomic_fetch_add_explicit(&stats->published_bytes, s->pending_bytes,
                                             memory_order_relaxed) + s->pending_bytes;
   int64_t count = atomic_fetch_add_explicit(&stats->published_count, s->pending_count,
@@ -78,77 +55,31 @@ static void publish(mri_stats *stats, mri_stats_shard *s) {
   s->pending_count = 0;
 }
 
-static inline void record(mri_stats *stats, mri_stats_shard *s, int64_t bytes,
-                          int64_t count) {
-  s->pending_bytes += bytes;
-  s->pending_count += count;
-  if (bytes > 0) {
-    raise_to(&s->peak_bytes, s->base_bytes + s->pending_bytes);
-    raise_to(&s->peak_count, s->base_count + s->pending_count);
-  }
-  if (MRI_UNLIKELY(s->pending_bytes > PUBLISH_BYTES || s->pending_bytes < -PUBLISH_BYTES ||
-                   s->pending_count > PUBLISH_COUNT || s->pending_count < -PUBLISH_COUNT))
-    publish(stats, s);
-}
-
-static mri_stats_shard *shard_slow(mri_stats *stats, int slot) {
+mri_stats_shard *mri_stats_shard_create(mri_stats *stats, int slot) {
   mri_stats_shard *s = aligned_alloc(MRI_CACHE_LINE, sizeof *s);
-  if (s == NULL) return NULL;
+  if (s == NULL) return NULL; /* the caller falls back to the locked shard */
   memset(s, 0, sizeof *s);
   /* The slot's owner is the only thread that installs its shard. */
   atomic_store_explicit(&stats->shards[slot], s, memory_order_release);
   return s;
 }
 
-/* The calling thread's shard, or NULL: then use the locked overflow shard. */
-static inline mri_stats_shard *my_shard(mri_stats *stats) {
-  int slot = mri_thread_slot();
-  if (MRI_UNLIKELY(slot < 0)) return NULL;
-  mri_stats_shard *s = atomic_load_explicit(&stats->shards[slot], memory_order_relaxed);
-  if (MRI_LIKELY(s != NULL)) return s;
-  return shard_slow(stats, slot);
-}
-
-void mri_stats_on_alloc(mri_stats *stats, size_t bytes) {
-  mri_stats_shard *s = my_shard(stats);
-  if (MRI_LIKELY(s != NULL)) {
-    bump(&s->alloc_bytes, (int64_t)bytes);
-    bump(&s->alloc_count, 1);
-    record(stats, s, (int64_t)bytes, 1);
-    return;
-  }
+/* Threads without a slot (or whose shard could not be allocated) share the
+ * overflow shard under its lock. */
+void mri_stats_locked_event(mri_stats *stats, int64_t bytes, int64_t count, bool failed) {
   pthread_mutex_lock(&stats->overflow_lock);
-  s = stats->overflow;
-  bump(&s->alloc_bytes, (int64_t)bytes);
-  bump(&s->alloc_count, 1);
-  record(stats, s, (int64_t)bytes, 1);
-  pthread_mutex_unlock(&stats->overflow_lock);
-}
-
-void mri_stats_on_free(mri_stats *stats, size_t bytes) {
-  mri_stats_shard *s = my_shard(stats);
-  if (MRI_LIKELY(s != NULL)) {
-    bump(&s->free_bytes, (int64_t)bytes);
-    bump(&s->free_count, 1);
-    record(stats, s, -(int64_t)bytes, -1);
-    return;
+  mri_stats_shard *s = stats->overflow;
+  if (failed) {
+    mri_stats_bump_(&s->failed, 1);
+  } else if (count > 0) {
+    mri_stats_bump_(&s->alloc_bytes, bytes);
+    mri_stats_bump_(&s->alloc_count, count);
+    mri_stats_record_(stats, s, bytes, count);
+  } else {
+    mri_stats_bump_(&s->free_bytes, -bytes);
+    mri_stats_bump_(&s->free_count, -count);
+    mri_stats_record_(stats, s, bytes, count);
   }
-  pthread_mutex_lock(&stats->overflow_lock);
-  s = stats->overflow;
-  bump(&s->free_bytes, (int64_t)bytes);
-  bump(&s->free_count, 1);
-  record(stats, s, -(int64_t)bytes, -1);
-  pthread_mutex_unlock(&stats->overflow_lock);
-}
-
-void mri_stats_on_fail(mri_stats *stats) {
-  mri_stats_shard *s = my_shard(stats);
-  if (MRI_LIKELY(s != NULL)) {
-    bump(&s->failed, 1);
-    return;
-  }
-  pthread_mutex_lock(&stats->overflow_lock);
-  bump(&stats->overflow->failed, 1);
   pthread_mutex_unlock(&stats->overflow_lock);
 }
 

@@ -59,6 +59,9 @@ typedef struct bench_allocator {
   void (*free)(void *state, void *ptr, size_t bytes, CUstream stream);
   /* Optional: release everything cached between workloads. */
   void (*trim)(void *state);
+  /* The mrctx resource allocations go to (NULL for the peers): its chain is
+   * searched for a cache, to report the hit rate. */
+  mr_resource *mr;
 } bench_allocator;
 
 /* A context tag: the allocation asks ctx_get_mr(ctx, tag), as a library's
@@ -91,6 +94,7 @@ typedef struct bench_result {
   double mops;        /* aggregate million operations per second */
   long ops;           /* operations timed */
   long failures;      /* allocations that failed */
+  double hit_rate;    /* a cache in the chain: hits / (hits + misses); NaN if none */
 } bench_result;
 
 typedef struct bench_results {

@@ -38,7 +38,8 @@ bench_allocator bench_tag_allocator(const char *name, const char *label, mr_cont
                                     int tag) {
   tag_state *t = malloc(sizeof *t);
   if (t != NULL) *t = (tag_state){ctx, tag};
-  return (bench_allocator){name, label, t, tag_alloc, tag_free, tag_trim};
+  return (bench_allocator){name, label, t, tag_alloc, tag_free, tag_trim,
+                           mr_context_get_mr_on(ctx, tag, 0)};
 }
 
 /* A resource called directly: no context, no per-tag statistics. */
@@ -53,7 +54,7 @@ static void resource_free(void *state, void *ptr, size_t bytes, CUstream stream)
 static void resource_trim(void *state) { mr_resource_trim(state); }
 
 bench_allocator bench_resource_allocator(const char *name, const char *label, mr_resource *mr) {
-  return (bench_allocator){name, label, mr, resource_alloc, resource_free, resource_trim};
+  return (bench_allocator){name, label, mr, resource_alloc, resource_free, resource_trim, mr};
 }
 
 /* ---- the raw driver ------------------------------------------------------ */
@@ -80,7 +81,7 @@ bench_allocator bench_pool_allocator(const char *name, const char *label, const 
                                      CUmemoryPool pool) {
   pool_state *p = malloc(sizeof *p);
   if (p != NULL) *p = (pool_state){cu, pool};
-  return (bench_allocator){name, label, p, pool_alloc, pool_free, NULL};
+  return (bench_allocator){name, label, p, pool_alloc, pool_free, NULL, NULL};
 }
 
 static int host_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
@@ -95,7 +96,7 @@ static void host_free(void *state, void *ptr, size_t bytes, CUstream stream) {
 
 bench_allocator bench_host_alloc_allocator(const bench_cuda *cu) {
   return (bench_allocator){"cuMemHostAlloc + cuMemFreeHost", "cuMemHostAlloc", (void *)cu,
-                           host_alloc, host_free, NULL};
+                           host_alloc, host_free, NULL, NULL};
 }
 
 /* ---- cub ------------------------------------------------------------------ */
@@ -117,7 +118,7 @@ bool bench_cub_open(bench_allocator *out) {
   void *cub = bench_cub_create();
   if (cub == NULL) return false;
   *out = (bench_allocator){"cub CachingDeviceAllocator", "cub", cub, cub_alloc, cub_free,
-                           cub_trim};
+                           cub_trim, NULL};
   return true;
 }
 

@@ -40,8 +40,8 @@ static const bench_result *baseline(const bench_results *r, const bench_result *
 }
 
 void bench_print_table(FILE *out, const bench_results *r) {
-  fprintf(out, "\n%-8s %-13s %-42s %3s %11s %11s %9s %9s\n", "workload", "sizes", "allocator",
-          "thr", "ns/op", "Mops/s", "vs raw", "vs cub");
+  fprintf(out, "\n%-8s %-13s %-42s %3s %11s %11s %9s %9s %7s\n", "workload", "sizes",
+          "allocator", "thr", "ns/op", "Mops/s", "vs raw", "vs cub", "hits");
   const char *last = "";
   for (size_t i = 0; i < r->count; i++) {
     const bench_result *x = &r->items[i];
@@ -57,14 +57,17 @@ void bench_print_table(FILE *out, const bench_results *r) {
     if (cub != NULL && cub != x)
       snprintf(vs_cub, sizeof vs_cub, "%.1fx",
                x->threads > 1 ? x->mops / cub->mops : cub->ns_per_op / x->ns_per_op);
-    fprintf(out, "%-8s %-13s %-42s %3d %11.1f %11.2f %9s %9s%s\n", x->workload, x->sizes,
-            x->allocator, x->threads, x->ns_per_op, x->mops, vs_raw, vs_cub,
+    char hits[16] = "";
+    if (isfinite(x->hit_rate)) snprintf(hits, sizeof hits, "%.2f%%", 100 * x->hit_rate);
+    fprintf(out, "%-8s %-13s %-42s %3d %11.1f %11.2f %9s %9s %7s%s\n", x->workload, x->sizes,
+            x->allocator, x->threads, x->ns_per_op, x->mops, vs_raw, vs_cub, hits,
             x->failures ? "  (allocations failed)" : "");
   }
   fputs("\nns/op: per pair (alloc + free) and per thread, or per call for lookup and per\n"
         "operation for random; Mops/s: aggregate over threads; vs raw / vs cub: how many\n"
         "times faster than the raw driver call of the same kind / than cub (aggregate\n"
-        "throughput when threads > 1).\n",
+        "throughput when threads > 1); hits: the share of allocations a cache in the\n"
+        "chain served itself during the timed run.\n",
         out);
 }
 
@@ -130,8 +133,9 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
     json_number(f, x->ns_per_op);
     fputs(", \"mops\": ", f);
     json_number(f, x->mops);
-    fprintf(f, ", \"ops\": %ld, \"failures\": %ld}%s\n", x->ops, x->failures,
-            i + 1 < r->count ? "," : "");
+    fprintf(f, ", \"ops\": %ld, \"failures\": %ld, \"cache_hit_rate\": ", x->ops, x->failures);
+    json_number(f, x->hit_rate);
+    fprintf(f, "}%s\n", i + 1 < r->count ? "," : "");
   }
   fputs("  ],\n  \"targets\": [\n", f);
   for (size_t i = 0; i < count; i++) {

@@ -61,6 +61,25 @@ static void progress(const bench_options *o, const char *format, ...) {
   fflush(stderr);
 }
 
+/* ---- cache hit rates ----------------------------------------------------------- */
+
+/* The cache in an allocator's chain, if any. */
+static mr_resource *cache_in(const bench_allocator *a) {
+  for (mr_resource *r = a->mr; r != NULL; r = mr_resource_upstream(r))
+    if (strcmp(mr_resource_name(r), "cache") == 0) return r;
+  return NULL;
+}
+
+static void cache_counts(const bench_allocator *a, uint64_t *hits, uint64_t *misses) {
+  mr_cache_stats st = {.size = sizeof st};
+  mr_resource *cache = cache_in(a);
+  *hits = *misses = 0;
+  if (cache != NULL && mr_cache_resource_get_stats(cache, &st) == MR_OK) {
+    *hits = st.hits;
+    *misses = st.misses;
+  }
+}
+
 /* ---- pairs: alloc+free with a fixed number of live blocks ----------------- */
 
 typedef struct pair_job {
@@ -91,12 +110,17 @@ static void *pair_thread(void *arg) {
     size[k] = j->lo + next_random(&rng) % span;
     if (a->alloc(a->state, size[k], stream, &ptr[k])) ptr[k] = NULL;
   }
-  for (int i = 0; i < 4 * j->live; i++) {
-    unsigned k = (unsigned)next_random(&rng) & mask;
-    if (ptr[k]) a->free(a->state, ptr[k], size[k], stream);
-    size[k] = j->lo + next_random(&rng) % span;
-    if (a->alloc(a->state, size[k], stream, &ptr[k])) ptr[k] = NULL;
-  }
+  /* Warm up for a fifth of the timed run: caches reach their steady state
+   * (every size class stocked) before the clock starts. */
+  double warm_until = now_ns() + j->seconds * 0.2e9;
+  do {
+    for (int i = 0; i < BATCH; i++) {
+      unsigned k = (unsigned)next_random(&rng) & mask;
+      if (ptr[k]) a->free(a->state, ptr[k], size[k], stream);
+      size[k] = j->lo + next_random(&rng) % span;
+      if (a->alloc(a->state, size[k], stream, &ptr[k])) ptr[k] = NULL;
+    }
+  } while (now_ns() < warm_until);
   pthread_barrier_wait(j->ready);
   double start = now_ns(), deadline = start + j->seconds * 1e9, end;
   long pairs = 0, failures = 0;
@@ -126,6 +150,8 @@ static void *pair_thread(void *arg) {
 static bench_result run_pairs(const bench_cuda *cu, bench_allocator *a, const char *workload,
                               const char *sizes, size_t lo, size_t hi, int threads, int live,
                               double seconds) {
+  uint64_t hits0, misses0, hits1, misses1;
+  cache_counts(a, &hits0, &misses0);
   pthread_barrier_t ready;
   pthread_barrier_init(&ready, NULL, (unsigned)threads);
   pair_job *jobs = calloc((size_t)threads, sizeof *jobs);
@@ -148,9 +174,29 @@ static bench_result run_pairs(const bench_cuda *cu, bench_allocator *a, const ch
   pthread_barrier_destroy(&ready);
   free(jobs);
   free(tids);
+  cache_counts(a, &hits1, &misses1);
+  double lookups = (double)(hits1 - hits0 + misses1 - misses0);
   if (a->trim) a->trim(a->state);
   return (bench_result){workload, sizes, a->name, a->label, threads, per_thread_ns / threads,
-                        (double)pairs / longest * 1e3, pairs, failures};
+                        (double)pairs / longest * 1e3, pairs, failures,
+                        lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN};
+}
+
+/* ---- rounds ------------------------------------------------------------------ */
+
+#define ROUNDS 3
+
+/* Keep, of ROUNDS results, the one with the median time per operation: the
+ * allocators are measured in turn, round after round, so a slow moment of
+ * the machine does not land on one allocator only. */
+static bench_result median_of(bench_result r[ROUNDS]) {
+  for (int i = 1; i < ROUNDS; i++)
+    for (int k = i; k > 0 && r[k].ns_per_op < r[k - 1].ns_per_op; k--) {
+      bench_result t = r[k];
+      r[k] = r[k - 1];
+      r[k - 1] = t;
+    }
+  return r[ROUNDS / 2];
 }
 
 /* ---- arena: temporaries of one "kernel", freed together ------------------- */
@@ -187,7 +233,7 @@ static bench_result run_temporaries(const bench_cuda *cu, bench_allocator *a, do
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
   return (bench_result){"arena", "8 x 256B-1MiB", a->name, a->label, 1, (end - start) / ops,
-                        ops / (end - start) * 1e3, ops, failures};
+                        ops / (end - start) * 1e3, ops, failures, NAN};
 }
 
 /* ---- random: rmm's random_allocations pattern ------------------------------ */
@@ -249,7 +295,7 @@ static bench_result run_random(const bench_cuda *cu, bench_allocator *a, int all
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
   return (bench_result){"random", "1B-1MiB", a->name, a->label, 1, median, 1e3 / median, ops,
-                        failures};
+                        failures, NAN};
 }
 
 /* ---- lookup ----------------------------------------------------------------- */
@@ -278,7 +324,7 @@ static bench_result time_lookup(const char *allocator, const char *label, mr_con
   }
   double ns = (now_ns() - start) / LOOKUPS;
   lookup_sink = acc;
-  return (bench_result){"lookup", "", allocator, label, 1, ns, 1e3 / ns, LOOKUPS, 0};
+  return (bench_result){"lookup", "", allocator, label, 1, ns, 1e3 / ns, LOOKUPS, 0, NAN};
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -376,7 +422,8 @@ static void usage(FILE *out) {
         "Times mrctx's resources against the raw driver pools, cuMemHostAlloc and\n"
         "cub's CachingDeviceAllocator on device 0, and checks the targets.\n"
         "\n"
-        "  --seconds S   time per measurement (default 0.4)\n"
+        "  --seconds S   time per measurement (default 0.25; each is taken three\n"
+        "                times, interleaved, and the median kept)\n"
         "  --threads N   largest thread count in the scaling run (default 16)\n"
         "  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
         "                random, pinned, arena (default: all)\n"
@@ -390,7 +437,7 @@ static void usage(FILE *out) {
 }
 
 int mrctx_cmd_bench(int argc, char **argv) {
-  bench_options o = {.seconds = 0.4, .max_threads = 16};
+  bench_options o = {.seconds = 0.25, .max_threads = 16};
   const char *json = NULL, *svg = NULL;
   static const struct option longopts[] = {
       {"seconds", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
@@ -521,13 +568,19 @@ int mrctx_cmd_bench(int argc, char **argv) {
                                &cache_bare, &cub};
     const char *range[] = {big, small};
     size_t los[] = {256, 8}, his[] = {1 << 20, 4096};
+    enum { N = sizeof list / sizeof list[0] };
     for (int s = 0; s < 2; s++) {
-      for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        if (list[i] == &cub && !have_cub) continue;
-        progress(&o, "pairs %s: %s", range[s], list[i]->name);
-        bench_results_add(&results, run_pairs(&cu, list[i], "pairs", range[s], los[s], his[s], 1,
-                                              LIVE_BLOCKS, o.seconds));
+      bench_result r[N][ROUNDS];
+      for (int round = 0; round < ROUNDS; round++) {
+        for (size_t i = 0; i < N; i++) {
+          if (list[i] == &cub && !have_cub) continue;
+          progress(&o, "pairs %s, round %d: %s", range[s], round + 1, list[i]->name);
+          r[i][round] = run_pairs(&cu, list[i], "pairs", range[s], los[s], his[s], 1, LIVE_BLOCKS,
+                                  o.seconds);
+        }
       }
+      for (size_t i = 0; i < N; i++)
+        if (list[i] != &cub || have_cub) bench_results_add(&results, median_of(r[i]));
     }
   }
   if (selected(&o, "threads")) {
@@ -536,14 +589,20 @@ int mrctx_cmd_bench(int argc, char **argv) {
     int counts[16], ncounts = 0;
     for (int t = 1; t < o.max_threads && ncounts < 15; t *= 2) counts[ncounts++] = t;
     counts[ncounts++] = o.max_threads;
+    enum { N = sizeof list / sizeof list[0] };
     for (int ci = 0; ci < ncounts; ci++) {
       int threads = counts[ci];
-      for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        if (list[i] == &cub && !have_cub) continue;
-        progress(&o, "threads %d: %s", threads, list[i]->name);
-        bench_results_add(&results, run_pairs(&cu, list[i], "threads", big, 256, 1 << 20, threads,
-                                              LIVE_BLOCKS, o.seconds));
+      bench_result r[N][ROUNDS];
+      for (int round = 0; round < ROUNDS; round++) {
+        for (size_t i = 0; i < N; i++) {
+          if (list[i] == &cub && !have_cub) continue;
+          progress(&o, "threads %d, round %d: %s", threads, round + 1, list[i]->name);
+          r[i][round] = run_pairs(&cu, list[i], "threads", big, 256, 1 << 20, threads,
+                                  LIVE_BLOCKS, o.seconds);
+        }
       }
+      for (size_t i = 0; i < N; i++)
+        if (list[i] != &cub || have_cub) bench_results_add(&results, median_of(r[i]));
     }
   }
   if (selected(&o, "random")) {
@@ -556,18 +615,28 @@ int mrctx_cmd_bench(int argc, char **argv) {
   }
   if (selected(&o, "pinned")) {
     bench_allocator *list[] = {&host_alloc, &raw_pinned, &fixed, &pinned_cache};
-    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-      progress(&o, "pinned: %s", list[i]->name);
-      bench_results_add(&results, run_pairs(&cu, list[i], "pinned", "4KiB-4MiB", 4096, 4 << 20, 1,
-                                            16, o.seconds));
+    enum { N = sizeof list / sizeof list[0] };
+    bench_result r[N][ROUNDS];
+    for (int round = 0; round < ROUNDS; round++) {
+      for (size_t i = 0; i < N; i++) {
+        progress(&o, "pinned, round %d: %s", round + 1, list[i]->name);
+        r[i][round] = run_pairs(&cu, list[i], "pinned", "4KiB-4MiB", 4096, 4 << 20, 1, 16,
+                                o.seconds);
+      }
     }
+    for (size_t i = 0; i < N; i++) bench_results_add(&results, median_of(r[i]));
   }
   if (selected(&o, "arena")) {
     bench_allocator *list[] = {&raw, &arena, &cache};
-    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-      progress(&o, "arena: %s", list[i]->name);
-      bench_results_add(&results, run_temporaries(&cu, list[i], o.seconds));
+    enum { N = sizeof list / sizeof list[0] };
+    bench_result r[N][ROUNDS];
+    for (int round = 0; round < ROUNDS; round++) {
+      for (size_t i = 0; i < N; i++) {
+        progress(&o, "arena, round %d: %s", round + 1, list[i]->name);
+        r[i][round] = run_temporaries(&cu, list[i], o.seconds);
+      }
     }
+    for (size_t i = 0; i < N; i++) bench_results_add(&results, median_of(r[i]));
   }
   progress(&o, "%s", "");
 
