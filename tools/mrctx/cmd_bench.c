@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "commands.h"
@@ -83,6 +84,7 @@ static void cache_counts(const bench_allocator *a, uint64_t *hits, uint64_t *mis
 /* ---- pairs: alloc+free with a fixed number of live blocks ----------------- */
 
 typedef struct pair_job {
+  int index; /* the thread's number, for its CPU */
   const bench_cuda *cu;
   bench_allocator *allocator;
   size_t lo, hi;
@@ -94,9 +96,22 @@ typedef struct pair_job {
   double elapsed;
 } pair_job;
 
+/* Keep each benchmark thread on its own CPU (CPU 0 is left to the driver's
+ * own threads where there are enough): migrations otherwise show up as
+ * noise larger than the differences being measured. */
+static void pin_to_cpu(int index) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus < 2) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET((int)((index + 1) % cpus), &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
 static void *pair_thread(void *arg) {
   pair_job *j = arg;
   bench_allocator *a = j->allocator;
+  pin_to_cpu(j->index);
   j->cu->cuCtxSetCurrent(j->cu->context);
   CUstream stream = NULL;
   j->cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
@@ -157,7 +172,7 @@ static bench_result run_pairs(const bench_cuda *cu, bench_allocator *a, const ch
   pair_job *jobs = calloc((size_t)threads, sizeof *jobs);
   pthread_t *tids = calloc((size_t)threads, sizeof *tids);
   for (int t = 0; t < threads; t++) {
-    jobs[t] = (pair_job){.cu = cu, .allocator = a, .lo = lo, .hi = hi, .live = live,
+    jobs[t] = (pair_job){.index = t, .cu = cu, .allocator = a, .lo = lo, .hi = hi, .live = live,
                          .seconds = seconds, .ready = &ready,
                          .seed = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1)};
     pthread_create(&tids[t], NULL, pair_thread, &jobs[t]);
@@ -554,6 +569,7 @@ int mrctx_cmd_bench(int argc, char **argv) {
 #endif
   if (!have_cub) printf("mrctx bench: cub peer not available (built without nvcc)\n");
 
+  pin_to_cpu(0); /* the single-threaded workloads run on this thread */
   bench_results results = {0};
   const char *big = "256B-1MiB", *small = "8B-4KiB";
 
