@@ -190,17 +190,11 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
   if (bytes > a->chunk_size)
     return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
                                     stream, ptr);
-  if (a->ordered && stream != NULL) {
-    /* Graph capture: the graph may run long after this arena reused the
-     * chunk, so a captured allocation goes straight upstream (the driver
-     * pools make graph allocations) and its free goes back there. */
-    bool capturing = false;
-    mr_status st = mri_stream_is_capturing(stream, &capturing);
-    if (st != MR_OK) return mri_error_prefix(st, "%s", a->what);
-    if (capturing)
-      return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
-                                      stream, ptr);
-  }
+  bool handled;
+  mr_status captured = mri_passthrough_if_capturing(a->ordered, a->large, &a->lock, a->upstream,
+                                                    a->what, bytes, alignment, stream, ptr,
+                                                    &handled);
+  if (handled) return captured;
   /* chunk_size is a multiple of the alignment, so this cannot overflow. */
   size_t need = (size_t)mri_align_up(bytes, ARENA_ALIGNMENT);
   mr_stream key = a->ordered ? stream : NULL;

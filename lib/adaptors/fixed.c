@@ -183,17 +183,11 @@ static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_s
   if (bytes > f->block)
     return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->what, bytes, alignment,
                                     stream, ptr);
-  if (f->ordered && stream != NULL) {
-    /* Graph capture: a block the graph uses must never be handed out
-     * again, so captured allocations go straight upstream (graph-safe in
-     * the driver pools) and their frees go back there. */
-    bool capturing = false;
-    mr_status st = mri_stream_is_capturing(stream, &capturing);
-    if (st != MR_OK) return mri_error_prefix(st, "%s", f->what);
-    if (capturing)
-      return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->what, bytes, alignment,
-                                      stream, ptr);
-  }
+  bool handled;
+  mr_status captured = mri_passthrough_if_capturing(f->ordered, f->large, &f->lock, f->upstream,
+                                                    f->what, bytes, alignment, stream, ptr,
+                                                    &handled);
+  if (handled) return captured;
   mr_stream key = f->ordered ? stream : NULL;
   pthread_mutex_lock(&f->lock);
   fixed_block *b = take_free(f, key);

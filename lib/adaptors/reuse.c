@@ -224,3 +224,20 @@ void mri_passthrough_release_all(mri_ptrmap *map, mr_resource *upstream) {
   release_ctx ctx = {upstream};
   mri_ptrmap_foreach(map, release_one, &ctx);
 }
+
+mr_status mri_passthrough_if_capturing(bool ordered, mri_ptrmap *map, pthread_mutex_t *lock,
+                                       mr_resource *upstream, const char *what, size_t bytes,
+                                       size_t alignment, mr_stream stream, void **ptr,
+                                       bool *handled) {
+  *handled = false;
+  if (!ordered || stream == NULL) return MR_OK;
+  bool capturing = false;
+  mr_status st = mri_stream_is_capturing(stream, &capturing);
+  if (st != MR_OK) {
+    *handled = true;
+    return mri_error_prefix(st, "%s", what);
+  }
+  if (!capturing) return MR_OK;
+  *handled = true;
+  return mri_passthrough_allocate(map, lock, upstream, what, bytes, alignment, stream, ptr);
+}

@@ -111,4 +111,17 @@ static inline bool mri_reuse_follows_streams(const mr_resource_props *props) {
   return props->stream_ordered || props->device_accessible;
 }
 
+/* For the adaptors that keep memory for reuse (arena, fixed): an allocation
+ * on a stream that is capturing a graph must not get reusable memory (the
+ * graph may run long after the adaptor handed the memory out again), so it
+ * goes straight upstream (graph allocation nodes in the driver pools) and
+ * is remembered in `map` like any pass-through allocation, whose free goes
+ * back upstream too. Sets *handled when it did so or failed trying; for an
+ * upstream that ignores streams (`ordered` false) or the legacy stream,
+ * which never captures, it only returns MR_OK. */
+mr_status mri_passthrough_if_capturing(bool ordered, mri_ptrmap *map, pthread_mutex_t *lock,
+                                       mr_resource *upstream, const char *what, size_t bytes,
+                                       size_t alignment, mr_stream stream, void **ptr,
+                                       bool *handled);
+
 #endif
