@@ -485,6 +485,28 @@ static mr_status upstream_block(cache_state *c, unsigned k, mr_stream stream, vo
 
 /* ---- allocate ------------------------------------------------------------- */
 
+/* Which counter an event on the slow paths bumps. */
+typedef enum counter { COUNT_HIT, COUNT_MISS, COUNT_CROSS_HIT, COUNT_BYPASS } counter;
+
+/* Count a slow-path event: in the thread's slot, or in the shared counters
+ * for a thread without one. */
+static void count(cache_state *c, cache_slot *s, counter what) {
+  if (s != NULL) {
+    slot_lock(s);
+    s->hits += what == COUNT_HIT || what == COUNT_CROSS_HIT;
+    s->cross_stream += what == COUNT_CROSS_HIT;
+    s->misses += what == COUNT_MISS;
+    s->bypassed += what == COUNT_BYPASS;
+    slot_unlock(s);
+  } else {
+    pthread_mutex_lock(&c->lock);
+    c->shared_hits += what == COUNT_HIT || what == COUNT_CROSS_HIT;
+    c->shared_misses += what == COUNT_MISS;
+    c->shared_bypassed += what == COUNT_BYPASS;
+    pthread_mutex_unlock(&c->lock);
+  }
+}
+
 static void shrink_grant(cache_state *c, cache_slot *s) __attribute__((noinline));
 static void shrink_grant(cache_state *c, cache_slot *s) {
   s->grant -= c->grant_unit;
@@ -509,15 +531,7 @@ static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, si
       return mri_error(st, "cache: out of host memory recording a graph allocation");
     }
   }
-  if (s != NULL) {
-    slot_lock(s);
-    s->bypassed++;
-    slot_unlock(s);
-  } else {
-    pthread_mutex_lock(&c->lock);
-    c->shared_bypassed++;
-    pthread_mutex_unlock(&c->lock);
-  }
+  count(c, s, COUNT_BYPASS);
   return MR_OK;
 }
 
@@ -573,30 +587,13 @@ static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, 
   }
   p = take_from_shared(c, k, stream, &cross);
   if (p != NULL) {
-    if (s != NULL) {
-      slot_lock(s);
-      s->hits++;
-      s->cross_stream += cross;
-      slot_unlock(s);
-    } else {
-      pthread_mutex_lock(&c->lock);
-      c->shared_hits++;
-      pthread_mutex_unlock(&c->lock);
-    }
+    count(c, s, cross ? COUNT_CROSS_HIT : COUNT_HIT);
     *ptr = p;
     return MR_OK;
   }
   mr_status st = upstream_block(c, k, stream, ptr);
   if (st != MR_OK) return st;
-  if (s != NULL) {
-    slot_lock(s);
-    s->misses++;
-    slot_unlock(s);
-  } else {
-    pthread_mutex_lock(&c->lock);
-    c->shared_misses++;
-    pthread_mutex_unlock(&c->lock);
-  }
+  count(c, s, COUNT_MISS);
   return MR_OK;
 }
 
