@@ -521,7 +521,8 @@ static void test_unavailable_resources(void **state) {
   spec_fails("nodrv", MR_ERR_NO_DRIVER, "nodrv: there is no driver");
   spec_fails("stats(nodev)", MR_ERR_NO_DEVICE, "nodev: device 0 does not exist");
   spec_fails("device", MR_ERR_NO_DRIVER, NULL);
-  assert_error_contains("device: the CUDA driver could not be loaded");
+  assert_error_contains("device: ");
+  assert_error_says_no_driver();
   spec_fails("stats(pinned)", MR_ERR_NO_DRIVER, NULL);
   spec_fails("pool(kind=managed, max=1GiB)", MR_ERR_NO_DRIVER, NULL);
   /* Sizes in % need the device's memory. */

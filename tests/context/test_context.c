@@ -654,7 +654,7 @@ static void test_without_a_driver(void **state) {
     p = (void *)0x1;
     assert_status(mr_allocate(mr, 1024, 0, NULL, &p), MR_ERR_NO_DRIVER);
     assert_null(p);
-    assert_error_contains("the CUDA driver could not be loaded");
+    assert_error_says_no_driver();
     assert_error_contains("(allocating 1024 bytes)");
     assert_ok(mr_deallocate(mr, NULL, 1024, 0, NULL));
     mr_spec_source s;
@@ -662,7 +662,8 @@ static void test_without_a_driver(void **state) {
     assert_int_equal(s.status, MR_ERR_NO_DRIVER);
   }
   assert_status(mr_allocate(ctx_get_mr(ctx, D_DEVICE), 1, 0, NULL, &p), MR_ERR_NO_DRIVER);
-  assert_error_contains("mylib:temp on device 0: device: the CUDA driver could not be loaded");
+  assert_error_contains("mylib:temp on device 0: device: ");
+  assert_error_says_no_driver();
   /* The stand-in keeps what the spec describes and the kind of memory. */
   assert_string_equal(describe(ctx, D_DEVICE), "stats(device)");
   assert_string_equal(describe(ctx, D_PINNED), "pinned");

@@ -39,6 +39,20 @@
     }                                                                          \
   } while (0)
 
+/* Assert mr_last_error() gives the reason there is no driver, as this build
+ * words it: a build with CUDA could not load the driver (the unit suite
+ * points MRCTX_CUDA_DRIVER nowhere); a build without CUDA says so. */
+#define assert_error_says_no_driver()                                          \
+  do {                                                                         \
+    if (strstr(mr_last_error(), "could not be loaded") == NULL &&              \
+        strstr(mr_last_error(), "built without CUDA") == NULL) {               \
+      print_error("%s:%d: last error \"%s\" does not say why there is no "    \
+                  "driver\n",                                                  \
+                  __FILE__, __LINE__, mr_last_error());                        \
+      fail();                                                                  \
+    }                                                                          \
+  } while (0)
+
 /* A resource over host memory that fails on demand. Every allocation is
  * counted; with fail_at = N > 0 the Nth allocation (1-based) and the
  * fail_count - 1 after it fail with fail_status. It tracks live blocks so a
