@@ -7,24 +7,7 @@
 #include <stdlib.h>
 
 #include "adaptors/adaptors_internal.h"
-#include "driver/cuda_driver.h"
-#include "fakecuda.h"
-#include "test_util.h"
-
-static const mri_cuda_api *cu;
-
-static int setup(void **state) {
-  fake_cuda_reset();
-  if (mr_driver_load() != MR_OK) return -1;
-  cu = mri_cuda();
-  return mri_ensure_context(0) == MR_OK ? 0 : -1;
-}
-
-static CUstream new_stream(void) {
-  CUstream s = NULL;
-  assert_int_equal(cu->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-  return s;
-}
+#include "fake_test.h"
 
 typedef mr_status (*make_fn)(mr_resource *up, mr_resource **out);
 
@@ -112,9 +95,9 @@ static void test_arena_events_and_trim(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup(test_arena_capture, setup),
-      cmocka_unit_test_setup(test_fixed_capture, setup),
-      cmocka_unit_test_setup(test_arena_events_and_trim, setup),
+      cmocka_unit_test_setup(test_arena_capture, fake_test_setup),
+      cmocka_unit_test_setup(test_fixed_capture, fake_test_setup),
+      cmocka_unit_test_setup(test_arena_events_and_trim, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,24 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "driver/cuda_driver.h"
-#include "fakecuda.h"
-#include "test_util.h"
-
-static const mri_cuda_api *cu;
-
-static int setup(void **state) {
-  fake_cuda_reset();
-  if (mr_driver_load() != MR_OK) return -1;
-  cu = mri_cuda();
-  return mri_ensure_context(0) == MR_OK ? 0 : -1;
-}
-
-static CUstream new_stream(void) {
-  CUstream s = NULL;
-  assert_int_equal(cu->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-  return s;
-}
+#include "fake_test.h"
 
 static mr_resource *device_cache(void) {
   mr_resource *device = NULL, *cache = NULL;
@@ -221,12 +204,12 @@ static void test_exited_thread_dead_stream(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup(test_cross_stream_needs_completed_event, setup),
-      cmocka_unit_test_setup(test_single_stream_records_nothing, setup),
-      cmocka_unit_test_setup(test_capture_bypasses, setup),
-      cmocka_unit_test_setup(test_driver_failures, setup),
-      cmocka_unit_test_setup(test_legacy_stream_is_per_device, setup),
-      cmocka_unit_test_setup(test_exited_thread_dead_stream, setup),
+      cmocka_unit_test_setup(test_cross_stream_needs_completed_event, fake_test_setup),
+      cmocka_unit_test_setup(test_single_stream_records_nothing, fake_test_setup),
+      cmocka_unit_test_setup(test_capture_bypasses, fake_test_setup),
+      cmocka_unit_test_setup(test_driver_failures, fake_test_setup),
+      cmocka_unit_test_setup(test_legacy_stream_is_per_device, fake_test_setup),
+      cmocka_unit_test_setup(test_exited_thread_dead_stream, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
