@@ -73,6 +73,8 @@ typedef struct CUstream_st *CUstream;
   X(cuStreamSynchronize, 2000)       \
   X(cuStreamQuery, 2000)             \
   X(cuStreamIsCapturing, 10000)      \
+  X(cuStreamGetId, 12000)            \
+  X(cuStreamWaitValue32, 11070)      \
   X(cuStreamWaitEvent, 3020)         \
   X(cuStreamBeginCapture, 10010)     \
   X(cuStreamEndCapture, 10000)       \
@@ -153,6 +155,28 @@ void mri_pop_context(bool pushed);
 
 /* True if `stream` is capturing a graph. The legacy stream never is. */
 mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing);
+
+/* A stream's identity. A handle is not one: once a stream is destroyed the
+ * driver hands its handle to the next stream created, while the destroyed
+ * stream's work may still be running. The driver's stream ID
+ * (cuStreamGetId) is unique for the life of the process, so memory the
+ * reuse adaptors keep is keyed by it. The legacy and per-thread default
+ * streams have IDs of their own per context (and per thread). Without a
+ * loaded driver the handle's value stands in (host-only resources). */
+typedef uint64_t mri_stream_id;
+
+/* What an allocation must know of its stream: the ID and whether it is
+ * capturing a graph. On a thread without a current context, a default-
+ * stream handle (NULL, legacy, per-thread) means `device`'s primary context
+ * (made current first, as the runtime would; -1: device 0). */
+typedef struct mri_stream_info {
+  mri_stream_id id;
+  bool capturing;
+} mri_stream_info;
+
+mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info);
+/* The ID alone (for frees, which never capture-check). */
+mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id);
 
 /* Events for stream-ordered reuse across streams. An event is created
  * without timing. Without a driver these are never called: host resources

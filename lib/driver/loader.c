@@ -302,17 +302,89 @@ void mri_pop_context(bool pushed) {
   mri_cuda()->cuCtxPopCurrent(&popped);
 }
 
-mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing) {
+static inline bool is_default_stream(mr_stream stream) {
+  return stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
+}
+
+/* A default-stream handle names a stream of the calling thread's current
+ * context, so a thread that has none gets `device`'s primary context before
+ * its first such call: cheaper (and quieter under compute-sanitizer) than
+ * failing first. Checked once per thread; a thread that drops its context
+ * later is caught by the retry in the callers. */
+static _Thread_local bool tls_context_checked;
+
+static mr_status default_stream_context(int device, bool recheck) {
+  if (MRI_LIKELY(tls_context_checked && !recheck)) return MR_OK;
+  mr_status st = mri_ensure_context(device);
+  tls_context_checked = st == MR_OK;
+  return st;
+}
+
+/* Call `call` (a driver call on `stream`, result in `r`), making a context
+ * current first where a default stream needs one. */
+#define MRI_ON_STREAM_(stream, device, r, call)                                  \
+  do {                                                                           \
+    bool default_stream_ = is_default_stream(stream);                            \
+    if (default_stream_) {                                                       \
+      mr_status st_ = default_stream_context(device, false);                     \
+      if (st_ != MR_OK) return st_;                                              \
+    }                                                                            \
+    r = (call);                                                                  \
+    if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT && default_stream_)) {      \
+      mr_status st_ = default_stream_context(device, true);                      \
+      if (st_ != MR_OK) return st_;                                              \
+      r = (call);                                                                \
+    }                                                                            \
+  } while (0)
+
+static mr_status capture_status(const mri_cuda_api *cu, mr_stream stream, int device,
+                                bool *capturing) {
   *capturing = false;
+  /* The legacy stream cannot capture. */
   if (stream == NULL || stream == CU_STREAM_LEGACY) return MR_OK;
-  const mri_cuda_api *cu = mri_cuda();
-  if (cu == NULL) return MR_OK;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  CUresult r = cu->cuStreamIsCapturing((CUstream)stream, &status);
-  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuStreamIsCapturing");
+  CUresult r;
+  MRI_ON_STREAM_(stream, device, r, cu->cuStreamIsCapturing((CUstream)stream, &status));
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "cuStreamIsCapturing(stream %p)", (void *)stream);
   *capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
   return MR_OK;
 }
+
+mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing) {
+  *capturing = false;
+  const mri_cuda_api *cu = mri_cuda();
+  if (cu == NULL) return MR_OK;
+  return capture_status(cu, stream, -1, capturing);
+}
+
+mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
+  const mri_cuda_api *cu = mri_cuda();
+  if (MRI_UNLIKELY(cu == NULL)) {
+    *id = (mri_stream_id)(uintptr_t)stream;
+    return MR_OK;
+  }
+  unsigned long long value = 0;
+  CUresult r;
+  MRI_ON_STREAM_(stream, device, r, cu->cuStreamGetId((CUstream)stream, &value));
+  if (MRI_UNLIKELY(r != CUDA_SUCCESS)) {
+    *id = 0;
+    return mri_cuda_fail(r, "cuStreamGetId(stream %p)", (void *)stream);
+  }
+  *id = value;
+  return MR_OK;
+}
+
+mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info) {
+  info->capturing = false;
+  mr_status st = mri_stream_get_id(stream, device, &info->id);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
+  const mri_cuda_api *cu = mri_cuda();
+  if (MRI_UNLIKELY(cu == NULL)) return MR_OK;
+  return capture_status(cu, stream, device, &info->capturing);
+}
+
+#undef MRI_ON_STREAM_
 
 mr_status mri_event_create(mri_event *event) {
   *event = NULL;

@@ -93,6 +93,14 @@ mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing) {
   *capturing = false;
   return MR_OK;
 }
+mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
+  *id = (mri_stream_id)(uintptr_t)stream; /* host memory only: handles will do */
+  return MR_OK;
+}
+mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info) {
+  info->capturing = false;
+  return mri_stream_get_id(stream, device, &info->id);
+}
 mr_status mri_event_create(mri_event *event) {
   *event = NULL;
   return no_driver("creating an event");

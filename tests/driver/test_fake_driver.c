@@ -3,6 +3,7 @@
  * instance, and that the behaviour other fake-suite tests rely on holds.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -299,7 +300,7 @@ static void test_events_follow_busy_streams(void **state) {
   assert_int_equal(cu->cuStreamQuery(stream), CUDA_SUCCESS);
 
   /* The legacy stream finishes blocking streams; a destroyed stream's
-   * events are done. */
+   * work runs on, and its handle is the next stream's. */
   CUstream blocking;
   assert_int_equal(cu->cuStreamCreate(&blocking, 0), CUDA_SUCCESS);
   assert_int_equal(fake_cuda_set_stream_busy(blocking, true), CUDA_SUCCESS);
@@ -311,13 +312,73 @@ static void test_events_follow_busy_streams(void **state) {
   assert_int_equal(cu->cuStreamQuery(blocking), CUDA_SUCCESS);
   assert_int_equal(cu->cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
   assert_int_equal(cu->cuEventRecord(event, stream), CUDA_SUCCESS);
+  unsigned long long old_id = 0, new_id = 0;
+  assert_int_equal(cu->cuStreamGetId(stream, &old_id), CUDA_SUCCESS);
   assert_int_equal(cu->cuStreamDestroy(stream), CUDA_SUCCESS);
-  assert_int_equal(cu->cuEventQuery(event), CUDA_SUCCESS);
+  assert_int_equal(cu->cuEventQuery(event), CUDA_ERROR_NOT_READY);
   assert_int_equal(fake_cuda_set_stream_busy(stream, true), CUDA_ERROR_INVALID_HANDLE);
+  CUstream again;
+  assert_int_equal(cu->cuStreamCreate(&again, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  assert_ptr_equal(again, stream);
+  assert_int_equal(cu->cuStreamGetId(again, &new_id), CUDA_SUCCESS);
+  assert_true(new_id != old_id);
+  assert_int_equal(cu->cuStreamQuery(again), CUDA_SUCCESS); /* the new stream is idle */
+  assert_int_equal(cu->cuEventQuery(event), CUDA_ERROR_NOT_READY);
+  assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_SUCCESS); /* finishes all of it */
+  assert_int_equal(cu->cuEventQuery(event), CUDA_SUCCESS);
+  assert_int_equal(cu->cuStreamDestroy(again), CUDA_SUCCESS);
   assert_int_equal(fake_cuda_set_stream_busy(CU_STREAM_PER_THREAD, true), CUDA_ERROR_NOT_SUPPORTED);
   assert_int_equal(cu->cuEventDestroy(event), CUDA_SUCCESS);
   assert_int_equal(cu->cuStreamDestroy(blocking), CUDA_SUCCESS);
   assert_int_equal(cu->cuEventQuery(event), CUDA_ERROR_INVALID_HANDLE);
+}
+
+static void *per_thread_id(void *arg) {
+  const mri_cuda_api *cu = fake_cu();
+  fake_bind(0);
+  assert_int_equal(cu->cuStreamGetId(CU_STREAM_PER_THREAD, arg), CUDA_SUCCESS);
+  return NULL;
+}
+
+/* Stream IDs are never reused; the default streams have theirs per context
+ * (and per thread); cuStreamWaitValue32 holds a stream until the host
+ * writes the value, even after the stream is destroyed. */
+static void test_stream_ids_and_gates(void **state) {
+  const mri_cuda_api *cu = fake_cu();
+  unsigned long long legacy0 = 0, legacy1 = 0, mine = 0, other = 0;
+  assert_int_equal(cu->cuStreamGetId(NULL, &legacy0), CUDA_ERROR_INVALID_CONTEXT);
+  fake_bind(0);
+  assert_int_equal(cu->cuStreamGetId(NULL, &legacy0), CUDA_SUCCESS);
+  assert_int_equal(cu->cuStreamGetId(CU_STREAM_PER_THREAD, &mine), CUDA_SUCCESS);
+  CUcontext ctx0, ctx1;
+  assert_ok(mri_primary_context(0, &ctx0));
+  assert_ok(mri_primary_context(1, &ctx1));
+  assert_int_equal(cu->cuCtxSetCurrent(ctx1), CUDA_SUCCESS);
+  assert_int_equal(cu->cuStreamGetId(CU_STREAM_LEGACY, &legacy1), CUDA_SUCCESS);
+  assert_true(legacy0 != legacy1);
+  assert_int_equal(cu->cuCtxSetCurrent(ctx0), CUDA_SUCCESS);
+  pthread_t t;
+  pthread_create(&t, NULL, per_thread_id, &other);
+  pthread_join(t, NULL);
+  assert_true(other != 0 && other != mine && mine != legacy0);
+
+  static volatile cuuint32_t gate;
+  gate = 0;
+  CUstream s;
+  CUevent e;
+  assert_int_equal(cu->cuStreamCreate(&s, 0), CUDA_SUCCESS);
+  assert_int_equal(cu->cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  assert_int_equal(cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)&gate, 1, 0x3),
+                   CUDA_ERROR_NOT_SUPPORTED);
+  assert_int_equal(cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)&gate, 1,
+                                           CU_STREAM_WAIT_VALUE_GEQ),
+                   CUDA_SUCCESS);
+  assert_int_equal(cu->cuEventRecord(e, s), CUDA_SUCCESS);
+  assert_int_equal(cu->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_int_equal(cu->cuEventQuery(e), CUDA_ERROR_NOT_READY);
+  gate = 1;
+  assert_int_equal(cu->cuEventQuery(e), CUDA_SUCCESS);
+  assert_int_equal(cu->cuEventDestroy(e), CUDA_SUCCESS);
 }
 
 static void test_capture_flags(void **state) {
@@ -395,6 +456,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_pool_accounting, fake_teardown),
       cmocka_unit_test_teardown(test_pool_access, fake_teardown),
       cmocka_unit_test_teardown(test_events_follow_busy_streams, fake_teardown),
+      cmocka_unit_test_teardown(test_stream_ids_and_gates, fake_teardown),
       cmocka_unit_test_teardown(test_capture_flags, fake_teardown),
       cmocka_unit_test_teardown(test_context_rules_for_streams, fake_teardown),
       cmocka_unit_test_teardown(test_shutdown, fake_teardown),

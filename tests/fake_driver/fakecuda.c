@@ -26,11 +26,25 @@
 
 /* ---- objects -------------------------------------------------------------- */
 
+/* Work given to a stream: pending until it finishes. Events point at the
+ * work, not the stream, so a stream can be destroyed (and its handle given
+ * to the next stream created) while its work still runs, as on a GPU. */
+typedef struct fake_work {
+  CUcontext ctx;
+  bool blocking; /* on a blocking stream: synchronizing the legacy stream finishes it */
+  bool done;
+  /* cuStreamWaitValue32: pending until (int32_t)(*gate - gate_value) >= 0. */
+  const volatile cuuint32_t *gate;
+  cuuint32_t gate_value;
+  struct fake_work *before; /* earlier work on the same stream */
+  struct fake_work *next;   /* every work object, freed at reset */
+} fake_work;
+
 struct CUstream_st {
   CUcontext ctx;
   unsigned flags;
-  bool busy;
-  unsigned long busy_epoch; /* bumped each time the stream turns busy */
+  unsigned long long id; /* cuStreamGetId: never reused */
+  fake_work *work;       /* the latest work given to it, or NULL */
   bool capturing;
   struct CUstream_st *next; /* created streams only */
 };
@@ -44,10 +58,8 @@ struct CUctx_st {
 struct CUevent_st {
   CUcontext ctx;
   unsigned flags;
-  /* The busy stream whose work the event waits for, with that stream's
-   * epoch at record time; NULL when the recorded work is complete. */
-  struct CUstream_st *stream;
-  unsigned long epoch;
+  /* The work the event waits for; NULL when it was complete at record. */
+  fake_work *work;
   struct CUevent_st *next;
 };
 
@@ -121,6 +133,11 @@ static fake_location locations[LOC_COUNT];
 
 static struct CUmemPoolHandle_st *pools;
 static struct CUstream_st *streams;
+/* Destroyed streams, most recent first: cuStreamCreate hands their handles
+ * out again, as the real driver does. */
+static struct CUstream_st *destroyed_streams;
+static fake_work *works;
+static unsigned long long next_stream_id;
 static struct CUevent_st *events;
 
 #define ALLOC_BUCKETS 1024
@@ -257,10 +274,22 @@ static void free_everything(void) {
     pools = p->next;
     free(p);
   }
-  while (streams != NULL) {
-    struct CUstream_st *s = streams;
-    streams = s->next;
-    free(s);
+  for (struct CUstream_st **list = &streams; list != NULL;
+       list = list == &streams ? &destroyed_streams : NULL) {
+    while (*list != NULL) {
+      struct CUstream_st *s = *list;
+      *list = s->next;
+      free(s);
+    }
+  }
+  while (works != NULL) {
+    fake_work *w = works;
+    works = w->next;
+    free(w);
+  }
+  for (int d = 0; d < FAKE_CUDA_MAX_DEVICES; d++) {
+    devices[d].primary.legacy.work = NULL;
+    devices[d].primary.per_thread.work = NULL;
   }
   while (events != NULL) {
     struct CUevent_st *e = events;
@@ -354,8 +383,46 @@ static struct CUevent_st *find_event(CUevent handle) {
   return NULL;
 }
 
-static bool event_pending(const struct CUevent_st *e) {
-  return e->stream != NULL && e->stream->busy && e->stream->busy_epoch == e->epoch;
+static bool work_pending(const fake_work *w) {
+  for (; w != NULL; w = w->before) {
+    if (w->done) return false; /* work finishes in order: what came before too */
+    if (w->gate == NULL || (int32_t)(*w->gate - w->gate_value) < 0) return true;
+  }
+  return false;
+}
+
+static bool stream_busy(const struct CUstream_st *s) { return work_pending(s->work); }
+
+/* Give `s` new work (pending until finished, or until `gate` opens). */
+static CUresult add_work(struct CUstream_st *s, const volatile cuuint32_t *gate,
+                         cuuint32_t gate_value) {
+  fake_work *w = calloc(1, sizeof *w);
+  if (w == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+  w->ctx = s->ctx;
+  w->blocking = !(s->flags & CU_STREAM_NON_BLOCKING);
+  w->gate = gate;
+  w->gate_value = gate_value;
+  w->before = stream_busy(s) ? s->work : NULL;
+  w->next = works;
+  works = w;
+  s->work = w;
+  return CUDA_SUCCESS;
+}
+
+static bool event_pending(const struct CUevent_st *e) { return work_pending(e->work); }
+
+/* The IDs of the default streams: the legacy stream's per context, the
+ * per-thread stream's per context and thread. */
+static unsigned long long legacy_stream_id(CUcontext ctx) {
+  return 1 + (unsigned long long)ctx->device;
+}
+
+static _Thread_local unsigned long long tls_per_thread_ids[FAKE_CUDA_MAX_DEVICES];
+
+static unsigned long long per_thread_stream_id(CUcontext ctx) {
+  unsigned long long *id = &tls_per_thread_ids[ctx->device];
+  if (*id == 0) *id = ++next_stream_id;
+  return *id;
 }
 
 static void release_pool_memory(struct CUmemPoolHandle_st *p, cuuint64_t keep);
@@ -371,10 +438,11 @@ static void release_all_pools(void) {
 /* Waiting on a stream finishes its work. The legacy stream also waits for
  * every blocking stream of its context. */
 static void finish_stream(struct CUstream_st *s) {
-  s->busy = false;
+  if (s->work != NULL) s->work->done = true;
   if (s == &s->ctx->legacy) {
-    for (struct CUstream_st *o = streams; o != NULL; o = o->next)
-      if (o->ctx == s->ctx && !(o->flags & CU_STREAM_NON_BLOCKING)) o->busy = false;
+    /* Destroyed streams' work too: it is still the context's. */
+    for (fake_work *w = works; w != NULL; w = w->next)
+      if (w->ctx == s->ctx && w->blocking) w->done = true;
   }
 }
 
@@ -806,9 +874,8 @@ static CUresult fake_cuCtxGetDevice(CUdevice *device, CUcontext ctx) {
 static CUresult do_ctx_synchronize(CUcontext ctx) {
   CUresult r = resolve_ctx(ctx, &ctx);
   if (r != CUDA_SUCCESS) return r;
-  finish_stream(&ctx->legacy);
-  for (struct CUstream_st *s = streams; s != NULL; s = s->next)
-    if (s->ctx == ctx) s->busy = false;
+  for (fake_work *w = works; w != NULL; w = w->next)
+    if (w->ctx == ctx) w->done = true;
   release_all_pools();
   return CUDA_SUCCESS;
 }
@@ -1203,10 +1270,15 @@ static CUresult do_stream_create(CUstream *stream, unsigned int flags) {
     return CUDA_ERROR_INVALID_VALUE;
   CUcontext ctx = current_ctx();
   if (ctx == NULL) return CUDA_ERROR_INVALID_CONTEXT;
-  struct CUstream_st *s = calloc(1, sizeof *s);
-  if (s == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+  struct CUstream_st *s = destroyed_streams;
+  if (s != NULL)
+    destroyed_streams = s->next;
+  else if ((s = malloc(sizeof *s)) == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  memset(s, 0, sizeof *s);
   s->ctx = ctx;
   s->flags = flags;
+  s->id = ++next_stream_id;
   s->next = streams;
   streams = s;
   *stream = s;
@@ -1222,10 +1294,10 @@ static CUresult do_stream_destroy(CUstream stream) {
     struct CUstream_st *s = *link;
     if (s != stream) continue;
     *link = s->next;
-    /* Work on a destroyed stream still completes: its events are done. */
-    for (struct CUevent_st *e = events; e != NULL; e = e->next)
-      if (e->stream == s) e->stream = NULL;
-    free(s);
+    /* Its work runs on (events keep waiting for it); its handle is the next
+     * stream's. */
+    s->next = destroyed_streams;
+    destroyed_streams = s;
     return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_HANDLE;
@@ -1252,7 +1324,7 @@ static CUresult do_stream_query(CUstream stream) {
   struct CUstream_st *s;
   CUresult r = resolve_stream(stream, &s);
   if (r != CUDA_SUCCESS) return r;
-  return s->busy ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+  return stream_busy(s) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
 
 static CUresult fake_cuStreamQuery(CUstream stream) {
@@ -1270,6 +1342,38 @@ static CUresult do_stream_is_capturing(CUstream stream, CUstreamCaptureStatus *s
 
 static CUresult fake_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status) {
   FAKE_CALL(cuStreamIsCapturing, NEEDS_INIT, do_stream_is_capturing(stream, status));
+}
+
+static CUresult do_stream_get_id(CUstream stream, unsigned long long *id) {
+  if (id == NULL) return CUDA_ERROR_INVALID_VALUE;
+  struct CUstream_st *s;
+  CUresult r = resolve_stream(stream, &s);
+  if (r != CUDA_SUCCESS) return r;
+  *id = s == &s->ctx->legacy       ? legacy_stream_id(s->ctx)
+        : s == &s->ctx->per_thread ? per_thread_stream_id(s->ctx)
+                                   : s->id;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuStreamGetId(CUstream stream, unsigned long long *id) {
+  FAKE_CALL(cuStreamGetId, NEEDS_INIT, do_stream_get_id(stream, id));
+}
+
+/* Only CU_STREAM_WAIT_VALUE_GEQ is modelled: the stream's later work waits
+ * until the 32-bit word at `addr` (host memory here) reaches `value`. */
+static CUresult do_stream_wait_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                       unsigned int flags) {
+  if (addr == 0 || addr % 4 != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (flags != CU_STREAM_WAIT_VALUE_GEQ) return CUDA_ERROR_NOT_SUPPORTED;
+  struct CUstream_st *s;
+  CUresult r = resolve_stream(stream, &s);
+  if (r != CUDA_SUCCESS) return r;
+  return add_work(s, (const volatile cuuint32_t *)(uintptr_t)addr, value);
+}
+
+static CUresult fake_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                         unsigned int flags) {
+  FAKE_CALL(cuStreamWaitValue32, NEEDS_INIT, do_stream_wait_value32(stream, addr, value, flags));
 }
 
 static CUresult do_stream_wait_event(CUstream stream, CUevent event, unsigned int flags) {
@@ -1385,8 +1489,7 @@ static CUresult do_event_record(CUevent event, CUstream stream) {
   struct CUstream_st *s;
   CUresult r = resolve_stream(stream, &s);
   if (r != CUDA_SUCCESS) return r;
-  e->stream = s->busy ? s : NULL;
-  e->epoch = s->busy_epoch;
+  e->work = stream_busy(s) ? s->work : NULL;
   return CUDA_SUCCESS;
 }
 
@@ -1407,8 +1510,8 @@ static CUresult fake_cuEventQuery(CUevent event) {
 static CUresult do_event_synchronize(CUevent event) {
   struct CUevent_st *e = find_event(event);
   if (e == NULL) return CUDA_ERROR_INVALID_HANDLE;
-  if (event_pending(e)) e->stream->busy = false; /* the wait lets the work finish */
-  e->stream = NULL;
+  if (event_pending(e)) e->work->done = true; /* the wait lets the work finish */
+  e->work = NULL;
   release_all_pools();
   return CUDA_SUCCESS;
 }
@@ -1678,8 +1781,10 @@ CUresult fake_cuda_set_stream_busy(CUstream stream, bool busy) {
   struct CUstream_st *s;
   CUresult r = control_stream(stream, &s);
   if (r == CUDA_SUCCESS) {
-    if (busy && !s->busy) s->busy_epoch++;
-    s->busy = busy;
+    if (busy && !stream_busy(s))
+      r = add_work(s, NULL, 0);
+    else if (!busy && s->work != NULL)
+      s->work->done = true;
   }
   unlock_state();
   return r;

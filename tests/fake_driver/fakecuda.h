@@ -35,8 +35,17 @@
  *  - Streams can be marked busy: events recorded on a busy stream report
  *    CUDA_ERROR_NOT_READY (and cuStreamQuery too) until the test marks the
  *    stream idle or someone synchronizes it (waiting lets the work finish).
- *    Synchronizing the legacy stream or the context finishes every blocking
- *    stream of that context. The per-thread stream is never busy.
+ *    cuStreamWaitValue32 (CU_STREAM_WAIT_VALUE_GEQ only) makes a stream busy
+ *    until the test writes the awaited value to the host word. Synchronizing
+ *    the legacy stream finishes the work of every blocking stream of that
+ *    context, synchronizing the context all of its work. The per-thread
+ *    stream is never marked busy.
+ *  - As on a GPU, a stream destroyed while busy leaves its work running
+ *    (events recorded on it stay NOT_READY until that work finishes: a
+ *    context synchronization, or the awaited value), and the next
+ *    cuStreamCreate returns the destroyed stream's handle again. Every
+ *    stream has a cuStreamGetId ID that is never reused; the legacy stream's
+ *    is per context, the per-thread stream's per context and thread.
  *  - Capture is a flag per stream; cuStreamBeginCapture sets it and
  *    cuStreamEndCapture clears it (returning a NULL graph). Modules,
  *    kernels and graphs are CUDA_ERROR_NOT_SUPPORTED.
