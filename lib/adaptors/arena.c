@@ -18,6 +18,14 @@
  * need none. Chunks go back upstream (trim, destroy) on the legacy stream
  * once their events completed, so a stream destroyed after its last free
  * is never named again.
+ * Streams are told apart by their driver IDs: a destroyed stream's handle
+ * comes back for the next stream created, whose work is not ordered after
+ * the old one's. A stream that goes away leaves its current chunk behind;
+ * once the arena has served more than one stream, the free that empties a
+ * current chunk on its own stream records an event, so another stream can
+ * take the empty chunk over once that event completed (a single-stream
+ * arena records nothing: its stream's next work is ordered after the
+ * frees). Trim gives back every empty chunk.
  * Over pageable host memory streams do not matter and no events are used.
  * Requests larger than a chunk go straight upstream (remembered, so the free
  * goes back there). Chunk headers live on the host: device memory cannot
@@ -36,9 +44,10 @@
 typedef struct arena_chunk {
   uintptr_t base;
   size_t offset;   /* bytes carved so far */
-  size_t live;     /* allocations not yet freed */
-  mr_stream owner; /* the stream it carves for while current */
+  size_t live;         /* allocations not yet freed */
+  mri_stream_id owner; /* the stream it carves for while current */
   bool current;
+  bool empty_recorded; /* emptied by its owner, and an event covers that */
   mri_stream_waits waits;
 } arena_chunk;
 
@@ -47,6 +56,8 @@ typedef struct arena_state {
   size_t chunk_size;
   bool ordered; /* reuse follows streams (events) */
   int device;   /* for event contexts; -1: the thread's */
+  bool several_streams;  /* chunks went to more than one stream so far */
+  mri_stream_id first_key; /* the stream of the first chunk */
   char *what;   /* the description, for messages */
   pthread_mutex_t lock;
   mri_range_index chunks; /* every chunk, by base */
@@ -63,7 +74,7 @@ static void remove_at(arena_chunk **array, size_t *count, size_t i) {
   array[i] = array[--*count];
 }
 
-static arena_chunk *find_current(const arena_state *a, mr_stream key, size_t *at) {
+static arena_chunk *find_current(const arena_state *a, mri_stream_id key, size_t *at) {
   for (size_t i = 0; i < a->current_count; i++) {
     if (a->current[i]->owner == key) {
       if (at != NULL) *at = i;
@@ -95,9 +106,9 @@ static void drop_idle(arena_state *a, arena_chunk *c) {
 /* The stream's current chunk is full: it stops being current. Its stream
  * records an event, so other streams can tell when the stream got past
  * everything it did with the chunk (the upstream allocation included). */
-static mr_status retire(arena_state *a, arena_chunk *c) {
+static mr_status retire(arena_state *a, arena_chunk *c, mr_stream stream) {
   if (a->ordered) {
-    mr_status st = mri_waits_note_free(&c->waits, c->owner, a->device);
+    mr_status st = mri_waits_note_free(&c->waits, stream, c->owner, a->device);
     if (st != MR_OK) return mri_error_prefix(st, "%s", a->what);
   }
   drop_current(a, c);
@@ -105,22 +116,45 @@ static mr_status retire(arena_state *a, arena_chunk *c) {
   return MR_OK;
 }
 
-static void make_current(arena_state *a, arena_chunk *c, mr_stream key) {
+static void note_stream(arena_state *a, mri_stream_id key) {
+  if (a->chunks.count == 0 && !a->several_streams)
+    a->first_key = key;
+  else if (key != a->first_key)
+    a->several_streams = true;
+}
+
+static void make_current(arena_state *a, arena_chunk *c, mri_stream_id key) {
   mri_waits_clear(&c->waits);
   c->offset = 0;
   c->owner = key;
   c->current = true;
+  c->empty_recorded = false;
   a->current[a->current_count++] = c;
 }
 
 /* An idle chunk that work on `key` may use now, newest first. */
-static arena_chunk *take_idle(arena_state *a, mr_stream key) {
+static arena_chunk *take_idle(arena_state *a, mri_stream_id key) {
   for (size_t i = a->idle_count; i-- > 0;) {
     arena_chunk *c = a->idle[i];
     if (!a->ordered || mri_waits_ready_for(&c->waits, key)) {
       remove_at(a->idle, &a->idle_count, i);
       return c;
     }
+  }
+  return NULL;
+}
+
+/* Another stream's empty current chunk that work on `key` may use now: its
+ * owner emptied it and the event recorded then completed (the owner may be
+ * gone; if not, it takes another chunk next time). */
+static arena_chunk *take_abandoned(arena_state *a, mri_stream_id key) {
+  for (size_t i = 0; i < a->current_count; i++) {
+    arena_chunk *c = a->current[i];
+    if (c->owner == key || c->live != 0 || !c->empty_recorded) continue;
+    if (!mri_waits_ready_for(&c->waits, key)) continue;
+    remove_at(a->current, &a->current_count, i);
+    c->current = false;
+    return c;
   }
   return NULL;
 }
@@ -149,12 +183,13 @@ static void *carve(arena_chunk *c, size_t need) {
   void *p = (void *)(c->base + c->offset);
   c->offset += need;
   c->live++;
+  c->empty_recorded = false;
   return p;
 }
 
 /* Take a new chunk from upstream on `stream` and carve `need` from it. */
 static mr_status allocate_from_new_chunk(arena_state *a, size_t need, mr_stream stream,
-                                         mr_stream key, void **ptr) {
+                                         mri_stream_id key, void **ptr) {
   arena_chunk *c = mri_calloc(1, sizeof *c);
   if (c == NULL) return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", a->what);
   void *base = NULL;
@@ -165,6 +200,7 @@ static mr_status allocate_from_new_chunk(arena_state *a, size_t need, mr_stream 
   }
   c->base = (uintptr_t)base;
   pthread_mutex_lock(&a->lock);
+  note_stream(a, key);
   st = add_chunk(a, c);
   if (st != MR_OK) {
     pthread_mutex_unlock(&a->lock);
@@ -190,18 +226,19 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
   if (bytes > a->chunk_size)
     return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
                                     stream, ptr);
-  bool handled;
-  mr_status captured = mri_passthrough_if_capturing(a->ordered, a->large, &a->lock, a->upstream,
-                                                    a->what, bytes, alignment, stream, ptr,
-                                                    &handled);
-  if (handled) return captured;
+  mri_stream_id key;
+  bool capturing;
+  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->what, &key, &capturing);
+  if (st != MR_OK) return st;
+  if (capturing)
+    return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
+                                    stream, ptr);
   /* chunk_size is a multiple of the alignment, so this cannot overflow. */
   size_t need = (size_t)mri_align_up(bytes, ARENA_ALIGNMENT);
-  mr_stream key = a->ordered ? stream : NULL;
   pthread_mutex_lock(&a->lock);
   arena_chunk *c = find_current(a, key, NULL);
   if (c != NULL && c->offset + need > a->chunk_size) {
-    mr_status st = retire(a, c);
+    st = retire(a, c, stream);
     if (st != MR_OK) {
       pthread_mutex_unlock(&a->lock);
       return st;
@@ -209,7 +246,9 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
     c = NULL;
   }
   if (c == NULL) {
+    note_stream(a, key);
     c = take_idle(a, key);
+    if (c == NULL && a->ordered) c = take_abandoned(a, key);
     if (c != NULL) make_current(a, c, key);
   }
   if (c != NULL) {
@@ -224,6 +263,9 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
 static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                   mr_stream stream) {
   arena_state *a = self;
+  mri_stream_id key;
+  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->what, &key, NULL);
+  if (st != MR_OK) return st;
   pthread_mutex_lock(&a->lock);
   arena_chunk *c = mri_range_find(&a->chunks, ptr);
   if (c == NULL) {
@@ -240,24 +282,29 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
                      "twice, or freed with another size?)",
                      a->what, ptr, bytes);
   }
-  mr_stream key = a->ordered ? stream : NULL;
-  if (a->ordered && !(c->current && c->owner == key)) {
+  bool own_stream = c->current && c->owner == key;
+  if (a->ordered && !own_stream) {
     /* Record the free now, while the stream is known to be alive: a free
      * the chunk's own stream does not order. Frees by the owner into its
      * current chunk need none (the owner's next work is ordered after
      * them; trim and destroy synchronize the device before returning
      * such a chunk). */
-    mr_status st = mri_waits_note_free(&c->waits, stream, a->device);
+    st = mri_waits_note_free(&c->waits, stream, key, a->device);
     if (st != MR_OK) {
       pthread_mutex_unlock(&a->lock);
       return mri_error_prefix(st, "%s: freeing %p", a->what, ptr);
     }
   }
   if (--c->live == 0) {
-    if (!c->current)
+    if (!c->current) {
       a->idle[a->idle_count++] = c;
-    else if (!a->ordered || mri_waits_ready_for(&c->waits, c->owner))
+    } else if (!a->ordered || mri_waits_ready_for(&c->waits, c->owner)) {
       c->offset = 0; /* every free is ordered before the owner's next work */
+      /* With other streams about, the owner may not come back: an event
+       * lets them take the chunk over (no event: it waits for a trim). */
+      if (a->ordered && own_stream && a->several_streams)
+        c->empty_recorded = mri_waits_note_free(&c->waits, stream, key, a->device) == MR_OK;
+    }
   }
   pthread_mutex_unlock(&a->lock);
   return MR_OK;

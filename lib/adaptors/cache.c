@@ -14,8 +14,20 @@
  * S (the one moment the caller guarantees S is alive), and only by threads
  * that use several streams, once every RECORD_EVERY frees; a thread that
  * sticks to one stream never records. Blocks an event does not cover yet
- * ("uncovered") stay with their stream, or wait for a trim, which
- * synchronizes the device(s) first and so makes every block safe.
+ * ("uncovered") stay with their stream, or wait for a device
+ * synchronization: a trim, or a settle, which a miss makes when uncovered
+ * blocks of the shared pool pass a quarter of `max` (streams that are
+ * created and destroyed one after another leave such blocks behind).
+ * Every upstream that device work can touch is treated so, including the
+ * synchronous ones (sync_device, sync_pinned, sync_managed): their frees
+ * are immediate, but the work that used a block may still be running.
+ *
+ * Stream identity. Streams are told apart by their driver IDs
+ * (cuStreamGetId), never by handle: a destroyed stream's handle comes back
+ * for the next stream created while the old one's work may still run. The
+ * legacy and per-thread streams have IDs of their own per context (and
+ * thread). Finding the ID is one more driver call on each allocate and
+ * deallocate (see `mrctx bench`).
  *
  * Sharing. Blocks move to a shared pool (one mutex) when a thread exits,
  * when a thread juggles more streams than a slot has bins, and never on the
@@ -27,6 +39,9 @@
  * remembered, so its free goes straight upstream too. As with the driver
  * itself, memory freed during a capture must have been allocated during it.
  *
+ * Failures. A block whose upstream free fails stays in the cache (trim
+ * reports the error); nothing is ever dropped.
+ *
  * Bounds. At most `max` bytes sit unused in the cache. Slots reserve budget
  * from one shared counter in grant-sized steps, so the counter is touched
  * once per many operations; a free that finds no budget goes upstream.
@@ -36,7 +51,7 @@
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
-#include "driver/cuda_driver.h"
+#include "adaptors/reuse.h"
 
 #define MIN_CLASS_SHIFT 8  /* 256 B */
 #define MAX_CLASS_SHIFT 26 /* 64 MiB */
@@ -46,10 +61,6 @@
 #define RECORD_EVERY 16
 #define DEFAULT_MAX_CACHED ((size_t)1 << 30)
 #define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
-/* Matches no stream: see shared_block.stream. */
-#define NO_STREAM ((mr_stream)(uintptr_t)~(uintptr_t)0)
-/* The driver's per-thread default stream handle (CU_STREAM_PER_THREAD). */
-#define PER_THREAD_STREAM ((mr_stream)(uintptr_t)0x2)
 
 /* ---- size classes ------------------------------------------------------- */
 
@@ -88,8 +99,7 @@ typedef struct block_stack {
 } block_stack;
 
 typedef struct stream_bin {
-  mr_stream stream;
-  int legacy_device; /* for the legacy stream (NULL), whose device's it is */
+  mri_stream_id stream; /* the stream's ID (0 for all streams over host memory) */
   bool in_use;
   bool event_recorded; /* `event` holds a record covering `covered` blocks */
   bool event_done;     /* that record was seen complete */
@@ -120,13 +130,11 @@ typedef struct shared_event {
 
 typedef struct shared_block {
   void *ptr;
-  mr_stream stream;      /* freed on; reusable at once on the same stream
-                            (NO_STREAM for streams whose handle names
-                            different streams in different threads or
-                            contexts: the legacy and per-thread streams) */
-  shared_event *event;   /* covers the free, or NULL */
-  uint64_t epoch;        /* sync epoch at the free: safe once it moved on */
-  bool safe;             /* reusable anywhere now (host upstream, or known) */
+  mri_stream_id stream; /* freed on; reusable at once on the same stream */
+  shared_event *event;  /* covers the free, or NULL */
+  uint64_t epoch;       /* c->epoch at the free: safe once a device
+                           synchronization started after it finished */
+  bool safe;            /* reusable anywhere now (pageable host upstream) */
 } shared_block;
 
 typedef struct shared_class {
@@ -138,8 +146,8 @@ typedef struct cache_state {
   mr_resource *upstream; /* mri_adaptor_head */
   size_t max_cached;
   size_t grant_unit;
-  bool stream_ordered; /* upstream honours streams (else: no events) */
-  int device;          /* upstream's device, -1 for host-side memory */
+  bool ordered; /* reuse follows streams: device work may use the memory */
+  int device;   /* upstream's device, -1 for host-side memory */
 
   _Atomic(cache_slot *) slots[MRI_MAX_SLOTS];
   _Atomic size_t reserved; /* slot grants + shared bytes, at most max_cached */
@@ -147,7 +155,10 @@ typedef struct cache_state {
   pthread_mutex_t lock; /* everything below */
   shared_class shared[CLASS_COUNT];
   size_t shared_bytes, shared_blocks;
-  uint64_t epoch; /* bumped by each device-synchronizing trim */
+  /* Device synchronizations: a shared block put with epoch < safe_epoch was
+   * freed before one of them started, and is safe for every stream. */
+  uint64_t epoch, safe_epoch;
+  size_t uncovered_bytes; /* shared blocks waiting for a synchronization */
   mri_ptrmap *captured; /* ptr -> {bytes, alignment}: graph allocations */
   _Atomic size_t captured_live;
   uint64_t shared_hits, shared_misses, shared_bypassed, trimmed;
@@ -264,6 +275,8 @@ static bool shared_event_done(shared_event *e) {
   return e->done;
 }
 
+/* Drop a reference; c->lock held (every reference lives in the shared
+ * pool, except the one spill_bin holds while it fills the pool). */
 static void shared_event_release(shared_event *e) {
   if (e != NULL && --e->refs == 0) {
     mri_event_destroy(e->event);
@@ -280,14 +293,19 @@ static bool bin_event_done(stream_bin *b) {
   return b->event_done;
 }
 
-/* Record the bin's event on its stream: every block freed so far becomes
- * covered. Only called while a deallocate on that stream is in progress. */
-static void bin_record(stream_bin *b) {
-  if (b->event == NULL && mri_event_create(&b->event) != MR_OK) {
-    b->event = NULL;
-    return; /* no event: blocks stay uncovered; correctness is unaffected */
+/* Record the bin's event on `stream`, the bin's stream: every block freed so
+ * far becomes covered. Only called while a deallocate on that stream is in
+ * progress (the one time it is known to be alive). */
+static void bin_record(cache_state *c, stream_bin *b, mr_stream stream) {
+  if (b->event == NULL) {
+    /* An event belongs to the current context: a thread without one gets
+     * the upstream's device's (as the runtime would). */
+    if (mri_ensure_context(c->device) != MR_OK || mri_event_create(&b->event) != MR_OK) {
+      b->event = NULL;
+      return; /* no event: blocks stay uncovered; correctness is unaffected */
+    }
   }
-  if (mri_event_record(b->event, b->stream) != MR_OK) return;
+  if (mri_event_record(b->event, stream) != MR_OK) return;
   b->event_recorded = true;
   b->event_done = false;
   b->frees_since_record = 0;
@@ -296,47 +314,71 @@ static void bin_record(stream_bin *b) {
 
 /* ---- the shared pool (c->lock held) --------------------------------------- */
 
-static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
+/* Room for `more` blocks of class k, so that putting them cannot fail. */
+static bool shared_reserve(cache_state *c, unsigned k, size_t more) {
   shared_class *sc = &c->shared[k];
-  if (sc->count == sc->capacity) {
-    size_t capacity = sc->capacity ? sc->capacity * 2 : 16;
-    shared_block *items = realloc(sc->items, capacity * sizeof *items);
-    if (items == NULL) return false;
-    sc->items = items;
-    sc->capacity = capacity;
-  }
+  if (sc->count + more <= sc->capacity) return true;
+  size_t capacity = sc->capacity ? sc->capacity * 2 : 16;
+  if (capacity < sc->count + more) capacity = sc->count + more;
+  shared_block *items = realloc(sc->items, capacity * sizeof *items);
+  if (items == NULL) return false;
+  sc->items = items;
+  sc->capacity = capacity;
+  return true;
+}
+
+/* A block that only a device synchronization can make safe for others. */
+static inline bool uncovered(const cache_state *c, const shared_block *b) {
+  return !b->safe && b->event == NULL && b->epoch >= c->safe_epoch;
+}
+
+static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
+  if (!shared_reserve(c, k, 1)) return false;
+  shared_class *sc = &c->shared[k];
   sc->items[sc->count++] = blk;
   if (blk.event != NULL) blk.event->refs++;
+  if (uncovered(c, &blk)) c->uncovered_bytes += class_size(k);
   c->shared_bytes += class_size(k);
   c->shared_blocks++;
   return true;
 }
 
-static bool shared_block_ready(cache_state *c, const shared_block *b, mr_stream stream) {
-  return b->safe || b->stream == stream || b->epoch < c->epoch ||
+static bool shared_block_ready(cache_state *c, const shared_block *b, mri_stream_id stream) {
+  return b->safe || b->stream == stream || b->epoch < c->safe_epoch ||
          (b->event != NULL && shared_event_done(b->event));
 }
 
 /* Remove entry i of class k; its bytes leave the cache's budget. */
 static void *shared_remove(cache_state *c, unsigned k, size_t i) {
   shared_class *sc = &c->shared[k];
-  void *p = sc->items[i].ptr;
-  shared_event_release(sc->items[i].event);
-  sc->items[i] = sc->items[--sc->count];
+  shared_block *b = &sc->items[i];
+  void *p = b->ptr;
+  if (uncovered(c, b)) c->uncovered_bytes -= class_size(k);
+  shared_event_release(b->event);
+  *b = sc->items[--sc->count];
   c->shared_bytes -= class_size(k);
   c->shared_blocks--;
   unreserve(c, class_size(k));
   return p;
 }
 
-/* The stream a shared block may be reused on without an event. */
-static inline mr_stream shareable_stream(mr_stream stream) {
-  return stream == NULL || stream == PER_THREAD_STREAM ? NO_STREAM : stream;
+/* Give entry i of class k back upstream, freeing on `stream` (alive: its
+ * caller is using it; the legacy stream for trim). Kept on failure. */
+static mr_status shared_release(cache_state *c, unsigned k, size_t i, mr_stream stream) {
+  mr_status st = mri_deallocate(c->upstream, c->shared[k].items[i].ptr, class_size(k),
+                                BLOCK_ALIGNMENT, stream);
+  if (st != MR_OK) return st;
+  shared_remove(c, k, i);
+  c->trimmed++;
+  return MR_OK;
 }
 
 /* Move a bin's blocks to the shared pool; the slot's lock is held. Touches
- * no stream: the bin's stream may be gone already. */
-static void spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
+ * no stream: the bin's stream may be gone already. Blocks for which the
+ * pool has no room (host memory ran out) stay in the bin, uncovered, and
+ * the bin stays in use; returns true if it emptied. */
+static bool spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
+  pthread_mutex_lock(&c->lock);
   shared_event *ev = NULL;
   if (b->event_recorded) {
     ev = malloc(sizeof *ev);
@@ -345,43 +387,43 @@ static void spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
       b->event = NULL; /* ownership moves to the shared event */
     }
   }
-  pthread_mutex_lock(&c->lock);
+  bool emptied = true;
   for (unsigned k = 0; k < CLASS_COUNT; k++) {
     block_stack *st = &b->classes[k];
-    for (uint32_t i = 0; i < st->count; i++) {
-      shared_block blk = {
-          .ptr = st->items[i],
-          .stream = shareable_stream(b->stream),
-          .event = i < st->covered ? ev : NULL,
-          .epoch = c->epoch,
-          .safe = !c->stream_ordered,
-      };
-      if (!shared_put(c, k, blk)) {
-        /* No host memory to track it: hand it back upstream on its own
-         * stream is not possible (the stream may be gone); keep it safe by
-         * waiting for the device, then free. */
-        mri_device_synchronize(c->device < 0 ? 0 : c->device);
-        mri_deallocate(c->upstream, st->items[i], class_size(k), BLOCK_ALIGNMENT, NULL);
-        unreserve(c, class_size(k));
-        c->trimmed++;
-      }
-      /* The bytes now count as the shared pool's, not the slot's grant. */
-      s->cached_bytes -= class_size(k);
-      s->cached_blocks--;
-      s->grant -= class_size(k);
+    if (st->count == 0) continue;
+    if (!shared_reserve(c, k, st->count)) {
+      emptied = false;
+      st->covered = 0; /* its event (if any) now belongs to the pool */
+      continue;
     }
+    for (uint32_t i = 0; i < st->count; i++) {
+      shared_put(c, k, (shared_block){
+                           .ptr = st->items[i],
+                           .stream = b->stream,
+                           .event = i < st->covered && ev != NULL ? ev : NULL,
+                           .epoch = c->epoch,
+                           .safe = !c->ordered,
+                       });
+    }
+    /* The bytes now count as the shared pool's, not the slot's grant. */
+    size_t bytes = (size_t)st->count * class_size(k);
+    s->cached_bytes -= bytes;
+    s->cached_blocks -= st->count;
+    s->grant -= bytes;
     st->count = st->covered = 0;
   }
+  shared_event_release(ev); /* spill_bin's own reference */
   pthread_mutex_unlock(&c->lock);
-  shared_event_release(ev);
-  if (b->event != NULL && !b->event_recorded) {
+  b->event_recorded = b->event_done = false;
+  b->frees_since_record = 0;
+  if (!emptied) return false;
+  if (b->event != NULL) {
     mri_event_destroy(b->event);
     b->event = NULL;
   }
-  b->event_recorded = b->event_done = false;
-  b->frees_since_record = 0;
   b->in_use = false;
   s->bins_in_use--;
+  return true;
 }
 
 static void spill_slot(cache_state *c, cache_slot *s) {
@@ -389,8 +431,8 @@ static void spill_slot(cache_state *c, cache_slot *s) {
   for (int i = 0; i < BINS_PER_SLOT; i++)
     if (s->bins[i].in_use) spill_bin(c, s, &s->bins[i]);
   /* Budget the slot reserved but no longer fills goes back. */
-  unreserve(c, s->grant);
-  s->grant = 0;
+  unreserve(c, s->grant - s->cached_bytes);
+  s->grant = s->cached_bytes;
   slot_unlock(s);
 }
 
@@ -412,21 +454,11 @@ static inline cache_slot *my_slot(cache_state *c) {
   return slot_create(c, index);
 }
 
-/* The legacy stream is one per context, so NULL on two devices is two
- * streams: bins for it also carry the device. -1 for every other stream. */
-static inline int legacy_device_of(mr_stream stream) {
-  return stream == NULL ? mri_current_device() : -1;
-}
-
-static inline bool bin_matches(const stream_bin *b, mr_stream stream, int legacy_device) {
-  return b->in_use && b->stream == stream && b->legacy_device == legacy_device;
-}
-
-static inline stream_bin *find_bin(cache_slot *s, mr_stream stream, int legacy_device) {
+static inline stream_bin *find_bin(cache_slot *s, mri_stream_id stream) {
   stream_bin *b = &s->bins[s->mru];
-  if (MRI_LIKELY(bin_matches(b, stream, legacy_device))) return b;
+  if (MRI_LIKELY(b->in_use && b->stream == stream)) return b;
   for (int i = 0; i < BINS_PER_SLOT; i++) {
-    if (bin_matches(&s->bins[i], stream, legacy_device)) {
+    if (s->bins[i].in_use && s->bins[i].stream == stream) {
       s->mru = i;
       return &s->bins[i];
     }
@@ -434,18 +466,18 @@ static inline stream_bin *find_bin(cache_slot *s, mr_stream stream, int legacy_d
   return NULL;
 }
 
-/* The bin for `stream`, making room by spilling the least recently used. */
-static stream_bin *new_bin(cache_state *c, cache_slot *s, mr_stream stream, int legacy_device)
+/* The bin for `stream`, making room by spilling the least recently used;
+ * NULL if none could be emptied. */
+static stream_bin *new_bin(cache_state *c, cache_slot *s, mri_stream_id stream)
     __attribute__((noinline));
 
-static inline stream_bin *bin_for_free(cache_state *c, cache_slot *s, mr_stream stream,
-                                       int legacy_device) {
-  stream_bin *b = find_bin(s, stream, legacy_device);
+static inline stream_bin *bin_for_free(cache_state *c, cache_slot *s, mri_stream_id stream) {
+  stream_bin *b = find_bin(s, stream);
   if (MRI_LIKELY(b != NULL)) return b;
-  return new_bin(c, s, stream, legacy_device);
+  return new_bin(c, s, stream);
 }
 
-static stream_bin *new_bin(cache_state *c, cache_slot *s, mr_stream stream, int legacy_device) {
+static stream_bin *new_bin(cache_state *c, cache_slot *s, mri_stream_id stream) {
   stream_bin *victim = NULL;
   for (int i = 0; i < BINS_PER_SLOT; i++) {
     if (!s->bins[i].in_use) {
@@ -454,10 +486,9 @@ static stream_bin *new_bin(cache_state *c, cache_slot *s, mr_stream stream, int 
     }
     if (victim == NULL || s->bins[i].last_use < victim->last_use) victim = &s->bins[i];
   }
-  if (victim->in_use) spill_bin(c, s, victim);
+  if (victim->in_use && !spill_bin(c, s, victim)) return NULL;
   victim->in_use = true;
   victim->stream = stream;
-  victim->legacy_device = legacy_device;
   s->bins_in_use++;
   s->mru = (int)(victim - s->bins);
   return victim;
@@ -481,6 +512,27 @@ static mr_status upstream_block(cache_state *c, unsigned k, mr_stream stream, vo
     return mri_error(st, "cache: still out of memory after returning every cached block: %s",
                      saved);
   return st;
+}
+
+/* Wait for the device(s), so that every block the shared pool held when
+ * the wait began is safe for every stream. Blocks put meanwhile carry the
+ * new epoch and wait for the next one. */
+static mr_status settle(cache_state *c) {
+  pthread_mutex_lock(&c->lock);
+  uint64_t epoch = c->epoch++;
+  pthread_mutex_unlock(&c->lock);
+  mr_status st = mri_synchronize_devices(c->device);
+  if (st != MR_OK) return mri_error_prefix(st, "cache: waiting for the device");
+  pthread_mutex_lock(&c->lock);
+  if (c->safe_epoch <= epoch) {
+    c->safe_epoch = epoch + 1;
+    c->uncovered_bytes = 0;
+    for (unsigned k = 0; k < CLASS_COUNT; k++)
+      for (size_t i = 0; i < c->shared[k].count; i++)
+        if (uncovered(c, &c->shared[k].items[i])) c->uncovered_bytes += class_size(k);
+  }
+  pthread_mutex_unlock(&c->lock);
+  return MR_OK;
 }
 
 /* ---- allocate ------------------------------------------------------------- */
@@ -536,19 +588,19 @@ static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, si
 }
 
 /* A block of class k freed on another of this slot's streams, if reuse is
- * allowed: any, when the upstream ignores streams; else a covered one whose
- * event completed. Slot locked. */
+ * allowed: any, when device work cannot touch the memory; else a covered
+ * one whose event completed. Slot locked. */
 static void *take_from_other_bins(cache_state *c, cache_slot *s, stream_bin *own, unsigned k) {
   for (int i = 0; i < BINS_PER_SLOT; i++) {
     stream_bin *b = &s->bins[i];
     if (!b->in_use || b == own || b->classes[k].count == 0) continue;
-    if (!c->stream_ordered) return stack_pop(&b->classes[k]);
+    if (!c->ordered) return stack_pop(&b->classes[k]);
     if (b->classes[k].covered > 0 && bin_event_done(b)) return stack_take_covered(&b->classes[k]);
   }
   return NULL;
 }
 
-static void *take_from_shared(cache_state *c, unsigned k, mr_stream stream, bool *cross) {
+static void *take_from_shared(cache_state *c, unsigned k, mri_stream_id stream, bool *cross) {
   void *p = NULL;
   pthread_mutex_lock(&c->lock);
   shared_class *sc = &c->shared[k];
@@ -564,15 +616,24 @@ static void *take_from_shared(cache_state *c, unsigned k, mr_stream stream, bool
   return p;
 }
 
+/* True when the shared pool holds so many uncovered blocks that waiting
+ * for the device once is better than growing. */
+static bool worth_settling(cache_state *c) {
+  pthread_mutex_lock(&c->lock);
+  bool worth = c->uncovered_bytes > 0 && c->uncovered_bytes >= c->max_cached / 4;
+  pthread_mutex_unlock(&c->lock);
+  return worth;
+}
+
 static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, mr_stream stream,
-                                     int legacy_device, void **ptr) __attribute__((noinline));
+                                     mri_stream_id id, void **ptr) __attribute__((noinline));
 static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, mr_stream stream,
-                                     int legacy_device, void **ptr) {
+                                     mri_stream_id id, void **ptr) {
   bool cross = false;
   void *p = NULL;
   if (s != NULL) {
     slot_lock(s);
-    p = take_from_other_bins(c, s, find_bin(s, stream, legacy_device), k);
+    p = take_from_other_bins(c, s, find_bin(s, id), k);
     if (p != NULL) {
       s->cached_bytes -= class_size(k);
       s->cached_blocks--;
@@ -585,7 +646,9 @@ static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, 
       return MR_OK;
     }
   }
-  p = take_from_shared(c, k, stream, &cross);
+  p = take_from_shared(c, k, id, &cross);
+  if (p == NULL && worth_settling(c) && settle(c) == MR_OK)
+    p = take_from_shared(c, k, id, &cross);
   if (p != NULL) {
     count(c, s, cross ? COUNT_CROSS_HIT : COUNT_HIT);
     *ptr = p;
@@ -603,18 +666,20 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
   cache_slot *s = my_slot(c);
   if (MRI_UNLIKELY(bytes > MAX_CACHED_BLOCK))
     return bypass_allocate(c, s, bytes, alignment, stream, false, ptr);
-  if (c->stream_ordered && stream != NULL) {
-    /* ~20 ns on an H200; the one driver call of the common path. */
-    bool capturing = false;
-    mr_status st = mri_stream_is_capturing(stream, &capturing);
+  mri_stream_id id = 0;
+  if (c->ordered) {
+    /* Two driver calls (~20 ns each on an H200): the stream's ID, and
+     * whether it is capturing. */
+    mri_stream_info info;
+    mr_status st = mri_stream_query(stream, c->device, &info);
     if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache");
-    if (MRI_UNLIKELY(capturing)) return bypass_allocate(c, s, bytes, alignment, stream, true, ptr);
+    if (MRI_UNLIKELY(info.capturing)) return bypass_allocate(c, s, bytes, alignment, stream, true, ptr);
+    id = info.id;
   }
   unsigned k = class_of(bytes);
-  int legacy_device = legacy_device_of(stream);
   if (MRI_LIKELY(s != NULL)) {
     slot_lock(s);
-    stream_bin *b = find_bin(s, stream, legacy_device);
+    stream_bin *b = find_bin(s, id);
     if (MRI_LIKELY(b != NULL && b->classes[k].count > 0)) {
       *ptr = stack_pop(&b->classes[k]);
       b->last_use = ++s->tick;
@@ -629,7 +694,7 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
     }
     slot_unlock(s);
   }
-  return cache_allocate_miss(c, s, k, stream, legacy_device, ptr);
+  return cache_allocate_miss(c, s, k, stream, id, ptr);
 }
 
 /* ---- deallocate ----------------------------------------------------------- */
@@ -637,39 +702,41 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
 /* Free the shared pool's ready blocks upstream until `need` bytes of budget
  * are back; frees on `stream`, which is alive (its caller is using it) and
  * is safe for a ready block: its freeing stream got past the free. */
-static size_t release_shared(cache_state *c, size_t need, mr_stream stream) {
+static size_t release_shared(cache_state *c, size_t need, mr_stream stream, mri_stream_id id) {
   size_t released = 0;
   pthread_mutex_lock(&c->lock);
   for (unsigned k = CLASS_COUNT; k-- > 0 && released < need;) {
     shared_class *sc = &c->shared[k];
     for (size_t i = sc->count; i-- > 0 && released < need;) {
-      if (!shared_block_ready(c, &sc->items[i], stream)) continue;
-      void *p = shared_remove(c, k, i);
-      mri_deallocate(c->upstream, p, class_size(k), BLOCK_ALIGNMENT, stream);
+      if (!shared_block_ready(c, &sc->items[i], id)) continue;
+      if (shared_release(c, k, i, stream) != MR_OK) goto done; /* kept; try no further */
       released += class_size(k);
-      c->trimmed++;
     }
   }
+done:
   pthread_mutex_unlock(&c->lock);
   return released;
 }
 
 /* Room in the slot's grant for `size` more bytes, growing it if the shared
  * budget allows. Slot locked. */
-static bool slot_make_room(cache_state *c, cache_slot *s, size_t size, mr_stream stream) {
+static bool slot_make_room(cache_state *c, cache_slot *s, size_t size, mr_stream stream,
+                           mri_stream_id id) {
   if (MRI_LIKELY(s->cached_bytes + size <= s->grant)) return true;
   size_t step = size > c->grant_unit ? size : c->grant_unit;
   if (reserve(c, step)) {
     s->grant += step;
     return true;
   }
-  if (release_shared(c, step, stream) > 0 && reserve(c, step)) {
+  if (release_shared(c, step, stream, id) > 0 && reserve(c, step)) {
     s->grant += step;
     return true;
   }
   return false;
 }
 
+/* A free the cache keeps no record of goes back upstream with the caller's
+ * size (the cache's class size for blocks it made). */
 static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                   mr_stream stream) {
   cache_state *c = self;
@@ -679,33 +746,44 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     bool captured = mri_ptrmap_take(c->captured, ptr, &v);
     if (captured) atomic_fetch_sub_explicit(&c->captured_live, 1, memory_order_relaxed);
     pthread_mutex_unlock(&c->lock);
-    if (captured) return mri_deallocate(c->upstream, ptr, v.a, v.b, stream);
+    if (captured) {
+      mr_status st = mri_deallocate(c->upstream, ptr, v.a, v.b, stream);
+      if (st != MR_OK) {
+        /* Still the caller's: keep the record (the slot just freed is
+         * reused, so this cannot fail). */
+        pthread_mutex_lock(&c->lock);
+        mri_ptrmap_put(c->captured, ptr, v);
+        atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
+        pthread_mutex_unlock(&c->lock);
+      }
+      return st;
+    }
   }
   if (MRI_UNLIKELY(bytes > MAX_CACHED_BLOCK))
     return mri_deallocate(c->upstream, ptr, bytes, alignment, stream);
   unsigned k = class_of(bytes);
   size_t size = class_size(k);
+  mri_stream_id id = 0;
+  if (c->ordered) {
+    mr_status st = mri_stream_get_id(stream, c->device, &id);
+    if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache: freeing %p", ptr);
+  }
   cache_slot *s = my_slot(c);
   if (MRI_UNLIKELY(s == NULL)) {
     /* No slot for this thread: the shared pool takes it, if there is room. */
     if (!reserve(c, size)) return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
     pthread_mutex_lock(&c->lock);
-    bool kept = shared_put(c, k, (shared_block){.ptr = ptr, .stream = shareable_stream(stream),
-                                                .epoch = c->epoch,
-                                                .safe = !c->stream_ordered});
+    bool kept = shared_put(c, k, (shared_block){.ptr = ptr, .stream = id, .epoch = c->epoch,
+                                                .safe = !c->ordered});
     pthread_mutex_unlock(&c->lock);
     if (kept) return MR_OK;
     unreserve(c, size);
     return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
   }
-  int legacy_device = legacy_device_of(stream);
   slot_lock(s);
-  stream_bin *b = bin_for_free(c, s, stream, legacy_device);
-  if (MRI_UNLIKELY(!slot_make_room(c, s, size, stream))) {
-    slot_unlock(s);
-    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
-  }
-  if (MRI_UNLIKELY(!stack_push(&b->classes[k], ptr))) {
+  stream_bin *b = bin_for_free(c, s, id);
+  if (MRI_UNLIKELY(b == NULL || !slot_make_room(c, s, size, stream, id) ||
+                   !stack_push(&b->classes[k], ptr))) {
     slot_unlock(s);
     return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
   }
@@ -714,33 +792,38 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
   b->last_use = ++s->tick;
   /* A thread on several streams covers its frees with an event now and
    * then, so its other streams (and other threads) can reuse them. */
-  if (MRI_UNLIKELY(s->bins_in_use > 1) && c->stream_ordered &&
-      ++b->frees_since_record >= RECORD_EVERY)
-    bin_record(b);
+  if (MRI_UNLIKELY(s->bins_in_use > 1) && c->ordered && ++b->frees_since_record >= RECORD_EVERY)
+    bin_record(c, b, stream);
   slot_unlock(s);
   return MR_OK;
 }
 
 /* ---- trim, destroy -------------------------------------------------------- */
 
-static void free_bin_blocks(cache_state *c, cache_slot *s, stream_bin *b) {
+/* Give a bin's blocks back upstream on the legacy stream (the device was
+ * synchronized). Stops at the first failure, keeping what is left. */
+static mr_status free_bin_blocks(cache_state *c, cache_slot *s, stream_bin *b) {
   for (unsigned k = 0; k < CLASS_COUNT; k++) {
     block_stack *st = &b->classes[k];
-    for (uint32_t i = 0; i < st->count; i++) {
-      mri_deallocate(c->upstream, st->items[i], class_size(k), BLOCK_ALIGNMENT, NULL);
+    while (st->count > 0) {
+      mr_status status = mri_deallocate(c->upstream, st->items[st->count - 1], class_size(k),
+                                        BLOCK_ALIGNMENT, NULL);
+      if (status != MR_OK) return status;
+      stack_pop(st);
+      s->cached_bytes -= class_size(k);
+      s->cached_blocks--;
       c->trimmed++;
     }
-    s->cached_bytes -= (size_t)st->count * class_size(k);
-    s->cached_blocks -= st->count;
-    st->count = st->covered = 0;
   }
+  return MR_OK;
 }
 
 /* Give every cached block back upstream. All slots are locked first (in
  * index order, then the shared lock: the same order as every other path),
  * so no block can be freed into the cache between the device
  * synchronization and the release; then each block's last use is finished
- * and it can be freed on the legacy stream. */
+ * and it can be freed on the legacy stream. A block whose upstream free
+ * fails stays cached, and the first failure is reported. */
 static mr_status cache_trim(void *self) {
   cache_state *c = self;
   cache_slot *locked[MRI_MAX_SLOTS];
@@ -753,29 +836,31 @@ static mr_status cache_trim(void *self) {
     }
   }
   pthread_mutex_lock(&c->lock);
-  mr_status st = c->stream_ordered ? mri_synchronize_devices(c->device) : MR_OK;
+  mr_status st = c->ordered ? mri_synchronize_devices(c->device) : MR_OK;
+  if (st != MR_OK) st = mri_error_prefix(st, "cache: trimming");
   if (st == MR_OK) {
-    c->epoch++;
-    for (int i = 0; i < n; i++) {
+    /* Everything in the cache was freed before the synchronization. */
+    c->safe_epoch = ++c->epoch;
+    c->uncovered_bytes = 0;
+    for (int i = 0; i < n && st == MR_OK; i++) {
       cache_slot *s = locked[i];
-      for (int j = 0; j < BINS_PER_SLOT; j++) {
+      for (int j = 0; j < BINS_PER_SLOT && st == MR_OK; j++) {
         stream_bin *b = &s->bins[j];
-        if (b->in_use) free_bin_blocks(c, s, b);
+        if (b->in_use) st = free_bin_blocks(c, s, b);
       }
-      unreserve(c, s->grant);
-      s->grant = 0;
+      /* Budget the slot no longer fills goes back. */
+      unreserve(c, s->grant - s->cached_bytes);
+      s->grant = s->cached_bytes;
     }
-    for (unsigned k = 0; k < CLASS_COUNT; k++) {
-      while (c->shared[k].count > 0) {
-        void *p = shared_remove(c, k, c->shared[k].count - 1);
-        mri_deallocate(c->upstream, p, class_size(k), BLOCK_ALIGNMENT, NULL);
-        c->trimmed++;
-      }
+    for (unsigned k = 0; k < CLASS_COUNT && st == MR_OK; k++) {
+      while (c->shared[k].count > 0 && st == MR_OK)
+        st = shared_release(c, k, c->shared[k].count - 1, NULL);
     }
+    if (st != MR_OK) st = mri_error_prefix(st, "cache: trim: giving a block back upstream");
   }
   pthread_mutex_unlock(&c->lock);
   for (int i = n; i-- > 0;) slot_unlock(locked[i]);
-  if (st != MR_OK) return mri_error_prefix(st, "cache: trimming");
+  if (st != MR_OK) return st;
   return mr_resource_trim(c->upstream);
 }
 
@@ -785,16 +870,28 @@ static void cache_destroy(void *self) {
   /* Errors are ignored: at process exit the driver may be gone, and then so
    * is the memory. */
   cache_trim(c);
+  /* What a failed trim left: best effort, nothing can use it any more. */
   for (int i = 0; i < MRI_MAX_SLOTS; i++) {
     cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_relaxed);
     if (s == NULL) continue;
     for (int j = 0; j < BINS_PER_SLOT; j++) {
       if (s->bins[j].event != NULL) mri_event_destroy(s->bins[j].event);
-      for (unsigned k = 0; k < CLASS_COUNT; k++) free(s->bins[j].classes[k].items);
+      for (unsigned k = 0; k < CLASS_COUNT; k++) {
+        block_stack *st = &s->bins[j].classes[k];
+        for (uint32_t b = 0; b < st->count; b++)
+          mri_deallocate(c->upstream, st->items[b], class_size(k), BLOCK_ALIGNMENT, NULL);
+        free(st->items);
+      }
     }
     free(s);
   }
-  for (unsigned k = 0; k < CLASS_COUNT; k++) free(c->shared[k].items);
+  for (unsigned k = 0; k < CLASS_COUNT; k++) {
+    for (size_t i = 0; i < c->shared[k].count; i++) {
+      mri_deallocate(c->upstream, c->shared[k].items[i].ptr, class_size(k), BLOCK_ALIGNMENT, NULL);
+      shared_event_release(c->shared[k].items[i].event);
+    }
+    free(c->shared[k].items);
+  }
   mri_ptrmap_destroy(c->captured);
   pthread_mutex_destroy(&c->lock);
   mr_resource_release(c->upstream);
@@ -828,7 +925,7 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   c->grant_unit = c->max_cached / 64;
   if (c->grant_unit < ((size_t)1 << 20)) c->grant_unit = (size_t)1 << 20;
   if (c->grant_unit > ((size_t)64 << 20)) c->grant_unit = (size_t)64 << 20;
-  c->stream_ordered = upstream->props.stream_ordered;
+  c->ordered = mri_reuse_follows_streams(&upstream->props);
   c->device = upstream->props.kind == MR_MEMORY_DEVICE ? upstream->props.device : -1;
   c->upstream = mr_resource_retain(upstream);
 

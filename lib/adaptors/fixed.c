@@ -26,7 +26,6 @@ typedef struct fixed_slab fixed_slab;
 
 typedef struct fixed_block {
   fixed_slab *slab;
-  mr_stream stream; /* the stream that freed it last */
   bool in_use;
   mri_stream_waits waits; /* the event of the last free */
 } fixed_block;
@@ -61,20 +60,20 @@ static void *block_address(const fixed_state *f, const fixed_block *b) {
 }
 
 /* True if no event of another stream stands between `key` and the block. */
-static bool cheap_ready(const mri_stream_waits *waits, mr_stream key) {
+static bool cheap_ready(const mri_stream_waits *waits, mri_stream_id key) {
   for (uint32_t i = 0; i < waits->count; i++)
-    if (waits->items[i].stream != key) return false;
+    if (waits->items[i].id != key) return false;
   return true;
 }
 
-static bool block_ready(fixed_block *b, mr_stream key, bool may_query) {
+static bool block_ready(fixed_block *b, mri_stream_id key, bool may_query) {
   if (!may_query) return cheap_ready(&b->slab->ready, key) && cheap_ready(&b->waits, key);
   return mri_waits_ready_for(&b->slab->ready, key) && mri_waits_ready_for(&b->waits, key);
 }
 
 /* A free block work on `key` may use now: first one that needs no driver
  * call, newest first; then one whose events have completed. */
-static fixed_block *take_free(fixed_state *f, mr_stream key) {
+static fixed_block *take_free(fixed_state *f, mri_stream_id key) {
   for (int pass = 0; pass < (f->ordered ? 2 : 1); pass++) {
     for (size_t i = f->free_count; i-- > 0;) {
       fixed_block *b = f->free_blocks[i];
@@ -121,14 +120,11 @@ static void register_slab(fixed_state *f, fixed_slab *s) {
   }
 }
 
-static fixed_slab *new_slab(fixed_state *f, void *base, mr_stream key) {
+static fixed_slab *new_slab(fixed_state *f, void *base) {
   fixed_slab *s = mri_calloc(1, sizeof *s + f->count * sizeof(fixed_block));
   if (s == NULL) return NULL;
   s->base = (uintptr_t)base;
-  for (size_t i = 0; i < f->count; i++) {
-    s->blocks[i].slab = s;
-    s->blocks[i].stream = key;
-  }
+  for (size_t i = 0; i < f->count; i++) s->blocks[i].slab = s;
   return s;
 }
 
@@ -140,13 +136,13 @@ static void free_slab(fixed_slab *s, size_t count) {
 
 /* Every block is taken: grow by a slab allocated on `stream`; its first
  * block serves this request. */
-static mr_status grow(fixed_state *f, mr_stream stream, mr_stream key, void **ptr) {
+static mr_status grow(fixed_state *f, mr_stream stream, mri_stream_id key, void **ptr) {
   void *base = NULL;
   mr_status st = mri_allocate(f->upstream, f->slab_bytes, FIXED_ALIGNMENT, stream, &base);
   if (st != MR_OK)
     return mri_error_prefix(st, "%s: growing by %zu block%s", f->what, f->count,
                             f->count == 1 ? "" : "s");
-  fixed_slab *s = new_slab(f, base, key);
+  fixed_slab *s = new_slab(f, base);
   if (s == NULL) {
     st = mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", f->what);
     goto fail;
@@ -154,7 +150,7 @@ static mr_status grow(fixed_state *f, mr_stream stream, mr_stream key, void **pt
   /* Other streams may use the new blocks once `stream` got past the
    * allocation. */
   if (f->ordered) {
-    st = mri_waits_note_free(&s->ready, stream, f->device);
+    st = mri_waits_note_free(&s->ready, stream, key, f->device);
     if (st != MR_OK) {
       mri_error_prefix(st, "%s: growing", f->what);
       goto fail;
@@ -183,12 +179,13 @@ static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_s
   if (bytes > f->block)
     return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->what, bytes, alignment,
                                     stream, ptr);
-  bool handled;
-  mr_status captured = mri_passthrough_if_capturing(f->ordered, f->large, &f->lock, f->upstream,
-                                                    f->what, bytes, alignment, stream, ptr,
-                                                    &handled);
-  if (handled) return captured;
-  mr_stream key = f->ordered ? stream : NULL;
+  mri_stream_id key;
+  bool capturing;
+  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->what, &key, &capturing);
+  if (st != MR_OK) return st;
+  if (capturing)
+    return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->what, bytes, alignment,
+                                    stream, ptr);
   pthread_mutex_lock(&f->lock);
   fixed_block *b = take_free(f, key);
   if (b != NULL) {
@@ -203,6 +200,9 @@ static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_s
 static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                   mr_stream stream) {
   fixed_state *f = self;
+  mri_stream_id key;
+  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->what, &key, NULL);
+  if (st != MR_OK) return st;
   pthread_mutex_lock(&f->lock);
   fixed_slab *s = mri_range_find(&f->slabs, ptr);
   if (s == NULL) {
@@ -219,16 +219,14 @@ static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t al
                      "another size?)",
                      f->what, ptr, bytes);
   }
-  mr_stream key = f->ordered ? stream : NULL;
   if (f->ordered) {
-    mr_status st = mri_waits_note_free(&b->waits, stream, f->device);
+    st = mri_waits_note_free(&b->waits, stream, key, f->device);
     if (st != MR_OK) {
       pthread_mutex_unlock(&f->lock);
       return mri_error_prefix(st, "%s: freeing %p", f->what, ptr);
     }
   }
   b->in_use = false;
-  b->stream = key;
   f->free_blocks[f->free_count++] = b;
   s->free_count++;
   pthread_mutex_unlock(&f->lock);
@@ -338,7 +336,7 @@ static mr_status first_slab(fixed_state *f) {
     return mri_error_prefix(st, "%s: taking the first %zu block%s (%s) from upstream", f->what,
                             f->count, f->count == 1 ? "" : "s", size);
   }
-  fixed_slab *s = new_slab(f, base, NULL);
+  fixed_slab *s = new_slab(f, base);
   st = s != NULL ? reserve_slab(f) : MR_ERR_OUT_OF_MEMORY;
   if (st != MR_OK) {
     if (s != NULL) free_slab(s, f->count);

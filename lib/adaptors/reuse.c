@@ -9,9 +9,9 @@
 
 /* ---- stream-ordered reuse ------------------------------------------------- */
 
-static mri_stream_wait *find_wait(mri_stream_waits *waits, mr_stream stream) {
+static mri_stream_wait *find_wait(mri_stream_waits *waits, mri_stream_id id) {
   for (uint32_t i = 0; i < waits->count; i++)
-    if (waits->items[i].stream == stream) return &waits->items[i];
+    if (waits->items[i].id == id) return &waits->items[i];
   return NULL;
 }
 
@@ -23,8 +23,8 @@ static void drop_wait(mri_stream_waits *waits, uint32_t i) {
 }
 
 /* Record `stream`'s event in a spare slot (or the stream's own slot). */
-static mr_status record_wait(mri_stream_waits *waits, mri_stream_wait *slot,
-                             mr_stream stream, int device) {
+static mr_status record_wait(mri_stream_wait *slot, mr_stream stream, mri_stream_id id,
+                             int device) {
   if (slot->event == NULL) {
     /* An event is created in the calling thread's context; a thread that
      * has none gets `device`'s primary context (device 0's for -1). */
@@ -32,15 +32,16 @@ static mr_status record_wait(mri_stream_waits *waits, mri_stream_wait *slot,
     if (st == MR_OK) st = mri_event_create(&slot->event);
     if (st != MR_OK) return st;
   }
-  slot->stream = stream;
+  slot->id = id;
   return mri_event_record(slot->event, stream);
 }
 
-mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, int device) {
-  mri_stream_wait *slot = find_wait(waits, stream);
+mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, mri_stream_id id,
+                              int device) {
+  mri_stream_wait *slot = find_wait(waits, id);
   mr_status st = MR_ERR_OUT_OF_MEMORY;
   if (slot != NULL) {
-    st = record_wait(waits, slot, stream, device);
+    st = record_wait(slot, stream, id, device);
   } else {
     if (waits->count == waits->capacity) {
       uint32_t capacity = waits->capacity ? waits->capacity * 2 : 2;
@@ -52,7 +53,7 @@ mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, int dev
       }
     }
     if (waits->count < waits->capacity) {
-      st = record_wait(waits, &waits->items[waits->count], stream, device);
+      st = record_wait(&waits->items[waits->count], stream, id, device);
       if (st == MR_OK) waits->count++;
     }
   }
@@ -66,10 +67,10 @@ mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, int dev
   return MR_OK;
 }
 
-static bool ready_except(mri_stream_waits *waits, bool any_stream, mr_stream stream) {
+static bool ready_except(mri_stream_waits *waits, bool any_stream, mri_stream_id id) {
   for (uint32_t i = 0; i < waits->count;) {
     mri_stream_wait *w = &waits->items[i];
-    if (!any_stream && w->stream == stream) {
+    if (!any_stream && w->id == id) {
       i++;
       continue;
     }
@@ -81,12 +82,12 @@ static bool ready_except(mri_stream_waits *waits, bool any_stream, mr_stream str
   return true;
 }
 
-bool mri_waits_ready_for(mri_stream_waits *waits, mr_stream stream) {
-  return waits->count == 0 || ready_except(waits, false, stream);
+bool mri_waits_ready_for(mri_stream_waits *waits, mri_stream_id id) {
+  return waits->count == 0 || ready_except(waits, false, id);
 }
 
 bool mri_waits_ready_all(mri_stream_waits *waits) {
-  return waits->count == 0 || ready_except(waits, true, NULL);
+  return waits->count == 0 || ready_except(waits, true, 0);
 }
 
 void mri_waits_wait_all(mri_stream_waits *waits) {
@@ -225,19 +226,20 @@ void mri_passthrough_release_all(mri_ptrmap *map, mr_resource *upstream) {
   mri_ptrmap_foreach(map, release_one, &ctx);
 }
 
-mr_status mri_passthrough_if_capturing(bool ordered, mri_ptrmap *map, pthread_mutex_t *lock,
-                                       mr_resource *upstream, const char *what, size_t bytes,
-                                       size_t alignment, mr_stream stream, void **ptr,
-                                       bool *handled) {
-  *handled = false;
-  if (!ordered || stream == NULL) return MR_OK;
-  bool capturing = false;
-  mr_status st = mri_stream_is_capturing(stream, &capturing);
-  if (st != MR_OK) {
-    *handled = true;
-    return mri_error_prefix(st, "%s", what);
+mr_status mri_reuse_key(bool ordered, int device, mr_stream stream, const char *what,
+                        mri_stream_id *key, bool *capturing) {
+  *key = 0;
+  if (capturing != NULL) *capturing = false;
+  if (!ordered) return MR_OK;
+  mr_status st;
+  if (capturing != NULL) {
+    mri_stream_info info;
+    st = mri_stream_query(stream, device, &info);
+    *key = info.id;
+    *capturing = info.capturing;
+  } else {
+    st = mri_stream_get_id(stream, device, key);
   }
-  if (!capturing) return MR_OK;
-  *handled = true;
-  return mri_passthrough_allocate(map, lock, upstream, what, bytes, alignment, stream, ptr);
+  if (st != MR_OK) return mri_error_prefix(st, "%s", what);
+  return MR_OK;
 }

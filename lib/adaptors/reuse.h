@@ -14,15 +14,18 @@
 /* ---- stream-ordered reuse --------------------------------------------------
  *
  * Memory freed on stream S may be reused at once by work on S; by work on
- * any other stream only once S has passed the free. An mri_stream_waits
- * holds, for one piece of memory (a chunk, a block), an event per stream
- * that freed into it, recorded at the free, when that stream is known to be
- * alive. Recording is never deferred to a later time: the stream may be
- * destroyed by then. Reuse checks query the events and never block. */
+ * any other stream only once S has passed the free. Streams are told apart
+ * by their driver IDs, never by handle: a destroyed stream's handle is the
+ * next stream's, while the destroyed stream's work may still run. An
+ * mri_stream_waits holds, for one piece of memory (a chunk, a block), an
+ * event per stream that freed into it, recorded at the free, when that
+ * stream is known to be alive. Recording is never deferred to a later
+ * time: the stream may be destroyed by then. Reuse checks query the events
+ * and never block. */
 
 typedef struct mri_stream_wait {
-  mr_stream stream;
-  mri_event event; /* created on first use, kept for reuse until fini */
+  mri_stream_id id; /* the stream that freed */
+  mri_event event;  /* created on first use, kept for reuse until fini */
 } mri_stream_wait;
 
 typedef struct mri_stream_waits {
@@ -36,12 +39,13 @@ typedef struct mri_stream_waits {
  * Fails only if that fails too; the memory must then stay in use. `device`
  * is the device whose primary context is made current for a thread that
  * has none (-1: device 0, as the CUDA runtime would). */
-mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, int device);
+mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, mri_stream_id id,
+                              int device);
 
-/* True if the memory may be reused by work on `stream` now: every event
+/* True if the memory may be reused by work on stream `id` now: every event
  * recorded on another stream has completed. Completed events are dropped.
  * Never blocks. */
-bool mri_waits_ready_for(mri_stream_waits *waits, mr_stream stream);
+bool mri_waits_ready_for(mri_stream_waits *waits, mri_stream_id id);
 
 /* True if every recorded event has completed (the memory is idle for every
  * stream and may go back upstream). Never blocks. */
@@ -111,17 +115,17 @@ static inline bool mri_reuse_follows_streams(const mr_resource_props *props) {
   return props->stream_ordered || props->device_accessible;
 }
 
-/* For the adaptors that keep memory for reuse (arena, fixed): an allocation
- * on a stream that is capturing a graph must not get reusable memory (the
- * graph may run long after the adaptor handed the memory out again), so it
- * goes straight upstream (graph allocation nodes in the driver pools) and
- * is remembered in `map` like any pass-through allocation, whose free goes
- * back upstream too. Sets *handled when it did so or failed trying; for an
- * upstream that ignores streams (`ordered` false) or the legacy stream,
- * which never captures, it only returns MR_OK. */
-mr_status mri_passthrough_if_capturing(bool ordered, mri_ptrmap *map, pthread_mutex_t *lock,
-                                       mr_resource *upstream, const char *what, size_t bytes,
-                                       size_t alignment, mr_stream stream, void **ptr,
-                                       bool *handled);
+/* The key under which an adaptor that keeps memory (arena, fixed) files
+ * memory used on `stream`: the stream's ID when reuse follows streams
+ * (`ordered`), else 0 (one key: pageable host memory is reused anywhere).
+ * For an allocation (`capturing` not NULL) also whether the stream is
+ * capturing a graph: such an allocation must not get reusable memory (the
+ * graph may run long after the adaptor handed it out again), so it goes
+ * straight upstream (graph allocation nodes in the driver pools) as a
+ * pass-through allocation, whose free goes back upstream too. `device` is
+ * the upstream's (see mri_stream_query); `what` names the adaptor in
+ * messages. */
+mr_status mri_reuse_key(bool ordered, int device, mr_stream stream, const char *what,
+                        mri_stream_id *key, bool *capturing);
 
 #endif
