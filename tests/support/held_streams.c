@@ -1,0 +1,226 @@
+/*
+ * held_streams.c: see held_streams.h.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "held_streams.h"
+
+static volatile cuuint32_t *gate;
+
+void held_streams_init(unsigned seconds) {
+  const mri_cuda_api *cu = mri_cuda();
+  void *word = NULL;
+  CUresult r = cu->cuMemHostAlloc(&word, sizeof(cuuint32_t),
+                                  CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  if (r != CUDA_SUCCESS) {
+    fprintf(stderr, "held streams: no pinned gate word: %s\n", mri_cuda_error_name(r));
+    abort();
+  }
+  gate = word;
+  *gate = 0;
+  alarm(seconds); /* a held stream must never hang the suite */
+}
+
+static CUstream stream_create(void) {
+  CUstream s = NULL;
+  CUresult r = mri_cuda()->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+  if (r != CUDA_SUCCESS) {
+    print_error("cuStreamCreate: %s\n", mri_cuda_error_name(r));
+    fail();
+  }
+  return s;
+}
+
+/* Hold `s` until held_release(); then fill `p` with `v`: the late write. */
+static void held_hold_and_fill(CUstream s, void *p, size_t n, unsigned char v) {
+  const mri_cuda_api *cu = mri_cuda();
+  *gate = 0;
+  CUresult r = cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)gate, 1,
+                                       CU_STREAM_WAIT_VALUE_GEQ);
+  if (r == CUDA_SUCCESS) r = cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p, v, n, s);
+  if (r != CUDA_SUCCESS) {
+    *gate = 1;
+    print_error("holding a stream: %s\n", mri_cuda_error_name(r));
+    fail();
+  }
+}
+
+static void held_release(void) {
+  __atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Fill `p` on `s` with `v` and wait for `s` (never held). */
+static CUresult fill_now(void *p, size_t n, unsigned char v, CUstream s) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUresult r = cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p, v, n, s);
+  if (r == CUDA_SUCCESS) r = cu->cuStreamSynchronize(s);
+  return r;
+}
+
+/* After every stream finished: true if every byte of `p` is `v`. */
+static bool bytes_are(const void *p, size_t n, unsigned char v) {
+  unsigned char *host = malloc(n);
+  if (host == NULL) return false;
+  const mri_cuda_api *cu = mri_cuda();
+  bool ok = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)p, n,
+                              NULL) == CUDA_SUCCESS &&
+            cu->cuStreamSynchronize(NULL) == CUDA_SUCCESS;
+  for (size_t i = 0; i < n && ok; i++) ok = host[i] == v;
+  free(host);
+  return ok;
+}
+
+/* The second half of scenarios 1-3: with the block X freed on a held
+ * stream, allocate Y on `b`, write 2 there, release the gate, wait for
+ * everything, then check Y is not X and still holds 2. */
+static void allocate_elsewhere_and_check(mr_resource *mr, size_t bytes, void *x, CUstream b,
+                                         const char *scenario) {
+  const mri_cuda_api *cu = mri_cuda();
+  void *y = NULL;
+  mr_status st = mr_allocate(mr, bytes, 0, (mr_stream)b, &y);
+  CUresult filled = st == MR_OK ? fill_now(y, bytes, 2, b) : CUDA_SUCCESS;
+  held_release();
+  CUresult synced = cu->cuCtxSynchronize(NULL);
+  if (st != MR_OK) {
+    print_error("%s: %s: allocation on the second stream failed: %s\n",
+                mr_resource_describe(mr), scenario, mr_last_error());
+    fail();
+  }
+  if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
+    print_error("%s: %s: %s\n", mr_resource_describe(mr), scenario,
+                mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
+    fail();
+  }
+  if (y == x) {
+    print_error("%s: %s: the block freed on the held stream (%p) was handed out at once\n",
+                mr_resource_describe(mr), scenario, x);
+    fail();
+  }
+  if (!bytes_are(y, bytes, 2)) {
+    print_error("%s: %s: the held stream's late write landed in %p\n",
+                mr_resource_describe(mr), scenario, y);
+    fail();
+  }
+  assert_ok(mr_deallocate(mr, y, bytes, 0, (mr_stream)b));
+}
+
+void held_other_stream(mr_resource *mr, size_t bytes) {
+  CUstream a = stream_create(), b = stream_create();
+  void *x = NULL;
+  assert_ok(mr_allocate(mr, bytes, 0, (mr_stream)a, &x));
+  held_hold_and_fill(a, x, bytes, 1);
+  mr_status st = mr_deallocate(mr, x, bytes, 0, (mr_stream)a);
+  if (st != MR_OK) held_release();
+  assert_ok(st);
+  allocate_elsewhere_and_check(mr, bytes, x, b, "another stream");
+  mri_cuda()->cuStreamDestroy(a);
+  mri_cuda()->cuStreamDestroy(b);
+}
+
+void held_destroyed_stream(mr_resource *mr, size_t bytes) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUstream a = stream_create();
+  void *x = NULL;
+  assert_ok(mr_allocate(mr, bytes, 0, (mr_stream)a, &x));
+  held_hold_and_fill(a, x, bytes, 1);
+  mr_status st = mr_deallocate(mr, x, bytes, 0, (mr_stream)a);
+  cu->cuStreamDestroy(a); /* legal: the driver finishes A's work later */
+  CUstream b = stream_create();
+  if (st != MR_OK) held_release();
+  assert_ok(st);
+  if (b != a) fprintf(stderr, "note: the driver gave the new stream another handle\n");
+  allocate_elsewhere_and_check(mr, bytes, x, b, "a stream created after destroying the held one");
+  cu->cuStreamDestroy(b);
+}
+
+typedef struct exiting_thread {
+  mr_resource *mr;
+  size_t bytes;
+  void *x;
+  mr_status status;
+} exiting_thread;
+
+static void *free_on_held_stream_and_exit(void *arg) {
+  exiting_thread *t = arg;
+  t->status = mri_ensure_context(0);
+  if (t->status != MR_OK) return NULL;
+  CUstream a = NULL;
+  if (mri_cuda()->cuStreamCreate(&a, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+    t->status = MR_ERR_DRIVER;
+    return NULL;
+  }
+  t->status = mr_allocate(t->mr, t->bytes, 0, (mr_stream)a, &t->x);
+  if (t->status == MR_OK) {
+    *gate = 0;
+    const mri_cuda_api *cu = mri_cuda();
+    if (cu->cuStreamWaitValue32(a, (CUdeviceptr)(uintptr_t)gate, 1, CU_STREAM_WAIT_VALUE_GEQ) !=
+            CUDA_SUCCESS ||
+        cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)t->x, 1, t->bytes, a) != CUDA_SUCCESS)
+      t->status = MR_ERR_DRIVER;
+    mr_status st = mr_deallocate(t->mr, t->x, t->bytes, 0, (mr_stream)a);
+    if (t->status == MR_OK) t->status = st;
+  }
+  mri_cuda()->cuStreamDestroy(a);
+  return NULL;
+}
+
+void held_exited_thread(mr_resource *mr, size_t bytes) {
+  exiting_thread t = {.mr = mr, .bytes = bytes};
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, free_on_held_stream_and_exit, &t), 0);
+  pthread_join(thread, NULL);
+  if (t.status != MR_OK) held_release();
+  assert_ok(t.status);
+  CUstream b = stream_create();
+  allocate_elsewhere_and_check(mr, bytes, t.x, b, "a stream of another thread, after the "
+                                                  "freeing thread exited");
+  mri_cuda()->cuStreamDestroy(b);
+}
+
+void held_capture(mr_resource *mr, size_t bytes) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUstream a = stream_create();
+  void *x = NULL, *y = NULL;
+  assert_ok(mr_allocate(mr, bytes, 0, (mr_stream)a, &x));
+  assert_ok(mr_deallocate(mr, x, bytes, 0, (mr_stream)a));
+  /* Relaxed: a synchronous upstream (cuMemAlloc) may run during it. */
+  assert_int_equal(cu->cuStreamBeginCapture(a, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
+  mr_status st = mr_allocate(mr, bytes, 0, (mr_stream)a, &y);
+  mr_status freed = st == MR_OK ? mr_deallocate(mr, y, bytes, 0, (mr_stream)a) : MR_OK;
+  CUgraph graph = NULL;
+  CUresult ended = cu->cuStreamEndCapture(a, &graph);
+  if (graph != NULL) cu->cuGraphDestroy(graph);
+  if (st != MR_OK) {
+    /* An upstream that cannot allocate in a capture may refuse, cleanly. */
+    fprintf(stderr, "note: %s: allocation during capture refused: %s\n",
+            mr_resource_describe(mr), mr_last_error());
+  } else {
+    if (y == x) {
+      print_error("%s: during a capture, the block it keeps (%p) was handed out\n",
+                  mr_resource_describe(mr), x);
+      fail();
+    }
+    assert_ok(freed);
+  }
+  assert_int_equal(ended, CUDA_SUCCESS);
+  assert_int_equal(cu->cuStreamSynchronize(a), CUDA_SUCCESS);
+  cu->cuStreamDestroy(a);
+}
+
+void held_all(const char *spec, size_t bytes) {
+  mr_resource *mr = NULL;
+  mr_status st = mr_resource_from_spec(spec, 0, &mr);
+  if (st != MR_OK) {
+    print_error("%s: %s\n", spec, mr_last_error());
+    fail();
+  }
+  held_other_stream(mr, bytes);
+  held_destroyed_stream(mr, bytes);
+  held_exited_thread(mr, bytes);
+  held_capture(mr, bytes);
+  assert_ok(mr_resource_trim(mr));
+  mr_resource_release(mr);
+}

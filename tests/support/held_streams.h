@@ -1,0 +1,44 @@
+/*
+ * held_streams.h: the scenarios behind mrctx's first promise — a block is
+ * never handed out again before the GPU is done with it — run against any
+ * resource, with a stream held on the GPU by cuStreamWaitValue32 on a host
+ * word (a gate). Shared by the fake suite (which checks pointers: the fake
+ * driver writes memory at once) and the gpu suite (which checks pointers
+ * and the bytes the held stream finally wrote).
+ *
+ * Every scenario opens its gate before it asserts anything, so a failure
+ * never leaves the GPU waiting; the process also arms alarm() as a last
+ * resort (held_streams_init).
+ */
+#ifndef MRCTX_HELD_STREAMS_H
+#define MRCTX_HELD_STREAMS_H
+
+#include "driver/cuda_driver.h"
+#include "test_util.h"
+
+/* Call once per process, with a context current: allocates the gate word
+ * (pinned, mapped host memory) and arms a watchdog of `seconds`. */
+void held_streams_init(unsigned seconds);
+
+/* 1. Freed on A while A is held; allocated on B: never the same block
+ *    while A is held, and B's bytes survive A's late write. */
+void held_other_stream(mr_resource *mr, size_t bytes);
+
+/* 2. Freed on A while A is held; A destroyed; B created (the driver hands
+ *    it A's handle where it can: checked and reported, not required);
+ *    allocated on B: as above. */
+void held_destroyed_stream(mr_resource *mr, size_t bytes);
+
+/* 3. A thread frees on its stream A while A is held, destroys A and exits;
+ *    this thread allocates on a new stream: as above. */
+void held_exited_thread(mr_resource *mr, size_t bytes);
+
+/* 4. Freed on A (not held); A begins a capture; an allocation on A during
+ *    the capture is never the block the resource keeps. The allocation is
+ *    freed in the capture, which is then ended and dropped. */
+void held_capture(mr_resource *mr, size_t bytes);
+
+/* Every scenario for `spec` (resolved on device 0), `bytes` per block. */
+void held_all(const char *spec, size_t bytes);
+
+#endif
