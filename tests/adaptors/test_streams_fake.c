@@ -93,11 +93,59 @@ static void test_arena_events_and_trim(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
+/* Streams tell apart by ID: a chunk current for a destroyed stream is not
+ * the new stream's, though the new stream has its handle. Once the arena
+ * has served two streams, an emptied current chunk carries an event, and
+ * a stream without a chunk takes it over once the event completed. */
+static void test_arena_takes_over_abandoned_chunks(void **state) {
+  mr_resource *arena = over_device(make_arena);
+  CUstream first = new_stream();
+  void *p = NULL, *q = NULL;
+  assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)first, &p));
+  assert_ok(mr_deallocate(arena, p, 1000, 0, (mr_stream)first));
+  cu->cuStreamDestroy(first);
+  for (int round = 0; round < 8; round++) {
+    CUstream s = new_stream();
+    assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)s, &q));
+    assert_int_equal(fake_cuda_set_stream_busy(s, true), CUDA_SUCCESS);
+    assert_ok(mr_deallocate(arena, q, 1000, 0, (mr_stream)s));
+    cu->cuStreamDestroy(s);
+    /* The work of the destroyed stream finishes. */
+    assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_SUCCESS);
+  }
+  size_t chunks = 0, idle = 0, large = 0;
+  assert_ok(mri_arena_counts(arena, &chunks, &idle, &large));
+  /* The first stream's chunk (emptied before a second stream came) and one
+   * taken over from stream to stream; not one per stream. */
+  assert_true(chunks <= 3);
+  /* While the owner's work still runs, its chunk is not taken over. */
+  CUstream a = new_stream(), b = new_stream();
+  assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)a, &p));
+  assert_int_equal(fake_cuda_set_stream_busy(a, true), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(arena, p, 1000, 0, (mr_stream)a));
+  cu->cuStreamDestroy(a);
+  CUstream c = new_stream();
+  assert_ptr_equal(c, a); /* the fake hands the handle on */
+  assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)c, &q));
+  assert_ptr_not_equal(q, p);
+  assert_ok(mr_deallocate(arena, q, 1000, 0, (mr_stream)c));
+  assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_SUCCESS);
+  assert_ok(mr_resource_trim(arena));
+  assert_ok(mri_arena_counts(arena, &chunks, &idle, &large));
+  assert_int_equal(chunks, 0);
+  mr_resource_release(arena);
+  cu->cuStreamDestroy(b);
+  cu->cuStreamDestroy(c);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+  assert_int_equal(fake_cuda_live_events(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_arena_capture, fake_test_setup),
       cmocka_unit_test_setup(test_fixed_capture, fake_test_setup),
       cmocka_unit_test_setup(test_arena_events_and_trim, fake_test_setup),
+      cmocka_unit_test_setup(test_arena_takes_over_abandoned_chunks, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

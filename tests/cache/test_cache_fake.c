@@ -141,6 +141,78 @@ static void test_driver_failures(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
+/* A block whose upstream free fails is never dropped: trim reports the
+ * failure and keeps it, a later trim gives it back; a free of a graph
+ * allocation that fails upstream stays the caller's. A failing stream ID
+ * query fails the call cleanly. */
+static void test_failed_upstream_frees_keep_blocks(void **state) {
+  mr_resource *cache = device_cache();
+  CUstream s = new_stream();
+  void *blocks[4];
+  for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 4096 << i, 0, (mr_stream)s, &blocks[i]));
+  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 4096 << i, 0, (mr_stream)s));
+  assert_int_equal(stats_of(cache).cached_blocks, 4);
+  fake_cuda_fail("cuMemFreeAsync", 2, 1, CUDA_ERROR_LAUNCH_FAILED);
+  assert_status(mr_resource_trim(cache), MR_ERR_DRIVER);
+  assert_error_contains("giving a block back upstream");
+  assert_int_equal(stats_of(cache).cached_blocks, 3); /* one went back before the failure */
+  assert_int_equal(fake_cuda_live_allocations(), 3);
+  assert_ok(mr_resource_trim(cache));
+  assert_int_equal(stats_of(cache).cached_blocks, 0);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+
+  /* A graph allocation whose free fails stays recorded: the retry works. */
+  void *g = NULL;
+  assert_int_equal(fake_cuda_set_stream_capturing(s, true), CUDA_SUCCESS);
+  assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)s, &g));
+  fake_cuda_fail("cuMemFreeAsync", 1, 1, CUDA_ERROR_LAUNCH_FAILED);
+  assert_status(mr_deallocate(cache, g, 4096, 0, (mr_stream)s), MR_ERR_DRIVER);
+  assert_ok(mr_deallocate(cache, g, 4096, 0, (mr_stream)s));
+  assert_int_equal(fake_cuda_set_stream_capturing(s, false), CUDA_SUCCESS);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+
+  /* The stream's ID cannot be read: allocate and free fail, nothing lost. */
+  void *p = NULL;
+  assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)s, &p));
+  fake_cuda_fail("cuStreamGetId", 1, 1, CUDA_ERROR_INVALID_HANDLE);
+  assert_status(mr_deallocate(cache, p, 4096, 0, (mr_stream)s), MR_ERR_DRIVER);
+  assert_error_contains("cuStreamGetId");
+  fake_cuda_fail("cuStreamGetId", 1, 1, CUDA_ERROR_INVALID_HANDLE);
+  void *q = (void *)1;
+  assert_status(mr_allocate(cache, 4096, 0, (mr_stream)s, &q), MR_ERR_DRIVER);
+  assert_null(q);
+  assert_ok(mr_deallocate(cache, p, 4096, 0, (mr_stream)s));
+  mr_resource_release(cache);
+  cu->cuStreamDestroy(s);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+  assert_int_equal(fake_cuda_live_events(), 0);
+}
+
+/* Streams created and destroyed one after another (one per request, say)
+ * leave blocks no event covers. Once they pass a quarter of the cap, one
+ * device synchronization makes them all reusable instead of growing. */
+static void test_dead_streams_settle(void **state) {
+  mr_resource *device = NULL, *cache = NULL;
+  assert_ok(mr_device_resource_create(0, &device));
+  assert_ok(mr_cache_resource_create(device, (size_t)8 << 20, &cache)); /* 8 MiB cap */
+  mr_resource_release(device);
+  long syncs = fake_cuda_calls("cuCtxSynchronize");
+  for (int round = 0; round < 64; round++) {
+    CUstream s = new_stream();
+    void *p = NULL;
+    assert_ok(mr_allocate(cache, 256 << 10, 0, (mr_stream)s, &p));
+    assert_int_equal(fake_cuda_set_stream_busy(s, true), CUDA_SUCCESS);
+    assert_ok(mr_deallocate(cache, p, 256 << 10, 0, (mr_stream)s));
+    cu->cuStreamDestroy(s); /* its work runs on until a synchronization */
+  }
+  /* 64 requests of 256 KiB, but memory stays near the 8 MiB cap. */
+  assert_true(fake_cuda_calls("cuCtxSynchronize") > syncs);
+  assert_true(fake_cuda_used_memory(0) <= (size_t)12 << 20);
+  assert_true(stats_of(cache).hits > 0);
+  mr_resource_release(cache);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
 /* The legacy stream belongs to a context: NULL on device 1 is not NULL on
  * device 0, so a block freed there is not reused without an event. */
 static void test_legacy_stream_is_per_device(void **state) {
@@ -210,6 +282,8 @@ int main(void) {
       cmocka_unit_test_setup(test_driver_failures, fake_test_setup),
       cmocka_unit_test_setup(test_legacy_stream_is_per_device, fake_test_setup),
       cmocka_unit_test_setup(test_exited_thread_dead_stream, fake_test_setup),
+      cmocka_unit_test_setup(test_failed_upstream_frees_keep_blocks, fake_test_setup),
+      cmocka_unit_test_setup(test_dead_streams_settle, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
