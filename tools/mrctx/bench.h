@@ -30,6 +30,8 @@ typedef struct bench_cuda {
   PFN_cuStreamCreate_v2000 cuStreamCreate;
   PFN_cuStreamDestroy_v4000 cuStreamDestroy;
   PFN_cuStreamSynchronize_v2000 cuStreamSynchronize;
+  PFN_cuStreamGetId_v12000 cuStreamGetId;
+  PFN_cuStreamIsCapturing_v10000 cuStreamIsCapturing;
   PFN_cuMemGetMemPool_v13000 cuMemGetMemPool;
   PFN_cuMemGetDefaultMemPool_v13000 cuMemGetDefaultMemPool;
   PFN_cuMemPoolSetAttribute_v11020 cuMemPoolSetAttribute;

@@ -50,6 +50,8 @@ bool bench_cuda_open(bench_cuda *cu, char *why, size_t cap) {
   BENCH_LOAD(cuStreamCreate, 2000);
   BENCH_LOAD(cuStreamDestroy, 4000);
   BENCH_LOAD(cuStreamSynchronize, 2000);
+  BENCH_LOAD(cuStreamGetId, 12000);
+  BENCH_LOAD(cuStreamIsCapturing, 10000);
   BENCH_LOAD(cuMemGetMemPool, 13000);
   BENCH_LOAD(cuMemGetDefaultMemPool, 13000);
   BENCH_LOAD(cuMemPoolSetAttribute, 11020);

@@ -2,12 +2,15 @@
  * cmd_bench.c: `mrctx bench`, mrctx against the allocators users pick today,
  * in one run on one device:
  *   lookup   ctx_get_mr and mr_context_get_mr_on, against cuCtxGetDevice;
+ *            and the driver calls every reuse adaptor makes per call
+ *            (cuStreamGetId, cuStreamIsCapturing);
  *   pairs    alloc+free pairs, 64 live blocks, sizes 256 B-1 MiB and
  *            8 B-4 KiB, one thread;
  *   threads  the same at 1, 2, 4, 8 and 16 threads, one stream each;
  *   random   rmm's random_allocations pattern;
  *   pinned   pinned host staging buffers;
- *   arena    temporaries: a few allocations per "kernel", freed together.
+ *   arena    temporaries: a few allocations per "kernel", freed together;
+ *   churn    a stream per request: created, used, destroyed.
  * Baselines: the raw driver calls on the same pools, cuMemHostAlloc, and
  * cub's CachingDeviceAllocator (where built with nvcc). Output: a table,
  * the issue's targets with pass/miss, --json FILE and --svg FILE.
@@ -319,27 +322,90 @@ static bench_result run_random(const bench_cuda *cu, bench_allocator *a, int all
 
 static volatile uintptr_t lookup_sink;
 
+/* What the lookups and driver calls on every allocation cost. */
+typedef enum lookup_kind {
+  LOOKUP_CTX_GET_MR,
+  LOOKUP_GET_MR_ON,
+  LOOKUP_CTX_GET_DEVICE,
+  LOOKUP_STREAM_GET_ID,     /* the stream identity the reuse adaptors read */
+  LOOKUP_STREAM_CAPTURING,  /* the capture check on every allocation */
+} lookup_kind;
+
 static bench_result time_lookup(const char *allocator, const char *label, mr_context *ctx,
-                                const bench_cuda *cu, int which) {
+                                const bench_cuda *cu, lookup_kind which) {
   uintptr_t acc = 0;
   CUdevice device;
+  unsigned long long id = 0;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUstream stream = NULL;
+  if (which >= LOOKUP_STREAM_GET_ID) cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
   double start = now_ns();
   switch (which) {
-  case 0:
+  case LOOKUP_CTX_GET_MR:
     for (long i = 0; i < LOOKUPS; i++) acc ^= (uintptr_t)ctx_get_mr(ctx, (int)(i & 1));
     break;
-  case 1:
+  case LOOKUP_GET_MR_ON:
     for (long i = 0; i < LOOKUPS; i++) acc ^= (uintptr_t)mr_context_get_mr_on(ctx, (int)(i & 1), 0);
     break;
-  default:
+  case LOOKUP_CTX_GET_DEVICE:
     for (long i = 0; i < LOOKUPS; i++) {
       cu->cuCtxGetDevice(&device, NULL);
       acc ^= (uintptr_t)device;
     }
+    break;
+  case LOOKUP_STREAM_GET_ID:
+    for (long i = 0; i < LOOKUPS; i++) {
+      cu->cuStreamGetId(stream, &id);
+      acc ^= (uintptr_t)id;
+    }
+    break;
+  case LOOKUP_STREAM_CAPTURING:
+    for (long i = 0; i < LOOKUPS; i++) {
+      cu->cuStreamIsCapturing(stream, &capture);
+      acc ^= (uintptr_t)capture;
+    }
+    break;
   }
   double ns = (now_ns() - start) / LOOKUPS;
+  if (stream != NULL) cu->cuStreamDestroy(stream);
   lookup_sink = acc;
   return (bench_result){"lookup", "", allocator, label, 1, ns, 1e3 / ns, LOOKUPS, 0, NAN};
+}
+
+/* Streams that come and go: each request creates a stream, allocates
+ * REQUEST_BLOCKS blocks of 256 B-1 MiB on it, frees them and destroys the
+ * stream (a server with a stream per request; CuPy's `with Stream():`).
+ * Memory freed on a destroyed stream cannot be handed to the next stream
+ * at once, whatever its handle: this measures what that costs. */
+#define REQUEST_BLOCKS 8
+
+static bench_result run_churn(const bench_cuda *cu, bench_allocator *a, double seconds) {
+  uint64_t rng = 0x9e3779b97f4a7c15ull;
+  void *ptrs[REQUEST_BLOCKS];
+  size_t sizes[REQUEST_BLOCKS];
+  long requests = 0, failures = 0;
+  double start = now_ns(), end = start;
+  while (end - start < seconds * 1e9) {
+    CUstream stream = NULL;
+    if (cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) break;
+    for (int i = 0; i < REQUEST_BLOCKS; i++) {
+      sizes[i] = 256 + next_random(&rng) % ((1 << 20) - 256);
+      if (a->alloc(a->state, sizes[i], stream, &ptrs[i]) != 0) {
+        ptrs[i] = NULL;
+        failures++;
+      }
+    }
+    for (int i = REQUEST_BLOCKS; i-- > 0;)
+      if (ptrs[i] != NULL) a->free(a->state, ptrs[i], sizes[i], stream);
+    cu->cuStreamDestroy(stream);
+    requests++;
+    if ((requests & 63) == 0) end = now_ns();
+  }
+  end = now_ns();
+  if (a->trim != NULL) a->trim(a->state);
+  double ns = requests > 0 ? (end - start) / requests : NAN;
+  return (bench_result){"churn", "8 x 256B-1MiB", a->name, a->label, 1, ns, 1e3 / ns,
+                        requests, failures, NAN};
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -392,6 +458,10 @@ static size_t make_targets(const bench_results *r, bench_target *t) {
   t[n++] = (bench_target){"mr_context_get_mr_on", get_on, 2.0, true, "ns", !isnan(get_on)};
   t[n++] = (bench_target){"ctx_get_mr minus cuCtxGetDevice", get - device, 2.0, true, "ns",
                           !isnan(get) && !isnan(device)};
+  /* The cache reads the stream's ID on allocate and free: 2 calls a pair. */
+  double stream_id = ns_of(r, "lookup", "", "cuStreamGetId", 1);
+  t[n++] = (bench_target){"stream identity per pair (2 x cuStreamGetId)", 2 * stream_id, 60,
+                          true, "ns", !isnan(stream_id)};
   double raw = ns_of(r, "pairs", big, "raw", 1);
   double routed = ns_of(r, "pairs", big, "device", 1);
   t[n++] = (bench_target){"context -> device over the raw pool", routed / raw, 1.02, true, "x",
@@ -441,7 +511,7 @@ static void usage(FILE *out) {
         "                times, interleaved, and the median kept)\n"
         "  --threads N   largest thread count in the scaling run (default 16)\n"
         "  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
-        "                random, pinned, arena (default: all)\n"
+        "                random, pinned, arena, churn (default: all)\n"
         "  --json FILE   write every result and target as JSON\n"
         "  --svg FILE    draw thread scaling and ns per pair as an SVG chart\n"
         "  --quiet       no progress on stderr\n"
@@ -575,9 +645,16 @@ int mrctx_cmd_bench(int argc, char **argv) {
 
   if (selected(&o, "lookup")) {
     progress(&o, "lookup");
-    bench_results_add(&results, time_lookup("cuCtxGetDevice", "cuCtxGetDevice", ctx, &cu, 2));
-    bench_results_add(&results, time_lookup("ctx_get_mr", "ctx_get_mr", ctx, &cu, 0));
-    bench_results_add(&results, time_lookup("mr_context_get_mr_on", "get_mr_on", ctx, &cu, 1));
+    bench_results_add(&results, time_lookup("cuCtxGetDevice", "cuCtxGetDevice", ctx, &cu,
+                                            LOOKUP_CTX_GET_DEVICE));
+    bench_results_add(&results,
+                      time_lookup("ctx_get_mr", "ctx_get_mr", ctx, &cu, LOOKUP_CTX_GET_MR));
+    bench_results_add(&results, time_lookup("mr_context_get_mr_on", "get_mr_on", ctx, &cu,
+                                            LOOKUP_GET_MR_ON));
+    bench_results_add(&results, time_lookup("cuStreamGetId", "cuStreamGetId", ctx, &cu,
+                                            LOOKUP_STREAM_GET_ID));
+    bench_results_add(&results, time_lookup("cuStreamIsCapturing", "cuStreamIsCapturing", ctx,
+                                            &cu, LOOKUP_STREAM_CAPTURING));
   }
   if (selected(&o, "pairs")) {
     bench_allocator *list[] = {&raw, &device, &device_default, &cache, &cache_lookup,
@@ -650,6 +727,18 @@ int mrctx_cmd_bench(int argc, char **argv) {
       for (size_t i = 0; i < N; i++) {
         progress(&o, "arena, round %d: %s", round + 1, list[i]->name);
         r[i][round] = run_temporaries(&cu, list[i], o.seconds);
+      }
+    }
+    for (size_t i = 0; i < N; i++) bench_results_add(&results, median_of(r[i]));
+  }
+  if (selected(&o, "churn")) {
+    bench_allocator *list[] = {&raw, &cache, &arena};
+    enum { N = sizeof list / sizeof list[0] };
+    bench_result r[N][ROUNDS];
+    for (int round = 0; round < ROUNDS; round++) {
+      for (size_t i = 0; i < N; i++) {
+        progress(&o, "churn, round %d: %s", round + 1, list[i]->name);
+        r[i][round] = run_churn(&cu, list[i], o.seconds);
       }
     }
     for (size_t i = 0; i < N; i++) bench_results_add(&results, median_of(r[i]));
