@@ -1,0 +1,95 @@
+/*
+ * exit_child.c: a process that ends while mrctx contexts are live, the way
+ * applications end (test_exit_gpu.c runs it). It creates a context whose
+ * tags cover every kind of resource that keeps state (a log, a cache, an
+ * arena, pinned fixed blocks, plain pinned memory), uses them on a stream
+ * with work queued, leaves allocations live, and then, by MODE:
+ *   return        returns from main without destroying anything;
+ *   exit-thread   another thread calls exit(0) while main keeps allocating;
+ *   pthread-exit  main calls pthread_exit while another thread works on and
+ *                 then returns.
+ * Before ending it prints "events N": log lines the log must hold (at
+ * least N: main may append more after the exit-thread's count).
+ * Usage: exit_child MODE LOGFILE
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mrctx/mrctx.h>
+
+enum { TEMP, SCRATCH, STAGING, PINNED, TAG_COUNT };
+
+static mr_context *ctx;
+static _Atomic long logged; /* events on the logged tag so far */
+
+static void die(const char *what) {
+  fprintf(stderr, "exit_child: %s: %s\n", what, mr_last_error());
+  exit(3);
+}
+
+/* One round of work on every tag; the logged tag's events are counted. */
+static void round_trip(mr_stream stream, bool keep) {
+  for (int tag = 0; tag < TAG_COUNT; tag++) {
+    mr_resource *mr = ctx_get_mr(ctx, tag);
+    void *p = NULL;
+    if (mr_allocate(mr, 4096, 0, stream, &p) != MR_OK) die("allocate");
+    if (tag == TEMP) logged++;
+    if (keep) continue; /* left live at exit */
+    if (mr_deallocate(mr, p, 4096, 0, stream) != MR_OK) die("deallocate");
+    if (tag == TEMP) logged++;
+  }
+}
+
+static void *exit_soon(void *arg) {
+  usleep(20000);
+  printf("events %ld\n", (long)logged);
+  fflush(stdout);
+  exit(0);
+}
+
+static void *work_then_return(void *arg) {
+  for (int i = 0; i < 200; i++) round_trip(NULL, false);
+  round_trip(NULL, true);
+  printf("events %ld\n", (long)logged);
+  fflush(stdout);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: exit_child return|exit-thread|pthread-exit LOGFILE\n");
+    return 2;
+  }
+  const char *mode = argv[1];
+  char temp[4096];
+  snprintf(temp, sizeof temp, "log(arena(device, chunk=1MiB), file=%s)", argv[2]);
+  const mr_tag tags[TAG_COUNT] = {
+      [TEMP] = {"temp", temp},
+      [SCRATCH] = {"scratch", "cache(device)"},
+      [STAGING] = {"staging", "fixed(pinned, block=64KiB, count=4)"},
+      [PINNED] = {"pinned", "pinned"},
+  };
+  mr_context_desc desc = {.library = "exit_child", .tags = tags, .tag_count = TAG_COUNT};
+  if (mr_context_create(&desc, &ctx) != MR_OK) die("mr_context_create");
+  for (int i = 0; i < 100; i++) round_trip(NULL, false);
+  round_trip(NULL, true);
+
+  if (strcmp(mode, "return") == 0) {
+    printf("events %ld\n", (long)logged);
+    return 0;
+  }
+  pthread_t t;
+  if (strcmp(mode, "exit-thread") == 0) {
+    pthread_create(&t, NULL, exit_soon, NULL);
+    for (;;) round_trip(NULL, false); /* until the other thread exits */
+  }
+  if (strcmp(mode, "pthread-exit") == 0) {
+    pthread_create(&t, NULL, work_then_return, NULL);
+    pthread_exit(NULL);
+  }
+  fprintf(stderr, "exit_child: unknown mode %s\n", mode);
+  return 2;
+}
