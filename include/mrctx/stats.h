@@ -6,10 +6,15 @@
  * keeping them on costs no shared cache line on the allocation path.
  *
  * Exactness: current and total values are exact whenever no allocation is in
- * flight. Peaks are exact while one thread at a time allocates; with several
- * threads allocating at once a peak may differ from the true instantaneous
- * peak by at most (threads - 1) x 16 MiB (bytes) or (threads - 1) x 256
- * (counts), because threads publish their running totals in batches.
+ * flight. Peaks are exact when one thread does all the allocating and
+ * freeing. With several threads — at once or taking turns — a peak may be
+ * lower than the true instantaneous peak by at most (threads - 1) x 16 MiB
+ * (bytes) or (threads - 1) x 256 (counts): each thread publishes its running
+ * net change in batches of that size, so what one thread holds unpublished
+ * is invisible to another's peak (one thread holding 10 MiB while another
+ * allocates and frees 15 MiB may show a peak of 15 MiB, not 25). Exact
+ * peaks across threads would take one shared atomic on every allocation,
+ * which is what this design avoids.
  */
 #ifndef MRCTX_STATS_H
 #define MRCTX_STATS_H

@@ -7,7 +7,9 @@
  * shard keeps a running net change that it publishes to one shared counter
  * only when it drifts past a threshold; between publishes the thread
  * compares "shared value at my last publish + my net change" with its own
- * peak. With one thread allocating at a time this is exactly the true peak.
+ * peak. With one thread this is exactly the true peak; with several, what
+ * the others hold unpublished (at most 16 MiB / 256 allocations each) is
+ * missing from that view, whether they allocate at the same time or not.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,6 @@
 /* unit: stats(UP) */
+#include <pthread.h>
+
 #include "adaptor_test.h"
 
 static mr_stats read_stats(const mr_resource *mr) {
@@ -91,8 +93,56 @@ static void test_threads_exact(void **state) {
   mr_resource_release(u.mr);
 }
 
+typedef struct turn {
+  mr_resource *mr;
+  size_t bytes;
+  bool keep;
+  void *p;
+} turn;
+
+static void *take_turn(void *arg) {
+  turn *t = arg;
+  assert_ok(mr_allocate(t->mr, t->bytes, 0, NULL, &t->p));
+  if (!t->keep) assert_ok(mr_deallocate(t->mr, t->p, t->bytes, 0, NULL));
+  return NULL;
+}
+
+/* Peaks, as stats.h promises them: exact for one thread; with threads that
+ * take turns, lower than the true peak by at most 16 MiB per other thread
+ * (here: one thread holds 10 MiB, another allocates and frees 15 MiB; the
+ * true peak is 25 MiB). */
+static void test_peaks_within_the_documented_bound(void **state) {
+  const size_t mib = (size_t)1 << 20;
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_stats_resource_create(u.mr, &mr));
+  turn holder = {mr, 10 * mib, true, NULL}, visitor = {mr, 15 * mib, false, NULL};
+  pthread_t t;
+  pthread_create(&t, NULL, take_turn, &holder);
+  pthread_join(t, NULL);
+  pthread_create(&t, NULL, take_turn, &visitor);
+  pthread_join(t, NULL);
+  mr_stats s = read_stats(mr);
+  assert_int_equal(s.current_bytes, 10 * mib);
+  assert_true(s.peak_bytes <= 25 * mib);
+  assert_true(s.peak_bytes + 16 * mib >= 25 * mib);
+  assert_ok(mr_deallocate(mr, holder.p, holder.bytes, 0, NULL));
+  mr_resource_release(mr);
+  /* One thread: exact. */
+  assert_ok(mr_stats_resource_create(u.mr, &mr));
+  holder.mr = visitor.mr = mr;
+  take_turn(&holder);
+  take_turn(&visitor);
+  s = read_stats(mr);
+  assert_int_equal(s.peak_bytes, 25 * mib);
+  assert_ok(mr_deallocate(mr, holder.p, holder.bytes, 0, NULL));
+  mr_resource_release(mr);
+  mr_resource_release(u.mr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_peaks_within_the_documented_bound),
       cmocka_unit_test(test_describe_props_and_edges),
       cmocka_unit_test(test_counts_and_failures),
       cmocka_unit_test(test_sync_forms_and_errors),
