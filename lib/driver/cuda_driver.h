@@ -153,6 +153,21 @@ mr_status mri_primary_context(int device, CUcontext *ctx);
 mr_status mri_push_context(int device, bool *pushed);
 void mri_pop_context(bool pushed);
 
+/* A default-stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD)
+ * names a stream of the calling thread's current context. Before a driver
+ * call that names one, a thread without a context gets `device`'s primary
+ * context (-1: device 0), as the runtime would: cheaper, and quieter under
+ * compute-sanitizer, than failing first. Checked once per thread; call the
+ * slow form with `recheck` after the driver said the thread has no context
+ * (it then makes one current whatever the handle). */
+mr_status mri_stream_context_slow(mr_stream stream, int device, bool recheck);
+extern _Thread_local bool mri_tls_context_checked __attribute__((tls_model("initial-exec")));
+static inline mr_status mri_stream_context(mr_stream stream, int device) {
+  /* Handles 0, 1 and 2 are the default streams. */
+  if (MRI_LIKELY((uintptr_t)stream > 2 || mri_tls_context_checked)) return MR_OK;
+  return mri_stream_context_slow(stream, device, false);
+}
+
 /* True if `stream` is capturing a graph. The legacy stream never is. */
 mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing);
 

@@ -306,32 +306,26 @@ static inline bool is_default_stream(mr_stream stream) {
   return stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
 }
 
-/* A default-stream handle names a stream of the calling thread's current
- * context, so a thread that has none gets `device`'s primary context before
- * its first such call: cheaper (and quieter under compute-sanitizer) than
- * failing first. Checked once per thread; a thread that drops its context
- * later is caught by the retry in the callers. */
-static _Thread_local bool tls_context_checked;
+_Thread_local bool mri_tls_context_checked __attribute__((tls_model("initial-exec")));
 
-static mr_status default_stream_context(int device, bool recheck) {
-  if (MRI_LIKELY(tls_context_checked && !recheck)) return MR_OK;
+mr_status mri_stream_context_slow(mr_stream stream, int device, bool recheck) {
+  if (!is_default_stream(stream)) return recheck ? mri_ensure_context(device) : MR_OK;
+  if (mri_tls_context_checked && !recheck) return MR_OK;
   mr_status st = mri_ensure_context(device);
-  tls_context_checked = st == MR_OK;
+  mri_tls_context_checked = st == MR_OK;
   return st;
 }
 
 /* Call `call` (a driver call on `stream`, result in `r`), making a context
- * current first where a default stream needs one. */
+ * current first where a default stream needs one, and once more if the
+ * driver says the thread has none. */
 #define MRI_ON_STREAM_(stream, device, r, call)                                  \
   do {                                                                           \
-    bool default_stream_ = is_default_stream(stream);                            \
-    if (default_stream_) {                                                       \
-      mr_status st_ = default_stream_context(device, false);                     \
-      if (st_ != MR_OK) return st_;                                              \
-    }                                                                            \
+    mr_status st_ = mri_stream_context(stream, device);                          \
+    if (st_ != MR_OK) return st_;                                                \
     r = (call);                                                                  \
-    if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT && default_stream_)) {      \
-      mr_status st_ = default_stream_context(device, true);                      \
+    if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {                         \
+      st_ = mri_stream_context_slow(stream, device, true);                       \
       if (st_ != MR_OK) return st_;                                              \
       r = (call);                                                                \
     }                                                                            \
@@ -436,13 +430,14 @@ mr_status mri_stream_synchronize(mr_stream stream) {
   const mri_cuda_api *cu;
   mr_status st = mri_cuda_load(&cu);
   if (st != MR_OK) return st;
-  CUresult r = cu->cuStreamSynchronize((CUstream)stream);
-  bool default_stream =
-      stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
-  if (r == CUDA_ERROR_INVALID_CONTEXT && default_stream) {
-    /* No context on this thread: its default streams hold no work of its. */
-    return MR_OK;
+  if (is_default_stream(stream)) {
+    /* No context on this thread: its default streams hold no work of its
+     * (asked first: failing the call would be an API error). */
+    CUcontext current = NULL;
+    if (cu->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == NULL) return MR_OK;
   }
+  CUresult r = cu->cuStreamSynchronize((CUstream)stream);
+  if (r == CUDA_ERROR_INVALID_CONTEXT && is_default_stream(stream)) return MR_OK;
   /* The driver shut down at exit: nothing is pending any more. */
   if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuStreamSynchronize(stream %p)", (void *)stream);

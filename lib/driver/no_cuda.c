@@ -93,6 +93,10 @@ mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing) {
   *capturing = false;
   return MR_OK;
 }
+_Thread_local bool mri_tls_context_checked __attribute__((tls_model("initial-exec")));
+mr_status mri_stream_context_slow(mr_stream stream, int device, bool recheck) {
+  return no_driver("making a context current");
+}
 mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
   *id = (mri_stream_id)(uintptr_t)stream; /* host memory only: handles will do */
   return MR_OK;

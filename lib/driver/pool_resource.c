@@ -159,11 +159,13 @@ static mr_status pool_allocate(void *self, size_t bytes, size_t alignment,
     if (st != MR_OK) return st;
   }
   CUdeviceptr dptr = 0;
+  /* A thread with no current context, on a default stream: do what the
+   * runtime would first (and again if the driver still finds none). */
+  mr_status st = mri_stream_context(stream, s->device);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
   r = cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream);
   if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {
-    /* A thread with no current context, on the legacy stream: do what the
-     * runtime would, then try again. */
-    mr_status st = mri_ensure_context(s->device);
+    st = mri_stream_context_slow(stream, s->device, true);
     if (st != MR_OK) return st;
     r = cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream);
   }
@@ -180,9 +182,11 @@ static mr_status pool_deallocate(void *self, void *ptr, size_t bytes,
                                  size_t alignment, mr_stream stream) {
   mri_pool_state *s = self;
   const mri_cuda_api *cu = mri_cuda();
+  mr_status st = mri_stream_context(stream, s->device);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
   CUresult r = cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
   if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {
-    mr_status st = mri_ensure_context(s->device);
+    st = mri_stream_context_slow(stream, s->device, true);
     if (st != MR_OK) return st;
     r = cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
   }
