@@ -263,15 +263,20 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
 static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                   mr_stream stream) {
   arena_state *a = self;
-  mri_stream_id key;
-  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->what, &key, NULL);
-  if (st != MR_OK) return st;
   pthread_mutex_lock(&a->lock);
   arena_chunk *c = mri_range_find(&a->chunks, ptr);
   if (c == NULL) {
+    /* Too large for a chunk, or allocated during a capture (whose stream
+     * may still be capturing: it must not be asked for its ID). */
     pthread_mutex_unlock(&a->lock);
     return mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->what, ptr,
                                       bytes, stream);
+  }
+  mri_stream_id key;
+  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->what, &key, NULL);
+  if (st != MR_OK) {
+    pthread_mutex_unlock(&a->lock);
+    return st;
   }
   size_t at = (uintptr_t)ptr - c->base;
   size_t need = bytes <= a->chunk_size ? (size_t)mri_align_up(bytes, ARENA_ALIGNMENT) : SIZE_MAX;

@@ -200,15 +200,20 @@ static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_s
 static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                   mr_stream stream) {
   fixed_state *f = self;
-  mri_stream_id key;
-  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->what, &key, NULL);
-  if (st != MR_OK) return st;
   pthread_mutex_lock(&f->lock);
   fixed_slab *s = mri_range_find(&f->slabs, ptr);
   if (s == NULL) {
+    /* Larger than a block, or allocated during a capture (whose stream may
+     * still be capturing: it must not be asked for its ID). */
     pthread_mutex_unlock(&f->lock);
     return mri_passthrough_deallocate(f->large, &f->lock, f->upstream, f->what, ptr,
                                       bytes, stream);
+  }
+  mri_stream_id key;
+  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->what, &key, NULL);
+  if (st != MR_OK) {
+    pthread_mutex_unlock(&f->lock);
+    return st;
   }
   size_t at = (uintptr_t)ptr - s->base;
   fixed_block *b = &s->blocks[at / f->block];

@@ -190,7 +190,11 @@ typedef struct mri_stream_info {
 } mri_stream_info;
 
 mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info);
-/* The ID alone (for frees, which never capture-check). */
+/* The ID alone (for frees, which never capture-check). The driver refuses
+ * it for a capturing stream (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and the
+ * capture is invalidated): as with cuMemFreeAsync, memory freed during a
+ * capture must be a graph allocation, which the adaptors recognise before
+ * asking. mri_stream_query asks for the ID only when not capturing. */
 mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id);
 
 /* Events for stream-ordered reuse across streams. An event is created

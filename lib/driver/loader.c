@@ -370,12 +370,16 @@ mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
 }
 
 mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info) {
+  info->id = 0;
   info->capturing = false;
-  mr_status st = mri_stream_get_id(stream, device, &info->id);
-  if (MRI_UNLIKELY(st != MR_OK)) return st;
   const mri_cuda_api *cu = mri_cuda();
-  if (MRI_UNLIKELY(cu == NULL)) return MR_OK;
-  return capture_status(cu, stream, device, &info->capturing);
+  if (MRI_LIKELY(cu != NULL)) {
+    /* The capture check first: cuStreamGetId on a capturing stream fails
+     * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) and invalidates the capture. */
+    mr_status st = capture_status(cu, stream, device, &info->capturing);
+    if (MRI_UNLIKELY(st != MR_OK) || info->capturing) return st;
+  }
+  return mri_stream_get_id(stream, device, &info->id);
 }
 
 #undef MRI_ON_STREAM_

@@ -46,6 +46,7 @@ struct CUstream_st {
   unsigned long long id; /* cuStreamGetId: never reused */
   fake_work *work;       /* the latest work given to it, or NULL */
   bool capturing;
+  bool capture_invalidated; /* a call the capture does not permit was made */
   struct CUstream_st *next; /* created streams only */
 };
 
@@ -1349,6 +1350,11 @@ static CUresult do_stream_get_id(CUstream stream, unsigned long long *id) {
   struct CUstream_st *s;
   CUresult r = resolve_stream(stream, &s);
   if (r != CUDA_SUCCESS) return r;
+  if (s->capturing) {
+    /* As the real driver: refused, and the capture is invalidated. */
+    s->capture_invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
   *id = s == &s->ctx->legacy       ? legacy_stream_id(s->ctx)
         : s == &s->ctx->per_thread ? per_thread_stream_id(s->ctx)
                                    : s->id;
@@ -1416,6 +1422,10 @@ static CUresult do_end_capture(CUstream stream, CUgraph *graph) {
   if (!s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   s->capturing = false;
   *graph = NULL;
+  if (s->capture_invalidated) {
+    s->capture_invalidated = false;
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
   return CUDA_SUCCESS;
 }
 

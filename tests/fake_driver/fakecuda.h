@@ -47,7 +47,10 @@
  *    stream has a cuStreamGetId ID that is never reused; the legacy stream's
  *    is per context, the per-thread stream's per context and thread.
  *  - Capture is a flag per stream; cuStreamBeginCapture sets it and
- *    cuStreamEndCapture clears it (returning a NULL graph). Modules,
+ *    cuStreamEndCapture clears it (returning a NULL graph). As on the real
+ *    driver, cuStreamGetId on a capturing stream fails with
+ *    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the capture
+ *    (cuStreamEndCapture then returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED). Modules,
  *    kernels and graphs are CUDA_ERROR_NOT_SUPPORTED.
  *  - Before cuInit every call but cuInit, cuDriverGetVersion, cuGetErrorName
  *    and cuGetErrorString returns CUDA_ERROR_NOT_INITIALIZED.
