@@ -47,6 +47,19 @@ static inline bool mri_add_overflows(size_t a, size_t b, size_t *sum) {
   return __builtin_add_overflow(a, b, sum);
 }
 
+/* The library's own host allocations (bookkeeping) go through these, never
+ * straight to malloc: tests make the Nth one fail (mri_host_fault_arm) and
+ * walk N over whole scenarios. They fail like malloc (NULL, nothing set). */
+void *mri_host_malloc(size_t bytes);
+void *mri_host_calloc(size_t count, size_t size);
+void *mri_host_realloc(void *p, size_t bytes); /* on failure `p` is untouched */
+void *mri_host_aligned_alloc(size_t alignment, size_t bytes);
+/* Tests: from now on, host allocation number `nth` (1-based) and the
+ * `count` - 1 after it fail; nth 0 disarms. Returns how many were counted
+ * since the last call (only armed allocations are counted). */
+long mri_host_fault_arm(long nth, long count);
+long mri_host_fault_counted(void);
+
 /* malloc-style helpers that set MR_ERR_OUT_OF_MEMORY on failure. */
 void *mri_calloc(size_t count, size_t size);
 char *mri_strdup(const char *s);
