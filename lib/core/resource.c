@@ -335,7 +335,17 @@ mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
                      "bytes being freed",
                      mr->description, ptr, bytes);
   }
-  return mr->deallocate(mr->self, (void *)v.a, v.b, mr->native_alignment, stream);
+  mr_status st = mr->deallocate(mr->self, (void *)v.a, v.b, mr->native_alignment, stream);
+  if (st != MR_OK) {
+    /* The block is still the caller's (a failed free changes nothing), so
+     * its record comes back and a retry finds it. The put reuses room the
+     * take freed unless the map grew meanwhile; if even that fails there is
+     * no host memory left to keep the record, and the error stands. */
+    pthread_mutex_lock(&mr->align_lock);
+    mri_ptrmap_put(mr->align_map, ptr, v);
+    pthread_mutex_unlock(&mr->align_lock);
+  }
+  return st;
 }
 
 /* ---- shared adaptor methods -------------------------------------------- */
