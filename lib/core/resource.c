@@ -114,7 +114,15 @@ mr_resource *mr_resource_retain(mr_resource *mr) {
 void mr_resource_release(mr_resource *mr) {
   if (mr == NULL) return;
   if (atomic_fetch_sub_explicit(&mr->refs, 1, memory_order_acq_rel) != 1) return;
-  if (mr->ops.destroy != NULL) mr->ops.destroy(mr->self);
+  if (mr->ops.destroy != NULL) {
+    /* Destruction returns nothing, so it leaves this thread's message
+     * alone: a constructor cleaning up after a failure (a failed free on
+     * the way, say) still reports why it failed. */
+    char saved[MRI_ERROR_CAPACITY];
+    snprintf(saved, sizeof saved, "%s", mr_last_error());
+    mr->ops.destroy(mr->self);
+    mri_error(MR_OK, "%s", saved);
+  }
   if (mr->align_map != NULL) mri_ptrmap_destroy(mr->align_map);
   pthread_mutex_destroy(&mr->align_lock);
   free(atomic_load_explicit(&mr->owner, memory_order_acquire));

@@ -241,6 +241,26 @@ static void test_argument_checks(void **state) {
   mr_resource_release(mr);
 }
 
+static void noisy_destroy(void *self) { mr_error(MR_ERR_DRIVER, "destroy: a free failed"); }
+
+/* A release reports nothing, so it keeps the thread's message: a failed
+ * constructor's cleanup cannot hide why it failed. */
+static void test_release_keeps_last_error(void **state) {
+  static const mr_resource_ops noisy_ops = {
+      .size = sizeof(mr_resource_ops),
+      .name = "noisy",
+      .allocate = rec_allocate,
+      .deallocate = rec_deallocate,
+      .destroy = noisy_destroy,
+  };
+  recorder r = {0};
+  mr_resource *mr = NULL;
+  assert_ok(mr_resource_create(&noisy_ops, &r, NULL, &mr));
+  mr_error(MR_ERR_CONFIG, "the reason the caller failed");
+  mr_resource_release(mr);
+  assert_string_equal(mr_last_error(), "the reason the caller failed");
+}
+
 /* Alignments above native_alignment are over-allocated and mapped back. */
 static void test_over_alignment(void **state) {
   recorder r;
@@ -499,6 +519,7 @@ int main(void) {
       cmocka_unit_test(test_lifetime_and_queries),
       cmocka_unit_test(test_default_props),
       cmocka_unit_test(test_argument_checks),
+      cmocka_unit_test(test_release_keeps_last_error),
       cmocka_unit_test(test_over_alignment),
       cmocka_unit_test(test_sync_fallbacks),
       cmocka_unit_test(test_stats_single_thread),
