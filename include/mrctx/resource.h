@@ -117,7 +117,8 @@ MR_API mr_status mr_resource_create(const mr_resource_ops *ops, void *state,
 MR_API mr_resource *mr_resource_retain(mr_resource *mr);
 
 /* Drop a reference; the last one destroys the resource. NULL is ignored.
- * Every allocation must have been freed before the last release. */
+ * Every allocation must have been freed before the last release. It leaves
+ * mr_last_error() as it was. */
 MR_API void mr_resource_release(mr_resource *mr);
 
 /*

@@ -46,6 +46,7 @@
  * from one shared counter in grant-sized steps, so the counter is touched
  * once per many operations; a free that finds no budget goes upstream.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,10 +210,25 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* Contended only by trim and statistics readers, which may hold a slot for
+ * a while (trim synchronizes the device): spin briefly, then yield the CPU
+ * rather than burn it. */
+static void slot_lock_contended(cache_slot *s) __attribute__((noinline));
+static void slot_lock_contended(cache_slot *s) {
+  unsigned spins = 0;
+  do {
+    while (atomic_load_explicit(&s->lock, memory_order_relaxed)) {
+      if (++spins < 128)
+        cpu_relax();
+      else
+        sched_yield();
+    }
+  } while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire));
+}
+
 static inline void slot_lock(cache_slot *s) {
-  while (MRI_UNLIKELY(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire))) {
-    while (atomic_load_explicit(&s->lock, memory_order_relaxed)) cpu_relax();
-  }
+  if (MRI_UNLIKELY(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire)))
+    slot_lock_contended(s);
 }
 
 static inline void slot_unlock(cache_slot *s) {

@@ -114,7 +114,15 @@ mr_resource *mr_resource_retain(mr_resource *mr) {
 void mr_resource_release(mr_resource *mr) {
   if (mr == NULL) return;
   if (atomic_fetch_sub_explicit(&mr->refs, 1, memory_order_acq_rel) != 1) return;
-  if (mr->ops.destroy != NULL) mr->ops.destroy(mr->self);
+  if (mr->ops.destroy != NULL) {
+    /* Destruction returns nothing, so it leaves this thread's message
+     * alone: a constructor cleaning up after a failure (a failed free on
+     * the way, say) still reports why it failed. */
+    char saved[MRI_ERROR_CAPACITY];
+    snprintf(saved, sizeof saved, "%s", mr_last_error());
+    mr->ops.destroy(mr->self);
+    mri_error(MR_OK, "%s", saved);
+  }
   if (mr->align_map != NULL) mri_ptrmap_destroy(mr->align_map);
   pthread_mutex_destroy(&mr->align_lock);
   free(atomic_load_explicit(&mr->owner, memory_order_acquire));
@@ -335,7 +343,17 @@ mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
                      "bytes being freed",
                      mr->description, ptr, bytes);
   }
-  return mr->deallocate(mr->self, (void *)v.a, v.b, mr->native_alignment, stream);
+  mr_status st = mr->deallocate(mr->self, (void *)v.a, v.b, mr->native_alignment, stream);
+  if (st != MR_OK) {
+    /* The block is still the caller's (a failed free changes nothing), so
+     * its record comes back and a retry finds it. The put reuses room the
+     * take freed unless the map grew meanwhile; if even that fails there is
+     * no host memory left to keep the record, and the error stands. */
+    pthread_mutex_lock(&mr->align_lock);
+    mri_ptrmap_put(mr->align_map, ptr, v);
+    pthread_mutex_unlock(&mr->align_lock);
+  }
+  return st;
 }
 
 /* ---- shared adaptor methods -------------------------------------------- */

@@ -17,6 +17,7 @@ typedef struct recorder {
   size_t last_bytes, last_alignment;
   mr_stream last_stream;
   bool fail_sync;
+  int fail_frees; /* this many deallocations fail, changing nothing */
 } recorder;
 
 static mr_status rec_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
@@ -36,6 +37,10 @@ static mr_status rec_deallocate(void *self, void *ptr, size_t bytes, size_t alig
   r->deallocations++;
   r->last_bytes = bytes;
   r->last_alignment = alignment;
+  if (r->fail_frees > 0) {
+    r->fail_frees--;
+    return mr_error(MR_ERR_DRIVER, "rec: free failed on purpose");
+  }
   free(ptr);
   return MR_OK;
 }
@@ -236,6 +241,26 @@ static void test_argument_checks(void **state) {
   mr_resource_release(mr);
 }
 
+static void noisy_destroy(void *self) { mr_error(MR_ERR_DRIVER, "destroy: a free failed"); }
+
+/* A release reports nothing, so it keeps the thread's message: a failed
+ * constructor's cleanup cannot hide why it failed. */
+static void test_release_keeps_last_error(void **state) {
+  static const mr_resource_ops noisy_ops = {
+      .size = sizeof(mr_resource_ops),
+      .name = "noisy",
+      .allocate = rec_allocate,
+      .deallocate = rec_deallocate,
+      .destroy = noisy_destroy,
+  };
+  recorder r = {0};
+  mr_resource *mr = NULL;
+  assert_ok(mr_resource_create(&noisy_ops, &r, NULL, &mr));
+  mr_error(MR_ERR_CONFIG, "the reason the caller failed");
+  mr_resource_release(mr);
+  assert_string_equal(mr_last_error(), "the reason the caller failed");
+}
+
 /* Alignments above native_alignment are over-allocated and mapped back. */
 static void test_over_alignment(void **state) {
   recorder r;
@@ -253,9 +278,13 @@ static void test_over_alignment(void **state) {
   assert_error_contains("different size");
   assert_status(mr_deallocate(mr, (char *)p + 4096, 1000, 4096, NULL), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("was not allocated here with alignment 4096");
+  /* A failed free leaves the block the caller's: the retry finds it. */
+  r.fail_frees = 2;
+  assert_status(mr_deallocate(mr, p, 1000, 4096, NULL), MR_ERR_DRIVER);
+  assert_status(mr_deallocate(mr, p, 1000, 4096, NULL), MR_ERR_DRIVER);
   assert_ok(mr_deallocate(mr, p, 1000, 4096, NULL));
   assert_ok(mr_deallocate(mr, q, 10, 1 << 16, NULL));
-  assert_int_equal(r.deallocations, 2);
+  assert_int_equal(r.deallocations, 4);
   /* Native alignments pass straight through. */
   assert_ok(mr_allocate(mr, 10, 128, NULL, &p));
   assert_int_equal(r.last_alignment, 128);
@@ -490,6 +519,7 @@ int main(void) {
       cmocka_unit_test(test_lifetime_and_queries),
       cmocka_unit_test(test_default_props),
       cmocka_unit_test(test_argument_checks),
+      cmocka_unit_test(test_release_keeps_last_error),
       cmocka_unit_test(test_over_alignment),
       cmocka_unit_test(test_sync_fallbacks),
       cmocka_unit_test(test_stats_single_thread),

@@ -445,6 +445,57 @@ static void test_shutdown(void **state) {
   assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_ERROR_INVALID_CONTEXT);
 }
 
+/* Which of `n` cuDeviceGetCount calls fail, as a bit mask. */
+static uint64_t random_pattern(int n) {
+  int count = 0;
+  uint64_t failed = 0;
+  for (int i = 0; i < n; i++)
+    if (fake_cu()->cuDeviceGetCount(&count) != CUDA_SUCCESS) failed |= (uint64_t)1 << i;
+  return failed;
+}
+
+static void test_random_failures(void **state) {
+  const mri_cuda_api *cu = fake_cu();
+  int count = 0;
+  /* The same seed, the same calls fail; another seed, others. */
+  fake_cuda_fail_randomly(0.25, 7, CUDA_ERROR_UNKNOWN);
+  uint64_t first = random_pattern(64);
+  long failed = fake_cuda_random_failures();
+  assert_int_equal(failed, __builtin_popcountll(first));
+  assert_true(failed > 4 && failed < 40);
+  fake_cuda_fail_randomly(0.25, 7, CUDA_ERROR_UNKNOWN);
+  assert_int_equal(random_pattern(64), first);
+  fake_cuda_fail_randomly(0.25, 8, CUDA_ERROR_UNKNOWN);
+  assert_int_not_equal(random_pattern(64), first);
+  /* A failed call has no side effects and returns the chosen error. */
+  fake_bind(0);
+  fake_cuda_fail_randomly(1.0, 1, CUDA_ERROR_OUT_OF_MEMORY);
+  CUdeviceptr p = 0;
+  assert_int_equal(cu->cuMemAlloc(&p, 4096), CUDA_ERROR_OUT_OF_MEMORY);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+  /* Loading, initialization and error names never fail at random. */
+  const char *name = NULL;
+  assert_int_equal(cu->cuGetErrorName(CUDA_ERROR_UNKNOWN, &name), CUDA_SUCCESS);
+  assert_int_equal(cu->cuInit(0), CUDA_SUCCESS);
+  assert_int_equal(cu->cuDriverGetVersion(&count), CUDA_SUCCESS);
+  /* Exemptions. */
+  fake_cuda_fail_randomly_exempt("cuDeviceGetCount", true);
+  assert_int_equal(random_pattern(16), 0);
+  fake_cuda_fail_randomly_exempt("cuDeviceGetCount", false);
+  assert_int_equal(random_pattern(2), 3);
+  /* Probability 0 turns it off; so does a reset, which forgets exemptions. */
+  fake_cuda_fail_randomly(0, 1, CUDA_ERROR_UNKNOWN);
+  assert_int_equal(random_pattern(16), 0);
+  fake_cuda_fail_randomly_exempt("cuDeviceGetCount", true);
+  fake_cuda_fail_randomly(1.0, 1, CUDA_ERROR_UNKNOWN);
+  fake_cuda_reset();
+  assert_int_equal(fake_cuda_random_failures(), 0);
+  assert_int_equal(random_pattern(16), 0);
+  fake_cuda_fail_randomly(1.0, 1, CUDA_ERROR_UNKNOWN);
+  assert_int_equal(random_pattern(2), 3);
+  fake_cuda_fail_randomly(0, 0, CUDA_SUCCESS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_loader_and_test_share_one_instance, fake_teardown),
@@ -460,6 +511,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_capture_flags, fake_teardown),
       cmocka_unit_test_teardown(test_context_rules_for_streams, fake_teardown),
       cmocka_unit_test_teardown(test_shutdown, fake_teardown),
+      cmocka_unit_test_teardown(test_random_failures, fake_teardown),
   };
   return cmocka_run_group_tests_name("fake driver", tests, fake_group_setup, NULL);
 }

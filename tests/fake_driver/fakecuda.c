@@ -299,8 +299,14 @@ static void free_everything(void) {
   }
 }
 
+/* Random failures (the last section): cleared with every other default;
+ * decides, under the lock, whether this call of `entry` fails. */
+static void random_failure_reset(void);
+static bool random_failure(enum fake_entry entry, CUresult *error);
+
 static void apply_defaults(void) {
   free_everything();
+  random_failure_reset();
   if (!initialized && !count_set) device_count = default_device_count();
   driver_version = 13000;
   deinitialized = false;
@@ -325,13 +331,15 @@ static void unlock_state(void) { pthread_mutex_unlock(&lock); }
 enum entry_rule { NEEDS_INIT, NO_INIT, ANY_TIME };
 
 /* Take the lock, count the call, and say whether it fails before doing
- * anything: an injected failure first, then shutdown, then cuInit. The
- * caller releases the lock. */
+ * anything: an injected failure first (a chosen call, then a random one),
+ * then shutdown, then cuInit. The caller releases the lock. */
 static CUresult enter(enum fake_entry entry, enum entry_rule rule) {
   lock_state();
   long n = ++calls[entry];
   const fake_failure *f = &failures[entry];
   if (f->count > 0 && n >= f->first && n - f->first < f->count) return f->error;
+  CUresult random_error;
+  if (random_failure(entry, &random_error)) return random_error;
   if (rule == ANY_TIME) return CUDA_SUCCESS;
   if (deinitialized) return CUDA_ERROR_DEINITIALIZED;
   if (rule == NEEDS_INIT && !initialized) return CUDA_ERROR_NOT_INITIALIZED;
@@ -1807,4 +1815,75 @@ CUresult fake_cuda_set_stream_capturing(CUstream stream, bool capturing) {
   if (r == CUDA_SUCCESS) s->capturing = capturing;
   unlock_state();
   return r;
+}
+
+/* ---- random failures ---------------------------------------------------------------- */
+
+/* One generator for the whole process, drawn under the lock once per call
+ * that may fail: for a seed, the n-th such call since arming always gets the
+ * same draw. Which call is n-th depends on how threads interleave; a
+ * single-threaded run repeats exactly. */
+static double random_probability; /* 0: off */
+static uint64_t random_state;
+static CUresult random_error_code;
+static long random_failures;
+static bool random_exempt[FAKE_EP_COUNT];
+
+/* What never fails at random: loading and initializing the driver, and
+ * error names (the library's messages need them, as in the driver). */
+static void random_failure_reset(void) {
+  random_probability = 0;
+  random_state = 0;
+  random_error_code = CUDA_SUCCESS;
+  random_failures = 0;
+  memset(random_exempt, 0, sizeof random_exempt);
+  random_exempt[FAKE_EP_cuInit] = true;
+  random_exempt[FAKE_EP_cuDriverGetVersion] = true;
+  random_exempt[FAKE_EP_cuGetErrorName] = true;
+  random_exempt[FAKE_EP_cuGetErrorString] = true;
+  random_exempt[FAKE_EP_cuGetProcAddress] = true;
+}
+
+/* splitmix64: any seed, 0 included, gives a full-period sequence. */
+static uint64_t random_next(void) {
+  uint64_t z = (random_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static bool random_failure(enum fake_entry entry, CUresult *error) {
+  if (random_probability <= 0 || random_exempt[entry]) return false;
+  /* The top 53 bits as a double in [0, 1). */
+  double draw = (double)(random_next() >> 11) * (1.0 / 9007199254740992.0);
+  if (draw >= random_probability) return false;
+  random_failures++;
+  *error = random_error_code;
+  return true;
+}
+
+void fake_cuda_fail_randomly(double probability, unsigned seed, CUresult error) {
+  lock_state();
+  if (probability > 0 && error != CUDA_SUCCESS) {
+    random_probability = probability;
+    random_state = seed;
+    random_error_code = error;
+  } else {
+    random_probability = 0;
+  }
+  unlock_state();
+}
+
+void fake_cuda_fail_randomly_exempt(const char *entry_point, bool exempt) {
+  int i = entry_index_or_abort("fake_cuda_fail_randomly_exempt", entry_point);
+  lock_state();
+  random_exempt[i] = exempt;
+  unlock_state();
+}
+
+long fake_cuda_random_failures(void) {
+  lock_state();
+  long n = random_failures;
+  unlock_state();
+  return n;
 }

@@ -151,4 +151,27 @@ FAKE_CUDA_API CUresult fake_cuda_set_stream_busy(CUstream stream, bool busy);
 /* Mark a created stream capturing or not (cuStreamIsCapturing reports it). */
 FAKE_CUDA_API CUresult fake_cuda_set_stream_capturing(CUstream stream, bool capturing);
 
+/* ---- random failures ------------------------------------------------------ */
+
+/*
+ * Make each call of any entry point fail with `error`, with probability
+ * `probability` (0.01: one call in a hundred), without side effects, as
+ * fake_cuda_fail does for one call. Deterministic per seed: the draws come
+ * from one generator seeded with `seed`, taken under the fake's lock in call
+ * order, so a single-threaded run repeats exactly (with threads, which call
+ * gets which draw follows the interleaving). Never failed at random:
+ * cuInit, cuDriverGetVersion, cuGetErrorName, cuGetErrorString and
+ * cuGetProcAddress (loading, initialization, error messages), and any entry
+ * point made exempt below. A failure chosen with fake_cuda_fail comes
+ * first. probability <= 0 (or error CUDA_SUCCESS) turns random failures off;
+ * fake_cuda_reset() does too, and forgets exemptions and the count.
+ * Thread-safe.
+ */
+FAKE_CUDA_API void fake_cuda_fail_randomly(double probability, unsigned seed, CUresult error);
+/* Exempt `entry_point` (a name as for fake_cuda_fail) from random failures,
+ * or subject it again (the five above may be subjected too). */
+FAKE_CUDA_API void fake_cuda_fail_randomly_exempt(const char *entry_point, bool exempt);
+/* Calls failed at random since the last reset. */
+FAKE_CUDA_API long fake_cuda_random_failures(void);
+
 #endif /* MRCTX_TESTS_FAKECUDA_H */
