@@ -165,10 +165,10 @@ static mr_status add_chunk(arena_state *a, arena_chunk *c) {
   if (count > a->slots) {
     size_t slots = a->slots ? a->slots * 2 : 8;
     if (slots < count) slots = count;
-    arena_chunk **current = realloc(a->current, slots * sizeof *current);
+    arena_chunk **current = mri_host_realloc(a->current, slots * sizeof *current);
     if (current == NULL) goto oom;
     a->current = current;
-    arena_chunk **idle = realloc(a->idle, slots * sizeof *idle);
+    arena_chunk **idle = mri_host_realloc(a->idle, slots * sizeof *idle);
     if (idle == NULL) goto oom;
     a->idle = idle;
     a->slots = slots;
@@ -361,7 +361,7 @@ static mr_status arena_trim(void *self) {
     return settled;
   }
   size_t chunk_count = a->chunks.count;
-  arena_chunk **out = chunk_count ? malloc(chunk_count * sizeof *out) : NULL;
+  arena_chunk **out = chunk_count ? mri_host_malloc(chunk_count * sizeof *out) : NULL;
   size_t n = out != NULL ? collect_unused_chunks(a, out) : 0;
   pthread_mutex_unlock(&a->lock);
   if (chunk_count != 0 && out == NULL)

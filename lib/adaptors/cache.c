@@ -256,7 +256,7 @@ static void unreserve(cache_state *c, size_t bytes) {
 static bool stack_push(block_stack *st, void *p) {
   if (MRI_UNLIKELY(st->count == st->capacity)) {
     uint32_t capacity = st->capacity ? st->capacity * 2 : 16;
-    void **items = realloc(st->items, capacity * sizeof *items);
+    void **items = mri_host_realloc(st->items, capacity * sizeof *items);
     if (items == NULL) return false;
     st->items = items;
     st->capacity = capacity;
@@ -336,7 +336,7 @@ static bool shared_reserve(cache_state *c, unsigned k, size_t more) {
   if (sc->count + more <= sc->capacity) return true;
   size_t capacity = sc->capacity ? sc->capacity * 2 : 16;
   if (capacity < sc->count + more) capacity = sc->count + more;
-  shared_block *items = realloc(sc->items, capacity * sizeof *items);
+  shared_block *items = mri_host_realloc(sc->items, capacity * sizeof *items);
   if (items == NULL) return false;
   sc->items = items;
   sc->capacity = capacity;
@@ -397,7 +397,7 @@ static bool spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
   pthread_mutex_lock(&c->lock);
   shared_event *ev = NULL;
   if (b->event_recorded) {
-    ev = malloc(sizeof *ev);
+    ev = mri_host_malloc(sizeof *ev);
     if (ev != NULL) {
       *ev = (shared_event){.event = b->event, .refs = 1, .done = b->event_done};
       b->event = NULL; /* ownership moves to the shared event */
@@ -455,7 +455,7 @@ static void spill_slot(cache_state *c, cache_slot *s) {
 /* ---- slots and bins ------------------------------------------------------- */
 
 static cache_slot *slot_create(cache_state *c, int index) {
-  cache_slot *s = aligned_alloc(MRI_CACHE_LINE, sizeof *s);
+  cache_slot *s = mri_host_aligned_alloc(MRI_CACHE_LINE, sizeof *s);
   if (s == NULL) return NULL;
   memset(s, 0, sizeof *s);
   atomic_store_explicit(&c->slots[index], s, memory_order_release);

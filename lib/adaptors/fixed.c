@@ -96,7 +96,7 @@ static mr_status reserve_slab(fixed_state *f) {
   if (needed > f->free_capacity) {
     size_t capacity = f->free_capacity ? f->free_capacity * 2 : needed;
     if (capacity < needed) capacity = needed;
-    fixed_block **blocks = realloc(f->free_blocks, capacity * sizeof *blocks);
+    fixed_block **blocks = mri_host_realloc(f->free_blocks, capacity * sizeof *blocks);
     if (blocks == NULL) goto oom;
     f->free_blocks = blocks;
     f->free_capacity = capacity;
@@ -266,7 +266,7 @@ static size_t collect_idle_slabs(fixed_state *f, fixed_slab **out) {
 static mr_status release_idle_slabs(fixed_state *f) {
   pthread_mutex_lock(&f->lock);
   size_t slab_count = f->slabs.count;
-  fixed_slab **out = slab_count ? malloc(slab_count * sizeof *out) : NULL;
+  fixed_slab **out = slab_count ? mri_host_malloc(slab_count * sizeof *out) : NULL;
   size_t n = out != NULL ? collect_idle_slabs(f, out) : 0;
   pthread_mutex_unlock(&f->lock);
   if (slab_count != 0 && out == NULL)

@@ -45,7 +45,7 @@ mr_status mri_waits_note_free(mri_stream_waits *waits, mr_stream stream, mri_str
   } else {
     if (waits->count == waits->capacity) {
       uint32_t capacity = waits->capacity ? waits->capacity * 2 : 2;
-      mri_stream_wait *items = realloc(waits->items, capacity * sizeof *items);
+      mri_stream_wait *items = mri_host_realloc(waits->items, capacity * sizeof *items);
       if (items != NULL) {
         memset(items + waits->capacity, 0, (capacity - waits->capacity) * sizeof *items);
         waits->items = items;
@@ -122,7 +122,7 @@ mr_status mri_range_reserve(mri_range_index *index, size_t capacity) {
   if (capacity <= index->capacity) return MR_OK;
   if (capacity < index->capacity * 2) capacity = index->capacity * 2;
   if (capacity < 8) capacity = 8;
-  mri_range *items = realloc(index->items, capacity * sizeof *items);
+  mri_range *items = mri_host_realloc(index->items, capacity * sizeof *items);
   if (items == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory indexing %zu ranges of memory",
                      capacity);

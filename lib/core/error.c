@@ -88,7 +88,7 @@ mr_status mri_error_prefix(mr_status status, const char *format, ...) {
 }
 
 void *mri_calloc(size_t count, size_t size) {
-  void *p = calloc(count, size);
+  void *p = mri_host_calloc(count, size);
   if (p == NULL && count != 0 && size != 0)
     mri_error(MR_ERR_OUT_OF_MEMORY,
               "out of host memory allocating %zu x %zu bytes of bookkeeping",
@@ -98,7 +98,7 @@ void *mri_calloc(size_t count, size_t size) {
 
 char *mri_strdup(const char *s) {
   size_t n = strlen(s) + 1;
-  char *copy = malloc(n);
+  char *copy = mri_host_malloc(n);
   if (copy == NULL) {
     mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory copying a %zu-byte string", n);
     return NULL;
@@ -116,7 +116,7 @@ char *mri_asprintf(const char *format, ...) {
     mri_error(MR_ERR_INVALID_ARGUMENT, "could not format text");
     return NULL;
   }
-  char *s = malloc((size_t)n + 1);
+  char *s = mri_host_malloc((size_t)n + 1);
   if (s == NULL) {
     mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory formatting %d bytes of text", n);
     return NULL;

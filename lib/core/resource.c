@@ -86,7 +86,7 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
   } else if (mr->ops.describe != NULL) {
     int len = mr->ops.describe(state, NULL, 0);
     if (len >= 0) {
-      mr->description = malloc((size_t)len + 1);
+      mr->description = mri_host_malloc((size_t)len + 1);
       if (mr->description != NULL) mr->ops.describe(state, mr->description, (size_t)len + 1);
     }
   } else {
@@ -268,8 +268,10 @@ void *mr_resource_state(const mr_resource *mr, const mr_resource_ops *ops) {
 void mri_resource_set_owner(mr_resource *mr, const char *owner) {
   for (; mr != NULL; mr = mr->upstream) {
     if (atomic_load_explicit(&mr->owner, memory_order_acquire) != NULL) continue;
-    char *copy = strdup(owner);
+    size_t n = strlen(owner) + 1;
+    char *copy = mri_host_malloc(n);
     if (copy == NULL) return; /* a label is a nicety; go without */
+    memcpy(copy, owner, n);
     char *expected = NULL;
     if (!atomic_compare_exchange_strong(&mr->owner, &expected, copy)) free(copy);
   }

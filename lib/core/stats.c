@@ -27,7 +27,7 @@ static void atomic_raise_to(_Atomic int64_t *field, int64_t value) {
 
 mr_status mri_stats_init(mri_stats *stats) {
   memset(stats, 0, sizeof *stats);
-  stats->overflow = aligned_alloc(MRI_CACHE_LINE, sizeof(mri_stats_shard));
+  stats->overflow = mri_host_aligned_alloc(MRI_CACHE_LINE, sizeof(mri_stats_shard));
   if (stats->overflow == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory for statistics");
   memset(stats->overflow, 0, sizeof *stats->overflow);
@@ -58,7 +58,7 @@ void mri_stats_publish(mri_stats *stats, mri_stats_shard *s) {
 }
 
 mri_stats_shard *mri_stats_shard_create(mri_stats *stats, int slot) {
-  mri_stats_shard *s = aligned_alloc(MRI_CACHE_LINE, sizeof *s);
+  mri_stats_shard *s = mri_host_aligned_alloc(MRI_CACHE_LINE, sizeof *s);
   if (s == NULL) return NULL; /* the caller falls back to the locked shard */
   memset(s, 0, sizeof *s);
   /* The slot's owner is the only thread that installs its shard. */

@@ -241,7 +241,7 @@ mr_status mri_primary_context(int device, CUcontext *ctx) {
   const mri_cuda_api *cu = mri_cuda();
   pthread_mutex_lock(&primary_lock);
   if (primary_contexts == NULL) {
-    primary_contexts = calloc((size_t)cu->device_count, sizeof *primary_contexts);
+    primary_contexts = mri_host_calloc((size_t)cu->device_count, sizeof *primary_contexts);
     if (primary_contexts == NULL) {
       pthread_mutex_unlock(&primary_lock);
       return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory for context handles");
