@@ -111,6 +111,97 @@ static void test_destroy_writes_everything(void **state) {
   mr_resource_release(u.mr);
 }
 
+static long file_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return -1;
+  long lines = 0;
+  for (int c; (c = fgetc(f)) != EOF;)
+    if (c == '\n') lines++;
+  fclose(f);
+  return lines;
+}
+
+static long thread_count(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long threads = -1;
+  while (f != NULL && fgets(line, sizeof line, f) != NULL)
+    if (sscanf(line, "Threads: %ld", &threads) == 1) break;
+  if (f != NULL) fclose(f);
+  return threads;
+}
+
+/* Poll (at most 5 s) until the file has `want` lines, or the process `want`
+ * threads. */
+static bool eventually_lines(const char *path, long want) {
+  for (int i = 0; i < 500; i++) {
+    if (file_lines(path) == want) return true;
+    usleep(10000);
+  }
+  return false;
+}
+static bool eventually_threads(long want) {
+  for (int i = 0; i < 500; i++) {
+    if (thread_count() == want) return true;
+    usleep(10000);
+  }
+  return false;
+}
+
+static void test_header_at_creation(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("header");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  /* On disk at once, before any event or flush. */
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[128] = "";
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_string_equal(line, "Thread,Time,Action,Pointer,Size,Stream\n");
+  assert_null(fgets(line, sizeof line, f));
+  fclose(f);
+  mr_resource_release(mr);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
+/* The writer thread ends once the log is idle (so it never keeps a process
+ * alive) and a new one starts with the next event; lines still reach the
+ * file without a flush. */
+static void test_writer_ends_when_idle(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("idle");
+  long threads = thread_count();
+  assert_true(threads > 0);
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  for (int round = 1; round <= 2; round++) {
+    void *p = NULL;
+    assert_ok(mr_allocate(mr, 64, 0, NULL, &p));
+    assert_ok(mr_deallocate(mr, p, 64, 0, NULL));
+    if (!eventually_lines(path, 1 + 2 * round)) {
+      print_error("round %d: %ld lines in the log after 5 s without a flush, expected %d\n",
+                  round, file_lines(path), 1 + 2 * round);
+      fail();
+    }
+    if (!eventually_threads(threads)) {
+      print_error("round %d: %ld threads after 5 s idle, expected %ld (the writer ends)\n",
+                  round, thread_count(), threads);
+      fail();
+    }
+  }
+  mr_resource_release(mr);
+  log_summary sum = log_check(path);
+  assert_int_equal(sum.format_errors, 0);
+  assert_int_equal(sum.allocates, 2);
+  assert_int_equal(sum.frees, 2);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
 static void test_threads(void **state) {
   faulty_upstream u = faulty_new(false);
   char *path = temp_path("threads");
@@ -137,6 +228,8 @@ int main(void) {
       cmocka_unit_test(test_events_parse_back),
       cmocka_unit_test(test_destroy_writes_everything),
       cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_header_at_creation),
+      cmocka_unit_test(test_writer_ends_when_idle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
