@@ -35,7 +35,8 @@
  * so exit never deadlocks on a lock held by a thread that will not run
  * again; a log given up on is reported on stderr. Lines logged by other
  * threads after the exit began may be missing from the file; no line is
- * ever torn.
+ * ever torn. After fork() the child drops the lines the parent had not
+ * written yet (the parent writes them) and logs its own to the same file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,7 +75,8 @@ typedef struct log_state {
   uint64_t lost_lines;        /* lines dropped: no host memory to hold them */
   int write_errno;            /* first failed write, 0 if none */
   bool reported;              /* the log said on stderr it is incomplete */
-  bool writing;        /* a thread is writing a batch taken from buffer */
+  char *in_flight;     /* the batch being written, for a forked child to free */
+  bool writing;        /* a thread is writing in_flight */
   bool writer_running; /* a writer thread exists or is being started */
   bool stop;           /* destroy has begun: no writer may run */
 
@@ -85,6 +87,7 @@ typedef struct log_state {
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static log_state *registry;
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 
 /* Set (once) by the exit flush: the process is ending, and only
  * exit_thread may write any more. */
@@ -150,6 +153,7 @@ static void write_batch(log_state *s) {
   s->length = 0;
   s->spare = NULL;
   s->spare_capacity = 0;
+  s->in_flight = batch;
   s->writing = true;
   pthread_mutex_unlock(&s->lock);
 
@@ -164,6 +168,7 @@ static void write_batch(log_state *s) {
     free(batch);
   }
   s->written = upto;
+  s->in_flight = NULL;
   s->writing = false;
   pthread_cond_broadcast(&s->progress);
 }
@@ -313,7 +318,7 @@ static void report_incomplete(log_state *s, const char *why) {
   s->reported = true;
 }
 
-/* ---- exit ------------------------------------------------------------------ */
+/* ---- exit and fork ------------------------------------------------------------ */
 
 static bool lock_before(pthread_mutex_t *lock, const struct timespec *deadline) {
   for (;;) {
@@ -365,6 +370,39 @@ static void init_conds(log_state *s) {
   pthread_cond_init(&s->wake_writer, &attr);
   pthread_cond_init(&s->progress, &attr);
   pthread_condattr_destroy(&attr);
+}
+
+/* fork() copies every log in a consistent state: the locks are held across
+ * it. The child has no writer and nobody waiting; the lines not yet
+ * written belong to the parent, which writes them. */
+static void before_fork(void) {
+  pthread_mutex_lock(&registry_lock);
+  for (log_state *s = registry; s != NULL; s = s->next) pthread_mutex_lock(&s->lock);
+}
+
+static void after_fork_in_parent(void) {
+  for (log_state *s = registry; s != NULL; s = s->next) pthread_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void after_fork_in_child(void) {
+  for (log_state *s = registry; s != NULL; s = s->next) {
+    /* Fresh synchronization objects: the parent's threads waiting on them
+     * do not exist here. The lines buffered or being written are the
+     * parent's to write; this copy of a batch in flight has no owner. */
+    pthread_mutex_init(&s->lock, NULL);
+    init_conds(s);
+    free(s->in_flight);
+    s->in_flight = NULL;
+    s->writing = s->writer_running = false;
+    s->length = 0;
+    s->written = s->appended;
+  }
+  pthread_mutex_init(&registry_lock, NULL);
+}
+
+static void install_fork_handlers(void) {
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 /* ---- the resource ------------------------------------------------------------ */
@@ -458,6 +496,7 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   if (path == NULL || path[0] == '\0')
     return mri_error(MR_ERR_INVALID_ARGUMENT, "log(%s): no file given",
                      mr_resource_describe(upstream));
+  pthread_once(&fork_handlers_once, install_fork_handlers);
   log_state *s = mri_calloc(1, sizeof *s);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->fd = -1;

@@ -1,6 +1,8 @@
 /* unit: log(UP, file=PATH) */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "adaptor_test.h"
@@ -202,6 +204,51 @@ static void test_writer_ends_when_idle(void **state) {
   mr_resource_release(u.mr);
 }
 
+/* A child made by fork() logs its own events to the same file, and leaves
+ * the lines the parent had not written yet to the parent: none twice. */
+static void test_fork_child_writes_only_its_own(void **state) {
+#ifdef UNDER_TSAN
+  skip(); /* the child starts a writer: ThreadSanitizer forbids threads after a threaded fork */
+#endif
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("fork");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 64, 0, STREAM_A, &p)); /* buffered: the writer waits 100 ms */
+  assert_ok(mr_deallocate(mr, p, 64, 0, STREAM_A));
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    void *q = NULL;
+    bool ok = mr_allocate(mr, 64, 0, STREAM_B, &q) == MR_OK &&
+              mr_deallocate(mr, q, 64, 0, STREAM_B) == MR_OK;
+    exit(ok ? 0 : 1); /* the exit flush writes the child's lines */
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 1000 && (done = waitpid(pid, &status, WNOHANG)) == 0; i++) usleep(10000);
+  if (done == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    print_error("the forked child did not end within 10 s\n");
+    fail();
+  }
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  mr_resource_release(mr);
+  log_summary sum = log_check(path);
+  if (sum.format_errors != 0 || sum.allocates != 2 || sum.frees != 2 || sum.unmatched != 0) {
+    print_error("fork: %ld lines, %ld allocates and %ld frees (expected 2 and 2), %ld unmatched, "
+                "%ld format errors\n",
+                file_lines(path), sum.allocates, sum.frees, sum.unmatched, sum.format_errors);
+    fail();
+  }
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
 static void test_threads(void **state) {
   faulty_upstream u = faulty_new(false);
   char *path = temp_path("threads");
@@ -230,6 +277,7 @@ int main(void) {
       cmocka_unit_test(test_threads),
       cmocka_unit_test(test_header_at_creation),
       cmocka_unit_test(test_writer_ends_when_idle),
+      cmocka_unit_test(test_fork_child_writes_only_its_own),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
