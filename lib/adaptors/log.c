@@ -15,7 +15,8 @@
  * grows large, or a moment after it stops being empty). mr_log_resource_flush
  * and destroy write what is left on the calling thread. A free is logged
  * before it reaches upstream, so a replay never sees an address handed out
- * again before the free that released it.
+ * again before the free that released it. A write that fails part-way (a
+ * full disk, a file size limit) is cut back to its last whole line.
  *
  * Writer lifetime: the writer is a detached thread that ends once it has
  * had nothing to write for LOG_IDLE_NS, and the next line starts a new one
@@ -126,17 +127,29 @@ static void clock_text(char *buf, size_t cap) {
 
 /* ---- writing -------------------------------------------------------------- */
 
-/* 0, or the errno of the failed write. */
+/* Cut a write that failed part-way back to its last whole line, so a full
+ * disk or a file size limit never leaves a torn line. Best effort. */
+static void cut_torn_line(int fd, const char *data, size_t done) {
+  size_t whole = done;
+  while (whole > 0 && data[whole - 1] != '\n') whole--;
+  off_t end = lseek(fd, 0, SEEK_CUR);
+  if (whole == done || end < (off_t)(done - whole)) return;
+  end -= (off_t)(done - whole);
+  if (ftruncate(fd, end) == 0) lseek(fd, end, SEEK_SET);
+}
+
+/* Write whole lines: 0, or the errno of the failed write. */
 static int write_all(int fd, const char *data, size_t length) {
-  while (length > 0) {
-    ssize_t n = write(fd, data, length);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
+  size_t done = 0;
+  while (done < length) {
+    ssize_t n = write(fd, data + done, length - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int error = n < 0 ? errno : EIO;
+      cut_torn_line(fd, data, done);
+      return error;
     }
-    if (n == 0) return EIO;
-    data += n;
-    length -= (size_t)n;
+    done += (size_t)n;
   }
   return 0;
 }

@@ -16,15 +16,21 @@
  *                 then) and calls exit(0).
  *   exit-blocked  main waits to join a second thread, which logs 100 pairs
  *                 on stream 0x2000 and calls exit(0).
+ *   write-error   the file may not grow past 1000 bytes (RLIMIT_FSIZE,
+ *                 SIGXFSZ ignored); main logs 20 pairs, checks that
+ *                 mr_log_resource_flush fails, and returns without
+ *                 destroying the log.
  * A pair is an allocation of 64 bytes of host memory and its free. Exits 2
  * on a usage or library error (printed to stderr).
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <mrctx/mrctx.h>
@@ -78,7 +84,8 @@ static void *log_then_exit(void *arg) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: log_exit_helper pthread-exit|return|exit-thread|exit-blocked FILE\n");
+    fprintf(stderr, "usage: log_exit_helper pthread-exit|return|exit-thread|exit-blocked|"
+                    "write-error FILE\n");
     return 2;
   }
   const char *scenario = argv[1], *path = argv[2];
@@ -111,6 +118,16 @@ int main(int argc, char **argv) {
       return 3; /* not reached: the thread exits the process */
     }
     for (;;) pair(STREAM_MAIN);
+  }
+  if (strcmp(scenario, "write-error") == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {1000, 1000};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return 2;
+    open_log(path);
+    for (int i = 0; i < 20; i++) pair(STREAM_MAIN);
+    if (mr_log_resource_flush(log_mr) != MR_ERR_INVALID_ARGUMENT) return 4;
+    fprintf(stderr, "log_exit_helper: flush: %s\n", mr_last_error());
+    return 0; /* the exit says the log is incomplete */
   }
   fprintf(stderr, "log_exit_helper: unknown scenario '%s'\n", scenario);
   return 2;

@@ -47,6 +47,12 @@ static void test_unopenable_file(void **state) {
   assert_null(mr);
   assert_error_contains("cannot open '/nonexistent-dir/x/log.csv' for writing: No such file or "
                         "directory");
+  /* The header is written at creation: a file that takes nothing fails it. */
+  if (access("/dev/full", W_OK) == 0) {
+    assert_status(mr_log_resource_create(u.mr, "/dev/full", &mr), MR_ERR_INVALID_ARGUMENT);
+    assert_null(mr);
+    assert_error_contains("writing '/dev/full' failed: No space left on device");
+  }
   assert_status(mr_log_resource_create(u.mr, "", &mr), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("no file given");
   assert_status(mr_log_resource_create(u.mr, NULL, &mr), MR_ERR_INVALID_ARGUMENT);

@@ -26,6 +26,7 @@ typedef struct child_result {
   int status;    /* exit status if it exited normally, else -1 */
   double seconds; /* how long it ran */
   char output[256]; /* its stdout */
+  char errors[1024]; /* its stderr (also copied to ours) */
 } child_result;
 
 static double now_s(void) {
@@ -38,20 +39,25 @@ static double now_s(void) {
  * limit. */
 static child_result run_helper(const char *scenario, const char *path) {
   child_result r = {.status = -1};
-  int out[2];
+  int out[2], err[2];
   assert_int_equal(pipe(out), 0);
+  assert_int_equal(pipe(err), 0);
   double start = now_s();
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
     dup2(out[1], STDOUT_FILENO);
+    dup2(err[1], STDERR_FILENO);
     close(out[0]);
     close(out[1]);
+    close(err[0]);
+    close(err[1]);
     execl(helper_path, helper_path, scenario, path, (char *)NULL);
     fprintf(stderr, "cannot run %s: %s\n", helper_path, strerror(errno));
     _exit(127);
   }
   close(out[1]);
+  close(err[1]);
   int status = 0;
   pid_t done = 0;
   while ((done = waitpid(pid, &status, WNOHANG)) == 0 && now_s() - start < CHILD_LIMIT_S) {
@@ -72,6 +78,10 @@ static child_result run_helper(const char *scenario, const char *path) {
   ssize_t n = read(out[0], r.output, sizeof r.output - 1);
   r.output[n > 0 ? n : 0] = '\0';
   close(out[0]);
+  n = read(err[0], r.errors, sizeof r.errors - 1);
+  r.errors[n > 0 ? n : 0] = '\0';
+  close(err[0]);
+  fputs(r.errors, stderr);
   return r;
 }
 
@@ -205,6 +215,29 @@ static void test_exit_from_thread_while_main_waits(void **state) {
   free(path);
 }
 
+/* A write that fails is reported by flush, and at exit on stderr (nobody
+ * else is left to tell); the lines that fit are whole. */
+static void test_write_error_reported_at_exit(void **state) {
+  char *path = temp_path("error");
+  child_result r = run_helper("write-error", path);
+  assert_ended("write-error", &r);
+  const char *said = strstr(r.errors, "mrctx: log(");
+  if (strstr(r.errors, "flush: ") == NULL || strstr(r.errors, "File too large") == NULL ||
+      said == NULL || strstr(said, ": the log is incomplete: File too large\n") == NULL) {
+    print_error("write-error: expected flush's error and the exit's message, got:\n%s", r.errors);
+    fail();
+  }
+  log_summary sum = log_check(path);
+  if (sum.format_errors != 0 || sum.allocates < 5 || sum.unmatched > 1) {
+    print_error("write-error: what fits must be whole lines: %ld lines, %ld allocates, %ld "
+                "unmatched, %ld format errors\n",
+                count_all_lines(path), sum.allocates, sum.unmatched, sum.format_errors);
+    fail();
+  }
+  unlink(path);
+  free(path);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_adaptor_log_exit PATH-OF-log_exit_helper\n");
@@ -216,6 +249,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_return_from_main),
       cmocka_unit_test(test_exit_from_thread_while_main_logs),
       cmocka_unit_test(test_exit_from_thread_while_main_waits),
+      cmocka_unit_test(test_write_error_reported_at_exit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
