@@ -34,9 +34,10 @@
  * another thread was writing is waited for first. Every wait at exit is
  * bounded (LOG_EXIT_WAIT_NS for all logs together, trylock rather than lock),
  * so exit never deadlocks on a lock held by a thread that will not run
- * again; a log given up on is reported on stderr. Lines logged by other
- * threads after the exit began may be missing from the file; no line is
- * ever torn. After fork() the child drops the lines the parent had not
+ * again; a log given up on is reported on stderr. A log that another
+ * thread destroys meanwhile stays (closing it, freeing it) until the exit
+ * flush is over. Lines logged by other threads after the exit began may be
+ * missing from the file; no line is ever torn. After fork() the child drops the lines the parent had not
  * written yet (the parent writes them) and logs its own to the same file.
  */
 #include <errno.h>
@@ -94,6 +95,7 @@ static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
  * exit_thread may write any more. */
 static atomic_bool exiting;
 static pthread_t exit_thread; /* published by the release store to exiting */
+static atomic_bool exit_flushed; /* the exit flush is over */
 
 static bool may_write(void) {
   return !atomic_load_explicit(&exiting, memory_order_acquire) ||
@@ -353,6 +355,7 @@ __attribute__((destructor)) static void log_flush_at_exit(void) {
   if (!lock_before(&registry_lock, &deadline)) {
     fprintf(stderr, "mrctx: log: the logs may be incomplete: still busy after %ld s at exit\n",
             LOG_EXIT_WAIT_NS / 1000000000L);
+    atomic_store(&exit_flushed, true);
     return;
   }
   for (log_state *s = registry; s != NULL; s = s->next) {
@@ -373,6 +376,7 @@ __attribute__((destructor)) static void log_flush_at_exit(void) {
     }
     pthread_mutex_unlock(&s->lock);
   }
+  atomic_store(&exit_flushed, true);
   pthread_mutex_unlock(&registry_lock);
 }
 
@@ -477,8 +481,15 @@ static void log_destroy(void *self) {
   pthread_mutex_unlock(&s->lock);
   if (!may_write()) {
     /* Another thread is exiting the process, and its exit flush writes
-     * what is left (it may be doing so now): leave the log to it. */
-    return;
+     * what is left: the log must stay until then (the file may be opened
+     * again once this returns, and truncated). Bounded, like every wait at
+     * exit; the exit flush holds registry_lock while it works. */
+    struct timespec deadline;
+    monotonic_after(&deadline, LOG_EXIT_WAIT_NS);
+    while (!atomic_load(&exit_flushed) && !is_past(&deadline)) {
+      struct timespec pause = {0, 1000000L};
+      nanosleep(&pause, NULL);
+    }
   }
   pthread_mutex_lock(&registry_lock);
   if (s->prev != NULL) s->prev->next = s->next;

@@ -16,6 +16,9 @@
  *                 then) and calls exit(0).
  *   exit-blocked  main waits to join a second thread, which logs 100 pairs
  *                 on stream 0x2000 and calls exit(0).
+ *   exit-churn    like exit-thread, but main keeps creating a second log
+ *                 on FILE.churn, logging 3 pairs, flushing and releasing
+ *                 it, so the exit meets logs being created and destroyed.
  *   write-error   the file may not grow past 1000 bytes (RLIMIT_FSIZE,
  *                 SIGXFSZ ignored); main logs 20 pairs, checks that
  *                 mr_log_resource_flush fails, and returns without
@@ -74,6 +77,25 @@ static void *after_main_exits(void *arg) {
   return NULL;
 }
 
+static void churn_logs(const char *path) {
+  char churn_path[1024];
+  snprintf(churn_path, sizeof churn_path, "%s.churn", path);
+  mr_resource *host = NULL;
+  check(mr_host_resource_create(&host), "host");
+  for (;;) {
+    mr_resource *mr = NULL;
+    check(mr_log_resource_create(host, churn_path, &mr), "log");
+    for (int i = 0; i < 3; i++) {
+      void *p = NULL;
+      check(mr_allocate(mr, 64, 0, STREAM_MAIN, &p), "allocate");
+      atomic_fetch_add(&main_allocates, 1);
+      check(mr_deallocate(mr, p, 64, 0, STREAM_MAIN), "deallocate");
+    }
+    mr_log_resource_flush(mr); /* may say the process is exiting */
+    mr_resource_release(mr);
+  }
+}
+
 static void *log_then_exit(void *arg) {
   sleep_ms(20); /* let main get going */
   for (int i = 0; i < 100; i++) pair(STREAM_OTHER);
@@ -85,7 +107,7 @@ static void *log_then_exit(void *arg) {
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: log_exit_helper pthread-exit|return|exit-thread|exit-blocked|"
-                    "write-error FILE\n");
+                    "exit-churn|write-error FILE\n");
     return 2;
   }
   const char *scenario = argv[1], *path = argv[2];
@@ -109,7 +131,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 10; i++) pair(STREAM_MAIN);
     return 0; /* ctx is never destroyed */
   }
-  if (strcmp(scenario, "exit-thread") == 0 || strcmp(scenario, "exit-blocked") == 0) {
+  if (strcmp(scenario, "exit-thread") == 0 || strcmp(scenario, "exit-blocked") == 0 ||
+      strcmp(scenario, "exit-churn") == 0) {
     open_log(path);
     pthread_t t;
     if (pthread_create(&t, NULL, log_then_exit, NULL) != 0) return 2;
@@ -117,6 +140,7 @@ int main(int argc, char **argv) {
       pthread_join(t, NULL);
       return 3; /* not reached: the thread exits the process */
     }
+    if (strcmp(scenario, "exit-churn") == 0) churn_logs(path);
     for (;;) pair(STREAM_MAIN);
   }
   if (strcmp(scenario, "write-error") == 0) {

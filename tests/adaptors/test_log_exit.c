@@ -215,6 +215,42 @@ static void test_exit_from_thread_while_main_waits(void **state) {
   free(path);
 }
 
+/* exit(0) from a second thread while main creates, uses, flushes and
+ * destroys another log over and over: no hang, the exiting thread's lines
+ * all written, and the other log (if its header was written) whole. */
+static void test_exit_while_main_creates_and_destroys(void **state) {
+  char *path = temp_path("churn");
+  char churn_path[600];
+  snprintf(churn_path, sizeof churn_path, "%s.churn", path);
+  for (int run = 0; run < 5; run++) {
+    child_result r = run_helper("exit-churn", path);
+    assert_ended("exit-churn", &r);
+    long other_allocates = count_lines(path, "allocate", 0x2000);
+    long other_frees = count_lines(path, "free", 0x2000);
+    log_summary sum = log_check(path);
+    if (other_allocates != 100 || other_frees != 100 || sum.format_errors != 0 ||
+        sum.unmatched != 0) {
+      print_error("exit-churn run %d: the log holds %ld lines: %ld allocates and %ld frees of "
+                  "100, %ld unmatched, %ld format errors\n",
+                  run, count_all_lines(path), other_allocates, other_frees, sum.unmatched,
+                  sum.format_errors);
+      fail();
+    }
+    if (count_all_lines(churn_path) > 0) {
+      sum = log_check(churn_path);
+      if (sum.format_errors != 0 || sum.unmatched > 1) {
+        print_error("exit-churn run %d: the churned log holds %ld lines: %ld unmatched, %ld "
+                    "format errors\n",
+                    run, count_all_lines(churn_path), sum.unmatched, sum.format_errors);
+        fail();
+      }
+    }
+  }
+  unlink(churn_path);
+  unlink(path);
+  free(path);
+}
+
 /* A write that fails is reported by flush, and at exit on stderr (nobody
  * else is left to tell); the lines that fit are whole. */
 static void test_write_error_reported_at_exit(void **state) {
@@ -249,6 +285,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_return_from_main),
       cmocka_unit_test(test_exit_from_thread_while_main_logs),
       cmocka_unit_test(test_exit_from_thread_while_main_waits),
+      cmocka_unit_test(test_exit_while_main_creates_and_destroys),
       cmocka_unit_test(test_write_error_reported_at_exit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
