@@ -32,10 +32,12 @@ MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
 
 /* Writes rmm's logging-adaptor format, header
  * "Thread,Time,Action,Pointer,Size,Stream", actions "allocate",
- * "allocate failure" and "free". Lines are buffered in memory and written by
- * a background thread, so file I/O never holds allocating threads up; the
- * file is complete once mr_log_resource_flush returns or the resource is
- * destroyed. */
+ * "allocate failure" and "free". The header is written at creation. Lines
+ * are buffered in memory and written by a background thread (which ends
+ * when idle, so it never keeps a process alive), so file I/O never holds
+ * allocating threads up; the file is complete once mr_log_resource_flush
+ * returns, the resource is destroyed, or the process exits (exit(), return
+ * from main, the last thread ending) with the log still live. */
 MR_API mr_status mr_log_resource_create(mr_resource *upstream,
                                         const char *path, mr_resource **out);
 /* Write everything logged so far to the file and flush it. */

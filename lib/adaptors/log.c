@@ -6,18 +6,44 @@
  * lines such as
  *   12345,14:03:07.123456,allocate,0x7f3a00000000,1024,0x0
  * (thread id, local time with microseconds, "allocate" | "allocate
- * failure" | "free", pointer in hex, bytes, stream as a pointer).
+ * failure" | "free", pointer in hex, bytes, stream as a pointer). The header
+ * is written when the file is opened, at creation.
  *
  * File I/O never holds an allocating thread up: a thread formats its line
  * on its own stack, appends it to an in-memory buffer under a short lock,
  * and a background writer thread writes the buffer out in batches (when it
- * grows large, a moment after it stops being empty, on
- * mr_log_resource_flush and on destroy). A free is logged before it reaches
- * upstream, so a replay never sees an address handed out again before the
- * free that released it.
+ * grows large, or a moment after it stops being empty). mr_log_resource_flush
+ * and destroy write what is left on the calling thread. A free is logged
+ * before it reaches upstream, so a replay never sees an address handed out
+ * again before the free that released it. A write that fails part-way (a
+ * full disk, a file size limit) is cut back to its last whole line.
+ *
+ * Writer lifetime: the writer is a detached thread that ends once it has
+ * had nothing to write for LOG_IDLE_NS, and the next line starts a new one
+ * (on the appending thread, outside the lock). So a live log never keeps a
+ * process alive: after main calls pthread_exit, the process ends a moment
+ * after its other threads do.
+ *
+ * Exit: every live log is in a registry (a list under registry_lock). When
+ * the process exits (exit(), return from main, or the last thread ending
+ * after pthread_exit from main), a destructor of the library, which runs
+ * after the application's atexit handlers and static destructors, writes
+ * every line appended until then, on the exiting thread. From then on only
+ * the exiting thread writes (a line it logs later is written at once), so
+ * the process never ends in the middle of another thread's write: a batch
+ * another thread was writing is waited for first. Every wait at exit is
+ * bounded (LOG_EXIT_WAIT_NS for all logs together, trylock rather than lock),
+ * so exit never deadlocks on a lock held by a thread that will not run
+ * again; a log given up on is reported on stderr. A log that another
+ * thread destroys meanwhile stays (closing it, freeing it) until the exit
+ * flush is over. Lines logged by other threads after the exit began may be
+ * missing from the file; no line is ever torn. After fork() the child drops the lines the parent had not
+ * written yet (the parent writes them) and logs its own to the same file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,28 +56,51 @@
 #define LOG_HEADER "Thread,Time,Action,Pointer,Size,Stream\n"
 #define LOG_BATCH_BYTES ((size_t)64 << 10) /* wake the writer from here on */
 #define LOG_DELAY_NS 100000000L            /* write a small batch after 100 ms */
+#define LOG_IDLE_NS 200000000L             /* the writer ends after 200 ms idle */
+#define LOG_EXIT_WAIT_NS 2000000000L       /* at exit, wait at most 2 s in all */
 #define LOG_LINE_MAX 160
 
 typedef struct log_state {
   mr_resource *upstream; /* mri_adaptor_head */
   char *path;
-  FILE *file;
+  int fd;
   char *what;
 
   pthread_mutex_t lock;
-  pthread_cond_t wake_writer, written_cond;
-  char *buffer; /* lines not yet taken by the writer */
+  pthread_cond_t wake_writer; /* lines to write, or stop */
+  pthread_cond_t progress;    /* a batch was written, or the writer ended */
+  char *buffer;               /* lines not yet taken by a writer */
   size_t length, capacity;
-  char *spare; /* the writer's previous batch, handed back for reuse */
+  char *spare; /* the previous batch, handed back for reuse */
   size_t spare_capacity;
-  uint64_t appended, written; /* bytes ever appended / written and flushed */
+  uint64_t appended, written; /* bytes ever appended / taken and written */
   uint64_t lost_lines;        /* lines dropped: no host memory to hold them */
   int write_errno;            /* first failed write, 0 if none */
-  int flush_waiters;
-  bool stop;
-  bool writer_started;
-  pthread_t writer;
+  bool reported;              /* the log said on stderr it is incomplete */
+  char *in_flight;     /* the batch being written, for a forked child to free */
+  bool writing;        /* a thread is writing in_flight */
+  bool writer_running; /* a writer thread exists or is being started */
+  bool stop;           /* destroy has begun: no writer may run */
+
+  struct log_state *prev, *next; /* the registry, under registry_lock */
 } log_state;
+
+/* ---- process-wide state: the registry of live logs, and exit ----------- */
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static log_state *registry;
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+/* Set (once) by the exit flush: the process is ending, and only
+ * exit_thread may write any more. */
+static atomic_bool exiting;
+static pthread_t exit_thread; /* published by the release store to exiting */
+static atomic_bool exit_flushed; /* the exit flush is over */
+
+static bool may_write(void) {
+  return !atomic_load_explicit(&exiting, memory_order_acquire) ||
+         pthread_equal(pthread_self(), exit_thread);
+}
 
 /* ---- the line ------------------------------------------------------------- */
 
@@ -78,6 +127,158 @@ static void clock_text(char *buf, size_t cap) {
   snprintf(buf, cap, "%s.%06ld", tls_clock_text, (long)(now.tv_nsec / 1000));
 }
 
+/* ---- writing -------------------------------------------------------------- */
+
+/* Cut a write that failed part-way back to its last whole line, so a full
+ * disk or a file size limit never leaves a torn line. Best effort. */
+static void cut_torn_line(int fd, const char *data, size_t done) {
+  size_t whole = done;
+  while (whole > 0 && data[whole - 1] != '\n') whole--;
+  off_t end = lseek(fd, 0, SEEK_CUR);
+  if (whole == done || end < (off_t)(done - whole)) return;
+  end -= (off_t)(done - whole);
+  if (ftruncate(fd, end) == 0) lseek(fd, end, SEEK_SET);
+}
+
+/* Write whole lines: 0, or the errno of the failed write. */
+static int write_all(int fd, const char *data, size_t length) {
+  size_t done = 0;
+  while (done < length) {
+    ssize_t n = write(fd, data + done, length - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int error = n < 0 ? errno : EIO;
+      cut_torn_line(fd, data, done);
+      return error;
+    }
+    done += (size_t)n;
+  }
+  return 0;
+}
+
+/* Take the whole buffer and write it, the lock released meanwhile; the
+ * spare buffer takes its place for appenders. Lock held, !s->writing,
+ * s->length > 0, may_write(). */
+static void write_batch(log_state *s) {
+  char *batch = s->buffer;
+  size_t batch_length = s->length, batch_capacity = s->capacity;
+  uint64_t upto = s->appended;
+  s->buffer = s->spare;
+  s->capacity = s->spare_capacity;
+  s->length = 0;
+  s->spare = NULL;
+  s->spare_capacity = 0;
+  s->in_flight = batch;
+  s->writing = true;
+  pthread_mutex_unlock(&s->lock);
+
+  int error = write_all(s->fd, batch, batch_length);
+
+  pthread_mutex_lock(&s->lock);
+  if (error != 0 && s->write_errno == 0) s->write_errno = error;
+  if (s->spare == NULL) {
+    s->spare = batch;
+    s->spare_capacity = batch_capacity;
+  } else {
+    free(batch);
+  }
+  s->written = upto;
+  s->in_flight = NULL;
+  s->writing = false;
+  pthread_cond_broadcast(&s->progress);
+}
+
+/* Write until everything appended up to `target` is written, waiting for a
+ * batch another thread is writing. Lock held. Returns early, leaving the
+ * rest to the exit flush, when the process is exiting on another thread. */
+static void write_until(log_state *s, uint64_t target) {
+  while (s->written < target) {
+    if (s->writing)
+      pthread_cond_wait(&s->progress, &s->lock);
+    else if (may_write())
+      write_batch(s);
+    else
+      break;
+  }
+}
+
+static void monotonic_after(struct timespec *t, long ns) {
+  clock_gettime(CLOCK_MONOTONIC, t);
+  t->tv_nsec += ns;
+  if (t->tv_nsec >= 1000000000L) {
+    t->tv_sec += t->tv_nsec / 1000000000L;
+    t->tv_nsec %= 1000000000L;
+  }
+}
+
+static bool is_past(const struct timespec *deadline) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > deadline->tv_sec ||
+         (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
+/* ---- the writer ------------------------------------------------------------ */
+
+static void *writer_main(void *arg) {
+  log_state *s = arg;
+  pthread_mutex_lock(&s->lock);
+  while (!s->stop) {
+    /* Wait for lines; end after a while without any. */
+    if (s->length == 0) {
+      struct timespec deadline;
+      monotonic_after(&deadline, LOG_IDLE_NS);
+      while (!s->stop && s->length == 0)
+        if (pthread_cond_timedwait(&s->wake_writer, &s->lock, &deadline) == ETIMEDOUT) break;
+      if (s->stop || s->length == 0) break;
+    }
+    /* A small batch waits a moment for more. */
+    if (s->length < LOG_BATCH_BYTES) {
+      struct timespec deadline;
+      monotonic_after(&deadline, LOG_DELAY_NS);
+      while (!s->stop && s->length < LOG_BATCH_BYTES)
+        if (pthread_cond_timedwait(&s->wake_writer, &s->lock, &deadline) == ETIMEDOUT) break;
+      if (s->stop) break;
+    }
+    if (!may_write()) break; /* the exit flush has it */
+    if (s->writing) {
+      pthread_cond_wait(&s->progress, &s->lock); /* a flush is writing */
+      continue;
+    }
+    if (s->length > 0) write_batch(s);
+  }
+  /* The last touch of s: destroy frees it once it sees this. */
+  s->writer_running = false;
+  pthread_cond_broadcast(&s->progress);
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+/* Start a writer, s->writer_running already set (lock not held). It runs
+ * with every signal blocked, so the application's handlers never run on
+ * it. On failure the lines wait for the next start, a flush, destroy or
+ * exit. */
+static void start_writer(log_state *s) {
+  pthread_attr_t attr;
+  sigset_t all, old;
+  pthread_t writer;
+  int rc = pthread_attr_init(&attr);
+  if (rc == 0) {
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&writer, &attr, writer_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+  }
+  if (rc != 0) {
+    pthread_mutex_lock(&s->lock);
+    s->writer_running = false;
+    pthread_cond_broadcast(&s->progress);
+    pthread_mutex_unlock(&s->lock);
+  }
+}
+
 static void append(log_state *s, const char *line, size_t n) {
   pthread_mutex_lock(&s->lock);
   if (s->length + n > s->capacity) {
@@ -92,14 +293,25 @@ static void append(log_state *s, const char *line, size_t n) {
     s->buffer = grown;
     s->capacity = capacity;
   }
-  bool was_empty = s->length == 0;
+  size_t before = s->length;
   memcpy(s->buffer + s->length, line, n);
   s->length += n;
   s->appended += n;
-  /* The writer sleeps while the buffer is empty; it keeps its own time
-   * once something is there, and needs a nudge for a full batch. */
-  if (was_empty || s->length >= LOG_BATCH_BYTES) pthread_cond_signal(&s->wake_writer);
+  bool start = false;
+  if (MRI_UNLIKELY(atomic_load_explicit(&exiting, memory_order_relaxed))) {
+    /* Past the exit flush only the exiting thread writes, and at once. */
+    if (may_write() && !s->writing) write_batch(s);
+  } else if (s->writer_running) {
+    /* The writer sleeps while the buffer is empty; it keeps its own time
+     * once something is there, and needs a nudge for a full batch. */
+    if (before == 0 || s->length >= LOG_BATCH_BYTES) pthread_cond_signal(&s->wake_writer);
+  } else if (before == 0 || before / LOG_BATCH_BYTES != s->length / LOG_BATCH_BYTES) {
+    /* No writer (it ended when idle, or could not start): start one, and
+     * try again only every batch if that fails. */
+    s->writer_running = start = !s->stop;
+  }
   pthread_mutex_unlock(&s->lock);
+  if (MRI_UNLIKELY(start)) start_writer(s);
 }
 
 static void log_event(log_state *s, const char *action, const void *ptr, size_t bytes,
@@ -111,62 +323,103 @@ static void log_event(log_state *s, const char *action, const void *ptr, size_t 
   if (n > 0) append(s, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-/* ---- the writer ------------------------------------------------------------ */
+/* At exit or destroy nobody is left to hear about it but the operator.
+ * Once per log. Lock held or unneeded. */
+static void report_incomplete(log_state *s, const char *why) {
+  if (why == NULL && s->write_errno != 0) why = strerror(s->write_errno);
+  if (why == NULL && s->lost_lines != 0) why = "lines lost, out of host memory";
+  if (why == NULL || s->reported) return;
+  fprintf(stderr, "mrctx: %s: the log is incomplete: %s\n", s->what, why);
+  s->reported = true;
+}
 
-static void deadline_after(struct timespec *t, long ns) {
-  clock_gettime(CLOCK_REALTIME, t);
-  t->tv_nsec += ns;
-  if (t->tv_nsec >= 1000000000L) {
-    t->tv_sec++;
-    t->tv_nsec -= 1000000000L;
+/* ---- exit and fork ------------------------------------------------------------ */
+
+static bool lock_before(pthread_mutex_t *lock, const struct timespec *deadline) {
+  for (;;) {
+    if (pthread_mutex_trylock(lock) == 0) return true;
+    if (is_past(deadline)) return false;
+    struct timespec pause = {0, 100000L};
+    nanosleep(&pause, NULL);
   }
 }
 
-static void *writer_main(void *arg) {
-  log_state *s = arg;
-  pthread_mutex_lock(&s->lock);
-  for (;;) {
-    /* Wait for something worth writing: a full batch, a flush, the end, or
-     * a small batch that has waited long enough. */
-    while (!s->stop && s->length == 0) pthread_cond_wait(&s->wake_writer, &s->lock);
-    if (!s->stop && s->flush_waiters == 0 && s->length < LOG_BATCH_BYTES) {
-      struct timespec deadline;
-      deadline_after(&deadline, LOG_DELAY_NS);
-      while (!s->stop && s->flush_waiters == 0 && s->length < LOG_BATCH_BYTES)
-        if (pthread_cond_timedwait(&s->wake_writer, &s->lock, &deadline) == ETIMEDOUT) break;
-    }
-    if (s->length == 0) {
-      if (s->stop) break;
+/* Write every live log at process exit (and when the library is unloaded).
+ * A destructor rather than atexit: it runs after the application's atexit
+ * handlers and static destructors, which may still log. */
+__attribute__((destructor)) static void log_flush_at_exit(void) {
+  exit_thread = pthread_self();
+  atomic_store_explicit(&exiting, true, memory_order_release);
+  struct timespec deadline;
+  monotonic_after(&deadline, LOG_EXIT_WAIT_NS);
+  if (!lock_before(&registry_lock, &deadline)) {
+    fprintf(stderr, "mrctx: log: the logs may be incomplete: still busy after %ld s at exit\n",
+            LOG_EXIT_WAIT_NS / 1000000000L);
+    atomic_store(&exit_flushed, true);
+    return;
+  }
+  for (log_state *s = registry; s != NULL; s = s->next) {
+    if (!lock_before(&s->lock, &deadline)) {
+      fprintf(stderr, "mrctx: %s: the log is incomplete: still busy after %ld s at exit\n",
+              s->what, LOG_EXIT_WAIT_NS / 1000000000L);
       continue;
     }
-    /* Take the batch, leave the spare buffer for appenders. */
-    char *batch = s->buffer;
-    size_t batch_length = s->length, batch_capacity = s->capacity;
-    uint64_t upto = s->appended;
-    s->buffer = s->spare;
-    s->capacity = s->spare_capacity;
-    s->length = 0;
-    s->spare = NULL;
-    s->spare_capacity = 0;
-    pthread_mutex_unlock(&s->lock);
-
-    int error = 0;
-    if (fwrite(batch, 1, batch_length, s->file) != batch_length) error = errno ? errno : EIO;
-    if (fflush(s->file) != 0 && error == 0) error = errno ? errno : EIO;
-
-    pthread_mutex_lock(&s->lock);
-    if (error != 0 && s->write_errno == 0) s->write_errno = error;
-    if (s->spare == NULL) {
-      s->spare = batch;
-      s->spare_capacity = batch_capacity;
+    pthread_cond_signal(&s->wake_writer); /* an idle writer may end now */
+    uint64_t target = s->appended;        /* later lines could keep it busy forever */
+    while (s->writing && pthread_cond_timedwait(&s->progress, &s->lock, &deadline) != ETIMEDOUT)
+      continue;
+    if (s->writing) {
+      report_incomplete(s, "a write still in progress at exit");
     } else {
-      free(batch);
+      if (s->written < target && s->length > 0) write_batch(s);
+      report_incomplete(s, NULL);
     }
-    s->written = upto;
-    pthread_cond_broadcast(&s->written_cond);
+    pthread_mutex_unlock(&s->lock);
   }
-  pthread_mutex_unlock(&s->lock);
-  return NULL;
+  atomic_store(&exit_flushed, true);
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void init_conds(log_state *s) {
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->wake_writer, &attr);
+  pthread_cond_init(&s->progress, &attr);
+  pthread_condattr_destroy(&attr);
+}
+
+/* fork() copies every log in a consistent state: the locks are held across
+ * it. The child has no writer and nobody waiting; the lines not yet
+ * written belong to the parent, which writes them. */
+static void before_fork(void) {
+  pthread_mutex_lock(&registry_lock);
+  for (log_state *s = registry; s != NULL; s = s->next) pthread_mutex_lock(&s->lock);
+}
+
+static void after_fork_in_parent(void) {
+  for (log_state *s = registry; s != NULL; s = s->next) pthread_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void after_fork_in_child(void) {
+  for (log_state *s = registry; s != NULL; s = s->next) {
+    /* Fresh synchronization objects: the parent's threads waiting on them
+     * do not exist here. The lines buffered or being written are the
+     * parent's to write; this copy of a batch in flight has no owner. */
+    pthread_mutex_init(&s->lock, NULL);
+    init_conds(s);
+    free(s->in_flight);
+    s->in_flight = NULL;
+    s->writing = s->writer_running = false;
+    s->length = 0;
+    s->written = s->appended;
+  }
+  pthread_mutex_init(&registry_lock, NULL);
+}
+
+static void install_fork_handlers(void) {
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 /* ---- the resource ------------------------------------------------------------ */
@@ -187,14 +440,10 @@ static mr_status log_deallocate(void *self, void *ptr, size_t bytes, size_t alig
   return mri_deallocate(s->upstream, ptr, bytes, alignment, stream);
 }
 
-/* Wait until everything appended before the call is in the file. */
+/* Write everything appended before the call, on the calling thread. */
 static mr_status log_flush(log_state *s) {
   pthread_mutex_lock(&s->lock);
-  uint64_t target = s->appended;
-  s->flush_waiters++;
-  pthread_cond_signal(&s->wake_writer);
-  while (s->written < target) pthread_cond_wait(&s->written_cond, &s->lock);
-  s->flush_waiters--;
+  write_until(s, s->appended);
   int error = s->write_errno;
   uint64_t lost = s->lost_lines;
   pthread_mutex_unlock(&s->lock);
@@ -207,29 +456,51 @@ static mr_status log_flush(log_state *s) {
   return MR_OK;
 }
 
-static void log_destroy(void *self) {
-  log_state *s = self;
-  if (s->writer_started) {
-    pthread_mutex_lock(&s->lock);
-    s->stop = true;
-    pthread_cond_signal(&s->wake_writer);
-    pthread_mutex_unlock(&s->lock);
-    pthread_join(s->writer, NULL); /* it writes everything left first */
-  }
-  if (s->file != NULL && fclose(s->file) != 0 && s->write_errno == 0) s->write_errno = errno;
-  /* Nobody is left to hear about it but the operator. */
-  if (s->write_errno != 0 || s->lost_lines != 0)
-    fprintf(stderr, "mrctx: %s: the log is incomplete: %s\n", s->what ? s->what : "log",
-            s->write_errno != 0 ? strerror(s->write_errno) : "lines lost, out of host memory");
+/* Close the file and free everything. No writer runs; s is out of the
+ * registry (or was never in it). */
+static void log_free(log_state *s) {
+  if (s->fd >= 0 && close(s->fd) != 0 && s->write_errno == 0) s->write_errno = errno;
   free(s->buffer);
   free(s->spare);
   pthread_cond_destroy(&s->wake_writer);
-  pthread_cond_destroy(&s->written_cond);
+  pthread_cond_destroy(&s->progress);
   pthread_mutex_destroy(&s->lock);
   mr_resource_release(s->upstream);
   free(s->what);
   free(s->path);
   free(s);
+}
+
+static void log_destroy(void *self) {
+  log_state *s = self;
+  pthread_mutex_lock(&s->lock);
+  s->stop = true;
+  pthread_cond_signal(&s->wake_writer);
+  while (s->writer_running) pthread_cond_wait(&s->progress, &s->lock);
+  write_until(s, s->appended);
+  pthread_mutex_unlock(&s->lock);
+  if (!may_write()) {
+    /* Another thread is exiting the process, and its exit flush writes
+     * what is left: the log must stay until then (the file may be opened
+     * again once this returns, and truncated). Bounded, like every wait at
+     * exit; the exit flush holds registry_lock while it works. */
+    struct timespec deadline;
+    monotonic_after(&deadline, LOG_EXIT_WAIT_NS);
+    while (!atomic_load(&exit_flushed) && !is_past(&deadline)) {
+      struct timespec pause = {0, 1000000L};
+      nanosleep(&pause, NULL);
+    }
+  }
+  pthread_mutex_lock(&registry_lock);
+  if (s->prev != NULL) s->prev->next = s->next;
+  else registry = s->next;
+  if (s->next != NULL) s->next->prev = s->prev;
+  pthread_mutex_unlock(&registry_lock);
+  int close_error = s->fd >= 0 && close(s->fd) != 0 ? errno : 0;
+  s->fd = -1;
+  if (s->write_errno == 0) s->write_errno = close_error;
+  report_incomplete(s, NULL);
+  log_free(s);
 }
 
 static const mr_resource_ops log_ops = {
@@ -249,43 +520,42 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   if (path == NULL || path[0] == '\0')
     return mri_error(MR_ERR_INVALID_ARGUMENT, "log(%s): no file given",
                      mr_resource_describe(upstream));
+  pthread_once(&fork_handlers_once, install_fork_handlers);
   log_state *s = mri_calloc(1, sizeof *s);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
+  s->fd = -1;
   pthread_mutex_init(&s->lock, NULL);
-  pthread_cond_init(&s->wake_writer, NULL);
-  pthread_cond_init(&s->written_cond, NULL);
+  init_conds(s);
   s->upstream = mr_resource_retain(upstream);
   s->path = mri_strdup(path);
   s->what = mri_asprintf("log(%s, file=%s)", mr_resource_describe(upstream), path);
   mr_status st = s->path != NULL && s->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
   if (st == MR_OK) {
-    s->file = fopen(path, "w");
-    if (s->file == NULL)
+    s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (s->fd < 0)
       st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s", s->what,
                      path, strerror(errno));
   }
   if (st == MR_OK) {
-    append(s, LOG_HEADER, sizeof LOG_HEADER - 1);
-    if (s->lost_lines != 0) st = mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory", s->what);
-  }
-  if (st == MR_OK) {
-    int rc = pthread_create(&s->writer, NULL, writer_main, s);
-    if (rc != 0)
-      st = mri_error(rc == EAGAIN ? MR_ERR_OUT_OF_MEMORY : MR_ERR_INVALID_ARGUMENT,
-                     "%s: cannot start the writer thread: %s", s->what, strerror(rc));
-    else
-      s->writer_started = true;
+    int error = write_all(s->fd, LOG_HEADER, sizeof LOG_HEADER - 1);
+    if (error != 0)
+      st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->what, path,
+                     strerror(error));
   }
   mr_resource_props props = upstream->props;
   props.native_alignment = 0; /* any alignment passes on to upstream */
   if (st == MR_OK) st = mri_resource_create(&log_ops, s, &props, upstream, s->what, out);
   if (st != MR_OK) {
     /* Creation failed: the file holds at most a header; no need to say so. */
-    s->write_errno = 0;
-    s->lost_lines = 0;
-    log_destroy(s);
+    log_free(s);
+    return st;
   }
-  return st;
+  pthread_mutex_lock(&registry_lock);
+  s->next = registry;
+  if (registry != NULL) registry->prev = s;
+  registry = s;
+  pthread_mutex_unlock(&registry_lock);
+  return MR_OK;
 }
 
 mr_status mr_log_resource_flush(mr_resource *mr) {

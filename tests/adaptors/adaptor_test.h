@@ -64,4 +64,16 @@ typedef struct log_summary {
 
 log_summary log_check(const char *path);
 
+/* UNDER_TSAN is defined in a ThreadSanitizer build, whose runtime changes
+ * how a process ends: its background thread keeps a process whose main
+ * called pthread_exit alive, and a child of a threaded fork may not start
+ * threads. */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
 #endif

@@ -1,6 +1,8 @@
 /* unit: log(UP, file=PATH) */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "adaptor_test.h"
@@ -45,6 +47,12 @@ static void test_unopenable_file(void **state) {
   assert_null(mr);
   assert_error_contains("cannot open '/nonexistent-dir/x/log.csv' for writing: No such file or "
                         "directory");
+  /* The header is written at creation: a file that takes nothing fails it. */
+  if (access("/dev/full", W_OK) == 0) {
+    assert_status(mr_log_resource_create(u.mr, "/dev/full", &mr), MR_ERR_INVALID_ARGUMENT);
+    assert_null(mr);
+    assert_error_contains("writing '/dev/full' failed: No space left on device");
+  }
   assert_status(mr_log_resource_create(u.mr, "", &mr), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("no file given");
   assert_status(mr_log_resource_create(u.mr, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
@@ -111,6 +119,142 @@ static void test_destroy_writes_everything(void **state) {
   mr_resource_release(u.mr);
 }
 
+static long file_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return -1;
+  long lines = 0;
+  for (int c; (c = fgetc(f)) != EOF;)
+    if (c == '\n') lines++;
+  fclose(f);
+  return lines;
+}
+
+static long thread_count(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long threads = -1;
+  while (f != NULL && fgets(line, sizeof line, f) != NULL)
+    if (sscanf(line, "Threads: %ld", &threads) == 1) break;
+  if (f != NULL) fclose(f);
+  return threads;
+}
+
+/* Poll (at most 5 s) until the file has `want` lines, or the process `want`
+ * threads. */
+static bool eventually_lines(const char *path, long want) {
+  for (int i = 0; i < 500; i++) {
+    if (file_lines(path) == want) return true;
+    usleep(10000);
+  }
+  return false;
+}
+static bool eventually_threads(long want) {
+  for (int i = 0; i < 500; i++) {
+    if (thread_count() == want) return true;
+    usleep(10000);
+  }
+  return false;
+}
+
+static void test_header_at_creation(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("header");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  /* On disk at once, before any event or flush. */
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[128] = "";
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_string_equal(line, "Thread,Time,Action,Pointer,Size,Stream\n");
+  assert_null(fgets(line, sizeof line, f));
+  fclose(f);
+  mr_resource_release(mr);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
+/* The writer thread ends once the log is idle (so it never keeps a process
+ * alive) and a new one starts with the next event; lines still reach the
+ * file without a flush. */
+static void test_writer_ends_when_idle(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("idle");
+  long threads = thread_count();
+  assert_true(threads > 0);
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  for (int round = 1; round <= 2; round++) {
+    void *p = NULL;
+    assert_ok(mr_allocate(mr, 64, 0, NULL, &p));
+    assert_ok(mr_deallocate(mr, p, 64, 0, NULL));
+    if (!eventually_lines(path, 1 + 2 * round)) {
+      print_error("round %d: %ld lines in the log after 5 s without a flush, expected %d\n",
+                  round, file_lines(path), 1 + 2 * round);
+      fail();
+    }
+    if (!eventually_threads(threads)) {
+      print_error("round %d: %ld threads after 5 s idle, expected %ld (the writer ends)\n",
+                  round, thread_count(), threads);
+      fail();
+    }
+  }
+  mr_resource_release(mr);
+  log_summary sum = log_check(path);
+  assert_int_equal(sum.format_errors, 0);
+  assert_int_equal(sum.allocates, 2);
+  assert_int_equal(sum.frees, 2);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
+/* A child made by fork() logs its own events to the same file, and leaves
+ * the lines the parent had not written yet to the parent: none twice. */
+static void test_fork_child_writes_only_its_own(void **state) {
+#ifdef UNDER_TSAN
+  skip(); /* the child starts a writer: ThreadSanitizer forbids threads after a threaded fork */
+#endif
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("fork");
+  mr_resource *mr = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 64, 0, STREAM_A, &p)); /* buffered: the writer waits 100 ms */
+  assert_ok(mr_deallocate(mr, p, 64, 0, STREAM_A));
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    void *q = NULL;
+    bool ok = mr_allocate(mr, 64, 0, STREAM_B, &q) == MR_OK &&
+              mr_deallocate(mr, q, 64, 0, STREAM_B) == MR_OK;
+    exit(ok ? 0 : 1); /* the exit flush writes the child's lines */
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 1000 && (done = waitpid(pid, &status, WNOHANG)) == 0; i++) usleep(10000);
+  if (done == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    print_error("the forked child did not end within 10 s\n");
+    fail();
+  }
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  mr_resource_release(mr);
+  log_summary sum = log_check(path);
+  if (sum.format_errors != 0 || sum.allocates != 2 || sum.frees != 2 || sum.unmatched != 0) {
+    print_error("fork: %ld lines, %ld allocates and %ld frees (expected 2 and 2), %ld unmatched, "
+                "%ld format errors\n",
+                file_lines(path), sum.allocates, sum.frees, sum.unmatched, sum.format_errors);
+    fail();
+  }
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
 static void test_threads(void **state) {
   faulty_upstream u = faulty_new(false);
   char *path = temp_path("threads");
@@ -137,6 +281,9 @@ int main(void) {
       cmocka_unit_test(test_events_parse_back),
       cmocka_unit_test(test_destroy_writes_everything),
       cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_header_at_creation),
+      cmocka_unit_test(test_writer_ends_when_idle),
+      cmocka_unit_test(test_fork_child_writes_only_its_own),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,158 @@
+/*
+ * log_exit_helper: a small application that ends with a live log(...)
+ * resource, for test_log_exit.c. Built against the public shared library,
+ * as an application would use it.
+ *
+ * usage: log_exit_helper SCENARIO FILE
+ *   pthread-exit  main logs 10 pairs on stream 0x1000, starts a thread and
+ *                 calls pthread_exit(NULL); the thread logs 10 pairs on
+ *                 stream 0x2000 once main is gone, and returns. The log is
+ *                 never released.
+ *   return        a context whose tag is "log(host, file=FILE)" logs 10
+ *                 pairs; main returns without destroying it.
+ *   exit-thread   main logs pairs on stream 0x1000 until the process ends;
+ *                 a second thread logs 100 pairs on stream 0x2000, prints
+ *                 "main-allocates N" (the allocations main had logged by
+ *                 then) and calls exit(0).
+ *   exit-blocked  main waits to join a second thread, which logs 100 pairs
+ *                 on stream 0x2000 and calls exit(0).
+ *   exit-churn    like exit-thread, but main keeps creating a second log
+ *                 on FILE.churn, logging 3 pairs, flushing and releasing
+ *                 it, so the exit meets logs being created and destroyed.
+ *   write-error   the file may not grow past 1000 bytes (RLIMIT_FSIZE,
+ *                 SIGXFSZ ignored); main logs 20 pairs, checks that
+ *                 mr_log_resource_flush fails, and returns without
+ *                 destroying the log.
+ * A pair is an allocation of 64 bytes of host memory and its free. Exits 2
+ * on a usage or library error (printed to stderr).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <mrctx/mrctx.h>
+
+#define STREAM_MAIN ((mr_stream)(uintptr_t)0x1000)
+#define STREAM_OTHER ((mr_stream)(uintptr_t)0x2000)
+
+static mr_resource *log_mr;
+static mr_context *ctx; /* global: a leak checker sees it is still reachable */
+static atomic_long main_allocates;
+
+static void check(mr_status st, const char *what) {
+  if (st != MR_OK) {
+    fprintf(stderr, "log_exit_helper: %s: %s: %s\n", what, mr_status_name(st), mr_last_error());
+    exit(2);
+  }
+}
+
+static void pair(mr_stream stream) {
+  void *p = NULL;
+  check(mr_allocate(log_mr, 64, 0, stream, &p), "allocate");
+  if (stream == STREAM_MAIN) atomic_fetch_add(&main_allocates, 1);
+  check(mr_deallocate(log_mr, p, 64, 0, stream), "deallocate");
+}
+
+static void sleep_ms(long ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+static void open_log(const char *path) {
+  mr_resource *host = NULL;
+  check(mr_host_resource_create(&host), "host");
+  check(mr_log_resource_create(host, path, &log_mr), "log");
+  mr_resource_release(host); /* the log holds its own reference */
+}
+
+static void *after_main_exits(void *arg) {
+  sleep_ms(50); /* main has called pthread_exit by now */
+  for (int i = 0; i < 10; i++) pair(STREAM_OTHER);
+  return NULL;
+}
+
+static void churn_logs(const char *path) {
+  char churn_path[1024];
+  snprintf(churn_path, sizeof churn_path, "%s.churn", path);
+  mr_resource *host = NULL;
+  check(mr_host_resource_create(&host), "host");
+  for (;;) {
+    mr_resource *mr = NULL;
+    check(mr_log_resource_create(host, churn_path, &mr), "log");
+    for (int i = 0; i < 3; i++) {
+      void *p = NULL;
+      check(mr_allocate(mr, 64, 0, STREAM_MAIN, &p), "allocate");
+      atomic_fetch_add(&main_allocates, 1);
+      check(mr_deallocate(mr, p, 64, 0, STREAM_MAIN), "deallocate");
+    }
+    mr_log_resource_flush(mr); /* may say the process is exiting */
+    mr_resource_release(mr);
+  }
+}
+
+static void *log_then_exit(void *arg) {
+  sleep_ms(20); /* let main get going */
+  for (int i = 0; i < 100; i++) pair(STREAM_OTHER);
+  printf("main-allocates %ld\n", atomic_load(&main_allocates));
+  fflush(stdout);
+  exit(0);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: log_exit_helper pthread-exit|return|exit-thread|exit-blocked|"
+                    "exit-churn|write-error FILE\n");
+    return 2;
+  }
+  const char *scenario = argv[1], *path = argv[2];
+  if (strcmp(scenario, "pthread-exit") == 0) {
+    open_log(path);
+    for (int i = 0; i < 10; i++) pair(STREAM_MAIN);
+    pthread_t t;
+    if (pthread_create(&t, NULL, after_main_exits, NULL) != 0) return 2;
+    pthread_detach(t);
+    pthread_exit(NULL);
+  }
+  if (strcmp(scenario, "return") == 0) {
+    static const mr_tag tags[] = {{"temp", "host"}};
+    char overrides[1024];
+    snprintf(overrides, sizeof overrides, "temp=log(host, file=\"%s\")", path);
+    mr_context_desc desc = {
+        .library = "log_exit_helper", .tags = tags, .tag_count = 1, .overrides = overrides};
+    check(mr_context_create(&desc, &ctx), "context");
+    log_mr = mr_context_get_mr(ctx, 0);
+    if (log_mr == NULL) return 2;
+    for (int i = 0; i < 10; i++) pair(STREAM_MAIN);
+    return 0; /* ctx is never destroyed */
+  }
+  if (strcmp(scenario, "exit-thread") == 0 || strcmp(scenario, "exit-blocked") == 0 ||
+      strcmp(scenario, "exit-churn") == 0) {
+    open_log(path);
+    pthread_t t;
+    if (pthread_create(&t, NULL, log_then_exit, NULL) != 0) return 2;
+    if (strcmp(scenario, "exit-blocked") == 0) {
+      pthread_join(t, NULL);
+      return 3; /* not reached: the thread exits the process */
+    }
+    if (strcmp(scenario, "exit-churn") == 0) churn_logs(path);
+    for (;;) pair(STREAM_MAIN);
+  }
+  if (strcmp(scenario, "write-error") == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {1000, 1000};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return 2;
+    open_log(path);
+    for (int i = 0; i < 20; i++) pair(STREAM_MAIN);
+    if (mr_log_resource_flush(log_mr) != MR_ERR_INVALID_ARGUMENT) return 4;
+    fprintf(stderr, "log_exit_helper: flush: %s\n", mr_last_error());
+    return 0; /* the exit says the log is incomplete */
+  }
+  fprintf(stderr, "log_exit_helper: unknown scenario '%s'\n", scenario);
+  return 2;
+}
