@@ -4,9 +4,10 @@
  * One sorted array under one mutex. Lookups happen while configuration is
  * resolved (context creation, mr_resource_from_spec), never on an
  * allocation path, so a lock is the right tool. The built-in names are
- * registered by the same code as mr_register_factory, once, the first time
- * the registry is used; nothing is ever removed, so names stay valid for the
- * life of the process.
+ * registered by the same code as mr_register_factory, the first time the
+ * registry is used (and again on the next use if host memory ran out
+ * meanwhile); nothing is ever removed, so names stay valid for the life of
+ * the process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,8 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static factory_entry *registry;
 static size_t registry_count, registry_capacity;
 
-static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
-static mr_status builtins_status = MR_OK;
-static char builtins_message[256];
+static pthread_mutex_t builtins_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool builtins_done;
 
 static bool valid_factory_name(const char *name) {
   size_t n = strlen(name);
@@ -80,7 +80,7 @@ static mr_status add_factory(const char *name, mr_factory_fn fn, void *user) {
                    "mr_register_factory: the resource name '%s' is already registered", name);
   } else if (registry_count == registry_capacity) {
     size_t capacity = registry_capacity ? 2 * registry_capacity : 32;
-    factory_entry *grown = realloc(registry, capacity * sizeof *grown);
+    factory_entry *grown = mri_host_realloc(registry, capacity * sizeof *grown);
     if (grown == NULL) {
       st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory registering '%s'", name);
     } else {
@@ -99,18 +99,28 @@ static mr_status add_factory(const char *name, mr_factory_fn fn, void *user) {
   return st;
 }
 
-static void register_builtins(void) {
-  builtins_status = mri_register_builtin_factories(add_factory);
-  if (builtins_status != MR_OK)
-    snprintf(builtins_message, sizeof builtins_message, "%s", mr_last_error());
+/* A built-in a failed earlier attempt registered already is kept. */
+static mr_status add_builtin(const char *name, mr_factory_fn fn, void *user) {
+  pthread_mutex_lock(&registry_lock);
+  size_t index;
+  bool there = find_locked(name, &index) && registry[index].fn == fn;
+  pthread_mutex_unlock(&registry_lock);
+  return there ? MR_OK : add_factory(name, fn, user);
 }
 
-/* The built-ins go in first, so an application cannot take their names. */
+/* The built-ins go in first, so an application cannot take their names.
+ * A failure (no host memory) is not remembered: the next use tries again. */
 static mr_status ensure_builtins(void) {
-  pthread_once(&builtins_once, register_builtins);
-  if (builtins_status != MR_OK)
-    return mri_error(builtins_status, "the built-in resource names could not be registered: %s",
-                     builtins_message);
+  if (MRI_LIKELY(atomic_load_explicit(&builtins_done, memory_order_acquire))) return MR_OK;
+  pthread_mutex_lock(&builtins_lock);
+  mr_status st = MR_OK;
+  if (!atomic_load_explicit(&builtins_done, memory_order_relaxed)) {
+    st = mri_register_builtin_factories(add_builtin);
+    if (st == MR_OK) atomic_store_explicit(&builtins_done, true, memory_order_release);
+  }
+  pthread_mutex_unlock(&builtins_lock);
+  if (st != MR_OK)
+    return mri_error_prefix(st, "the built-in resource names could not be registered");
   return MR_OK;
 }
 
