@@ -8,8 +8,10 @@
  * Units are binary: K and KiB both mean 1024. "KB", "MB", ... are refused
  * rather than guessed at, since they mean 1000 to some readers and 1024 to
  * others. A fraction must come out as whole bytes ("1.5KiB" is 1536; "1.3KiB"
- * is an error); a percentage of the device's memory rounds down. Arithmetic
- * is exact and a result past 2^64 - 1 is an error, never a wrap.
+ * is an error); a percentage of the device's memory rounds down, and is at
+ * most 100% (checked here, before anyone reads the device's memory, so the
+ * mistake is reported with or without a driver). Arithmetic is exact and a
+ * result past 2^64 - 1 is an error, never a wrap.
  */
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +85,14 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
   out->mantissa = mantissa;
   out->frac_digits = frac_digits;
   if (strcmp(rest, "%") == 0) {
+    /* mantissa / 10^frac_digits <= 100; 10^20 * 100 fits 128 bits. */
+    mri_u128 hundred = 100;
+    for (unsigned i = 0; i < frac_digits; i++) hundred *= 10;
+    if ((mri_u128)mantissa > hundred) {
+      snprintf(why, cap, "'%.40s' is more than 100%% (a size in %% is a share of the device's "
+               "memory)", text);
+      return MR_ERR_CONFIG;
+    }
     out->percent = true;
     return MR_OK;
   }
@@ -118,7 +128,7 @@ mr_status mri_size_bytes(const mri_size_text *size, uint64_t total, uint64_t *by
   for (unsigned i = 0; i < size->frac_digits; i++) scale *= 10;
   mri_u128 value;
   if (size->percent) {
-    /* total * mantissa fits: both are below 2^64. */
+    /* total * mantissa fits: both are below 2^64; at most 100% of total. */
     value = (mri_u128)total * size->mantissa / (scale * 100);
   } else {
     mri_u128 numerator = (mri_u128)size->mantissa * size->multiplier;

@@ -528,6 +528,17 @@ static void test_unavailable_resources(void **state) {
   /* Sizes in % need the device's memory. */
   spec_fails("probe(size=50%)", MR_ERR_NO_DRIVER, NULL);
   assert_error_contains("probe: size=50% is a share of device 0's memory, which cannot be read");
+  spec_fails("probe(size=0%)", MR_ERR_NO_DRIVER, NULL);
+  /* More than all of it is a mistake in the text, driver or not. */
+  spec_fails("arena(host, chunk=200%)", MR_ERR_CONFIG,
+             "spec, column 19: arena: chunk=200%: '200%' is more than 100% (a size in % is a "
+             "share of the device's memory)\n"
+             "  arena(host, chunk=200%)\n"
+             "                    ^");
+  spec_fails("probe(size=101%)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("probe: size=101%: '101%' is more than 100%");
+  spec_fails("limit(device, bytes=1000000%)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("limit: bytes=1000000%: '1000000%' is more than 100%");
   /* Mistakes in the text are still config errors, driver or not. */
   spec_fails("device(x=1)", MR_ERR_CONFIG,
              "spec, column 8: device: unknown parameter 'x' (device takes no parameters)\n"
