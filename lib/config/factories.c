@@ -14,7 +14,8 @@
  *   fixed      block=1MiB, count=16
  *   bin        min=256B, max=64KiB, count=64
  *   retry      attempts=0: the adaptor's own default (3)
- *   log, limit, align: file, bytes and alignment are required
+ *   log, limit, align: file, bytes and alignment are required (alignment at
+ *              most MR_ALIGN_MAX_ALIGNMENT, 2GiB)
  */
 #include <limits.h>
 #include <string.h>
@@ -184,6 +185,12 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
   if (st != MR_OK) return st;
   if (!mri_is_pow2(alignment))
     return mr_spec_args_error(args, "alignment", "alignment=%zu is not a power of two", alignment);
+  if (alignment > MR_ALIGN_MAX_ALIGNMENT) {
+    char max[32];
+    mri_format_size(MR_ALIGN_MAX_ALIGNMENT, max, sizeof max);
+    return mr_spec_args_error(args, "alignment", "alignment=%s is more than %s, the largest "
+                              "align serves", mri_spec_args_peek(args, "alignment"), max);
+  }
   return mr_align_resource_create(upstream, alignment, out);
 }
 

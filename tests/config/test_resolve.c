@@ -223,6 +223,14 @@ static void test_adaptor_specs(void **state) {
              "spec, column 13: align: alignment=3 is not a power of two\n"
              "  align(host, alignment=3)\n"
              "              ^");
+  spec_fails("align(host, alignment=9223372036854775808B)", MR_ERR_CONFIG,
+             "spec, column 13: align: alignment=9223372036854775808B is more than 2GiB, the "
+             "largest align serves\n"
+             "  align(host, alignment=9223372036854775808B)\n"
+             "              ^");
+  spec_fails("align(host, alignment=4GiB)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("align: alignment=4GiB is more than 2GiB, the largest align serves");
+  spec_describes("align(host, alignment=2GiB)", "align(host, alignment=2GiB)");
   spec_fails("arena(host, chnk=1)", MR_ERR_CONFIG,
              "spec, column 13: arena: unknown parameter 'chnk' (known: chunk)\n"
              "  arena(host, chnk=1)\n"
