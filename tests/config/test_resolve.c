@@ -149,6 +149,10 @@ static const fixed_failure unsupported = {MR_ERR_UNSUPPORTED, "unsupported: no p
 static const fixed_failure no_driver = {MR_ERR_NO_DRIVER, "nodrv: there is no driver"};
 static const fixed_failure no_device = {MR_ERR_NO_DEVICE, "nodev: device 0 does not exist"};
 
+static mr_status vspace_factory(void *user, const mr_spec_args *args, mr_resource **out) {
+  return vspace_resource_create(out);
+}
+
 static int register_all(void **state) {
   static bool done;
   if (done) return 0;
@@ -163,6 +167,7 @@ static int register_all(void **state) {
   assert_ok(mr_register_factory("nodev", fail_factory, (void *)&no_device));
   assert_ok(mr_register_factory("nothing", nothing_factory, NULL));
   assert_ok(mr_register_factory("take_then_fail", take_then_fail_factory, NULL));
+  assert_ok(mr_register_factory("vspace", vspace_factory, NULL));
   return 0;
 }
 
@@ -241,6 +246,14 @@ static void test_adaptor_specs(void **state) {
              "  ^");
   spec_fails("bin(host, min=100)", MR_ERR_CONFIG, NULL);
   assert_error_contains("spec, column 1: bin(host): min 100 and max 65536 must be powers of two");
+  /* At most 48 size classes (over addresses only, every class could be made). */
+  spec_fails("bin(vspace, min=256B, max=4611686018427387904B, count=1)", MR_ERR_CONFIG,
+             "spec, column 1: bin(vspace): min 256B to max 4194304TiB makes 55 size classes; at "
+             "most 48 (e.g. max=32768TiB with min=256B)\n"
+             "  bin(vspace, min=256B, max=4611686018427387904B, count=1)\n"
+             "  ^");
+  spec_describes("bin(vspace, min=256, max=32768TiB, count=1)",
+                 "bin(vspace, min=256B, max=32768TiB, count=1)");
   spec_fails("bin(host, mn=256)", MR_ERR_CONFIG, NULL);
   assert_error_contains("bin: unknown parameter 'mn' (known: min, max, count)");
   spec_fails("retry(host, attempts=99999999999)", MR_ERR_CONFIG, NULL);
