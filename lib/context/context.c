@@ -135,24 +135,28 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
   if (f == NULL)
     return mri_error(MR_ERR_CONFIG, "config file '%s' cannot be opened: %s", path,
                      strerror(errno));
+  /* Room for one byte past the limit: a file of exactly the limit is read
+   * whole, and only a longer one is refused. */
   size_t capacity = 4096, n = 0;
   char *buf = malloc(capacity);
   mr_status st = MR_OK;
   if (buf == NULL) st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
   while (st == MR_OK) {
+    if (n > MRI_CONFIG_FILE_MAX) {
+      st = mri_error(MR_ERR_CONFIG, "config file '%s' is larger than 1 MiB (%zu bytes)", path,
+                     (size_t)MRI_CONFIG_FILE_MAX);
+      break;
+    }
     if (n == capacity) {
-      if (capacity >= MRI_CONFIG_FILE_MAX) {
-        st = mri_error(MR_ERR_CONFIG, "config file '%s' is larger than %zu bytes", path,
-                       (size_t)MRI_CONFIG_FILE_MAX);
-        break;
-      }
-      char *grown = realloc(buf, 2 * capacity);
+      size_t grown_capacity = 2 * capacity;
+      if (grown_capacity > MRI_CONFIG_FILE_MAX + 1) grown_capacity = MRI_CONFIG_FILE_MAX + 1;
+      char *grown = realloc(buf, grown_capacity);
       if (grown == NULL) {
         st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
         break;
       }
       buf = grown;
-      capacity *= 2;
+      capacity = grown_capacity;
     }
     size_t got = fread(buf + n, 1, capacity - n, f);
     n += got;

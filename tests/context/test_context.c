@@ -465,6 +465,47 @@ static void test_config_file_errors(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* A config file of `size` bytes: one entry, then comment lines. */
+static char *write_file_of_size(size_t size) {
+  char *text = malloc(size + 1);
+  assert_non_null(text);
+  const char *entry = "temp=mark(id=big)\n";
+  size_t n = strlen(entry);
+  memcpy(text, entry, n);
+  while (n < size) {
+    size_t line = size - n < 80 ? size - n : 80;
+    memset(text + n, '#', line);
+    text[n + line - 1] = '\n';
+    n += line;
+  }
+  text[size] = '\0';
+  char *path = write_file(text);
+  free(text);
+  return path;
+}
+
+static void test_config_file_size_limit(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  /* Up to and including 1 MiB is read. */
+  size_t sizes[] = {4095, 4096, 4097, ((size_t)1 << 20) - 1, (size_t)1 << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    char *path = write_file_of_size(sizes[i]);
+    desc.config_file = path;
+    mr_context *ctx = create(&desc);
+    assert_string_equal(describe(ctx, T_TEMP), "mark(id=big)");
+    mr_context_destroy(ctx);
+    remove_file(path);
+  }
+  /* One byte more is not. */
+  char *path = write_file_of_size(((size_t)1 << 20) + 1);
+  desc.config_file = path;
+  char expected[256];
+  snprintf(expected, sizeof expected, "config file '%s' is larger than 1 MiB (1048576 bytes)",
+           path);
+  create_fails(&desc, MR_ERR_CONFIG, expected);
+  remove_file(path);
+}
+
 static void test_desc_validation(void **state) {
   mr_context *ctx = (mr_context *)0x1;
   assert_status(mr_context_create(NULL, &ctx), MR_ERR_INVALID_ARGUMENT);
@@ -736,6 +777,7 @@ int main(void) {
       cmocka_unit_test(test_unknown_tags),
       cmocka_unit_test(test_errors_name_their_source),
       cmocka_unit_test(test_config_file_errors),
+      cmocka_unit_test(test_config_file_size_limit),
       cmocka_unit_test(test_desc_validation),
       cmocka_unit_test(test_per_tag_statistics),
       cmocka_unit_test(test_print_stats),
