@@ -10,10 +10,13 @@
  * a load.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "adaptors/adaptors_internal.h"
 #include "config/config_internal.h"
@@ -126,15 +129,39 @@ static mr_status validate_desc(const mr_context_desc *desc) {
   return MR_OK;
 }
 
+/* What a file that is not regular is, for the message. */
+static const char *file_type_words(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
 /* The whole of a named config file. A missing or unreadable file is an
- * error: the application asked for it. */
+ * error: the application asked for it. Only regular files are read: the
+ * file is opened without blocking (a FIFO with no writer would otherwise
+ * hold context creation forever) and checked with fstat before any read. */
 static mr_status read_file(const char *path, char **text, size_t *length) {
   *text = NULL;
   *length = 0;
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
     return mri_error(MR_ERR_CONFIG, "config file '%s' cannot be opened: %s", path,
                      strerror(errno));
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    mr_status st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be examined: %s", path,
+                             strerror(errno));
+    close(fd);
+    return st;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    close(fd);
+    return mri_error(MR_ERR_CONFIG, "config file '%s' is not a regular file (it is %s)", path,
+                     file_type_words(info.st_mode));
+  }
   /* Room for one byte past the limit: a file of exactly the limit is read
    * whole, and only a longer one is refused. */
   size_t capacity = 4096, n = 0;
@@ -158,16 +185,17 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
       buf = grown;
       capacity = grown_capacity;
     }
-    size_t got = fread(buf + n, 1, capacity - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f))
-        st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path,
-                       strerror(errno));
+    ssize_t got = read(fd, buf + n, capacity - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path,
+                     strerror(errno));
       break;
     }
+    if (got == 0) break;
+    n += (size_t)got;
   }
-  fclose(f);
+  close(fd);
   if (st != MR_OK) {
     free(buf);
     return st;

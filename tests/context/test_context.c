@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adaptors/adaptors_internal.h"
@@ -453,12 +454,41 @@ static void test_config_file_errors(void **state) {
   create_fails(&desc, MR_ERR_CONFIG,
                "config file '/nonexistent/dir/mylib.conf' cannot be opened: No such file or "
                "directory");
+  /* Only regular files are read: a FIFO, a directory or a device is
+   * refused at once, without waiting for a writer that may never come. A
+   * FIFO used to block forever: the alarm turns that into a failure. */
   char dir[] = "/tmp/mrctx-context-XXXXXX";
   assert_non_null(mkdtemp(dir));
+  char expected[256];
   desc.config_file = dir;
-  create_fails(&desc, MR_ERR_CONFIG, NULL);
-  assert_error_contains("cannot be read: Is a directory");
+  snprintf(expected, sizeof expected,
+           "config file '%s' is not a regular file (it is a directory)", dir);
+  create_fails(&desc, MR_ERR_CONFIG, expected);
+  char fifo[sizeof dir + 16];
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  desc.config_file = fifo;
+  snprintf(expected, sizeof expected,
+           "config file '%s' is not a regular file (it is a FIFO)", fifo);
+  alarm(20);
+  create_fails(&desc, MR_ERR_CONFIG, expected);
+  alarm(0);
+  unlink(fifo);
   rmdir(dir);
+  desc.config_file = "/dev/null";
+  create_fails(&desc, MR_ERR_CONFIG,
+               "config file '/dev/null' is not a regular file (it is a character device)");
+  /* A link to a regular file is read. */
+  char *path = write_file("temp=mark(id=linked)");
+  char link[256];
+  snprintf(link, sizeof link, "%s.link", path);
+  assert_int_equal(symlink(path, link), 0);
+  desc.config_file = link;
+  mr_context *linked = create(&desc);
+  assert_string_equal(describe(linked, T_TEMP), "mark(id=linked)");
+  mr_context_destroy(linked);
+  unlink(link);
+  remove_file(path);
   /* An empty name means no file. */
   desc.config_file = "";
   mr_context *ctx = create(&desc);
