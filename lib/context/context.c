@@ -32,6 +32,21 @@ static const mr_spec_origin source_origin[SOURCE_COUNT] = {MR_SPEC_OVERRIDE, MR_
 
 enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
 
+/* A tag's name and index, kept sorted by name so a name is found by binary
+ * search: a library may declare many tags, and checking or looking up each
+ * name against all the others would be quadratic. */
+typedef struct tag_key {
+  const char *name;
+  size_t index;
+} tag_key;
+
+/* An override source's entry and the tag it sets, kept sorted by tag (then
+ * by position), so each (tag, device) looks only at its own entries. */
+typedef struct entry_key {
+  size_t tag;
+  size_t entry;
+} entry_key;
+
 /* Everything known about one (tag, device). */
 typedef struct slot {
   mr_spec_source source;           /* what get_source reports */
@@ -50,6 +65,8 @@ struct mr_context {
 
   char *library;
   char **tag_names;
+  tag_key *tags_by_name;              /* every tag, sorted by name (find_tag) */
+  entry_key *by_tag[SOURCE_COUNT];    /* per source: its entries by tag */
   slot *slots;
   mri_config **defaults;              /* per tag: its default spec, parsed */
   mri_config *sources[SOURCE_COUNT];  /* NULL where the source is absent */
@@ -94,15 +111,53 @@ mr_resource *mr_context_get_mr(const mr_context *ctx, int tag) {
 
 /* ---- creation: reading the sources ---------------------------------------------- */
 
+static int compare_tag_keys(const void *a, const void *b) {
+  const tag_key *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  if (c != 0) return c;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
 static int find_tag(const mr_context *ctx, const char *name) {
-  for (size_t t = 0; t < ctx->tag_count; t++)
-    if (strcmp(ctx->tag_names[t], name) == 0) return (int)t;
+  size_t lo = 0, hi = ctx->tag_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(ctx->tags_by_name[mid].name, name);
+    if (c == 0) return (int)ctx->tags_by_name[mid].index;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
   return -1;
 }
 
 static bool tag_known(void *user, const char *name) { return find_tag(user, name) >= 0; }
 
-static mr_status validate_desc(const mr_context_desc *desc) {
+/* The first tag (lowest index) whose name an earlier tag already has, among
+ * `keys` sorted by name then index. OUT: *second, that tag, and *first, the
+ * earliest tag of that name. false if the names are all different. */
+static bool find_duplicate(const tag_key *keys, size_t count, size_t *first, size_t *second) {
+  bool found = false;
+  for (size_t i = 1; i < count; i++) {
+    /* keys[i] repeats the name of keys[i - 1]; only a group's second tag
+     * can be the earliest repeat, and the group starts at its first. */
+    if (strcmp(keys[i].name, keys[i - 1].name) != 0) continue;
+    if (i >= 2 && strcmp(keys[i - 1].name, keys[i - 2].name) == 0) continue;
+    if (!found || keys[i].index < *second) {
+      *first = keys[i - 1].index;
+      *second = keys[i].index;
+      found = true;
+    }
+  }
+  return found;
+}
+
+/* Check the description. OUT: *sorted, every tag by name (the caller owns
+ * it). Reports what the tags' order would find first: a tag's own name and
+ * spec, then whether an earlier tag has the same name. */
+static mr_status validate_desc(const mr_context_desc *desc, tag_key **sorted) {
+  *sorted = NULL;
   if (desc->library == NULL || desc->library[0] == '\0')
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc.library is missing");
   const char *lib = desc->library;
@@ -112,20 +167,35 @@ static mr_status validate_desc(const mr_context_desc *desc) {
   if (desc->tag_count > INT_MAX)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: mr_context_create: %zu tags are too many", lib,
                      desc->tag_count);
-  for (size_t t = 0; t < desc->tag_count; t++) {
+  /* The first tag that is wrong in itself; duplicates before it win. */
+  size_t valid = desc->tag_count;
+  for (size_t t = 0; t < desc->tag_count && valid == desc->tag_count; t++) {
     const char *name = desc->tags[t].name;
+    if (name == NULL || !mri_is_identifier(name, strlen(name)) ||
+        desc->tags[t].default_spec == NULL)
+      valid = t;
+  }
+  tag_key *keys = mri_calloc(desc->tag_count, sizeof *keys);
+  if (keys == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t t = 0; t < valid; t++) keys[t] = (tag_key){desc->tags[t].name, t};
+  qsort(keys, valid, sizeof *keys, compare_tag_keys);
+  size_t first = 0, second = 0;
+  if (find_duplicate(keys, valid, &first, &second)) {
+    free(keys);
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tags %zu and %zu are both named '%s'", lib,
+                     first, second, desc->tags[second].name);
+  }
+  if (valid < desc->tag_count) {
+    free(keys);
+    const char *name = desc->tags[valid].name;
     if (name == NULL || !mri_is_identifier(name, strlen(name)))
       return mri_error(MR_ERR_INVALID_ARGUMENT,
                        "%s: tag %zu's name '%s' is not valid (letters, digits and '_', not "
                        "starting with a digit)",
-                       lib, t, name != NULL ? name : "(null)");
-    if (desc->tags[t].default_spec == NULL)
-      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag '%s' has no default spec", lib, name);
-    for (size_t u = 0; u < t; u++)
-      if (strcmp(desc->tags[u].name, name) == 0)
-        return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tags %zu and %zu are both named '%s'", lib,
-                         u, t, name);
+                       lib, valid, name != NULL ? name : "(null)");
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag '%s' has no default spec", lib, name);
   }
+  *sorted = keys;
   return MR_OK;
 }
 
@@ -205,21 +275,37 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
   return MR_OK;
 }
 
-/* Check an override source's entries: known tags, known names; note the
- * entries for devices the context does not have. */
+static int compare_entry_keys(const void *a, const void *b) {
+  const entry_key *x = a, *y = b;
+  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+  return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* Check an override source's entries: known tags, known names; index them
+ * by tag; note the entries for devices the context does not have. */
 static mr_status check_source(mr_context *ctx, int which) {
   const mri_config *config = ctx->sources[which];
+  if (config->entry_count > 0) {
+    entry_key *keys = mri_calloc(config->entry_count, sizeof *keys);
+    if (keys == NULL) return MR_ERR_OUT_OF_MEMORY;
+    ctx->by_tag[which] = keys;
+  }
   size_t ignored = 0;
   for (size_t i = 0; i < config->entry_count; i++) {
     const mri_config_entry *e = &config->entries[i];
-    if (find_tag(ctx, e->tag) < 0)
+    int tag = find_tag(ctx, e->tag);
+    if (tag < 0)
       return mri_config_error(&config->source, e->tag_pos, MR_ERR_CONFIG,
                               "%s has no tag '%s' (tags: %s)", ctx->library, e->tag,
                               ctx->tag_list);
+    ctx->by_tag[which][i] = (entry_key){(size_t)tag, i};
     mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, ctx, ctx->tag_list);
     if (st != MR_OK) return st;
     if (e->device >= ctx->device_count) ignored++;
   }
+  if (config->entry_count > 0)
+    qsort(ctx->by_tag[which], config->entry_count, sizeof *ctx->by_tag[which],
+          compare_entry_keys);
   if (ignored == 0) return MR_OK;
   mr_ignored_entry *grown =
       realloc(ctx->ignored, (ctx->ignored_count + ignored) * sizeof *ctx->ignored);
@@ -305,10 +391,19 @@ static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
   for (int which = SOURCE_COUNT - 1; which >= 0; which--) {
     const mri_config *config = ctx->sources[which];
     if (config == NULL) continue;
+    /* The tag's entries, in the order they were written. */
+    const entry_key *keys = ctx->by_tag[which];
+    size_t lo = 0, hi = config->entry_count;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (keys[mid].tag < tag)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
     const mri_config_entry *all = NULL, *exact = NULL;
-    for (size_t i = 0; i < config->entry_count; i++) {
-      const mri_config_entry *e = &config->entries[i];
-      if (strcmp(e->tag, ctx->tag_names[tag]) != 0) continue;
+    for (size_t k = lo; k < config->entry_count && keys[k].tag == tag; k++) {
+      const mri_config_entry *e = &config->entries[keys[k].entry];
       if (e->device == device) exact = e;
       if (e->device < 0) all = e;
     }
@@ -509,6 +604,9 @@ static mr_status allocate_context(mr_context *ctx, const mr_context_desc *desc) 
     ctx->tag_names[t] = mri_strdup(desc->tags[t].name);
     if (ctx->tag_names[t] == NULL) return MR_ERR_OUT_OF_MEMORY;
   }
+  /* The sorted index now names the context's own copies. */
+  for (size_t i = 0; i < ctx->tag_count; i++)
+    ctx->tags_by_name[i].name = ctx->tag_names[ctx->tags_by_name[i].index];
   mr_status st = make_tag_list(ctx);
   if (st != MR_OK) return st;
 
@@ -529,10 +627,15 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: ctx is NULL");
   *out = NULL;
   if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc is NULL");
-  mr_status st = validate_desc(desc);
+  tag_key *sorted;
+  mr_status st = validate_desc(desc, &sorted);
   if (st != MR_OK) return st;
   mr_context *ctx = mri_calloc(1, sizeof *ctx);
-  if (ctx == NULL) return MR_ERR_OUT_OF_MEMORY;
+  if (ctx == NULL) {
+    free(sorted);
+    return MR_ERR_OUT_OF_MEMORY;
+  }
+  ctx->tags_by_name = sorted;
   st = allocate_context(ctx, desc);
   if (st == MR_OK) st = parse_defaults(ctx, desc);
   if (st == MR_OK) st = read_sources(ctx, desc);
@@ -569,7 +672,9 @@ void mr_context_destroy(mr_context *ctx) {
   for (int i = 0; i < SOURCE_COUNT; i++) {
     mri_config_free(ctx->sources[i]);
     free(ctx->where[i]);
+    free(ctx->by_tag[i]);
   }
+  free(ctx->tags_by_name);
   free(ctx->ignored);
   free(ctx->tag_list);
   free(ctx->defaults);

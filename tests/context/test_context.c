@@ -769,6 +769,62 @@ static void test_without_a_driver(void **state) {
   assert_error_contains("pool: kind=gpu: expected one of device, pinned, managed");
 }
 
+/* ---- many tags ------------------------------------------------------------------------ */
+
+/* Checking and looking up tag names is not quadratic: 100,000 tags, with
+ * override text naming a tenth of them, make a context in well under a
+ * second (17 s when every name was compared with every other). No timing
+ * is asserted; a quadratic regression shows as a test that times out. */
+static void test_many_tags(void **state) {
+  enum { TAGS = 100000 };
+  mr_tag *tags = calloc(TAGS, sizeof *tags);
+  char (*names)[16] = calloc(TAGS, sizeof *names);
+  assert_non_null(tags);
+  assert_non_null(names);
+  for (int t = 0; t < TAGS; t++) {
+    snprintf(names[t], sizeof names[t], "t%d", (t * 7919) % TAGS); /* not in order */
+    tags[t] = (mr_tag){names[t], "host"};
+  }
+  /* Every tenth tag shares the one before it; the last one is overridden. */
+  size_t cap = (size_t)TAGS / 10 * 24 + 64, n = 0;
+  char *overrides = malloc(cap);
+  assert_non_null(overrides);
+  for (int t = 10; t < TAGS; t += 10)
+    n += (size_t)snprintf(overrides + n, cap - n, "%s=@%s\n", names[t], names[t - 1]);
+  snprintf(overrides + n, cap - n, "%s=stats(host)", names[TAGS - 1]);
+  mr_context_desc desc = {.library = "many", .tags = tags, .tag_count = TAGS,
+                          .overrides = overrides};
+  mr_context *ctx = create(&desc);
+  assert_int_equal(mr_context_tag_count(ctx), TAGS);
+  assert_string_equal(describe(ctx, 0), "host");
+  assert_string_equal(describe(ctx, TAGS - 1), "stats(host)");
+  assert_ptr_equal(mr_resource_upstream(mr_context_get_mr_on(ctx, 10, 0)),
+                   mr_resource_upstream(mr_context_get_mr_on(ctx, 9, 0)));
+  mr_spec_source source;
+  assert_ok(mr_context_get_source(ctx, 20, 0, &source));
+  assert_int_equal(source.origin, MR_SPEC_OVERRIDE);
+  assert_int_equal(source.line, 2);
+  assert_ok(mr_context_get_source(ctx, 21, 0, &source));
+  assert_int_equal(source.origin, MR_SPEC_DEFAULT);
+  mr_context_destroy(ctx);
+
+  /* A duplicate among them is still found, and named. */
+  tags[TAGS - 1].name = names[TAGS / 2];
+  char expected[128];
+  snprintf(expected, sizeof expected, "many: tags %d and %d are both named '%s'", TAGS / 2,
+           TAGS - 1, names[TAGS / 2]);
+  desc.overrides = NULL;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, expected);
+  /* An unknown tag in the overrides too. */
+  tags[TAGS - 1].name = names[TAGS - 1];
+  desc.overrides = "t100000=host";
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("override text, column 1: many has no tag 't100000' (tags: ");
+  free(overrides);
+  free(names);
+  free(tags);
+}
+
 /* ---- host-only resolution (what the fuzzer uses) ----------------------------------- */
 
 static bool skip_stats(const char *name) { return strcmp(name, "stats") == 0; }
@@ -813,6 +869,7 @@ int main(void) {
       cmocka_unit_test(test_print_stats),
       cmocka_unit_test(test_two_libraries_are_independent),
       cmocka_unit_test(test_without_a_driver),
+      cmocka_unit_test(test_many_tags),
       cmocka_unit_test(test_skipped_factories_stand_in),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
