@@ -186,10 +186,11 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
   if (!mri_is_pow2(alignment))
     return mr_spec_args_error(args, "alignment", "alignment=%zu is not a power of two", alignment);
   if (alignment > MR_ALIGN_MAX_ALIGNMENT) {
-    char max[32];
+    char max[32], brief[MRI_BRIEF_CAP];
     mri_format_size(MR_ALIGN_MAX_ALIGNMENT, max, sizeof max);
     return mr_spec_args_error(args, "alignment", "alignment=%s is more than %s, the largest "
-                              "align serves", mri_spec_args_peek(args, "alignment"), max);
+                              "align serves",
+                              mri_brief(mri_spec_args_peek(args, "alignment"), brief), max);
   }
   return mr_align_resource_create(upstream, alignment, out);
 }

@@ -244,8 +244,10 @@ mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t 
   if (st != MR_OK) return st;
   char why[256];
   mri_size_text size;
+  char brief[MRI_BRIEF_CAP];
+  const char *text = mri_brief(v->text, brief);
   if (mri_size_parse(v->text, &size, why, sizeof why) != MR_OK)
-    return arg_error(args, v->pos, "%s=%s: %s", key, v->text, why);
+    return arg_error(args, v->pos, "%s=%s: %s", key, text, why);
   uint64_t total = 0;
   if (size.percent) {
     int device = mr_spec_args_device(args);
@@ -254,11 +256,11 @@ mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t 
      * Passed on unlocated, so a context can stand in for the resource. */
     if (st != MR_OK)
       return mri_error_prefix(st, "%s: %s=%s is a share of device %d's memory, which cannot be "
-                              "read", args->call->text, key, v->text, device);
+                              "read", args->call->text, key, text, device);
   }
   uint64_t bytes;
   if (mri_size_bytes(&size, total, &bytes, why, sizeof why) != MR_OK)
-    return arg_error(args, v->pos, "%s=%s: %s", key, v->text, why);
+    return arg_error(args, v->pos, "%s=%s: %s", key, text, why);
   *out = bytes;
   return MR_OK;
 }
@@ -276,13 +278,15 @@ mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key, uint64_t 
   st = atom_value(args, i, "a whole number", &v);
   if (st != MR_OK) return st;
   uint64_t value = 0;
+  char brief[MRI_BRIEF_CAP];
   for (const char *d = v->text; *d != '\0'; d++) {
     if (*d < '0' || *d > '9')
       return arg_error(args, v->pos, "%s=%s: expected a whole number (digits only)", key,
-                       v->text);
+                       mri_brief(v->text, brief));
     if (__builtin_mul_overflow(value, 10, &value) ||
         __builtin_add_overflow(value, (uint64_t)(*d - '0'), &value))
-      return arg_error(args, v->pos, "%s=%s: the number is larger than 2^64 - 1", key, v->text);
+      return arg_error(args, v->pos, "%s=%s: the number is larger than 2^64 - 1", key,
+                       mri_brief(v->text, brief));
   }
   *out = value;
   return MR_OK;
@@ -330,8 +334,10 @@ mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
     if (w < 0) break;
     n += (size_t)w;
   }
+  char brief[MRI_BRIEF_CAP];
   if (v->kind == MRI_NODE_ATOM)
-    return arg_error(args, v->pos, "%s=%s: expected one of %s", key, v->text, list);
+    return arg_error(args, v->pos, "%s=%s: expected one of %s", key, mri_brief(v->text, brief),
+                     list);
   return arg_error(args, v->pos, "%s expects one of %s, found %s", key, list,
                    node_kind_words(v));
 }
@@ -369,12 +375,13 @@ static mr_status check_unused(const mr_spec_args *args) {
     if (args->used[i]) continue;
     const mri_spec_arg *arg = &call->args[i];
     if (arg->key != NULL) {
-      char known[KNOWN_KEYS_CAP];
+      char known[KNOWN_KEYS_CAP], brief[MRI_BRIEF_CAP];
+      const char *key = mri_brief(arg->key, brief);
       known_list(args, known, sizeof known);
       if (known[0] == '\0')
         return arg_error(args, arg->key_pos, "unknown parameter '%s' (%s takes no parameters)",
-                         arg->key, call->text);
-      return arg_error(args, arg->key_pos, "unknown parameter '%s' (known: %s)", arg->key, known);
+                         key, call->text);
+      return arg_error(args, arg->key_pos, "unknown parameter '%s' (known: %s)", key, known);
     }
     size_t takes = args->positional_asked;
     char count[32] = "no";
@@ -449,10 +456,10 @@ static mr_status resolve_call(resolve_state *rs, const mri_spec_node *node, mr_r
   void *user;
   mr_status st = mri_factory_lookup(node->text, &fn, &user);
   if (st == MR_ERR_CONFIG) {
-    char names[1024];
+    char names[1024], brief[MRI_BRIEF_CAP];
     mri_factory_names(names, sizeof names);
     return locate(rs, node->text_pos, MR_ERR_CONFIG, "unknown resource '%s' (known: %s)",
-                  node->text, names);
+                  mri_brief(node->text, brief), names);
   }
   if (st != MR_OK) return st;
 
@@ -530,11 +537,12 @@ static mr_status resolve_call(resolve_state *rs, const mri_spec_node *node, mr_r
 
 static mr_status resolve_ref(resolve_state *rs, const mri_spec_node *node, mr_resource **out) {
   const mri_resolve_options *o = rs->options;
+  char brief[MRI_BRIEF_CAP];
   if (o->lookup_tag == NULL)
     return locate(rs, node->pos, MR_ERR_CONFIG,
                   "'@%s' refers to a tag, and tags exist only in a context: name a resource "
                   "here",
-                  node->text);
+                  mri_brief(node->text, brief));
   mr_status unavailable = MR_OK;
   const char *reason = NULL;
   mr_status st = o->lookup_tag(o->lookup_user, node->text, rs->src, node->pos, o->device, out,
@@ -557,7 +565,9 @@ static mr_status resolve_node(resolve_state *rs, const mri_spec_node *node, mr_r
   case MRI_NODE_ATOM:
     /* key=device: a bare name used as a spec. */
     if (mri_is_identifier(node->text, strlen(node->text))) return resolve_call(rs, node, out);
-    return locate(rs, node->pos, MR_ERR_CONFIG, "expected a resource, found '%s'", node->text);
+    char brief[MRI_BRIEF_CAP];
+    return locate(rs, node->pos, MR_ERR_CONFIG, "expected a resource, found '%s'",
+                  mri_brief(node->text, brief));
   case MRI_NODE_STRING:
     break;
   }
@@ -585,14 +595,16 @@ mr_status mri_spec_resolve(const mri_text_source *source, const mri_spec_node *n
 mr_status mri_spec_check_names(const mri_text_source *source, const mri_spec_node *node,
                                bool (*tag_known)(void *user, const char *tag), void *user,
                                const char *tag_list) {
+  char brief[MRI_BRIEF_CAP];
   if (node->kind == MRI_NODE_REF) {
     if (tag_known == NULL)
       return mri_config_error(source, node->pos, MR_ERR_CONFIG,
                               "'@%s' refers to a tag, and tags exist only in a context",
-                              node->text);
+                              mri_brief(node->text, brief));
     if (!tag_known(user, node->text))
       return mri_config_error(source, node->text_pos, MR_ERR_CONFIG,
-                              "unknown tag '%s' (tags: %s)", node->text, tag_list);
+                              "unknown tag '%s' (tags: %s)", mri_brief(node->text, brief),
+                              tag_list);
     return MR_OK;
   }
   if (node->kind != MRI_NODE_CALL) return MR_OK; /* a word: its factory judges it */
@@ -603,7 +615,8 @@ mr_status mri_spec_check_names(const mri_text_source *source, const mri_spec_nod
     char names[1024];
     mri_factory_names(names, sizeof names);
     return mri_config_error(source, node->text_pos, MR_ERR_CONFIG,
-                            "unknown resource '%s' (known: %s)", node->text, names);
+                            "unknown resource '%s' (known: %s)", mri_brief(node->text, brief),
+                            names);
   }
   if (st != MR_OK) return st;
   for (size_t i = 0; i < node->arg_count; i++) {

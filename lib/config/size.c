@@ -48,10 +48,12 @@ static bool accumulate(uint64_t *mantissa, const char *from, const char *to) {
 
 mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t cap) {
   memset(out, 0, sizeof *out);
+  char brief[MRI_BRIEF_CAP];
+  const char *quoted = mri_brief(text, brief);
   const char *s = text;
   if (!(*s >= '0' && *s <= '9')) {
-    snprintf(why, cap, "'%.40s' is not a size (a number with an optional unit: B, K, KiB, M, "
-             "MiB, G, GiB, T, TiB; or N%%)", text);
+    snprintf(why, cap, "'%s' is not a size (a number with an optional unit: B, K, KiB, M, "
+             "MiB, G, GiB, T, TiB; or N%%)", quoted);
     return MR_ERR_CONFIG;
   }
   uint64_t mantissa = 0;
@@ -64,7 +66,7 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
     fraction_end = fraction;
     while (*fraction_end >= '0' && *fraction_end <= '9') fraction_end++;
     if (fraction_end == fraction) {
-      snprintf(why, cap, "'%.40s' is not a size: a digit must follow '.'", text);
+      snprintf(why, cap, "'%s' is not a size: a digit must follow '.'", quoted);
       return MR_ERR_CONFIG;
     }
     rest = fraction_end;
@@ -73,13 +75,13 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
   }
   unsigned frac_digits = fraction != NULL ? (unsigned)(fraction_end - fraction) : 0;
   if (frac_digits > MAX_FRACTION_DIGITS) {
-    snprintf(why, cap, "'%.40s' has more than %d digits after the '.'", text,
+    snprintf(why, cap, "'%s' has more than %d digits after the '.'", quoted,
              MAX_FRACTION_DIGITS);
     return MR_ERR_CONFIG;
   }
   if (!accumulate(&mantissa, s, digits_end) ||
       (fraction != NULL && !accumulate(&mantissa, fraction, fraction_end))) {
-    snprintf(why, cap, "'%.40s' is too large a number", text);
+    snprintf(why, cap, "'%s' is too large a number", quoted);
     return MR_ERR_CONFIG;
   }
   out->mantissa = mantissa;
@@ -89,8 +91,8 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
     mri_u128 hundred = 100;
     for (unsigned i = 0; i < frac_digits; i++) hundred *= 10;
     if ((mri_u128)mantissa > hundred) {
-      snprintf(why, cap, "'%.40s' is more than 100%% (a size in %% is a share of the device's "
-               "memory)", text);
+      snprintf(why, cap, "'%s' is more than 100%% (a size in %% is a share of the device's "
+               "memory)", quoted);
       return MR_ERR_CONFIG;
     }
     out->percent = true;
@@ -109,15 +111,18 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
   for (size_t i = 0; i < MRI_ARRAY_SIZE(ambiguous_units); i++) {
     if (strcasecmp(rest, ambiguous_units[i]) == 0) {
       int number = (int)(rest - text);
-      snprintf(why, cap, "'%.40s': the unit '%s' is ambiguous (units here are binary): write "
-               "%.*s%ciB or %.*s%c",
-               text, rest, number, text, ambiguous_units[i][0], number, text,
-               ambiguous_units[i][0]);
+      char unit = ambiguous_units[i][0];
+      if (number > MRI_BRIEF_MAX)
+        snprintf(why, cap, "'%s': the unit '%s' is ambiguous (units here are binary): write "
+                 "%ciB or %c", quoted, rest, unit, unit);
+      else
+        snprintf(why, cap, "'%s': the unit '%s' is ambiguous (units here are binary): write "
+                 "%.*s%ciB or %.*s%c", quoted, rest, number, text, unit, number, text, unit);
       return MR_ERR_CONFIG;
     }
   }
-  snprintf(why, cap, "'%.40s' has an unknown unit '%.16s' (known: B, K, KiB, M, MiB, G, GiB, T, "
-           "TiB, %%)", text, rest);
+  snprintf(why, cap, "'%s' has an unknown unit '%.16s' (known: B, K, KiB, M, MiB, G, GiB, T, "
+           "TiB, %%)", quoted, rest);
   return MR_ERR_CONFIG;
 }
 

@@ -182,17 +182,20 @@ static mr_status validate_desc(const mr_context_desc *desc, tag_key **sorted) {
   size_t first = 0, second = 0;
   if (find_duplicate(keys, valid, &first, &second)) {
     free(keys);
+    char brief[MRI_BRIEF_CAP];
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tags %zu and %zu are both named '%s'", lib,
-                     first, second, desc->tags[second].name);
+                     first, second, mri_brief(desc->tags[second].name, brief));
   }
   if (valid < desc->tag_count) {
     free(keys);
     const char *name = desc->tags[valid].name;
+    char brief[MRI_BRIEF_CAP];
     if (name == NULL || !mri_is_identifier(name, strlen(name)))
       return mri_error(MR_ERR_INVALID_ARGUMENT,
                        "%s: tag %zu's name '%s' is not valid (letters, digits and '_', not "
                        "starting with a digit)",
-                       lib, valid, name != NULL ? name : "(null)");
+                       lib, valid, name != NULL ? mri_brief(name, brief) : "(null)");
+    name = mri_brief(name, brief);
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag '%s' has no default spec", lib, name);
   }
   *sorted = keys;
@@ -294,10 +297,11 @@ static mr_status check_source(mr_context *ctx, int which) {
   for (size_t i = 0; i < config->entry_count; i++) {
     const mri_config_entry *e = &config->entries[i];
     int tag = find_tag(ctx, e->tag);
+    char brief[MRI_BRIEF_CAP];
     if (tag < 0)
       return mri_config_error(&config->source, e->tag_pos, MR_ERR_CONFIG,
-                              "%s has no tag '%s' (tags: %s)", ctx->library, e->tag,
-                              ctx->tag_list);
+                              "%s has no tag '%s' (tags: %s)", ctx->library,
+                              mri_brief(e->tag, brief), ctx->tag_list);
     ctx->by_tag[which][i] = (entry_key){(size_t)tag, i};
     mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, ctx, ctx->tag_list);
     if (st != MR_OK) return st;
@@ -448,9 +452,10 @@ static mr_status lookup_tag(void *user, const char *name, const mri_text_source 
   builder *b = user;
   *out = NULL;
   int tag = find_tag(b->ctx, name);
+  char brief[MRI_BRIEF_CAP];
   if (tag < 0)
-    return mri_config_error(source, pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)", name,
-                            b->ctx->tag_list);
+    return mri_config_error(source, pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)",
+                            mri_brief(name, brief), b->ctx->tag_list);
   mr_status st = resolve_slot(b, tag, device, source, pos);
   if (st != MR_OK) return st;
   const slot *s = &b->ctx->slots[(size_t)tag * (size_t)b->ctx->device_count + (size_t)device];

@@ -31,8 +31,24 @@ mr_status mri_verror(mr_status status, const char *format, va_list args)
 mr_status mri_error_prefix(mr_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The thread's message buffer size (messages are truncated to fit). */
+/* The thread's message buffer size. A longer message keeps its beginning
+ * and its end, with " ... " between: the end usually says why. */
 #define MRI_ERROR_CAPACITY 2048
+
+/* Copy the `n` bytes at `text` into `buf` (`cap` bytes, NUL included); if
+ * they do not fit, keep the beginning (a third) and the end, with " ... "
+ * between, cut at UTF-8 character boundaries. */
+void mri_fit_text(char *buf, size_t cap, const char *text, size_t n);
+/* vsnprintf into `buf`, shortened by mri_fit_text if need be. */
+void mri_vformat_fit(char *buf, size_t cap, const char *format, va_list args)
+    __attribute__((format(printf, 3, 0)));
+
+/* Text a message quotes from its input, at most MRI_BRIEF_MAX bytes of it:
+ * `text` itself, or its beginning (whole UTF-8 characters) and "...". A
+ * very long value then cannot push the reason out of the message. */
+#define MRI_BRIEF_MAX 64
+#define MRI_BRIEF_CAP (MRI_BRIEF_MAX + 4)
+const char *mri_brief(const char *text, char buf[MRI_BRIEF_CAP]);
 
 /* ---- small utilities ---------------------------------------------------- */
 

@@ -149,6 +149,32 @@ static const fixed_failure unsupported = {MR_ERR_UNSUPPORTED, "unsupported: no p
 static const fixed_failure no_driver = {MR_ERR_NO_DRIVER, "nodrv: there is no driver"};
 static const fixed_failure no_device = {MR_ERR_NO_DEVICE, "nodev: device 0 does not exist"};
 
+/* verbose: host memory described by 3000 characters of spec text. */
+static mr_status verbose_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                  void **ptr) {
+  return MR_ERR_OUT_OF_MEMORY;
+}
+static mr_status verbose_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                    mr_stream stream) {
+  return MR_OK;
+}
+static int verbose_describe(void *self, char *buf, size_t cap) {
+  return snprintf(buf, cap, "verbose(note=\"%03000d\")", 7);
+}
+static const mr_resource_ops verbose_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "verbose",
+    .allocate = verbose_allocate,
+    .deallocate = verbose_deallocate,
+    .describe = verbose_describe,
+};
+static mr_status verbose_factory(void *user, const mr_spec_args *args, mr_resource **out) {
+  const char *note;
+  mr_status st = mr_spec_args_word(args, "note", "", &note);
+  if (st != MR_OK) return st;
+  return mr_resource_create(&verbose_ops, NULL, NULL, out);
+}
+
 static mr_status vspace_factory(void *user, const mr_spec_args *args, mr_resource **out) {
   return vspace_resource_create(out);
 }
@@ -168,6 +194,7 @@ static int register_all(void **state) {
   assert_ok(mr_register_factory("nothing", nothing_factory, NULL));
   assert_ok(mr_register_factory("take_then_fail", take_then_fail_factory, NULL));
   assert_ok(mr_register_factory("vspace", vspace_factory, NULL));
+  assert_ok(mr_register_factory("verbose", verbose_factory, NULL));
   return 0;
 }
 
@@ -610,6 +637,80 @@ static void test_from_spec_arguments(void **state) {
   spec_fails("host;", MR_ERR_CONFIG, NULL);
 }
 
+/* The message fits the error buffer, says `reason`, and still ends with the
+ * quoted line and its caret. */
+static void assert_reason_survives(const char *reason) {
+  const char *m = mr_last_error();
+  size_t n = strlen(m);
+  if (strstr(m, reason) == NULL || n > 2047 || n < 2 || m[n - 1] != '^' ||
+      strstr(m, "\n  ") == NULL) {
+    print_error("the reason \"%s\" or the caret is missing from (%zu bytes):\n%s\n", reason, n,
+                m);
+    fail();
+  }
+}
+
+/* Long values are quoted in part, so the reason always survives. */
+static void test_long_values_keep_the_reason(void **state) {
+  enum { LONG = 3000 };
+  char spec[2 * LONG + 256], value[LONG + 1];
+  memset(value, 'x', LONG);
+  value[LONG] = '\0';
+
+  snprintf(spec, sizeof spec, "probe(size=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' is not a size (a number with an optional unit: B, K, KiB, M, "
+                         "MiB, G, GiB, T, TiB; or N%)");
+  assert_error_contains("spec, column 12: probe: size=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                        "xxxxxxxxxxxxxxxxxxxx...: 'xxxx");
+
+  memset(value, '9', LONG);
+  snprintf(spec, sizeof spec, "arena(host, chunk=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' is too large a number");
+
+  snprintf(spec, sizeof spec, "probe(count=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...: the number is larger than 2^64 - 1");
+
+  memset(value, 'y', LONG);
+  snprintf(spec, sizeof spec, "probe(count=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...: expected a whole number (digits only)");
+
+  snprintf(spec, sizeof spec, "probe(mode=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...: expected one of fast, small");
+
+  snprintf(spec, sizeof spec, "stats(host, %s=1)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' (stats takes no parameters)");
+
+  snprintf(spec, sizeof spec, "stats(%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' (known: ");
+
+  snprintf(spec, sizeof spec, "stats(@%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' refers to a tag, and tags exist only in a context");
+
+  snprintf(spec, sizeof spec, "probe(%s=1, %s=2)", value, value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' given twice (first at column 7)");
+
+  snprintf(spec, sizeof spec, "log(host, file=/nonexistent/%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("for writing: ");
+
+  /* A constructor's message with a long upstream description keeps its end. */
+  spec_fails("bin(verbose, min=100)", MR_ERR_CONFIG, NULL);
+  assert_reason_survives("min 100 and max 65536 must be powers of two with 256 <= min <= max");
+  spec_fails("align(verbose, alignment=3)", MR_ERR_CONFIG, NULL);
+  assert_reason_survives("alignment=3 is not a power of two");
+  spec_fails("stats(fixed(verbose, block=0))", MR_ERR_CONFIG, NULL);
+  assert_reason_survives("block size 0 is out of range");
+}
+
 static void test_getters_reject_null(void **state) {
   uint64_t u = 1;
   const char *w = "x";
@@ -650,6 +751,7 @@ int main(void) {
       cmocka_unit_test(test_unavailable_resources),
       cmocka_unit_test(test_pool_parameters),
       cmocka_unit_test(test_from_spec_arguments),
+      cmocka_unit_test(test_long_values_keep_the_reason),
       cmocka_unit_test(test_getters_reject_null),
   };
   return cmocka_run_group_tests(tests, register_all, NULL);

@@ -395,6 +395,22 @@ static void test_unknown_tags(void **state) {
                "override text, column 13: unknown tag 'reslt' (tags: temp, staging, result)\n"
                "  temp=stats(@reslt)\n"
                "              ^");
+  /* A very long name is quoted in part: the rest of the message stays. */
+  char text[3100], name[3001];
+  memset(name, 'x', 3000);
+  name[3000] = '\0';
+  snprintf(text, sizeof text, "%s=host", name);
+  desc.overrides = text;
+  create_fails(&desc, MR_ERR_CONFIG,
+               "override text, column 1: mylib has no tag "
+               "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (tags: temp, "
+               "staging, result)\n"
+               "  xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...\n"
+               "  ^");
+  snprintf(text, sizeof text, "temp=stats(@%s)", name);
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("override text, column 13: unknown tag 'xxxxxxxxxx");
+  assert_error_contains("...' (tags: temp, staging, result)\n  temp=stats(@xxxxxxxxxxxxxxx");
 }
 
 /* ---- errors from every source ----------------------------------------------------- */
