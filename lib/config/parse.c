@@ -74,11 +74,9 @@ static bool is_alpha(unsigned char c) {
 }
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* Characters of a bare value: names, numbers, sizes, paths. */
-static bool is_atom_char(unsigned char c) {
-  return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '/' || c == '+' ||
-         c == '-' || c == ':' || c == '~' || c == '%';
-}
+/* Characters of a bare value: names, numbers, sizes, paths (the set
+ * mri_spec_quote writes without quotes). */
+static bool is_atom_char(unsigned char c) { return mri_is_word_char(c); }
 
 bool mri_is_identifier(const char *s, size_t n) {
   if (n == 0 || !(is_alpha((unsigned char)s[0]) || s[0] == '_')) return false;

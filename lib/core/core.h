@@ -73,6 +73,24 @@ char *mri_asprintf(const char *format, ...) __attribute__((format(printf, 1, 2))
  * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
 void mri_format_size(uint64_t bytes, char *buf, size_t cap);
 
+/* ---- spec text ------------------------------------------------------------ */
+
+/* Characters of a bare word in the spec language (names, numbers, sizes,
+ * paths): letters, digits and . / _ + - : ~ %. The parser and the quoting
+ * below share this one definition. */
+static inline bool mri_is_word_char(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '/' || c == '+' || c == '-' || c == ':' || c == '~' ||
+         c == '%';
+}
+
+/* `text` written as a spec value that parses back to exactly `text`: as it
+ * is when it is a bare word, otherwise in double quotes with '"' and '\'
+ * escaped. OUT: *out (malloc'd). MR_ERR_INVALID_ARGUMENT, with a message
+ * naming `what`, if `text` holds a control character other than a tab:
+ * spec text cannot carry one. */
+mr_status mri_spec_quote(const char *what, const char *text, char **out);
+
 /* ---- resources ---------------------------------------------------------- */
 
 struct mr_resource {

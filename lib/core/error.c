@@ -193,6 +193,43 @@ char *mri_asprintf(const char *format, ...) {
   return s;
 }
 
+mr_status mri_spec_quote(const char *what, const char *text, char **out) {
+  *out = NULL;
+  size_t n = 0, escapes = 0;
+  bool bare = text[0] != '\0';
+  for (const char *c = text; *c != '\0'; c++, n++) {
+    unsigned char u = (unsigned char)*c;
+    if (u < 0x20 && u != '\t') {
+      char brief[MRI_BRIEF_CAP], shown[MRI_BRIEF_CAP];
+      snprintf(shown, sizeof shown, "%s", mri_brief(text, brief));
+      for (char *s = shown; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 && *s != '\t') *s = '?';
+      return mri_error(MR_ERR_INVALID_ARGUMENT,
+                       "%s: '%s' has a control character (0x%02x), which spec text cannot carry",
+                       what, shown, u);
+    }
+    if (!mri_is_word_char(u)) bare = false;
+    if (u == '"' || u == '\\') escapes++;
+  }
+  if (bare) {
+    *out = mri_strdup(text);
+    return *out != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+  }
+  char *quoted = malloc(n + escapes + 3);
+  if (quoted == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory quoting %zu bytes of text", n);
+  size_t k = 0;
+  quoted[k++] = '"';
+  for (const char *c = text; *c != '\0'; c++) {
+    if (*c == '"' || *c == '\\') quoted[k++] = '\\';
+    quoted[k++] = *c;
+  }
+  quoted[k++] = '"';
+  quoted[k] = '\0';
+  *out = quoted;
+  return MR_OK;
+}
+
 void mri_format_size(uint64_t bytes, char *buf, size_t cap) {
   /* Exact, so the text parses back to the same number: the largest unit
    * that divides the value evenly ("64MiB", "1536B", "3TiB"). */
