@@ -21,23 +21,29 @@
 #include <string.h>
 
 #include "config/config_internal.h"
+#include "driver/cuda_driver.h"
 
 /* ---- driver resources: device-bound, no parameters ------------------------ */
 
+/* The sync_* names take one optional parameter, reason="...": a note kept
+ * in the description and nothing else. It is how a sync resource that
+ * stands in for a missing pool says why (sync_device(reason="device 3 has
+ * no device memory-pool support")), so that description parses back. */
 typedef struct driver_factory {
   const char *name;
   mr_status (*create)(int device, mr_resource **out);
   mr_memory_kind kind;
+  int sync_kind; /* the mr_pool_kind of a sync_* name; -1 for the others */
 } driver_factory;
 
 static const driver_factory driver_factories[] = {
-    {"device", mr_device_resource_create, MR_MEMORY_DEVICE},
-    {"device_default", mr_device_default_resource_create, MR_MEMORY_DEVICE},
-    {"pinned", mr_pinned_resource_create, MR_MEMORY_PINNED},
-    {"managed", mr_managed_resource_create, MR_MEMORY_MANAGED},
-    {"sync_device", mr_sync_device_resource_create, MR_MEMORY_DEVICE},
-    {"sync_pinned", mr_sync_pinned_resource_create, MR_MEMORY_PINNED},
-    {"sync_managed", mr_sync_managed_resource_create, MR_MEMORY_MANAGED},
+    {"device", mr_device_resource_create, MR_MEMORY_DEVICE, -1},
+    {"device_default", mr_device_default_resource_create, MR_MEMORY_DEVICE, -1},
+    {"pinned", mr_pinned_resource_create, MR_MEMORY_PINNED, -1},
+    {"managed", mr_managed_resource_create, MR_MEMORY_MANAGED, -1},
+    {"sync_device", mr_sync_device_resource_create, MR_MEMORY_DEVICE, MR_POOL_DEVICE},
+    {"sync_pinned", mr_sync_pinned_resource_create, MR_MEMORY_PINNED, MR_POOL_PINNED},
+    {"sync_managed", mr_sync_managed_resource_create, MR_MEMORY_MANAGED, MR_POOL_MANAGED},
 };
 
 /* What a resource of `kind` would report: the stand-in's properties when
@@ -56,9 +62,16 @@ static mr_resource_props kind_props(mr_memory_kind kind, int device) {
 
 static mr_status make_driver_resource(void *user, const mr_spec_args *args, mr_resource **out) {
   const driver_factory *f = user;
+  const char *reason = NULL;
+  if (f->sync_kind >= 0) {
+    mr_status st = mr_spec_args_word(args, "reason", NULL, &reason);
+    if (st != MR_OK) return st;
+  }
   int device = mr_spec_args_device(args);
   mr_resource_props props = kind_props(f->kind, device);
   mri_spec_args_hint_props(args, &props);
+  if (reason != NULL)
+    return mri_sync_resource_create((mr_pool_kind)f->sync_kind, device, reason, out);
   return f->create(device, out);
 }
 

@@ -573,6 +573,15 @@ static void test_unavailable_resources(void **state) {
   assert_error_says_no_driver();
   spec_fails("stats(pinned)", MR_ERR_NO_DRIVER, NULL);
   spec_fails("pool(kind=managed, max=1GiB)", MR_ERR_NO_DRIVER, NULL);
+  /* A sync resource's reason is a note (see the fake suite); it is read as
+   * a word or a quoted string, and only the sync_* names take it. */
+  spec_fails("sync_device(reason=\"no pools on device 3\")", MR_ERR_NO_DRIVER, NULL);
+  spec_fails("sync_pinned(reason=why)", MR_ERR_NO_DRIVER, NULL);
+  spec_fails("sync_managed(reason=stats(host))", MR_ERR_CONFIG, NULL);
+  assert_error_contains("sync_managed: reason expects a word or a quoted string, found a "
+                        "resource spec");
+  spec_fails("device(reason=\"x\")", MR_ERR_CONFIG, NULL);
+  assert_error_contains("device: unknown parameter 'reason' (device takes no parameters)");
   /* Sizes in % need the device's memory. */
   spec_fails("probe(size=50%)", MR_ERR_NO_DRIVER, NULL);
   assert_error_contains("probe: size=50% is a share of device 0's memory, which cannot be read");
