@@ -413,6 +413,103 @@ static mr_status skip_call(mr_spec_args *args) {
                    args->call->text);
 }
 
+/* ---- stand-ins' spec text ---------------------------------------------------------- */
+
+/* A growing string; `failed` once host memory ran out. */
+typedef struct text_buf {
+  char *text;
+  size_t length, capacity;
+  bool failed;
+} text_buf;
+
+static void put(text_buf *b, const char *s, size_t n) {
+  if (b->failed) return;
+  if (b->length + n + 1 > b->capacity) {
+    size_t capacity = b->capacity ? b->capacity : 64;
+    while (capacity < b->length + n + 1) capacity *= 2;
+    char *grown = realloc(b->text, capacity);
+    if (grown == NULL) {
+      b->failed = true;
+      return;
+    }
+    b->text = grown;
+    b->capacity = capacity;
+  }
+  memcpy(b->text + b->length, s, n);
+  b->length += n;
+  b->text[b->length] = '\0';
+}
+
+static void put_str(text_buf *b, const char *s) { put(b, s, strlen(s)); }
+
+/* A parsed value as spec text: one line, no comments, one space after each
+ * comma, strings quoted (so a string stays a string when read back). */
+static void put_node(text_buf *b, const mri_spec_node *node) {
+  switch (node->kind) {
+  case MRI_NODE_REF:
+    put_str(b, "@");
+    put_str(b, node->text);
+    return;
+  case MRI_NODE_ATOM:
+    put_str(b, node->text);
+    return;
+  case MRI_NODE_STRING:
+    put_str(b, "\"");
+    for (const char *c = node->text; *c != '\0'; c++) {
+      if (*c == '"' || *c == '\\') put_str(b, "\\");
+      put(b, c, 1);
+    }
+    put_str(b, "\"");
+    return;
+  case MRI_NODE_CALL:
+    break;
+  }
+  put_str(b, node->text);
+  if (node->arg_count == 0) return;
+  put_str(b, "(");
+  for (size_t i = 0; i < node->arg_count; i++) {
+    if (i > 0) put_str(b, ", ");
+    if (node->args[i].key != NULL) {
+      put_str(b, node->args[i].key);
+      put_str(b, "=");
+    }
+    put_node(b, node->args[i].value);
+  }
+  put_str(b, ")");
+}
+
+/* What a stand-in for `args`' call says it is: the call as spec text, with
+ * the arguments already resolved written as the resources they became. Not
+ * the text as written, which may hold comments and new lines (a comment in
+ * a description would swallow the rest of an adaptor's around it) or an
+ * @tag (which means nothing outside the context). NULL without memory. */
+static char *stand_in_text(const mr_spec_args *args) {
+  const mri_spec_node *call = args->call;
+  text_buf b = {0};
+  put_str(&b, call->text);
+  if (call->arg_count > 0) {
+    put_str(&b, "(");
+    for (size_t i = 0; i < call->arg_count; i++) {
+      if (i > 0) put_str(&b, ", ");
+      if (call->args[i].key != NULL) {
+        put_str(&b, call->args[i].key);
+        put_str(&b, "=");
+      }
+      if (args->resolved[i] != NULL)
+        put_str(&b, mr_resource_describe(args->resolved[i]));
+      else
+        put_node(&b, call->args[i].value);
+    }
+    put_str(&b, ")");
+  }
+  if (b.failed || b.text == NULL) {
+    free(b.text);
+    mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory describing '%s'", call->text);
+    return NULL;
+  }
+  return b.text;
+}
+
 /* A resource for a call that could not be built for want of a driver or a
  * device: it fails every allocation with that status and message. */
 static mr_status stand_in(const mr_spec_args *args, mr_status status, const char *reason,
@@ -436,9 +533,7 @@ static mr_status stand_in(const mr_spec_args *args, mr_status status, const char
       }
     }
   }
-  const mri_spec_node *call = args->call;
-  char *text = mri_asprintf("%.*s", (int)(call->end.offset - call->pos.offset),
-                            rs->src->text + call->pos.offset);
+  char *text = stand_in_text(args);
   if (text == NULL) return MR_ERR_OUT_OF_MEMORY;
   mr_status st = mri_failing_resource_create(status, reason, &props, text, out);
   free(text);
