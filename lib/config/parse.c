@@ -78,6 +78,26 @@ static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
  * mri_spec_quote writes without quotes). */
 static bool is_atom_char(unsigned char c) { return mri_is_word_char(c); }
 
+int mri_spec_text_depth(const char *text) {
+  int depth = 0, deepest = 0;
+  bool quoted = false;
+  for (const char *c = text; *c != '\0'; c++) {
+    if (quoted) {
+      if (*c == '\\' && c[1] != '\0')
+        c++;
+      else if (*c == '"')
+        quoted = false;
+    } else if (*c == '"') {
+      quoted = true;
+    } else if (*c == '(') {
+      if (++depth > deepest) deepest = depth;
+    } else if (*c == ')') {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 bool mri_is_identifier(const char *s, size_t n) {
   if (n == 0 || !(is_alpha((unsigned char)s[0]) || s[0] == '_')) return false;
   for (size_t i = 1; i < n; i++) {

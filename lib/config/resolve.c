@@ -25,6 +25,7 @@
 typedef struct resolve_state {
   const mri_text_source *src;
   const mri_resolve_options *options;
+  int depth; /* of the node being resolved, counted through @tag references */
   /* The thread's current message already names its place in the text. */
   bool located;
   mr_status unavailable;
@@ -578,10 +579,21 @@ static mr_status resolve_call(resolve_state *rs, const mri_spec_node *node, mr_r
 
   mr_resource *made = NULL;
   rs->located = false;
-  if (rs->options->skip_factory != NULL && rs->options->skip_factory(node->text))
-    st = skip_call(&args);
-  else
-    st = fn(user, &args, &made);
+  /* The parser keeps one text within the limit; through @tag references a
+   * spec sits deeper than it was written. */
+  if (node->arg_count > 0 && rs->depth + 1 >= MRI_SPEC_MAX_DEPTH) {
+    st = locate(rs, node->pos, MR_ERR_CONFIG,
+                "specs nest deeper than %d levels through @tag references (this spec is used "
+                "%d level%s deep)",
+                MRI_SPEC_MAX_DEPTH, rs->options->depth, rs->options->depth == 1 ? "" : "s");
+  } else {
+    rs->depth++; /* the arguments the factory resolves */
+    if (rs->options->skip_factory != NULL && rs->options->skip_factory(node->text))
+      st = skip_call(&args);
+    else
+      st = fn(user, &args, &made);
+    rs->depth--;
+  }
   if (st != MR_OK && made != NULL) {
     mr_resource_release(made); /* a factory that broke the out-pointer rule */
     made = NULL;
@@ -640,8 +652,8 @@ static mr_status resolve_ref(resolve_state *rs, const mri_spec_node *node, mr_re
                   mri_brief(node->text, brief));
   mr_status unavailable = MR_OK;
   const char *reason = NULL;
-  mr_status st = o->lookup_tag(o->lookup_user, node->text, rs->src, node->pos, o->device, out,
-                               &unavailable, &reason);
+  mr_status st = o->lookup_tag(o->lookup_user, node->text, rs->src, node->pos, rs->depth,
+                               o->device, out, &unavailable, &reason);
   if (st != MR_OK) {
     rs->located = true;
     return st;
@@ -672,9 +684,19 @@ static mr_status resolve_node(resolve_state *rs, const mri_spec_node *node, mr_r
 mr_status mri_spec_resolve(const mri_text_source *source, const mri_spec_node *node,
                            const mri_resolve_options *options, mri_resolved *out) {
   memset(out, 0, sizeof *out);
-  resolve_state rs = {.src = source, .options = options};
+  resolve_state rs = {.src = source, .options = options, .depth = options->depth};
   mr_resource *resource;
   mr_status st = resolve_node(&rs, node, &resource);
+  /* The description must read back: a tag resolved earlier, on its own,
+   * may have been spelled out here deeper than text may nest. */
+  if (st == MR_OK &&
+      options->depth + mri_spec_text_depth(mr_resource_describe(resource)) >= MRI_SPEC_MAX_DEPTH) {
+    mr_resource_release(resource);
+    st = mri_config_error(source, node->pos, MR_ERR_CONFIG,
+                          "the resource would be described nested deeper than %d levels, more "
+                          "than spec text may",
+                          MRI_SPEC_MAX_DEPTH);
+  }
   if (st != MR_OK) {
     free(rs.reason);
     return st;

@@ -444,11 +444,11 @@ typedef struct builder {
 } builder;
 
 static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_source *ref_source,
-                              mri_pos ref_pos);
+                              mri_pos ref_pos, int depth);
 
 static mr_status lookup_tag(void *user, const char *name, const mri_text_source *source,
-                            mri_pos pos, int device, mr_resource **out, mr_status *unavailable,
-                            const char **reason) {
+                            mri_pos pos, int depth, int device, mr_resource **out,
+                            mr_status *unavailable, const char **reason) {
   builder *b = user;
   *out = NULL;
   int tag = find_tag(b->ctx, name);
@@ -456,7 +456,7 @@ static mr_status lookup_tag(void *user, const char *name, const mri_text_source 
   if (tag < 0)
     return mri_config_error(source, pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)",
                             mri_brief(name, brief), b->ctx->tag_list);
-  mr_status st = resolve_slot(b, tag, device, source, pos);
+  mr_status st = resolve_slot(b, tag, device, source, pos, depth);
   if (st != MR_OK) return st;
   const slot *s = &b->ctx->slots[(size_t)tag * (size_t)b->ctx->device_count + (size_t)device];
   *out = mr_resource_retain(s->inner);
@@ -465,17 +465,25 @@ static mr_status lookup_tag(void *user, const char *name, const mri_text_source 
   return MR_OK;
 }
 
-static mr_status cycle_error(builder *b, int tag, const mri_text_source *source, mri_pos pos) {
-  char path[1024];
+/* "a -> b -> tag": the chain of tags being resolved from `tag`'s first
+ * appearance (or from the start), then `tag`. */
+static void chain_path(const builder *b, int tag, char *path, size_t cap) {
   size_t n = 0;
   size_t from = 0;
   while (from < b->chain_length && b->chain[from] != tag) from++;
-  for (size_t i = from; i < b->chain_length && n < sizeof path; i++) {
-    int w = snprintf(path + n, sizeof path - n, "%s -> ", b->ctx->tag_names[b->chain[i]]);
+  if (from == b->chain_length) from = 0;
+  path[0] = '\0';
+  for (size_t i = from; i < b->chain_length && n < cap; i++) {
+    int w = snprintf(path + n, cap - n, "%s -> ", b->ctx->tag_names[b->chain[i]]);
     if (w < 0) break;
     n += (size_t)w;
   }
-  if (n < sizeof path) snprintf(path + n, sizeof path - n, "%s", b->ctx->tag_names[tag]);
+  if (n < cap) snprintf(path + n, cap - n, "%s", b->ctx->tag_names[tag]);
+}
+
+static mr_status cycle_error(builder *b, int tag, const mri_text_source *source, mri_pos pos) {
+  char path[1024];
+  chain_path(b, tag, path, sizeof path);
   return mri_config_error(source, pos, MR_ERR_CONFIG, "tags refer to each other in a cycle: %s",
                           path);
 }
@@ -512,17 +520,29 @@ static mr_status add_default_retry(mr_resource **inner) {
   return MR_OK;
 }
 
+/* `depth`: where the tag's spec sits, 0 or the depth of the @tag that asks
+ * for it (the spec language's nesting limit counts through references). */
 static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_source *ref_source,
-                              mri_pos ref_pos) {
+                              mri_pos ref_pos, int depth) {
   mr_context *ctx = b->ctx;
   slot *s = &ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device];
   if (s->state == SLOT_DONE) return MR_OK;
   if (s->state == SLOT_RESOLVING) return cycle_error(b, tag, ref_source, ref_pos);
+  /* Each reference resolves the other tag within this call's stack: a
+   * chain is bounded like nesting, not left to exhaust the stack. */
+  if (b->chain_length >= MRI_SPEC_MAX_DEPTH) {
+    char path[1024];
+    chain_path(b, tag, path, sizeof path);
+    return mri_config_error(ref_source, ref_pos, MR_ERR_CONFIG,
+                            "tags refer on to each other more than %d deep: %s",
+                            MRI_SPEC_MAX_DEPTH, path);
+  }
   s->state = SLOT_RESOLVING;
   b->chain[b->chain_length++] = tag;
 
   mri_resolve_options options = {
       .device = device,
+      .depth = depth,
       .lookup_tag = lookup_tag,
       .lookup_user = b,
       .skip_factory = b->skip_factory,
@@ -533,6 +553,14 @@ static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_so
   if (resolved.unavailable == MR_OK) {
     s->inner = resolved.resource;
     if (s->entry->spec->kind != MRI_NODE_REF) st = add_default_retry(&s->inner);
+    /* The retry is one more level its description must be read back with. */
+    if (st == MR_OK &&
+        depth + mri_spec_text_depth(mr_resource_describe(s->inner)) >= MRI_SPEC_MAX_DEPTH)
+      st = mri_config_error(&s->config->source, s->entry->spec->pos, MR_ERR_CONFIG,
+                            "with the retry a context puts on device chains, the resource "
+                            "would be described nested deeper than %d levels, more than spec "
+                            "text may (give the chain a retry of its own, or nest it less)",
+                            MRI_SPEC_MAX_DEPTH);
   } else if (s->entry->spec->kind == MRI_NODE_REF) {
     /* tag=@other: the same instance, stand-in or not. */
     s->inner = resolved.resource;
@@ -562,7 +590,7 @@ static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *n
   for (int device = 0; device < ctx->device_count && st == MR_OK; device++) {
     for (size_t tag = 0; tag < ctx->tag_count && st == MR_OK; tag++) {
       b.chain_length = 0;
-      st = resolve_slot(&b, (int)tag, device, NULL, (mri_pos){0});
+      st = resolve_slot(&b, (int)tag, device, NULL, (mri_pos){0}, 0);
     }
   }
   free(b.chain);

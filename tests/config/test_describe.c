@@ -199,11 +199,57 @@ static void test_context_resources_parse_back(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* Nested text repeated: "stats(" x levels + inner + ")" x levels. */
+static char *nest(int levels, const char *inner) {
+  size_t n = (size_t)levels * 7 + strlen(inner) + 1;
+  char *text = malloc(n);
+  assert_non_null(text);
+  size_t k = 0;
+  for (int i = 0; i < levels; i++) k += (size_t)sprintf(text + k, "stats(");
+  k += (size_t)sprintf(text + k, "%s", inner);
+  for (int i = 0; i < levels; i++) text[k++] = ')';
+  text[k] = '\0';
+  return text;
+}
+
+/* Through @tag references specs may not nest deeper than the spec language
+ * lets text nest (32 levels), or the description of the referring tag, which
+ * spells the other tag's resource out, would not parse back. */
+static void test_nesting_through_references(void **state) {
+  char *a = nest(30, "@b"), *b = nest(30, "host"), *fits = nest(1, "@b");
+  mr_tag tags[] = {{"a", a}, {"b", b}};
+  mr_context_desc desc = {.library = "lib", .tags = tags, .tag_count = 2};
+  mr_context *ctx = (mr_context *)1;
+  assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
+  assert_null(ctx);
+  assert_error_contains("default spec of lib tag 'b', column 7: specs nest deeper than 32 levels "
+                        "through @tag references (this spec is used 30 levels deep)");
+  /* b resolved first, a refers to it afterwards: caught all the same. */
+  mr_tag reversed[] = {{"b", b}, {"a", a}};
+  desc.tags = reversed;
+  assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
+  assert_error_contains("default spec of lib tag 'a', column 1: the resource would be described "
+                        "nested deeper than 32 levels, more than spec text may");
+  /* 31 levels, the most text may have, through a reference, are fine. */
+  tags[0].default_spec = fits;
+  desc.tags = tags;
+  assert_ok(mr_context_create(&desc, &ctx));
+  const char *description = mr_resource_describe(mr_context_get_mr_on(ctx, 0, 0));
+  char *again = resolve_host_only(description);
+  assert_string_equal(again, description);
+  free(again);
+  mr_context_destroy(ctx);
+  free(a);
+  free(b);
+  free(fits);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builtins_parse_back),
       cmocka_unit_test(test_stand_ins_parse_back),
       cmocka_unit_test(test_context_resources_parse_back),
+      cmocka_unit_test(test_nesting_through_references),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

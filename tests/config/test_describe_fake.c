@@ -88,11 +88,58 @@ static void test_context_resources_parse_back(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* "stats(" x levels + inner + ")" x levels. */
+static char *nest(int levels, const char *inner) {
+  char *text = malloc((size_t)levels * 7 + strlen(inner) + 1);
+  assert_non_null(text);
+  size_t k = 0;
+  for (int i = 0; i < levels; i++) k += (size_t)sprintf(text + k, "stats(");
+  k += (size_t)sprintf(text + k, "%s", inner);
+  for (int i = 0; i < levels; i++) text[k++] = ')';
+  text[k] = '\0';
+  return text;
+}
+
+/* What a spec turns into may nest one level deeper than it was written: a
+ * context's retry on top of a device chain, a sync fallback's reason at
+ * the bottom. At the nesting limit that would not read back, so it is
+ * refused; one level less is fine. */
+static void test_deepest_descriptions(void **state) {
+  char *deepest = nest(31, "device"), *less = nest(30, "device");
+  mr_tag tags[] = {{"t", less}};
+  mr_context_desc desc = {.library = "lib", .tags = tags, .tag_count = 1};
+  mr_context *ctx = NULL;
+  assert_ok(mr_context_create(&desc, &ctx));
+  const char *description = mr_resource_describe(mr_context_get_mr_on(ctx, 0, 1));
+  assert_int_equal(strncmp(description, "retry(stats(", 12), 0);
+  assert_parses_back(description, 1);
+  mr_context_destroy(ctx);
+  tags[0].default_spec = deepest;
+  ctx = (mr_context *)1;
+  assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
+  assert_null(ctx);
+  assert_error_contains("default spec of lib tag 't', column 1: with the retry a context puts on "
+                        "device chains, the resource would be described nested deeper than 32 "
+                        "levels");
+
+  assert_int_equal(fake_cuda_set_attribute(3, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0),
+                   CUDA_SUCCESS);
+  assert_parses_back(less, 3);
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(mr_resource_from_spec(deepest, 3, &mr), MR_ERR_CONFIG);
+  assert_null(mr);
+  assert_error_contains("spec, column 1: the resource would be described nested deeper than 32 "
+                        "levels, more than spec text may");
+  free(deepest);
+  free(less);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_driver_resources_parse_back, fake_test_setup),
       cmocka_unit_test_setup(test_fallbacks_parse_back, fake_test_setup),
       cmocka_unit_test_setup(test_context_resources_parse_back, fake_test_setup),
+      cmocka_unit_test_setup(test_deepest_descriptions, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

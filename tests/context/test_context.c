@@ -841,6 +841,41 @@ static void test_many_tags(void **state) {
   free(tags);
 }
 
+/* A long chain of @tag references (t0=@t1, t1=@t2, ...) is refused with a
+ * message; it used to recurse once per tag until the stack overflowed
+ * (a segmentation fault at about 20,000 tags). */
+static void test_long_reference_chain(void **state) {
+  enum { TAGS = 100000 };
+  mr_tag *tags = calloc(TAGS, sizeof *tags);
+  char (*names)[16] = calloc(TAGS, sizeof *names);
+  char (*specs)[16] = calloc(TAGS, sizeof *specs);
+  assert_non_null(tags);
+  assert_non_null(names);
+  assert_non_null(specs);
+  for (int t = 0; t < TAGS; t++) {
+    snprintf(names[t], sizeof names[t], "t%d", t);
+    snprintf(specs[t], sizeof specs[t], t + 1 < TAGS ? "@t%d" : "host", t + 1);
+    tags[t] = (mr_tag){names[t], specs[t]};
+  }
+  mr_context_desc desc = {.library = "chain", .tags = tags, .tag_count = TAGS};
+  create_fails(&desc, MR_ERR_CONFIG,
+               "default spec of chain tag 't31', column 1: tags refer on to each other more "
+               "than 32 deep: t0 -> t1 -> t2 -> t3 -> t4 -> t5 -> t6 -> t7 -> t8 -> t9 -> t10 "
+               "-> t11 -> t12 -> t13 -> t14 -> t15 -> t16 -> t17 -> t18 -> t19 -> t20 -> t21 -> "
+               "t22 -> t23 -> t24 -> t25 -> t26 -> t27 -> t28 -> t29 -> t30 -> t31 -> t32\n"
+               "  @t32\n"
+               "  ^");
+  /* 32 tags deep is the most. */
+  desc.tags = &tags[TAGS - 32];
+  desc.tag_count = 32;
+  mr_context *ctx = create(&desc);
+  assert_string_equal(describe(ctx, 0), "host");
+  mr_context_destroy(ctx);
+  free(specs);
+  free(names);
+  free(tags);
+}
+
 /* ---- host-only resolution (what the fuzzer uses) ----------------------------------- */
 
 static bool skip_stats(const char *name) { return strcmp(name, "stats") == 0; }
@@ -886,6 +921,7 @@ int main(void) {
       cmocka_unit_test(test_two_libraries_are_independent),
       cmocka_unit_test(test_without_a_driver),
       cmocka_unit_test(test_many_tags),
+      cmocka_unit_test(test_long_reference_chain),
       cmocka_unit_test(test_skipped_factories_stand_in),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
