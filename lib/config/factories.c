@@ -160,6 +160,26 @@ static mr_status count_param(const mr_spec_args *args, const char *key, uint64_t
   return size_t_param(mr_spec_args_uint, args, key, fallback, out);
 }
 
+/* arena's chunk and fixed's block are rounded up to a multiple of 256 and
+ * must be below 2^63 once rounded; a value the constructor would round past
+ * that would be described by a size it refuses. Refused here, at the
+ * parameter. */
+#define ROUNDED_SIZE_MAX ((SIZE_MAX / 2) & ~(size_t)(MR_DEFAULT_ALIGNMENT - 1))
+
+static mr_status rounded_size_param(const mr_spec_args *args, const char *key,
+                                    uint64_t fallback, size_t *out) {
+  mr_status st = size_param(args, key, fallback, out);
+  if (st == MR_OK && *out > ROUNDED_SIZE_MAX) {
+    char brief[MRI_BRIEF_CAP];
+    return mr_spec_args_error(args, key,
+                              "%s=%s is too large: at most %zu bytes (it is rounded up to a "
+                              "multiple of %zu)",
+                              key, mri_brief(mri_spec_args_peek(args, key), brief),
+                              ROUNDED_SIZE_MAX, MR_DEFAULT_ALIGNMENT);
+  }
+  return st;
+}
+
 /* Parameters without a sensible default (a limit or an alignment nobody
  * chose would surprise) must be given. */
 static mr_status require(const mr_spec_args *args, const char *key, const char *what) {
@@ -211,7 +231,7 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
 /* arena(UP, chunk=SIZE): chunk 64MiB, taken on first use. */
 static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t chunk;
-  mr_status st = size_param(args, "chunk", (uint64_t)64 << 20, &chunk);
+  mr_status st = rounded_size_param(args, "chunk", (uint64_t)64 << 20, &chunk);
   if (st != MR_OK) return st;
   return mr_arena_resource_create(upstream, chunk, out);
 }
@@ -219,7 +239,7 @@ static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr
 /* fixed(UP, block=SIZE, count=N): 16 blocks of 1MiB, taken at creation. */
 static mr_status build_fixed(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t block, count;
-  mr_status st = size_param(args, "block", (uint64_t)1 << 20, &block);
+  mr_status st = rounded_size_param(args, "block", (uint64_t)1 << 20, &block);
   if (st == MR_OK) st = count_param(args, "count", 16, &count);
   if (st != MR_OK) return st;
   return mr_fixed_resource_create(upstream, block, count, out);

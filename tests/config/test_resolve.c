@@ -281,6 +281,20 @@ static void test_adaptor_specs(void **state) {
              "  ^");
   spec_describes("bin(vspace, min=256, max=32768TiB, count=1)",
                  "bin(vspace, min=256B, max=32768TiB, count=1)");
+  /* Chunks and blocks are rounded up to 256 bytes and must stay below 2^63
+   * once rounded, or the description would name a size they refuse. */
+  spec_describes("arena(host, chunk=9223372036854775552)",
+                 "arena(host, chunk=9223372036854775552B)");
+  spec_fails("arena(host, chunk=9223372036854775807)", MR_ERR_CONFIG,
+             "spec, column 13: arena: chunk=9223372036854775807 is too large: at most "
+             "9223372036854775552 bytes (it is rounded up to a multiple of 256)\n"
+             "  arena(host, chunk=9223372036854775807)\n"
+             "              ^");
+  spec_describes("fixed(vspace, block=9223372036854775552, count=1)",
+                 "fixed(vspace, block=9223372036854775552B, count=1)");
+  spec_fails("fixed(vspace, block=9223372036854775553, count=1)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("fixed: block=9223372036854775553 is too large: at most "
+                        "9223372036854775552 bytes (it is rounded up to a multiple of 256)");
   spec_fails("bin(host, mn=256)", MR_ERR_CONFIG, NULL);
   assert_error_contains("bin: unknown parameter 'mn' (known: min, max, count)");
   spec_fails("retry(host, attempts=99999999999)", MR_ERR_CONFIG, NULL);
