@@ -54,6 +54,13 @@ MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used);
 
 /* ---- align(UP, alignment=SIZE): a larger minimum alignment --------------- */
 
+/* The largest alignment align takes: 2 GiB. Where the upstream serves less
+ * natively every request is over-allocated by up to the alignment, so a
+ * larger one would waste that much per allocation (and near 2^63 overflow). */
+#define MR_ALIGN_MAX_ALIGNMENT ((size_t)1 << 31)
+
+/* `alignment`: a power of two, at most MR_ALIGN_MAX_ALIGNMENT; otherwise
+ * MR_ERR_INVALID_ARGUMENT. */
 MR_API mr_status mr_align_resource_create(mr_resource *upstream,
                                           size_t alignment, mr_resource **out);
 

@@ -2,8 +2,9 @@
  * align.c: "align(UP, alignment=SIZE)": a larger minimum alignment.
  *
  * Every request goes upstream with max(its alignment, SIZE); where the
- * upstream serves less natively the core over-allocates. Stateless apart
- * from the alignment, so thread-safe as its upstream is.
+ * upstream serves less natively the core over-allocates, by up to SIZE per
+ * request, which is why SIZE is at most MR_ALIGN_MAX_ALIGNMENT (2 GiB).
+ * Stateless apart from the alignment, so thread-safe as its upstream is.
  */
 #include <stdlib.h>
 
@@ -51,6 +52,14 @@ mr_status mr_align_resource_create(mr_resource *upstream, size_t alignment, mr_r
   if (!mri_is_pow2(alignment))
     return mri_error(MR_ERR_INVALID_ARGUMENT, "align(%s): alignment %zu is not a power of two",
                      mr_resource_describe(upstream), alignment);
+  if (alignment > MR_ALIGN_MAX_ALIGNMENT) {
+    char size[32], max[32];
+    mri_format_size(alignment, size, sizeof size);
+    mri_format_size(MR_ALIGN_MAX_ALIGNMENT, max, sizeof max);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "align(%s): alignment %zu (%s) is more than %s, the largest align serves",
+                     mr_resource_describe(upstream), alignment, size, max);
+  }
   align_state *s = mri_calloc(1, sizeof *s);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->upstream = mr_resource_retain(upstream);

@@ -14,6 +14,8 @@
 #include "adaptors/reuse.h"
 
 #define BIN_MIN_CLASS MR_DEFAULT_ALIGNMENT
+/* Size classes a bin holds: min 256B reaches max 32PiB. More classes are
+ * refused at creation, so every index below stays inside `classes`. */
 #define BIN_MAX_CLASSES 48
 
 typedef struct bin_state {
@@ -26,7 +28,8 @@ typedef struct bin_state {
 
 static unsigned log2_size(size_t x) { return (unsigned)(63 - __builtin_clzll((unsigned long long)x)); }
 
-/* The class index for 0 < bytes <= max. */
+/* The class index for 0 < bytes <= max: below class_count, since max is
+ * the last class. */
 static size_t class_of(const bin_state *b, size_t bytes) {
   if (bytes <= b->min) return 0;
   return log2_size(bytes - 1) + 1 - b->min_shift;
@@ -87,13 +90,23 @@ mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max, 
                      up, min, max, (size_t)BIN_MIN_CLASS);
   if (count == 0)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "bin(%s): count must be at least 1", up);
+  size_t classes = log2_size(max) - log2_size(min) + 1;
+  if (classes > BIN_MAX_CLASSES) {
+    char min_text[32], max_text[32], largest[32];
+    mri_format_size(min, min_text, sizeof min_text);
+    mri_format_size(max, max_text, sizeof max_text);
+    mri_format_size((uint64_t)min << (BIN_MAX_CLASSES - 1), largest, sizeof largest);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "bin(%s): min %s to max %s makes %zu size classes; at most %d (e.g. "
+                     "max=%s with min=%s)",
+                     up, min_text, max_text, classes, BIN_MAX_CLASSES, largest, min_text);
+  }
   bin_state *b = mri_calloc(1, sizeof *b);
   if (b == NULL) return MR_ERR_OUT_OF_MEMORY;
   b->upstream = mr_resource_retain(upstream);
   b->min = min;
   b->max = max;
   b->min_shift = log2_size(min);
-  size_t classes = log2_size(max) - b->min_shift + 1; /* at most 64 - 8 */
   mr_status st = MR_OK;
   for (size_t i = 0; i < classes && st == MR_OK; i++) {
     st = mr_fixed_resource_create(upstream, min << i, count, &b->classes[i]);

@@ -528,8 +528,20 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   init_conds(s);
   s->upstream = mr_resource_retain(upstream);
   s->path = mri_strdup(path);
-  s->what = mri_asprintf("log(%s, file=%s)", mr_resource_describe(upstream), path);
-  mr_status st = s->path != NULL && s->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+  /* The description is spec text: a path that is not a bare word is quoted,
+   * so it parses back (one with a control character cannot be written). */
+  char *file = NULL;
+  mr_status st = s->path != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+  if (st == MR_OK) {
+    char what[MRI_ERROR_CAPACITY];
+    snprintf(what, sizeof what, "log(%s)", mr_resource_describe(upstream));
+    st = mri_spec_quote(what, path, &file);
+  }
+  if (st == MR_OK) {
+    s->what = mri_asprintf("log(%s, file=%s)", mr_resource_describe(upstream), file);
+    if (s->what == NULL) st = MR_ERR_OUT_OF_MEMORY;
+  }
+  free(file);
   if (st == MR_OK) {
     s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (s->fd < 0)

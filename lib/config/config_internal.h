@@ -12,8 +12,12 @@
 
 #include "core/core.h"
 
-/* Specs nest at most this deep (arena(limit(stats(...)))); deeper text is a
- * config error, which keeps the recursive parser and resolver bounded. */
+/* Specs nest at most this deep (arena(limit(stats(...)))): a call at depth
+ * MRI_SPEC_MAX_DEPTH - 1 has no arguments, so text has at most 31 levels of
+ * parentheses. Deeper text is a config error, which keeps the recursive
+ * parser and resolver bounded. The limit holds through @tag references too
+ * (a tag's spec sits where the reference is), and a chain of references is
+ * at most MRI_SPEC_MAX_DEPTH tags long. */
 #define MRI_SPEC_MAX_DEPTH 32
 
 /* A config file larger than this is refused (it is surely not a config). */
@@ -91,6 +95,10 @@ mr_status mri_spec_parse(const mri_text_source *source, mri_config **out);
 
 void mri_config_free(mri_config *config);
 
+/* The deepest nesting of parentheses in spec text, those inside quoted
+ * strings aside: what the parser's depth limit applies to. */
+int mri_spec_text_depth(const char *text);
+
 /* True for letters, digits and '_', not starting with a digit. */
 bool mri_is_identifier(const char *s, size_t n);
 
@@ -145,13 +153,16 @@ mr_status mri_register_builtin_factories(
  * (MR_OK otherwise). Errors are recorded already located. */
 typedef mr_status (*mri_tag_lookup_fn)(void *user, const char *tag,
                                        const mri_text_source *source,
-                                       mri_pos pos, int device,
+                                       mri_pos pos, int depth, int device,
                                        mr_resource **out,
                                        mr_status *unavailable,
                                        const char **reason);
 
 typedef struct mri_resolve_options {
   int device;
+  /* How deep the spec sits: 0, or for a tag's spec resolved for an @tag,
+   * the depth of the reference (passed to lookup_tag). */
+  int depth;
   mri_tag_lookup_fn lookup_tag; /* NULL: @tag is an error (no context) */
   void *lookup_user;
   /* Optional: names for which no factory runs; their arguments are
@@ -179,7 +190,9 @@ void mri_spec_args_hint_props(const mr_spec_args *args, const mr_resource_props 
 const char *mri_spec_args_peek(const mr_spec_args *args, const char *key);
 
 /* Resolve `node` (from `source`) into a resource. On failure no reference
- * is left in *out and the message is located. */
+ * is left in *out and the message is located. A resource whose description
+ * would nest deeper than spec text may (see MRI_SPEC_MAX_DEPTH), so that it
+ * could not be read back, is refused. */
 mr_status mri_spec_resolve(const mri_text_source *source,
                            const mri_spec_node *node,
                            const mri_resolve_options *options,

@@ -14,29 +14,36 @@
  *   fixed      block=1MiB, count=16
  *   bin        min=256B, max=64KiB, count=64
  *   retry      attempts=0: the adaptor's own default (3)
- *   log, limit, align: file, bytes and alignment are required
+ *   log, limit, align: file, bytes and alignment are required (alignment at
+ *              most MR_ALIGN_MAX_ALIGNMENT, 2GiB)
  */
 #include <limits.h>
 #include <string.h>
 
 #include "config/config_internal.h"
+#include "driver/cuda_driver.h"
 
 /* ---- driver resources: device-bound, no parameters ------------------------ */
 
+/* The sync_* names take one optional parameter, reason="...": a note kept
+ * in the description and nothing else. It is how a sync resource that
+ * stands in for a missing pool says why (sync_device(reason="device 3 has
+ * no device memory-pool support")), so that description parses back. */
 typedef struct driver_factory {
   const char *name;
   mr_status (*create)(int device, mr_resource **out);
   mr_memory_kind kind;
+  int sync_kind; /* the mr_pool_kind of a sync_* name; -1 for the others */
 } driver_factory;
 
 static const driver_factory driver_factories[] = {
-    {"device", mr_device_resource_create, MR_MEMORY_DEVICE},
-    {"device_default", mr_device_default_resource_create, MR_MEMORY_DEVICE},
-    {"pinned", mr_pinned_resource_create, MR_MEMORY_PINNED},
-    {"managed", mr_managed_resource_create, MR_MEMORY_MANAGED},
-    {"sync_device", mr_sync_device_resource_create, MR_MEMORY_DEVICE},
-    {"sync_pinned", mr_sync_pinned_resource_create, MR_MEMORY_PINNED},
-    {"sync_managed", mr_sync_managed_resource_create, MR_MEMORY_MANAGED},
+    {"device", mr_device_resource_create, MR_MEMORY_DEVICE, -1},
+    {"device_default", mr_device_default_resource_create, MR_MEMORY_DEVICE, -1},
+    {"pinned", mr_pinned_resource_create, MR_MEMORY_PINNED, -1},
+    {"managed", mr_managed_resource_create, MR_MEMORY_MANAGED, -1},
+    {"sync_device", mr_sync_device_resource_create, MR_MEMORY_DEVICE, MR_POOL_DEVICE},
+    {"sync_pinned", mr_sync_pinned_resource_create, MR_MEMORY_PINNED, MR_POOL_PINNED},
+    {"sync_managed", mr_sync_managed_resource_create, MR_MEMORY_MANAGED, MR_POOL_MANAGED},
 };
 
 /* What a resource of `kind` would report: the stand-in's properties when
@@ -55,9 +62,16 @@ static mr_resource_props kind_props(mr_memory_kind kind, int device) {
 
 static mr_status make_driver_resource(void *user, const mr_spec_args *args, mr_resource **out) {
   const driver_factory *f = user;
+  const char *reason = NULL;
+  if (f->sync_kind >= 0) {
+    mr_status st = mr_spec_args_word(args, "reason", NULL, &reason);
+    if (st != MR_OK) return st;
+  }
   int device = mr_spec_args_device(args);
   mr_resource_props props = kind_props(f->kind, device);
   mri_spec_args_hint_props(args, &props);
+  if (reason != NULL)
+    return mri_sync_resource_create((mr_pool_kind)f->sync_kind, device, reason, out);
   return f->create(device, out);
 }
 
@@ -146,6 +160,26 @@ static mr_status count_param(const mr_spec_args *args, const char *key, uint64_t
   return size_t_param(mr_spec_args_uint, args, key, fallback, out);
 }
 
+/* arena's chunk and fixed's block are rounded up to a multiple of 256 and
+ * must be below 2^63 once rounded; a value the constructor would round past
+ * that would be described by a size it refuses. Refused here, at the
+ * parameter. */
+#define ROUNDED_SIZE_MAX ((SIZE_MAX / 2) & ~(size_t)(MR_DEFAULT_ALIGNMENT - 1))
+
+static mr_status rounded_size_param(const mr_spec_args *args, const char *key,
+                                    uint64_t fallback, size_t *out) {
+  mr_status st = size_param(args, key, fallback, out);
+  if (st == MR_OK && *out > ROUNDED_SIZE_MAX) {
+    char brief[MRI_BRIEF_CAP];
+    return mr_spec_args_error(args, key,
+                              "%s=%s is too large: at most %zu bytes (it is rounded up to a "
+                              "multiple of %zu)",
+                              key, mri_brief(mri_spec_args_peek(args, key), brief),
+                              ROUNDED_SIZE_MAX, MR_DEFAULT_ALIGNMENT);
+  }
+  return st;
+}
+
 /* Parameters without a sensible default (a limit or an alignment nobody
  * chose would surprise) must be given. */
 static mr_status require(const mr_spec_args *args, const char *key, const char *what) {
@@ -184,13 +218,20 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
   if (st != MR_OK) return st;
   if (!mri_is_pow2(alignment))
     return mr_spec_args_error(args, "alignment", "alignment=%zu is not a power of two", alignment);
+  if (alignment > MR_ALIGN_MAX_ALIGNMENT) {
+    char max[32], brief[MRI_BRIEF_CAP];
+    mri_format_size(MR_ALIGN_MAX_ALIGNMENT, max, sizeof max);
+    return mr_spec_args_error(args, "alignment", "alignment=%s is more than %s, the largest "
+                              "align serves",
+                              mri_brief(mri_spec_args_peek(args, "alignment"), brief), max);
+  }
   return mr_align_resource_create(upstream, alignment, out);
 }
 
 /* arena(UP, chunk=SIZE): chunk 64MiB, taken on first use. */
 static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t chunk;
-  mr_status st = size_param(args, "chunk", (uint64_t)64 << 20, &chunk);
+  mr_status st = rounded_size_param(args, "chunk", (uint64_t)64 << 20, &chunk);
   if (st != MR_OK) return st;
   return mr_arena_resource_create(upstream, chunk, out);
 }
@@ -198,7 +239,7 @@ static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr
 /* fixed(UP, block=SIZE, count=N): 16 blocks of 1MiB, taken at creation. */
 static mr_status build_fixed(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t block, count;
-  mr_status st = size_param(args, "block", (uint64_t)1 << 20, &block);
+  mr_status st = rounded_size_param(args, "block", (uint64_t)1 << 20, &block);
   if (st == MR_OK) st = count_param(args, "count", 16, &count);
   if (st != MR_OK) return st;
   return mr_fixed_resource_create(upstream, block, count, out);

@@ -74,10 +74,28 @@ static bool is_alpha(unsigned char c) {
 }
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* Characters of a bare value: names, numbers, sizes, paths. */
-static bool is_atom_char(unsigned char c) {
-  return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '/' || c == '+' ||
-         c == '-' || c == ':' || c == '~' || c == '%';
+/* Characters of a bare value: names, numbers, sizes, paths (the set
+ * mri_spec_quote writes without quotes). */
+static bool is_atom_char(unsigned char c) { return mri_is_word_char(c); }
+
+int mri_spec_text_depth(const char *text) {
+  int depth = 0, deepest = 0;
+  bool quoted = false;
+  for (const char *c = text; *c != '\0'; c++) {
+    if (quoted) {
+      if (*c == '\\' && c[1] != '\0')
+        c++;
+      else if (*c == '"')
+        quoted = false;
+    } else if (*c == '"') {
+      quoted = true;
+    } else if (*c == '(') {
+      if (++depth > deepest) deepest = depth;
+    } else if (*c == ')') {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 bool mri_is_identifier(const char *s, size_t n) {
@@ -110,7 +128,7 @@ static bool has_several_lines(const mri_text_source *src) {
   return lines > 1;
 }
 
-/* Append the quoted line and the caret line for `offset` to buf. */
+/* The quoted line and the caret line for `offset`, into buf. */
 static void quote_line(const mri_text_source *src, size_t offset, char *buf, size_t cap) {
   const char *text = src->text;
   if (offset > src->length) offset = src->length;
@@ -133,7 +151,6 @@ static void quote_line(const mri_text_source *src, size_t offset, char *buf, siz
     cut_right = true;
   }
 
-  size_t n = strlen(buf);
   char line[3 * QUOTE_CONTEXT + 16];
   char caret[3 * QUOTE_CONTEXT + 16];
   size_t ln = 0, cn = 0;
@@ -155,24 +172,26 @@ static void quote_line(const mri_text_source *src, size_t offset, char *buf, siz
   line[ln] = '\0';
   caret[cn++] = '^';
   caret[cn] = '\0';
-  if (n < cap) snprintf(buf + n, cap - n, "\n  %s\n  %s", line, caret);
+  snprintf(buf, cap, "\n  %s\n  %s", line, caret);
 }
 
 mr_status mri_config_verror(const mri_text_source *src, mri_pos pos, mr_status status,
                             const char *format, va_list args) {
-  char buf[MRI_ERROR_CAPACITY];
-  /* Room is kept for the quoted line and caret (about 2 x 130 bytes). */
-  char reason[MRI_ERROR_CAPACITY - 640];
-  vsnprintf(reason, sizeof reason, format, args);
-  /* Long messages are cut to the error buffer; the quoted line goes last. */
-  int n;
+  /* Where, why, and the quoted line with its caret. The source's name and
+   * the quote are bounded; the reason gets the rest of the buffer and, if
+   * longer, loses its middle, so neither its end (why) nor the caret is
+   * ever cut off. */
+  char where[400], quote[2 * (3 * QUOTE_CONTEXT + 16) + 8];
+  char name[301]; /* a long path keeps its beginning and its file name */
+  mri_fit_text(name, sizeof name, src->name, strlen(src->name));
   if (src->is_file || has_several_lines(src))
-    n = snprintf(buf, sizeof buf, "%.300s, line %d, column %d: %s", src->name, pos.line, pos.column,
-                 reason);
+    snprintf(where, sizeof where, "%s, line %d, column %d: ", name, pos.line, pos.column);
   else
-    n = snprintf(buf, sizeof buf, "%.300s, column %d: %s", src->name, pos.column, reason);
-  if (n >= 0) quote_line(src, pos.offset, buf, sizeof buf);
-  return mri_error(status, "%s", buf);
+    snprintf(where, sizeof where, "%s, column %d: ", name, pos.column);
+  quote_line(src, pos.offset, quote, sizeof quote);
+  char reason[MRI_ERROR_CAPACITY];
+  mri_vformat_fit(reason, sizeof reason - strlen(where) - strlen(quote), format, args);
+  return mri_error(status, "%s%s%s", where, reason, quote);
 }
 
 mr_status mri_config_error(const mri_text_source *src, mri_pos pos, mr_status status,
@@ -516,9 +535,11 @@ static mr_status parse_arg(parser *p, int depth, arg_list *list) {
     char *key = parse_strndup(p->config, p->text + first.start, first.length);
     if (key == NULL) return MR_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; i < list->count; i++) {
-      if (list->items[i].key != NULL && strcmp(list->items[i].key, key) == 0)
-        return fail_at(p, first.pos, "parameter '%s' given twice (first at column %d)", key,
-                       list->items[i].key_pos.column);
+      if (list->items[i].key != NULL && strcmp(list->items[i].key, key) == 0) {
+        char brief[MRI_BRIEF_CAP];
+        return fail_at(p, first.pos, "parameter '%s' given twice (first at column %d)",
+                       mri_brief(key, brief), list->items[i].key_pos.column);
+      }
     }
     arg.key = key;
     arg.key_pos = first.pos;
@@ -648,9 +669,11 @@ static mr_status parse_entry(parser *p, mri_config_entry *entry) {
       unsigned char c = (unsigned char)p->text[t->start + i];
       if (!is_digit(c)) return fail_token(p, t, "a device number after '@'");
       device = device * 10 + (c - '0');
-      if (device > 0x7fffffff)
-        return fail_at(p, t->pos, "device number %.*s is too large", (int)t->length,
-                       p->text + t->start);
+      if (device > 0x7fffffff) {
+        int n = t->length > MRI_BRIEF_MAX ? MRI_BRIEF_MAX : (int)t->length;
+        return fail_at(p, t->pos, "device number %.*s%s is too large", n, p->text + t->start,
+                       t->length > MRI_BRIEF_MAX ? "..." : "");
+      }
     }
     token number = take(p);
     entry->device = (int)device;

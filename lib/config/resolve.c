@@ -25,6 +25,7 @@
 typedef struct resolve_state {
   const mri_text_source *src;
   const mri_resolve_options *options;
+  int depth; /* of the node being resolved, counted through @tag references */
   /* The thread's current message already names its place in the text. */
   bool located;
   mr_status unavailable;
@@ -244,8 +245,10 @@ mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t 
   if (st != MR_OK) return st;
   char why[256];
   mri_size_text size;
+  char brief[MRI_BRIEF_CAP];
+  const char *text = mri_brief(v->text, brief);
   if (mri_size_parse(v->text, &size, why, sizeof why) != MR_OK)
-    return arg_error(args, v->pos, "%s=%s: %s", key, v->text, why);
+    return arg_error(args, v->pos, "%s=%s: %s", key, text, why);
   uint64_t total = 0;
   if (size.percent) {
     int device = mr_spec_args_device(args);
@@ -254,11 +257,11 @@ mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t 
      * Passed on unlocated, so a context can stand in for the resource. */
     if (st != MR_OK)
       return mri_error_prefix(st, "%s: %s=%s is a share of device %d's memory, which cannot be "
-                              "read", args->call->text, key, v->text, device);
+                              "read", args->call->text, key, text, device);
   }
   uint64_t bytes;
   if (mri_size_bytes(&size, total, &bytes, why, sizeof why) != MR_OK)
-    return arg_error(args, v->pos, "%s=%s: %s", key, v->text, why);
+    return arg_error(args, v->pos, "%s=%s: %s", key, text, why);
   *out = bytes;
   return MR_OK;
 }
@@ -276,13 +279,15 @@ mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key, uint64_t 
   st = atom_value(args, i, "a whole number", &v);
   if (st != MR_OK) return st;
   uint64_t value = 0;
+  char brief[MRI_BRIEF_CAP];
   for (const char *d = v->text; *d != '\0'; d++) {
     if (*d < '0' || *d > '9')
       return arg_error(args, v->pos, "%s=%s: expected a whole number (digits only)", key,
-                       v->text);
+                       mri_brief(v->text, brief));
     if (__builtin_mul_overflow(value, 10, &value) ||
         __builtin_add_overflow(value, (uint64_t)(*d - '0'), &value))
-      return arg_error(args, v->pos, "%s=%s: the number is larger than 2^64 - 1", key, v->text);
+      return arg_error(args, v->pos, "%s=%s: the number is larger than 2^64 - 1", key,
+                       mri_brief(v->text, brief));
   }
   *out = value;
   return MR_OK;
@@ -330,8 +335,10 @@ mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
     if (w < 0) break;
     n += (size_t)w;
   }
+  char brief[MRI_BRIEF_CAP];
   if (v->kind == MRI_NODE_ATOM)
-    return arg_error(args, v->pos, "%s=%s: expected one of %s", key, v->text, list);
+    return arg_error(args, v->pos, "%s=%s: expected one of %s", key, mri_brief(v->text, brief),
+                     list);
   return arg_error(args, v->pos, "%s expects one of %s, found %s", key, list,
                    node_kind_words(v));
 }
@@ -369,12 +376,13 @@ static mr_status check_unused(const mr_spec_args *args) {
     if (args->used[i]) continue;
     const mri_spec_arg *arg = &call->args[i];
     if (arg->key != NULL) {
-      char known[KNOWN_KEYS_CAP];
+      char known[KNOWN_KEYS_CAP], brief[MRI_BRIEF_CAP];
+      const char *key = mri_brief(arg->key, brief);
       known_list(args, known, sizeof known);
       if (known[0] == '\0')
         return arg_error(args, arg->key_pos, "unknown parameter '%s' (%s takes no parameters)",
-                         arg->key, call->text);
-      return arg_error(args, arg->key_pos, "unknown parameter '%s' (known: %s)", arg->key, known);
+                         key, call->text);
+      return arg_error(args, arg->key_pos, "unknown parameter '%s' (known: %s)", key, known);
     }
     size_t takes = args->positional_asked;
     char count[32] = "no";
@@ -406,6 +414,103 @@ static mr_status skip_call(mr_spec_args *args) {
                    args->call->text);
 }
 
+/* ---- stand-ins' spec text ---------------------------------------------------------- */
+
+/* A growing string; `failed` once host memory ran out. */
+typedef struct text_buf {
+  char *text;
+  size_t length, capacity;
+  bool failed;
+} text_buf;
+
+static void put(text_buf *b, const char *s, size_t n) {
+  if (b->failed) return;
+  if (b->length + n + 1 > b->capacity) {
+    size_t capacity = b->capacity ? b->capacity : 64;
+    while (capacity < b->length + n + 1) capacity *= 2;
+    char *grown = realloc(b->text, capacity);
+    if (grown == NULL) {
+      b->failed = true;
+      return;
+    }
+    b->text = grown;
+    b->capacity = capacity;
+  }
+  memcpy(b->text + b->length, s, n);
+  b->length += n;
+  b->text[b->length] = '\0';
+}
+
+static void put_str(text_buf *b, const char *s) { put(b, s, strlen(s)); }
+
+/* A parsed value as spec text: one line, no comments, one space after each
+ * comma, strings quoted (so a string stays a string when read back). */
+static void put_node(text_buf *b, const mri_spec_node *node) {
+  switch (node->kind) {
+  case MRI_NODE_REF:
+    put_str(b, "@");
+    put_str(b, node->text);
+    return;
+  case MRI_NODE_ATOM:
+    put_str(b, node->text);
+    return;
+  case MRI_NODE_STRING:
+    put_str(b, "\"");
+    for (const char *c = node->text; *c != '\0'; c++) {
+      if (*c == '"' || *c == '\\') put_str(b, "\\");
+      put(b, c, 1);
+    }
+    put_str(b, "\"");
+    return;
+  case MRI_NODE_CALL:
+    break;
+  }
+  put_str(b, node->text);
+  if (node->arg_count == 0) return;
+  put_str(b, "(");
+  for (size_t i = 0; i < node->arg_count; i++) {
+    if (i > 0) put_str(b, ", ");
+    if (node->args[i].key != NULL) {
+      put_str(b, node->args[i].key);
+      put_str(b, "=");
+    }
+    put_node(b, node->args[i].value);
+  }
+  put_str(b, ")");
+}
+
+/* What a stand-in for `args`' call says it is: the call as spec text, with
+ * the arguments already resolved written as the resources they became. Not
+ * the text as written, which may hold comments and new lines (a comment in
+ * a description would swallow the rest of an adaptor's around it) or an
+ * @tag (which means nothing outside the context). NULL without memory. */
+static char *stand_in_text(const mr_spec_args *args) {
+  const mri_spec_node *call = args->call;
+  text_buf b = {0};
+  put_str(&b, call->text);
+  if (call->arg_count > 0) {
+    put_str(&b, "(");
+    for (size_t i = 0; i < call->arg_count; i++) {
+      if (i > 0) put_str(&b, ", ");
+      if (call->args[i].key != NULL) {
+        put_str(&b, call->args[i].key);
+        put_str(&b, "=");
+      }
+      if (args->resolved[i] != NULL)
+        put_str(&b, mr_resource_describe(args->resolved[i]));
+      else
+        put_node(&b, call->args[i].value);
+    }
+    put_str(&b, ")");
+  }
+  if (b.failed || b.text == NULL) {
+    free(b.text);
+    mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory describing '%s'", call->text);
+    return NULL;
+  }
+  return b.text;
+}
+
 /* A resource for a call that could not be built for want of a driver or a
  * device: it fails every allocation with that status and message. */
 static mr_status stand_in(const mr_spec_args *args, mr_status status, const char *reason,
@@ -429,9 +534,7 @@ static mr_status stand_in(const mr_spec_args *args, mr_status status, const char
       }
     }
   }
-  const mri_spec_node *call = args->call;
-  char *text = mri_asprintf("%.*s", (int)(call->end.offset - call->pos.offset),
-                            rs->src->text + call->pos.offset);
+  char *text = stand_in_text(args);
   if (text == NULL) return MR_ERR_OUT_OF_MEMORY;
   mr_status st = mri_failing_resource_create(status, reason, &props, text, out);
   free(text);
@@ -449,10 +552,10 @@ static mr_status resolve_call(resolve_state *rs, const mri_spec_node *node, mr_r
   void *user;
   mr_status st = mri_factory_lookup(node->text, &fn, &user);
   if (st == MR_ERR_CONFIG) {
-    char names[1024];
+    char names[1024], brief[MRI_BRIEF_CAP];
     mri_factory_names(names, sizeof names);
     return locate(rs, node->text_pos, MR_ERR_CONFIG, "unknown resource '%s' (known: %s)",
-                  node->text, names);
+                  mri_brief(node->text, brief), names);
   }
   if (st != MR_OK) return st;
 
@@ -476,10 +579,21 @@ static mr_status resolve_call(resolve_state *rs, const mri_spec_node *node, mr_r
 
   mr_resource *made = NULL;
   rs->located = false;
-  if (rs->options->skip_factory != NULL && rs->options->skip_factory(node->text))
-    st = skip_call(&args);
-  else
-    st = fn(user, &args, &made);
+  /* The parser keeps one text within the limit; through @tag references a
+   * spec sits deeper than it was written. */
+  if (node->arg_count > 0 && rs->depth + 1 >= MRI_SPEC_MAX_DEPTH) {
+    st = locate(rs, node->pos, MR_ERR_CONFIG,
+                "specs nest deeper than %d levels through @tag references (this spec is used "
+                "%d level%s deep)",
+                MRI_SPEC_MAX_DEPTH, rs->options->depth, rs->options->depth == 1 ? "" : "s");
+  } else {
+    rs->depth++; /* the arguments the factory resolves */
+    if (rs->options->skip_factory != NULL && rs->options->skip_factory(node->text))
+      st = skip_call(&args);
+    else
+      st = fn(user, &args, &made);
+    rs->depth--;
+  }
   if (st != MR_OK && made != NULL) {
     mr_resource_release(made); /* a factory that broke the out-pointer rule */
     made = NULL;
@@ -530,15 +644,16 @@ static mr_status resolve_call(resolve_state *rs, const mri_spec_node *node, mr_r
 
 static mr_status resolve_ref(resolve_state *rs, const mri_spec_node *node, mr_resource **out) {
   const mri_resolve_options *o = rs->options;
+  char brief[MRI_BRIEF_CAP];
   if (o->lookup_tag == NULL)
     return locate(rs, node->pos, MR_ERR_CONFIG,
                   "'@%s' refers to a tag, and tags exist only in a context: name a resource "
                   "here",
-                  node->text);
+                  mri_brief(node->text, brief));
   mr_status unavailable = MR_OK;
   const char *reason = NULL;
-  mr_status st = o->lookup_tag(o->lookup_user, node->text, rs->src, node->pos, o->device, out,
-                               &unavailable, &reason);
+  mr_status st = o->lookup_tag(o->lookup_user, node->text, rs->src, node->pos, rs->depth,
+                               o->device, out, &unavailable, &reason);
   if (st != MR_OK) {
     rs->located = true;
     return st;
@@ -557,7 +672,9 @@ static mr_status resolve_node(resolve_state *rs, const mri_spec_node *node, mr_r
   case MRI_NODE_ATOM:
     /* key=device: a bare name used as a spec. */
     if (mri_is_identifier(node->text, strlen(node->text))) return resolve_call(rs, node, out);
-    return locate(rs, node->pos, MR_ERR_CONFIG, "expected a resource, found '%s'", node->text);
+    char brief[MRI_BRIEF_CAP];
+    return locate(rs, node->pos, MR_ERR_CONFIG, "expected a resource, found '%s'",
+                  mri_brief(node->text, brief));
   case MRI_NODE_STRING:
     break;
   }
@@ -567,9 +684,19 @@ static mr_status resolve_node(resolve_state *rs, const mri_spec_node *node, mr_r
 mr_status mri_spec_resolve(const mri_text_source *source, const mri_spec_node *node,
                            const mri_resolve_options *options, mri_resolved *out) {
   memset(out, 0, sizeof *out);
-  resolve_state rs = {.src = source, .options = options};
+  resolve_state rs = {.src = source, .options = options, .depth = options->depth};
   mr_resource *resource;
   mr_status st = resolve_node(&rs, node, &resource);
+  /* The description must read back: a tag resolved earlier, on its own,
+   * may have been spelled out here deeper than text may nest. */
+  if (st == MR_OK &&
+      options->depth + mri_spec_text_depth(mr_resource_describe(resource)) >= MRI_SPEC_MAX_DEPTH) {
+    mr_resource_release(resource);
+    st = mri_config_error(source, node->pos, MR_ERR_CONFIG,
+                          "the resource would be described nested deeper than %d levels, more "
+                          "than spec text may",
+                          MRI_SPEC_MAX_DEPTH);
+  }
   if (st != MR_OK) {
     free(rs.reason);
     return st;
@@ -585,14 +712,16 @@ mr_status mri_spec_resolve(const mri_text_source *source, const mri_spec_node *n
 mr_status mri_spec_check_names(const mri_text_source *source, const mri_spec_node *node,
                                bool (*tag_known)(void *user, const char *tag), void *user,
                                const char *tag_list) {
+  char brief[MRI_BRIEF_CAP];
   if (node->kind == MRI_NODE_REF) {
     if (tag_known == NULL)
       return mri_config_error(source, node->pos, MR_ERR_CONFIG,
                               "'@%s' refers to a tag, and tags exist only in a context",
-                              node->text);
+                              mri_brief(node->text, brief));
     if (!tag_known(user, node->text))
       return mri_config_error(source, node->text_pos, MR_ERR_CONFIG,
-                              "unknown tag '%s' (tags: %s)", node->text, tag_list);
+                              "unknown tag '%s' (tags: %s)", mri_brief(node->text, brief),
+                              tag_list);
     return MR_OK;
   }
   if (node->kind != MRI_NODE_CALL) return MR_OK; /* a word: its factory judges it */
@@ -603,7 +732,8 @@ mr_status mri_spec_check_names(const mri_text_source *source, const mri_spec_nod
     char names[1024];
     mri_factory_names(names, sizeof names);
     return mri_config_error(source, node->text_pos, MR_ERR_CONFIG,
-                            "unknown resource '%s' (known: %s)", node->text, names);
+                            "unknown resource '%s' (known: %s)", mri_brief(node->text, brief),
+                            names);
   }
   if (st != MR_OK) return st;
   for (size_t i = 0; i < node->arg_count; i++) {

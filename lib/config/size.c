@@ -8,8 +8,10 @@
  * Units are binary: K and KiB both mean 1024. "KB", "MB", ... are refused
  * rather than guessed at, since they mean 1000 to some readers and 1024 to
  * others. A fraction must come out as whole bytes ("1.5KiB" is 1536; "1.3KiB"
- * is an error); a percentage of the device's memory rounds down. Arithmetic
- * is exact and a result past 2^64 - 1 is an error, never a wrap.
+ * is an error); a percentage of the device's memory rounds down, and is at
+ * most 100% (checked here, before anyone reads the device's memory, so the
+ * mistake is reported with or without a driver). Arithmetic is exact and a
+ * result past 2^64 - 1 is an error, never a wrap.
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,10 +48,12 @@ static bool accumulate(uint64_t *mantissa, const char *from, const char *to) {
 
 mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t cap) {
   memset(out, 0, sizeof *out);
+  char brief[MRI_BRIEF_CAP];
+  const char *quoted = mri_brief(text, brief);
   const char *s = text;
   if (!(*s >= '0' && *s <= '9')) {
-    snprintf(why, cap, "'%.40s' is not a size (a number with an optional unit: B, K, KiB, M, "
-             "MiB, G, GiB, T, TiB; or N%%)", text);
+    snprintf(why, cap, "'%s' is not a size (a number with an optional unit: B, K, KiB, M, "
+             "MiB, G, GiB, T, TiB; or N%%)", quoted);
     return MR_ERR_CONFIG;
   }
   uint64_t mantissa = 0;
@@ -62,7 +66,7 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
     fraction_end = fraction;
     while (*fraction_end >= '0' && *fraction_end <= '9') fraction_end++;
     if (fraction_end == fraction) {
-      snprintf(why, cap, "'%.40s' is not a size: a digit must follow '.'", text);
+      snprintf(why, cap, "'%s' is not a size: a digit must follow '.'", quoted);
       return MR_ERR_CONFIG;
     }
     rest = fraction_end;
@@ -71,18 +75,26 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
   }
   unsigned frac_digits = fraction != NULL ? (unsigned)(fraction_end - fraction) : 0;
   if (frac_digits > MAX_FRACTION_DIGITS) {
-    snprintf(why, cap, "'%.40s' has more than %d digits after the '.'", text,
+    snprintf(why, cap, "'%s' has more than %d digits after the '.'", quoted,
              MAX_FRACTION_DIGITS);
     return MR_ERR_CONFIG;
   }
   if (!accumulate(&mantissa, s, digits_end) ||
       (fraction != NULL && !accumulate(&mantissa, fraction, fraction_end))) {
-    snprintf(why, cap, "'%.40s' is too large a number", text);
+    snprintf(why, cap, "'%s' is too large a number", quoted);
     return MR_ERR_CONFIG;
   }
   out->mantissa = mantissa;
   out->frac_digits = frac_digits;
   if (strcmp(rest, "%") == 0) {
+    /* mantissa / 10^frac_digits <= 100; 10^20 * 100 fits 128 bits. */
+    mri_u128 hundred = 100;
+    for (unsigned i = 0; i < frac_digits; i++) hundred *= 10;
+    if ((mri_u128)mantissa > hundred) {
+      snprintf(why, cap, "'%s' is more than 100%% (a size in %% is a share of the device's "
+               "memory)", quoted);
+      return MR_ERR_CONFIG;
+    }
     out->percent = true;
     return MR_OK;
   }
@@ -99,15 +111,18 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
   for (size_t i = 0; i < MRI_ARRAY_SIZE(ambiguous_units); i++) {
     if (strcasecmp(rest, ambiguous_units[i]) == 0) {
       int number = (int)(rest - text);
-      snprintf(why, cap, "'%.40s': the unit '%s' is ambiguous (units here are binary): write "
-               "%.*s%ciB or %.*s%c",
-               text, rest, number, text, ambiguous_units[i][0], number, text,
-               ambiguous_units[i][0]);
+      char unit = ambiguous_units[i][0];
+      if (number > MRI_BRIEF_MAX)
+        snprintf(why, cap, "'%s': the unit '%s' is ambiguous (units here are binary): write "
+                 "%ciB or %c", quoted, rest, unit, unit);
+      else
+        snprintf(why, cap, "'%s': the unit '%s' is ambiguous (units here are binary): write "
+                 "%.*s%ciB or %.*s%c", quoted, rest, number, text, unit, number, text, unit);
       return MR_ERR_CONFIG;
     }
   }
-  snprintf(why, cap, "'%.40s' has an unknown unit '%.16s' (known: B, K, KiB, M, MiB, G, GiB, T, "
-           "TiB, %%)", text, rest);
+  snprintf(why, cap, "'%s' has an unknown unit '%.16s' (known: B, K, KiB, M, MiB, G, GiB, T, "
+           "TiB, %%)", quoted, rest);
   return MR_ERR_CONFIG;
 }
 
@@ -118,7 +133,7 @@ mr_status mri_size_bytes(const mri_size_text *size, uint64_t total, uint64_t *by
   for (unsigned i = 0; i < size->frac_digits; i++) scale *= 10;
   mri_u128 value;
   if (size->percent) {
-    /* total * mantissa fits: both are below 2^64. */
+    /* total * mantissa fits: both are below 2^64; at most 100% of total. */
     value = (mri_u128)total * size->mantissa / (scale * 100);
   } else {
     mri_u128 numerator = (mri_u128)size->mantissa * size->multiplier;

@@ -10,10 +10,13 @@
  * a load.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "adaptors/adaptors_internal.h"
 #include "config/config_internal.h"
@@ -28,6 +31,21 @@ static const mr_spec_origin source_origin[SOURCE_COUNT] = {MR_SPEC_OVERRIDE, MR_
                                                            MR_SPEC_ENV};
 
 enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
+
+/* A tag's name and index, kept sorted by name so a name is found by binary
+ * search: a library may declare many tags, and checking or looking up each
+ * name against all the others would be quadratic. */
+typedef struct tag_key {
+  const char *name;
+  size_t index;
+} tag_key;
+
+/* An override source's entry and the tag it sets, kept sorted by tag (then
+ * by position), so each (tag, device) looks only at its own entries. */
+typedef struct entry_key {
+  size_t tag;
+  size_t entry;
+} entry_key;
 
 /* Everything known about one (tag, device). */
 typedef struct slot {
@@ -47,6 +65,8 @@ struct mr_context {
 
   char *library;
   char **tag_names;
+  tag_key *tags_by_name;              /* every tag, sorted by name (find_tag) */
+  entry_key *by_tag[SOURCE_COUNT];    /* per source: its entries by tag */
   slot *slots;
   mri_config **defaults;              /* per tag: its default spec, parsed */
   mri_config *sources[SOURCE_COUNT];  /* NULL where the source is absent */
@@ -91,15 +111,53 @@ mr_resource *mr_context_get_mr(const mr_context *ctx, int tag) {
 
 /* ---- creation: reading the sources ---------------------------------------------- */
 
+static int compare_tag_keys(const void *a, const void *b) {
+  const tag_key *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  if (c != 0) return c;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
 static int find_tag(const mr_context *ctx, const char *name) {
-  for (size_t t = 0; t < ctx->tag_count; t++)
-    if (strcmp(ctx->tag_names[t], name) == 0) return (int)t;
+  size_t lo = 0, hi = ctx->tag_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(ctx->tags_by_name[mid].name, name);
+    if (c == 0) return (int)ctx->tags_by_name[mid].index;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
   return -1;
 }
 
 static bool tag_known(void *user, const char *name) { return find_tag(user, name) >= 0; }
 
-static mr_status validate_desc(const mr_context_desc *desc) {
+/* The first tag (lowest index) whose name an earlier tag already has, among
+ * `keys` sorted by name then index. OUT: *second, that tag, and *first, the
+ * earliest tag of that name. false if the names are all different. */
+static bool find_duplicate(const tag_key *keys, size_t count, size_t *first, size_t *second) {
+  bool found = false;
+  for (size_t i = 1; i < count; i++) {
+    /* keys[i] repeats the name of keys[i - 1]; only a group's second tag
+     * can be the earliest repeat, and the group starts at its first. */
+    if (strcmp(keys[i].name, keys[i - 1].name) != 0) continue;
+    if (i >= 2 && strcmp(keys[i - 1].name, keys[i - 2].name) == 0) continue;
+    if (!found || keys[i].index < *second) {
+      *first = keys[i - 1].index;
+      *second = keys[i].index;
+      found = true;
+    }
+  }
+  return found;
+}
+
+/* Check the description. OUT: *sorted, every tag by name (the caller owns
+ * it). Reports what the tags' order would find first: a tag's own name and
+ * spec, then whether an earlier tag has the same name. */
+static mr_status validate_desc(const mr_context_desc *desc, tag_key **sorted) {
+  *sorted = NULL;
   if (desc->library == NULL || desc->library[0] == '\0')
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc.library is missing");
   const char *lib = desc->library;
@@ -109,61 +167,108 @@ static mr_status validate_desc(const mr_context_desc *desc) {
   if (desc->tag_count > INT_MAX)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: mr_context_create: %zu tags are too many", lib,
                      desc->tag_count);
-  for (size_t t = 0; t < desc->tag_count; t++) {
+  /* The first tag that is wrong in itself; duplicates before it win. */
+  size_t valid = desc->tag_count;
+  for (size_t t = 0; t < desc->tag_count && valid == desc->tag_count; t++) {
     const char *name = desc->tags[t].name;
+    if (name == NULL || !mri_is_identifier(name, strlen(name)) ||
+        desc->tags[t].default_spec == NULL)
+      valid = t;
+  }
+  tag_key *keys = mri_calloc(desc->tag_count, sizeof *keys);
+  if (keys == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t t = 0; t < valid; t++) keys[t] = (tag_key){desc->tags[t].name, t};
+  qsort(keys, valid, sizeof *keys, compare_tag_keys);
+  size_t first = 0, second = 0;
+  if (find_duplicate(keys, valid, &first, &second)) {
+    free(keys);
+    char brief[MRI_BRIEF_CAP];
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tags %zu and %zu are both named '%s'", lib,
+                     first, second, mri_brief(desc->tags[second].name, brief));
+  }
+  if (valid < desc->tag_count) {
+    free(keys);
+    const char *name = desc->tags[valid].name;
+    char brief[MRI_BRIEF_CAP];
     if (name == NULL || !mri_is_identifier(name, strlen(name)))
       return mri_error(MR_ERR_INVALID_ARGUMENT,
                        "%s: tag %zu's name '%s' is not valid (letters, digits and '_', not "
                        "starting with a digit)",
-                       lib, t, name != NULL ? name : "(null)");
-    if (desc->tags[t].default_spec == NULL)
-      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag '%s' has no default spec", lib, name);
-    for (size_t u = 0; u < t; u++)
-      if (strcmp(desc->tags[u].name, name) == 0)
-        return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tags %zu and %zu are both named '%s'", lib,
-                         u, t, name);
+                       lib, valid, name != NULL ? mri_brief(name, brief) : "(null)");
+    name = mri_brief(name, brief);
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag '%s' has no default spec", lib, name);
   }
+  *sorted = keys;
   return MR_OK;
 }
 
+/* What a file that is not regular is, for the message. */
+static const char *file_type_words(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
 /* The whole of a named config file. A missing or unreadable file is an
- * error: the application asked for it. */
+ * error: the application asked for it. Only regular files are read: the
+ * file is opened without blocking (a FIFO with no writer would otherwise
+ * hold context creation forever) and checked with fstat before any read. */
 static mr_status read_file(const char *path, char **text, size_t *length) {
   *text = NULL;
   *length = 0;
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
     return mri_error(MR_ERR_CONFIG, "config file '%s' cannot be opened: %s", path,
                      strerror(errno));
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    mr_status st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be examined: %s", path,
+                             strerror(errno));
+    close(fd);
+    return st;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    close(fd);
+    return mri_error(MR_ERR_CONFIG, "config file '%s' is not a regular file (it is %s)", path,
+                     file_type_words(info.st_mode));
+  }
+  /* Room for one byte past the limit: a file of exactly the limit is read
+   * whole, and only a longer one is refused. */
   size_t capacity = 4096, n = 0;
   char *buf = malloc(capacity);
   mr_status st = MR_OK;
   if (buf == NULL) st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
   while (st == MR_OK) {
+    if (n > MRI_CONFIG_FILE_MAX) {
+      st = mri_error(MR_ERR_CONFIG, "config file '%s' is larger than 1 MiB (%zu bytes)", path,
+                     (size_t)MRI_CONFIG_FILE_MAX);
+      break;
+    }
     if (n == capacity) {
-      if (capacity >= MRI_CONFIG_FILE_MAX) {
-        st = mri_error(MR_ERR_CONFIG, "config file '%s' is larger than %zu bytes", path,
-                       (size_t)MRI_CONFIG_FILE_MAX);
-        break;
-      }
-      char *grown = realloc(buf, 2 * capacity);
+      size_t grown_capacity = 2 * capacity;
+      if (grown_capacity > MRI_CONFIG_FILE_MAX + 1) grown_capacity = MRI_CONFIG_FILE_MAX + 1;
+      char *grown = realloc(buf, grown_capacity);
       if (grown == NULL) {
         st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
         break;
       }
       buf = grown;
-      capacity *= 2;
+      capacity = grown_capacity;
     }
-    size_t got = fread(buf + n, 1, capacity - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f))
-        st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path,
-                       strerror(errno));
+    ssize_t got = read(fd, buf + n, capacity - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path,
+                     strerror(errno));
       break;
     }
+    if (got == 0) break;
+    n += (size_t)got;
   }
-  fclose(f);
+  close(fd);
   if (st != MR_OK) {
     free(buf);
     return st;
@@ -173,21 +278,38 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
   return MR_OK;
 }
 
-/* Check an override source's entries: known tags, known names; note the
- * entries for devices the context does not have. */
+static int compare_entry_keys(const void *a, const void *b) {
+  const entry_key *x = a, *y = b;
+  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+  return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* Check an override source's entries: known tags, known names; index them
+ * by tag; note the entries for devices the context does not have. */
 static mr_status check_source(mr_context *ctx, int which) {
   const mri_config *config = ctx->sources[which];
+  if (config->entry_count > 0) {
+    entry_key *keys = mri_calloc(config->entry_count, sizeof *keys);
+    if (keys == NULL) return MR_ERR_OUT_OF_MEMORY;
+    ctx->by_tag[which] = keys;
+  }
   size_t ignored = 0;
   for (size_t i = 0; i < config->entry_count; i++) {
     const mri_config_entry *e = &config->entries[i];
-    if (find_tag(ctx, e->tag) < 0)
+    int tag = find_tag(ctx, e->tag);
+    char brief[MRI_BRIEF_CAP];
+    if (tag < 0)
       return mri_config_error(&config->source, e->tag_pos, MR_ERR_CONFIG,
-                              "%s has no tag '%s' (tags: %s)", ctx->library, e->tag,
-                              ctx->tag_list);
+                              "%s has no tag '%s' (tags: %s)", ctx->library,
+                              mri_brief(e->tag, brief), ctx->tag_list);
+    ctx->by_tag[which][i] = (entry_key){(size_t)tag, i};
     mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, ctx, ctx->tag_list);
     if (st != MR_OK) return st;
     if (e->device >= ctx->device_count) ignored++;
   }
+  if (config->entry_count > 0)
+    qsort(ctx->by_tag[which], config->entry_count, sizeof *ctx->by_tag[which],
+          compare_entry_keys);
   if (ignored == 0) return MR_OK;
   mr_ignored_entry *grown =
       realloc(ctx->ignored, (ctx->ignored_count + ignored) * sizeof *ctx->ignored);
@@ -273,10 +395,19 @@ static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
   for (int which = SOURCE_COUNT - 1; which >= 0; which--) {
     const mri_config *config = ctx->sources[which];
     if (config == NULL) continue;
+    /* The tag's entries, in the order they were written. */
+    const entry_key *keys = ctx->by_tag[which];
+    size_t lo = 0, hi = config->entry_count;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (keys[mid].tag < tag)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
     const mri_config_entry *all = NULL, *exact = NULL;
-    for (size_t i = 0; i < config->entry_count; i++) {
-      const mri_config_entry *e = &config->entries[i];
-      if (strcmp(e->tag, ctx->tag_names[tag]) != 0) continue;
+    for (size_t k = lo; k < config->entry_count && keys[k].tag == tag; k++) {
+      const mri_config_entry *e = &config->entries[keys[k].entry];
       if (e->device == device) exact = e;
       if (e->device < 0) all = e;
     }
@@ -313,18 +444,19 @@ typedef struct builder {
 } builder;
 
 static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_source *ref_source,
-                              mri_pos ref_pos);
+                              mri_pos ref_pos, int depth);
 
 static mr_status lookup_tag(void *user, const char *name, const mri_text_source *source,
-                            mri_pos pos, int device, mr_resource **out, mr_status *unavailable,
-                            const char **reason) {
+                            mri_pos pos, int depth, int device, mr_resource **out,
+                            mr_status *unavailable, const char **reason) {
   builder *b = user;
   *out = NULL;
   int tag = find_tag(b->ctx, name);
+  char brief[MRI_BRIEF_CAP];
   if (tag < 0)
-    return mri_config_error(source, pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)", name,
-                            b->ctx->tag_list);
-  mr_status st = resolve_slot(b, tag, device, source, pos);
+    return mri_config_error(source, pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)",
+                            mri_brief(name, brief), b->ctx->tag_list);
+  mr_status st = resolve_slot(b, tag, device, source, pos, depth);
   if (st != MR_OK) return st;
   const slot *s = &b->ctx->slots[(size_t)tag * (size_t)b->ctx->device_count + (size_t)device];
   *out = mr_resource_retain(s->inner);
@@ -333,17 +465,25 @@ static mr_status lookup_tag(void *user, const char *name, const mri_text_source 
   return MR_OK;
 }
 
-static mr_status cycle_error(builder *b, int tag, const mri_text_source *source, mri_pos pos) {
-  char path[1024];
+/* "a -> b -> tag": the chain of tags being resolved from `tag`'s first
+ * appearance (or from the start), then `tag`. */
+static void chain_path(const builder *b, int tag, char *path, size_t cap) {
   size_t n = 0;
   size_t from = 0;
   while (from < b->chain_length && b->chain[from] != tag) from++;
-  for (size_t i = from; i < b->chain_length && n < sizeof path; i++) {
-    int w = snprintf(path + n, sizeof path - n, "%s -> ", b->ctx->tag_names[b->chain[i]]);
+  if (from == b->chain_length) from = 0;
+  path[0] = '\0';
+  for (size_t i = from; i < b->chain_length && n < cap; i++) {
+    int w = snprintf(path + n, cap - n, "%s -> ", b->ctx->tag_names[b->chain[i]]);
     if (w < 0) break;
     n += (size_t)w;
   }
-  if (n < sizeof path) snprintf(path + n, sizeof path - n, "%s", b->ctx->tag_names[tag]);
+  if (n < cap) snprintf(path + n, cap - n, "%s", b->ctx->tag_names[tag]);
+}
+
+static mr_status cycle_error(builder *b, int tag, const mri_text_source *source, mri_pos pos) {
+  char path[1024];
+  chain_path(b, tag, path, sizeof path);
   return mri_config_error(source, pos, MR_ERR_CONFIG, "tags refer to each other in a cycle: %s",
                           path);
 }
@@ -380,17 +520,29 @@ static mr_status add_default_retry(mr_resource **inner) {
   return MR_OK;
 }
 
+/* `depth`: where the tag's spec sits, 0 or the depth of the @tag that asks
+ * for it (the spec language's nesting limit counts through references). */
 static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_source *ref_source,
-                              mri_pos ref_pos) {
+                              mri_pos ref_pos, int depth) {
   mr_context *ctx = b->ctx;
   slot *s = &ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device];
   if (s->state == SLOT_DONE) return MR_OK;
   if (s->state == SLOT_RESOLVING) return cycle_error(b, tag, ref_source, ref_pos);
+  /* Each reference resolves the other tag within this call's stack: a
+   * chain is bounded like nesting, not left to exhaust the stack. */
+  if (b->chain_length >= MRI_SPEC_MAX_DEPTH) {
+    char path[1024];
+    chain_path(b, tag, path, sizeof path);
+    return mri_config_error(ref_source, ref_pos, MR_ERR_CONFIG,
+                            "tags refer on to each other more than %d deep: %s",
+                            MRI_SPEC_MAX_DEPTH, path);
+  }
   s->state = SLOT_RESOLVING;
   b->chain[b->chain_length++] = tag;
 
   mri_resolve_options options = {
       .device = device,
+      .depth = depth,
       .lookup_tag = lookup_tag,
       .lookup_user = b,
       .skip_factory = b->skip_factory,
@@ -401,6 +553,14 @@ static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_so
   if (resolved.unavailable == MR_OK) {
     s->inner = resolved.resource;
     if (s->entry->spec->kind != MRI_NODE_REF) st = add_default_retry(&s->inner);
+    /* The retry is one more level its description must be read back with. */
+    if (st == MR_OK &&
+        depth + mri_spec_text_depth(mr_resource_describe(s->inner)) >= MRI_SPEC_MAX_DEPTH)
+      st = mri_config_error(&s->config->source, s->entry->spec->pos, MR_ERR_CONFIG,
+                            "with the retry a context puts on device chains, the resource "
+                            "would be described nested deeper than %d levels, more than spec "
+                            "text may (give the chain a retry of its own, or nest it less)",
+                            MRI_SPEC_MAX_DEPTH);
   } else if (s->entry->spec->kind == MRI_NODE_REF) {
     /* tag=@other: the same instance, stand-in or not. */
     s->inner = resolved.resource;
@@ -430,7 +590,7 @@ static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *n
   for (int device = 0; device < ctx->device_count && st == MR_OK; device++) {
     for (size_t tag = 0; tag < ctx->tag_count && st == MR_OK; tag++) {
       b.chain_length = 0;
-      st = resolve_slot(&b, (int)tag, device, NULL, (mri_pos){0});
+      st = resolve_slot(&b, (int)tag, device, NULL, (mri_pos){0}, 0);
     }
   }
   free(b.chain);
@@ -477,6 +637,9 @@ static mr_status allocate_context(mr_context *ctx, const mr_context_desc *desc) 
     ctx->tag_names[t] = mri_strdup(desc->tags[t].name);
     if (ctx->tag_names[t] == NULL) return MR_ERR_OUT_OF_MEMORY;
   }
+  /* The sorted index now names the context's own copies. */
+  for (size_t i = 0; i < ctx->tag_count; i++)
+    ctx->tags_by_name[i].name = ctx->tag_names[ctx->tags_by_name[i].index];
   mr_status st = make_tag_list(ctx);
   if (st != MR_OK) return st;
 
@@ -497,10 +660,15 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: ctx is NULL");
   *out = NULL;
   if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc is NULL");
-  mr_status st = validate_desc(desc);
+  tag_key *sorted;
+  mr_status st = validate_desc(desc, &sorted);
   if (st != MR_OK) return st;
   mr_context *ctx = mri_calloc(1, sizeof *ctx);
-  if (ctx == NULL) return MR_ERR_OUT_OF_MEMORY;
+  if (ctx == NULL) {
+    free(sorted);
+    return MR_ERR_OUT_OF_MEMORY;
+  }
+  ctx->tags_by_name = sorted;
   st = allocate_context(ctx, desc);
   if (st == MR_OK) st = parse_defaults(ctx, desc);
   if (st == MR_OK) st = read_sources(ctx, desc);
@@ -537,7 +705,9 @@ void mr_context_destroy(mr_context *ctx) {
   for (int i = 0; i < SOURCE_COUNT; i++) {
     mri_config_free(ctx->sources[i]);
     free(ctx->where[i]);
+    free(ctx->by_tag[i]);
   }
+  free(ctx->tags_by_name);
   free(ctx->ignored);
   free(ctx->tag_list);
   free(ctx->defaults);

@@ -31,8 +31,24 @@ mr_status mri_verror(mr_status status, const char *format, va_list args)
 mr_status mri_error_prefix(mr_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The thread's message buffer size (messages are truncated to fit). */
+/* The thread's message buffer size. A longer message keeps its beginning
+ * and its end, with " ... " between: the end usually says why. */
 #define MRI_ERROR_CAPACITY 2048
+
+/* Copy the `n` bytes at `text` into `buf` (`cap` bytes, NUL included); if
+ * they do not fit, keep the beginning (a third) and the end, with " ... "
+ * between, cut at UTF-8 character boundaries. */
+void mri_fit_text(char *buf, size_t cap, const char *text, size_t n);
+/* vsnprintf into `buf`, shortened by mri_fit_text if need be. */
+void mri_vformat_fit(char *buf, size_t cap, const char *format, va_list args)
+    __attribute__((format(printf, 3, 0)));
+
+/* Text a message quotes from its input, at most MRI_BRIEF_MAX bytes of it:
+ * `text` itself, or its beginning (whole UTF-8 characters) and "...". A
+ * very long value then cannot push the reason out of the message. */
+#define MRI_BRIEF_MAX 64
+#define MRI_BRIEF_CAP (MRI_BRIEF_MAX + 4)
+const char *mri_brief(const char *text, char buf[MRI_BRIEF_CAP]);
 
 /* ---- small utilities ---------------------------------------------------- */
 
@@ -69,6 +85,24 @@ char *mri_asprintf(const char *format, ...) __attribute__((format(printf, 1, 2))
 /* Format a byte count as spec text: the largest binary unit that divides it
  * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
 void mri_format_size(uint64_t bytes, char *buf, size_t cap);
+
+/* ---- spec text ------------------------------------------------------------ */
+
+/* Characters of a bare word in the spec language (names, numbers, sizes,
+ * paths): letters, digits and . / _ + - : ~ %. The parser and the quoting
+ * below share this one definition. */
+static inline bool mri_is_word_char(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '/' || c == '+' || c == '-' || c == ':' || c == '~' ||
+         c == '%';
+}
+
+/* `text` written as a spec value that parses back to exactly `text`: as it
+ * is when it is a bare word, otherwise in double quotes with '"' and '\'
+ * escaped. OUT: *out (malloc'd). MR_ERR_INVALID_ARGUMENT, with a message
+ * naming `what`, if `text` holds a control character other than a tab:
+ * spec text cannot carry one. */
+mr_status mri_spec_quote(const char *what, const char *text, char **out);
 
 /* ---- resources ---------------------------------------------------------- */
 

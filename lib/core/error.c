@@ -39,11 +39,77 @@ const char *mr_last_error(void) { return tls_message; }
 
 void mr_clear_error(void) { tls_message[0] = '\0'; }
 
+static bool is_utf8_continuation(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+void mri_fit_text(char *buf, size_t cap, const char *text, size_t n) {
+  if (cap == 0) return;
+  if (n < cap) {
+    memmove(buf, text, n);
+    buf[n] = '\0';
+    return;
+  }
+  static const char gap[] = " ... ";
+  size_t room = cap - 1;
+  if (room < sizeof gap - 1 + 2) {
+    memmove(buf, text, room);
+    buf[room] = '\0';
+    return;
+  }
+  room -= sizeof gap - 1;
+  size_t head = room / 3, tail = room - head;
+  while (head > 0 && is_utf8_continuation(text[head])) head--;
+  size_t from = n - tail;
+  while (from < n && is_utf8_continuation(text[from])) from++;
+  tail = n - from;
+  /* `text` may overlap `buf`: the tail moves first, to where it ends up. */
+  memmove(buf + head + sizeof gap - 1, text + from, tail);
+  memmove(buf, text, head);
+  memcpy(buf + head, gap, sizeof gap - 1);
+  buf[head + sizeof gap - 1 + tail] = '\0';
+}
+
+void mri_vformat_fit(char *buf, size_t cap, const char *format, va_list args) {
+  /* Most messages fit the scratch; a longer one is formatted again in full
+   * where host memory allows (if not, its far end is lost). */
+  char scratch[4 * MRI_ERROR_CAPACITY];
+  va_list again;
+  va_copy(again, args);
+  int n = vsnprintf(scratch, sizeof scratch, format, args);
+  if (n < 0) {
+    va_end(again);
+    if (cap > 0) buf[0] = '\0';
+    return;
+  }
+  if ((size_t)n < sizeof scratch) {
+    va_end(again);
+    mri_fit_text(buf, cap, scratch, (size_t)n);
+    return;
+  }
+  char *whole = malloc((size_t)n + 1);
+  if (whole != NULL) vsnprintf(whole, (size_t)n + 1, format, again);
+  va_end(again);
+  if (whole != NULL)
+    mri_fit_text(buf, cap, whole, (size_t)n);
+  else
+    mri_fit_text(buf, cap, scratch, sizeof scratch - 1);
+  free(whole);
+}
+
+const char *mri_brief(const char *text, char buf[MRI_BRIEF_CAP]) {
+  size_t n = strnlen(text, MRI_BRIEF_MAX + 1);
+  if (n <= MRI_BRIEF_MAX) return text;
+  n = MRI_BRIEF_MAX;
+  while (n > 0 && is_utf8_continuation(text[n])) n--;
+  memcpy(buf, text, n);
+  memcpy(buf + n, "...", 4);
+  return buf;
+}
+
 mr_status mri_verror(mr_status status, const char *format, va_list args) {
   /* Format into a scratch buffer first: `args` may refer to the current
    * message (a caller re-reporting mr_last_error()). */
   char scratch[MRI_ERROR_CAPACITY];
-  vsnprintf(scratch, sizeof scratch, format, args);
+  mri_vformat_fit(scratch, sizeof scratch, format, args);
   memcpy(tls_message, scratch, sizeof scratch);
   return status;
 }
@@ -69,21 +135,21 @@ mr_status mri_error_prefix(mr_status status, const char *format, ...) {
   char prefix[MRI_ERROR_CAPACITY];
   va_list args;
   va_start(args, format);
-  vsnprintf(prefix, sizeof prefix, format, args);
+  mri_vformat_fit(prefix, sizeof prefix, format, args);
   va_end(args);
-  /* prefix + ": " + old message, truncated to the buffer. */
-  char scratch[MRI_ERROR_CAPACITY];
+  /* prefix + ": " + old message, shortened in the middle to fit: the old
+   * message's end says why. */
+  char scratch[2 * MRI_ERROR_CAPACITY + 2];
   size_t n = strlen(prefix);
   memcpy(scratch, prefix, n + 1);
-  if (tls_message[0] != '\0' && n + 2 < sizeof scratch) {
-    memcpy(scratch + n, ": ", 3);
+  if (tls_message[0] != '\0') {
+    memcpy(scratch + n, ": ", 2);
     n += 2;
     size_t rest = strlen(tls_message);
-    if (rest > sizeof scratch - 1 - n) rest = sizeof scratch - 1 - n;
-    memcpy(scratch + n, tls_message, rest);
-    scratch[n + rest] = '\0';
+    memcpy(scratch + n, tls_message, rest + 1);
+    n += rest;
   }
-  memcpy(tls_message, scratch, sizeof scratch);
+  mri_fit_text(tls_message, MRI_ERROR_CAPACITY, scratch, n);
   return status;
 }
 
@@ -125,6 +191,43 @@ char *mri_asprintf(const char *format, ...) {
   vsnprintf(s, (size_t)n + 1, format, args);
   va_end(args);
   return s;
+}
+
+mr_status mri_spec_quote(const char *what, const char *text, char **out) {
+  *out = NULL;
+  size_t n = 0, escapes = 0;
+  bool bare = text[0] != '\0';
+  for (const char *c = text; *c != '\0'; c++, n++) {
+    unsigned char u = (unsigned char)*c;
+    if (u < 0x20 && u != '\t') {
+      char brief[MRI_BRIEF_CAP], shown[MRI_BRIEF_CAP];
+      snprintf(shown, sizeof shown, "%s", mri_brief(text, brief));
+      for (char *s = shown; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 && *s != '\t') *s = '?';
+      return mri_error(MR_ERR_INVALID_ARGUMENT,
+                       "%s: '%s' has a control character (0x%02x), which spec text cannot carry",
+                       what, shown, u);
+    }
+    if (!mri_is_word_char(u)) bare = false;
+    if (u == '"' || u == '\\') escapes++;
+  }
+  if (bare) {
+    *out = mri_strdup(text);
+    return *out != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+  }
+  char *quoted = malloc(n + escapes + 3);
+  if (quoted == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory quoting %zu bytes of text", n);
+  size_t k = 0;
+  quoted[k++] = '"';
+  for (const char *c = text; *c != '\0'; c++) {
+    if (*c == '"' || *c == '\\') quoted[k++] = '\\';
+    quoted[k++] = *c;
+  }
+  quoted[k++] = '"';
+  quoted[k] = '\0';
+  *out = quoted;
+  return MR_OK;
 }
 
 void mri_format_size(uint64_t bytes, char *buf, size_t cap) {

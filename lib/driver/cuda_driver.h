@@ -133,6 +133,14 @@ static inline const mri_cuda_api *mri_cuda(void) { return NULL; }
 /* Check `device` is a valid ordinal (loads the driver). */
 mr_status mri_check_device(int device);
 
+/* sync_device, sync_pinned or sync_managed (kind DEVICE, PINNED, MANAGED)
+ * on `device`. `reason`, if not NULL, says why it stands in for a pool and
+ * is kept in the description as spec text: sync_device(reason="device 3
+ * has no device memory-pool support"), which the spec language reads back
+ * to the same resource and description. */
+mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *reason,
+                                   mr_resource **out);
+
 /* The calling thread's current device, 0 if none or no driver; never loads
  * the driver (no driver loaded means no device can be current). */
 int mri_current_device(void);

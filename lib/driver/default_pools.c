@@ -7,7 +7,8 @@
  *                   every device;
  *   managed         the managed default pool (no preferred location).
  * Where the device or driver lacks the pool, the synchronous resource of the
- * same memory kind stands in, and its description says why.
+ * same memory kind stands in, and its description says why:
+ * sync_device(reason="...").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ static mr_status create_default_pool(const char *what, mr_pool_kind kind, int de
   if (!supported) {
     snprintf(reason, sizeof reason, "device %d has no %s memory-pool support", device,
              mr_pool_kind_name(kind));
-    return mri_sync_fallback_create(kind, device, reason, out);
+    return mri_sync_resource_create(kind, device, reason, out);
   }
 
   mri_pool_state *s = mri_calloc(1, sizeof *s);
@@ -47,7 +48,7 @@ static mr_status create_default_pool(const char *what, mr_pool_kind kind, int de
       free(s);
       snprintf(reason, sizeof reason, "the driver has no default %s pool (%s)",
                mr_pool_kind_name(kind), mri_cuda_error_name(r));
-      return mri_sync_fallback_create(kind, device, reason, out);
+      return mri_sync_resource_create(kind, device, reason, out);
     }
     if (r != CUDA_SUCCESS) {
       free(s);

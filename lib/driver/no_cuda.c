@@ -76,6 +76,14 @@ MRI_NO_DRIVER_CONSTRUCTOR_(mr_sync_pinned_resource_create, "sync_pinned")
 MRI_NO_DRIVER_CONSTRUCTOR_(mr_sync_managed_resource_create, "sync_managed")
 #undef MRI_NO_DRIVER_CONSTRUCTOR_
 
+mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *reason,
+                                   mr_resource **out) {
+  if (out != NULL) *out = NULL;
+  return no_driver(kind == MR_POOL_DEVICE   ? "sync_device"
+                   : kind == MR_POOL_PINNED ? "sync_pinned"
+                                            : "sync_managed");
+}
+
 mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resource **out) {
   if (out != NULL) *out = NULL;
   return no_driver("pool");

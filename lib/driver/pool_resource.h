@@ -48,8 +48,4 @@ mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner)
 mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
                         mr_pool_info *info);
 
-/* The synchronous fallback for a kind, described as such. */
-mr_status mri_sync_fallback_create(mr_pool_kind kind, int device,
-                                   const char *reason, mr_resource **out);
-
 #endif

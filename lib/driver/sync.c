@@ -109,10 +109,32 @@ static const mr_resource_ops sync_ops = {
 };
 
 static mr_status create_sync(mr_pool_kind kind, int device, const char *description,
-                             mr_resource **out) {
+                             mr_resource **out);
+
+mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *reason,
+                                   mr_resource **out) {
   if (out == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: out is NULL", sync_name(kind));
   *out = NULL;
+  /* A description is spec text and never holds a comment: the reason is a
+   * quoted parameter, which sync_*(reason=...) reads back. */
+  char *description = NULL;
+  if (reason != NULL) {
+    char *quoted;
+    mr_status st = mri_spec_quote(sync_name(kind), reason, &quoted);
+    if (st != MR_OK) return st;
+    description = mri_asprintf("%s(reason=%s)", sync_name(kind), quoted);
+    free(quoted);
+    if (description == NULL) return MR_ERR_OUT_OF_MEMORY;
+  }
+  mr_status st = create_sync(kind, device, description != NULL ? description : sync_name(kind),
+                             out);
+  free(description);
+  return st;
+}
+
+static mr_status create_sync(mr_pool_kind kind, int device, const char *description,
+                             mr_resource **out) {
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return mri_error_prefix(st, "%s", sync_name(kind));
   if (kind == MR_POOL_MANAGED) {
@@ -139,22 +161,14 @@ static mr_status create_sync(mr_pool_kind kind, int device, const char *descript
   return st;
 }
 
-mr_status mri_sync_fallback_create(mr_pool_kind kind, int device, const char *reason,
-                                   mr_resource **out) {
-  /* The description stays valid spec text: the reason is a comment. */
-  char description[256];
-  snprintf(description, sizeof description, "%s # %s", sync_name(kind), reason);
-  return create_sync(kind, device, description, out);
-}
-
 mr_status mr_sync_device_resource_create(int device, mr_resource **out) {
-  return create_sync(MR_POOL_DEVICE, device, "sync_device", out);
+  return mri_sync_resource_create(MR_POOL_DEVICE, device, NULL, out);
 }
 
 mr_status mr_sync_pinned_resource_create(int device, mr_resource **out) {
-  return create_sync(MR_POOL_PINNED, device, "sync_pinned", out);
+  return mri_sync_resource_create(MR_POOL_PINNED, device, NULL, out);
 }
 
 mr_status mr_sync_managed_resource_create(int device, mr_resource **out) {
-  return create_sync(MR_POOL_MANAGED, device, "sync_managed", out);
+  return mri_sync_resource_create(MR_POOL_MANAGED, device, NULL, out);
 }

@@ -24,6 +24,17 @@ static void test_invalid_alignment(void **state) {
   assert_error_contains("alignment 3000 is not a power of two");
   assert_status(mr_align_resource_create(NULL, 4096, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("upstream is NULL");
+  /* At most 2 GiB: every request over-allocates by up to the alignment. */
+  assert_status(mr_align_resource_create(u.mr, (size_t)1 << 63, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_error_contains("align(faulty): alignment 9223372036854775808 (8388608TiB) is more than "
+                        "2GiB, the largest align serves");
+  assert_status(mr_align_resource_create(u.mr, (size_t)1 << 32, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("alignment 4294967296 (4GiB) is more than 2GiB");
+  assert_int_equal(MR_ALIGN_MAX_ALIGNMENT, (size_t)1 << 31);
+  assert_ok(mr_align_resource_create(u.mr, MR_ALIGN_MAX_ALIGNMENT, &mr));
+  assert_describes(mr, "align(faulty, alignment=2GiB)");
+  mr_resource_release(mr);
   mr_resource_release(u.mr);
 }
 

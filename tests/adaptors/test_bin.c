@@ -63,6 +63,39 @@ static void test_invalid_arguments_and_failure(void **state) {
   mr_resource_release(u.mr);
 }
 
+/* At most 48 size classes (min 256B to max 32PiB); more would not fit the
+ * class table. Built over an upstream of addresses only, so every class
+ * could be created. */
+static void test_too_many_classes(void **state) {
+  mr_resource *up = NULL;
+  assert_ok(vspace_resource_create(&up));
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(mr_bin_resource_create(up, 256, (size_t)1 << 62, 1, &mr),
+                MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_error_contains("bin(vspace): min 256B to max 4194304TiB makes 55 size classes; at most 48 "
+                        "(e.g. max=32768TiB with min=256B)");
+  assert_status(mr_bin_resource_create(up, 256, (size_t)1 << 56, 1, &mr),
+                MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("makes 49 size classes; at most 48");
+  /* 48 classes exactly; every size up to max finds its class. */
+  assert_ok(mr_bin_resource_create(up, 256, (size_t)1 << 55, 1, &mr));
+  assert_describes(mr, "bin(vspace, min=256B, max=32768TiB, count=1)");
+  void *p = NULL;
+  size_t sizes[] = {1, 256, 257, (size_t)1 << 40, ((size_t)1 << 55) - 1, (size_t)1 << 55,
+                    ((size_t)1 << 55) + 1};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    assert_ok(mr_allocate(mr, sizes[i], 0, NULL, &p));
+    assert_ok(mr_deallocate(mr, p, sizes[i], 0, NULL));
+    p = NULL;
+  }
+  mr_resource_release(mr);
+  /* A larger min leaves room for a larger max. */
+  assert_ok(mr_bin_resource_create(up, (size_t)1 << 16, (size_t)1 << 62, 1, &mr));
+  mr_resource_release(mr);
+  mr_resource_release(up);
+}
+
 static void test_over_aligned_and_threads(void **state) {
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = NULL;
@@ -83,6 +116,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_classes),
       cmocka_unit_test(test_invalid_arguments_and_failure),
+      cmocka_unit_test(test_too_many_classes),
       cmocka_unit_test(test_over_aligned_and_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +59,54 @@ static void test_unopenable_file(void **state) {
   assert_status(mr_log_resource_create(u.mr, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_status(mr_log_resource_create(NULL, "/tmp/x.csv", &mr), MR_ERR_INVALID_ARGUMENT);
   mr_resource_release(u.mr);
+}
+
+/* A path that is not a bare word is quoted in the description, which
+ * parses back to the same description, from C and from a spec. */
+static void test_descriptions_quote_the_path(void **state) {
+  char dir[] = "/tmp/mrctx-log-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  static const struct {
+    const char *name, *file; /* file: as the description writes it, after the folder */
+  } cases[] = {
+      {"plain-1.csv", "/plain-1.csv"},
+      {"my log.csv", "/my log.csv\""},
+      {"a,b(c)=d#e;f@g.csv", "/a,b(c)=d#e;f@g.csv\""},
+      {"q\"uo\\te.csv", "/q\\\"uo\\\\te.csv\""},
+      {"\xc3\xa9t\xc3\xa9 \xe2\x82\xac.csv", "/\xc3\xa9t\xc3\xa9 \xe2\x82\xac.csv\""},
+      {"tab\there.csv", "/tab\there.csv\""},
+      {"\"", "/\\\"\""},
+  };
+  mr_resource *host;
+  assert_ok(mr_host_resource_create(&host));
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[256], expected[600];
+    snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
+    bool quoted = cases[i].file[strlen(cases[i].file) - 1] == '"';
+    snprintf(expected, sizeof expected, "stats(log(host, file=%s%s%s))", quoted ? "\"" : "", dir,
+             cases[i].file);
+    mr_resource *log = NULL, *mr = NULL, *again = NULL;
+    assert_ok(mr_log_resource_create(host, path, &log));
+    assert_ok(mr_stats_resource_create(log, &mr));
+    assert_describes(mr, expected);
+    assert_ok(mr_resource_from_spec(mr_resource_describe(mr), 0, &again));
+    assert_describes(again, expected);
+    mr_resource_release(again);
+    mr_resource_release(mr);
+    mr_resource_release(log);
+    assert_int_equal(unlink(path), 0);
+  }
+  /* A control character other than a tab cannot be written in spec text. */
+  char path[256];
+  snprintf(path, sizeof path, "%s/new\nline.csv", dir);
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(mr_log_resource_create(host, path, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_error_contains("new?line.csv' has a control character (0x0a), which spec text cannot "
+                        "carry");
+  assert_int_equal(access(path, F_OK), -1);
+  mr_resource_release(host);
+  assert_int_equal(rmdir(dir), 0);
 }
 
 static void test_events_parse_back(void **state) {
@@ -277,6 +326,7 @@ static void test_threads(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_edges),
+      cmocka_unit_test(test_descriptions_quote_the_path),
       cmocka_unit_test(test_unopenable_file),
       cmocka_unit_test(test_events_parse_back),
       cmocka_unit_test(test_destroy_writes_everything),

@@ -490,6 +490,9 @@ static void test_sizes(void **state) {
   assert_int_equal(size_of("33%", 10), 3);
   assert_int_equal(size_of("0%", 1000), 0);
   assert_int_equal(size_of("100%", UINT64_MAX), UINT64_MAX);
+  assert_int_equal(size_of("100.000%", 1000), 1000);
+  assert_int_equal(size_of("99.9999%", 1000000), 999999);
+  assert_int_equal(size_of("0.0%", 1000), 0);
   assert_int_equal(size_of("0.000001%", 141733920768ull), 1417);
   /* The largest sizes. */
   assert_int_equal(size_of("18446744073709551615", 0), UINT64_MAX);
@@ -520,7 +523,16 @@ static void test_size_errors(void **state) {
   size_fails("18446744073709551616", 0, "'18446744073709551616' is too large a number");
   size_fails("16777216T", 0, "the size is larger than 2^64 - 1 bytes");
   size_fails("18446744073709551615K", 0, "the size is larger than 2^64 - 1 bytes");
-  size_fails("200%", UINT64_MAX, "the size is larger than 2^64 - 1 bytes");
+  /* A share of the device's memory is at most all of it; checked before the
+   * device's memory is read, so a mistake is an error with or without one. */
+  size_fails("101%", 1000, "'101%' is more than 100% (a size in % is a share of the device's "
+                           "memory)");
+  size_fails("200%", UINT64_MAX, "'200%' is more than 100% (a size in % is a share of the "
+                                 "device's memory)");
+  size_fails("1000000%", 0, "'1000000%' is more than 100% (a size in % is a share of the "
+                            "device's memory)");
+  size_fails("100.000001%", 1000, "'100.000001%' is more than 100% (a size in % is a share of "
+                                  "the device's memory)");
   size_fails("1.000000000000000000001", 0, "'1.000000000000000000001' has more than 20 digits "
                                            "after the '.'");
 }

@@ -149,6 +149,36 @@ static const fixed_failure unsupported = {MR_ERR_UNSUPPORTED, "unsupported: no p
 static const fixed_failure no_driver = {MR_ERR_NO_DRIVER, "nodrv: there is no driver"};
 static const fixed_failure no_device = {MR_ERR_NO_DEVICE, "nodev: device 0 does not exist"};
 
+/* verbose: host memory described by 3000 characters of spec text. */
+static mr_status verbose_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                  void **ptr) {
+  return MR_ERR_OUT_OF_MEMORY;
+}
+static mr_status verbose_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                    mr_stream stream) {
+  return MR_OK;
+}
+static int verbose_describe(void *self, char *buf, size_t cap) {
+  return snprintf(buf, cap, "verbose(note=\"%03000d\")", 7);
+}
+static const mr_resource_ops verbose_ops = {
+    .size = sizeof(mr_resource_ops),
+    .name = "verbose",
+    .allocate = verbose_allocate,
+    .deallocate = verbose_deallocate,
+    .describe = verbose_describe,
+};
+static mr_status verbose_factory(void *user, const mr_spec_args *args, mr_resource **out) {
+  const char *note;
+  mr_status st = mr_spec_args_word(args, "note", "", &note);
+  if (st != MR_OK) return st;
+  return mr_resource_create(&verbose_ops, NULL, NULL, out);
+}
+
+static mr_status vspace_factory(void *user, const mr_spec_args *args, mr_resource **out) {
+  return vspace_resource_create(out);
+}
+
 static int register_all(void **state) {
   static bool done;
   if (done) return 0;
@@ -163,6 +193,8 @@ static int register_all(void **state) {
   assert_ok(mr_register_factory("nodev", fail_factory, (void *)&no_device));
   assert_ok(mr_register_factory("nothing", nothing_factory, NULL));
   assert_ok(mr_register_factory("take_then_fail", take_then_fail_factory, NULL));
+  assert_ok(mr_register_factory("vspace", vspace_factory, NULL));
+  assert_ok(mr_register_factory("verbose", verbose_factory, NULL));
   return 0;
 }
 
@@ -223,6 +255,14 @@ static void test_adaptor_specs(void **state) {
              "spec, column 13: align: alignment=3 is not a power of two\n"
              "  align(host, alignment=3)\n"
              "              ^");
+  spec_fails("align(host, alignment=9223372036854775808B)", MR_ERR_CONFIG,
+             "spec, column 13: align: alignment=9223372036854775808B is more than 2GiB, the "
+             "largest align serves\n"
+             "  align(host, alignment=9223372036854775808B)\n"
+             "              ^");
+  spec_fails("align(host, alignment=4GiB)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("align: alignment=4GiB is more than 2GiB, the largest align serves");
+  spec_describes("align(host, alignment=2GiB)", "align(host, alignment=2GiB)");
   spec_fails("arena(host, chnk=1)", MR_ERR_CONFIG,
              "spec, column 13: arena: unknown parameter 'chnk' (known: chunk)\n"
              "  arena(host, chnk=1)\n"
@@ -233,6 +273,28 @@ static void test_adaptor_specs(void **state) {
              "  ^");
   spec_fails("bin(host, min=100)", MR_ERR_CONFIG, NULL);
   assert_error_contains("spec, column 1: bin(host): min 100 and max 65536 must be powers of two");
+  /* At most 48 size classes (over addresses only, every class could be made). */
+  spec_fails("bin(vspace, min=256B, max=4611686018427387904B, count=1)", MR_ERR_CONFIG,
+             "spec, column 1: bin(vspace): min 256B to max 4194304TiB makes 55 size classes; at "
+             "most 48 (e.g. max=32768TiB with min=256B)\n"
+             "  bin(vspace, min=256B, max=4611686018427387904B, count=1)\n"
+             "  ^");
+  spec_describes("bin(vspace, min=256, max=32768TiB, count=1)",
+                 "bin(vspace, min=256B, max=32768TiB, count=1)");
+  /* Chunks and blocks are rounded up to 256 bytes and must stay below 2^63
+   * once rounded, or the description would name a size they refuse. */
+  spec_describes("arena(host, chunk=9223372036854775552)",
+                 "arena(host, chunk=9223372036854775552B)");
+  spec_fails("arena(host, chunk=9223372036854775807)", MR_ERR_CONFIG,
+             "spec, column 13: arena: chunk=9223372036854775807 is too large: at most "
+             "9223372036854775552 bytes (it is rounded up to a multiple of 256)\n"
+             "  arena(host, chunk=9223372036854775807)\n"
+             "              ^");
+  spec_describes("fixed(vspace, block=9223372036854775552, count=1)",
+                 "fixed(vspace, block=9223372036854775552B, count=1)");
+  spec_fails("fixed(vspace, block=9223372036854775553, count=1)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("fixed: block=9223372036854775553 is too large: at most "
+                        "9223372036854775552 bytes (it is rounded up to a multiple of 256)");
   spec_fails("bin(host, mn=256)", MR_ERR_CONFIG, NULL);
   assert_error_contains("bin: unknown parameter 'mn' (known: min, max, count)");
   spec_fails("retry(host, attempts=99999999999)", MR_ERR_CONFIG, NULL);
@@ -535,9 +597,29 @@ static void test_unavailable_resources(void **state) {
   assert_error_says_no_driver();
   spec_fails("stats(pinned)", MR_ERR_NO_DRIVER, NULL);
   spec_fails("pool(kind=managed, max=1GiB)", MR_ERR_NO_DRIVER, NULL);
+  /* A sync resource's reason is a note (see the fake suite); it is read as
+   * a word or a quoted string, and only the sync_* names take it. */
+  spec_fails("sync_device(reason=\"no pools on device 3\")", MR_ERR_NO_DRIVER, NULL);
+  spec_fails("sync_pinned(reason=why)", MR_ERR_NO_DRIVER, NULL);
+  spec_fails("sync_managed(reason=stats(host))", MR_ERR_CONFIG, NULL);
+  assert_error_contains("sync_managed: reason expects a word or a quoted string, found a "
+                        "resource spec");
+  spec_fails("device(reason=\"x\")", MR_ERR_CONFIG, NULL);
+  assert_error_contains("device: unknown parameter 'reason' (device takes no parameters)");
   /* Sizes in % need the device's memory. */
   spec_fails("probe(size=50%)", MR_ERR_NO_DRIVER, NULL);
   assert_error_contains("probe: size=50% is a share of device 0's memory, which cannot be read");
+  spec_fails("probe(size=0%)", MR_ERR_NO_DRIVER, NULL);
+  /* More than all of it is a mistake in the text, driver or not. */
+  spec_fails("arena(host, chunk=200%)", MR_ERR_CONFIG,
+             "spec, column 19: arena: chunk=200%: '200%' is more than 100% (a size in % is a "
+             "share of the device's memory)\n"
+             "  arena(host, chunk=200%)\n"
+             "                    ^");
+  spec_fails("probe(size=101%)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("probe: size=101%: '101%' is more than 100%");
+  spec_fails("limit(device, bytes=1000000%)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("limit: bytes=1000000%: '1000000%' is more than 100%");
   /* Mistakes in the text are still config errors, driver or not. */
   spec_fails("device(x=1)", MR_ERR_CONFIG,
              "spec, column 8: device: unknown parameter 'x' (device takes no parameters)\n"
@@ -588,6 +670,80 @@ static void test_from_spec_arguments(void **state) {
   spec_fails("host;", MR_ERR_CONFIG, NULL);
 }
 
+/* The message fits the error buffer, says `reason`, and still ends with the
+ * quoted line and its caret. */
+static void assert_reason_survives(const char *reason) {
+  const char *m = mr_last_error();
+  size_t n = strlen(m);
+  if (strstr(m, reason) == NULL || n > 2047 || n < 2 || m[n - 1] != '^' ||
+      strstr(m, "\n  ") == NULL) {
+    print_error("the reason \"%s\" or the caret is missing from (%zu bytes):\n%s\n", reason, n,
+                m);
+    fail();
+  }
+}
+
+/* Long values are quoted in part, so the reason always survives. */
+static void test_long_values_keep_the_reason(void **state) {
+  enum { LONG = 3000 };
+  char spec[2 * LONG + 256], value[LONG + 1];
+  memset(value, 'x', LONG);
+  value[LONG] = '\0';
+
+  snprintf(spec, sizeof spec, "probe(size=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' is not a size (a number with an optional unit: B, K, KiB, M, "
+                         "MiB, G, GiB, T, TiB; or N%)");
+  assert_error_contains("spec, column 12: probe: size=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                        "xxxxxxxxxxxxxxxxxxxx...: 'xxxx");
+
+  memset(value, '9', LONG);
+  snprintf(spec, sizeof spec, "arena(host, chunk=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' is too large a number");
+
+  snprintf(spec, sizeof spec, "probe(count=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...: the number is larger than 2^64 - 1");
+
+  memset(value, 'y', LONG);
+  snprintf(spec, sizeof spec, "probe(count=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...: expected a whole number (digits only)");
+
+  snprintf(spec, sizeof spec, "probe(mode=%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...: expected one of fast, small");
+
+  snprintf(spec, sizeof spec, "stats(host, %s=1)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' (stats takes no parameters)");
+
+  snprintf(spec, sizeof spec, "stats(%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' (known: ");
+
+  snprintf(spec, sizeof spec, "stats(@%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' refers to a tag, and tags exist only in a context");
+
+  snprintf(spec, sizeof spec, "probe(%s=1, %s=2)", value, value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("...' given twice (first at column 7)");
+
+  snprintf(spec, sizeof spec, "log(host, file=/nonexistent/%s)", value);
+  spec_fails(spec, MR_ERR_CONFIG, NULL);
+  assert_reason_survives("for writing: ");
+
+  /* A constructor's message with a long upstream description keeps its end. */
+  spec_fails("bin(verbose, min=100)", MR_ERR_CONFIG, NULL);
+  assert_reason_survives("min 100 and max 65536 must be powers of two with 256 <= min <= max");
+  spec_fails("align(verbose, alignment=3)", MR_ERR_CONFIG, NULL);
+  assert_reason_survives("alignment=3 is not a power of two");
+  spec_fails("stats(fixed(verbose, block=0))", MR_ERR_CONFIG, NULL);
+  assert_reason_survives("block size 0 is out of range");
+}
+
 static void test_getters_reject_null(void **state) {
   uint64_t u = 1;
   const char *w = "x";
@@ -628,6 +784,7 @@ int main(void) {
       cmocka_unit_test(test_unavailable_resources),
       cmocka_unit_test(test_pool_parameters),
       cmocka_unit_test(test_from_spec_arguments),
+      cmocka_unit_test(test_long_values_keep_the_reason),
       cmocka_unit_test(test_getters_reject_null),
   };
   return cmocka_run_group_tests(tests, register_all, NULL);

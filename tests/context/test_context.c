@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adaptors/adaptors_internal.h"
@@ -394,6 +395,22 @@ static void test_unknown_tags(void **state) {
                "override text, column 13: unknown tag 'reslt' (tags: temp, staging, result)\n"
                "  temp=stats(@reslt)\n"
                "              ^");
+  /* A very long name is quoted in part: the rest of the message stays. */
+  char text[3100], name[3001];
+  memset(name, 'x', 3000);
+  name[3000] = '\0';
+  snprintf(text, sizeof text, "%s=host", name);
+  desc.overrides = text;
+  create_fails(&desc, MR_ERR_CONFIG,
+               "override text, column 1: mylib has no tag "
+               "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (tags: temp, "
+               "staging, result)\n"
+               "  xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...\n"
+               "  ^");
+  snprintf(text, sizeof text, "temp=stats(@%s)", name);
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("override text, column 13: unknown tag 'xxxxxxxxxx");
+  assert_error_contains("...' (tags: temp, staging, result)\n  temp=stats(@xxxxxxxxxxxxxxx");
 }
 
 /* ---- errors from every source ----------------------------------------------------- */
@@ -453,16 +470,86 @@ static void test_config_file_errors(void **state) {
   create_fails(&desc, MR_ERR_CONFIG,
                "config file '/nonexistent/dir/mylib.conf' cannot be opened: No such file or "
                "directory");
+  /* Only regular files are read: a FIFO, a directory or a device is
+   * refused at once, without waiting for a writer that may never come. A
+   * FIFO used to block forever: the alarm turns that into a failure. */
   char dir[] = "/tmp/mrctx-context-XXXXXX";
   assert_non_null(mkdtemp(dir));
+  char expected[256];
   desc.config_file = dir;
-  create_fails(&desc, MR_ERR_CONFIG, NULL);
-  assert_error_contains("cannot be read: Is a directory");
+  snprintf(expected, sizeof expected,
+           "config file '%s' is not a regular file (it is a directory)", dir);
+  create_fails(&desc, MR_ERR_CONFIG, expected);
+  char fifo[sizeof dir + 16];
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  desc.config_file = fifo;
+  snprintf(expected, sizeof expected,
+           "config file '%s' is not a regular file (it is a FIFO)", fifo);
+  alarm(20);
+  create_fails(&desc, MR_ERR_CONFIG, expected);
+  alarm(0);
+  unlink(fifo);
   rmdir(dir);
+  desc.config_file = "/dev/null";
+  create_fails(&desc, MR_ERR_CONFIG,
+               "config file '/dev/null' is not a regular file (it is a character device)");
+  /* A link to a regular file is read. */
+  char *path = write_file("temp=mark(id=linked)");
+  char link[256];
+  snprintf(link, sizeof link, "%s.link", path);
+  assert_int_equal(symlink(path, link), 0);
+  desc.config_file = link;
+  mr_context *linked = create(&desc);
+  assert_string_equal(describe(linked, T_TEMP), "mark(id=linked)");
+  mr_context_destroy(linked);
+  unlink(link);
+  remove_file(path);
   /* An empty name means no file. */
   desc.config_file = "";
   mr_context *ctx = create(&desc);
   mr_context_destroy(ctx);
+}
+
+/* A config file of `size` bytes: one entry, then comment lines. */
+static char *write_file_of_size(size_t size) {
+  char *text = malloc(size + 1);
+  assert_non_null(text);
+  const char *entry = "temp=mark(id=big)\n";
+  size_t n = strlen(entry);
+  memcpy(text, entry, n);
+  while (n < size) {
+    size_t line = size - n < 80 ? size - n : 80;
+    memset(text + n, '#', line);
+    text[n + line - 1] = '\n';
+    n += line;
+  }
+  text[size] = '\0';
+  char *path = write_file(text);
+  free(text);
+  return path;
+}
+
+static void test_config_file_size_limit(void **state) {
+  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  /* Up to and including 1 MiB is read. */
+  size_t sizes[] = {4095, 4096, 4097, ((size_t)1 << 20) - 1, (size_t)1 << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    char *path = write_file_of_size(sizes[i]);
+    desc.config_file = path;
+    mr_context *ctx = create(&desc);
+    assert_string_equal(describe(ctx, T_TEMP), "mark(id=big)");
+    mr_context_destroy(ctx);
+    remove_file(path);
+  }
+  /* One byte more is not. */
+  char *path = write_file_of_size(((size_t)1 << 20) + 1);
+  desc.config_file = path;
+  char expected[256];
+  snprintf(expected, sizeof expected, "config file '%s' is larger than 1 MiB (1048576 bytes)",
+           path);
+  create_fails(&desc, MR_ERR_CONFIG, expected);
+  remove_file(path);
 }
 
 static void test_desc_validation(void **state) {
@@ -698,6 +785,97 @@ static void test_without_a_driver(void **state) {
   assert_error_contains("pool: kind=gpu: expected one of device, pinned, managed");
 }
 
+/* ---- many tags ------------------------------------------------------------------------ */
+
+/* Checking and looking up tag names is not quadratic: 100,000 tags, with
+ * override text naming a tenth of them, make a context in well under a
+ * second (17 s when every name was compared with every other). No timing
+ * is asserted; a quadratic regression shows as a test that times out. */
+static void test_many_tags(void **state) {
+  enum { TAGS = 100000 };
+  mr_tag *tags = calloc(TAGS, sizeof *tags);
+  char (*names)[16] = calloc(TAGS, sizeof *names);
+  assert_non_null(tags);
+  assert_non_null(names);
+  for (int t = 0; t < TAGS; t++) {
+    snprintf(names[t], sizeof names[t], "t%d", (t * 7919) % TAGS); /* not in order */
+    tags[t] = (mr_tag){names[t], "host"};
+  }
+  /* Every tenth tag shares the one before it; the last one is overridden. */
+  size_t cap = (size_t)TAGS / 10 * 24 + 64, n = 0;
+  char *overrides = malloc(cap);
+  assert_non_null(overrides);
+  for (int t = 10; t < TAGS; t += 10)
+    n += (size_t)snprintf(overrides + n, cap - n, "%s=@%s\n", names[t], names[t - 1]);
+  snprintf(overrides + n, cap - n, "%s=stats(host)", names[TAGS - 1]);
+  mr_context_desc desc = {.library = "many", .tags = tags, .tag_count = TAGS,
+                          .overrides = overrides};
+  mr_context *ctx = create(&desc);
+  assert_int_equal(mr_context_tag_count(ctx), TAGS);
+  assert_string_equal(describe(ctx, 0), "host");
+  assert_string_equal(describe(ctx, TAGS - 1), "stats(host)");
+  assert_ptr_equal(mr_resource_upstream(mr_context_get_mr_on(ctx, 10, 0)),
+                   mr_resource_upstream(mr_context_get_mr_on(ctx, 9, 0)));
+  mr_spec_source source;
+  assert_ok(mr_context_get_source(ctx, 20, 0, &source));
+  assert_int_equal(source.origin, MR_SPEC_OVERRIDE);
+  assert_int_equal(source.line, 2);
+  assert_ok(mr_context_get_source(ctx, 21, 0, &source));
+  assert_int_equal(source.origin, MR_SPEC_DEFAULT);
+  mr_context_destroy(ctx);
+
+  /* A duplicate among them is still found, and named. */
+  tags[TAGS - 1].name = names[TAGS / 2];
+  char expected[128];
+  snprintf(expected, sizeof expected, "many: tags %d and %d are both named '%s'", TAGS / 2,
+           TAGS - 1, names[TAGS / 2]);
+  desc.overrides = NULL;
+  create_fails(&desc, MR_ERR_INVALID_ARGUMENT, expected);
+  /* An unknown tag in the overrides too. */
+  tags[TAGS - 1].name = names[TAGS - 1];
+  desc.overrides = "t100000=host";
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  assert_error_contains("override text, column 1: many has no tag 't100000' (tags: ");
+  free(overrides);
+  free(names);
+  free(tags);
+}
+
+/* A long chain of @tag references (t0=@t1, t1=@t2, ...) is refused with a
+ * message; it used to recurse once per tag until the stack overflowed
+ * (a segmentation fault at about 20,000 tags). */
+static void test_long_reference_chain(void **state) {
+  enum { TAGS = 100000 };
+  mr_tag *tags = calloc(TAGS, sizeof *tags);
+  char (*names)[16] = calloc(TAGS, sizeof *names);
+  char (*specs)[16] = calloc(TAGS, sizeof *specs);
+  assert_non_null(tags);
+  assert_non_null(names);
+  assert_non_null(specs);
+  for (int t = 0; t < TAGS; t++) {
+    snprintf(names[t], sizeof names[t], "t%d", t);
+    snprintf(specs[t], sizeof specs[t], t + 1 < TAGS ? "@t%d" : "host", t + 1);
+    tags[t] = (mr_tag){names[t], specs[t]};
+  }
+  mr_context_desc desc = {.library = "chain", .tags = tags, .tag_count = TAGS};
+  create_fails(&desc, MR_ERR_CONFIG,
+               "default spec of chain tag 't31', column 1: tags refer on to each other more "
+               "than 32 deep: t0 -> t1 -> t2 -> t3 -> t4 -> t5 -> t6 -> t7 -> t8 -> t9 -> t10 "
+               "-> t11 -> t12 -> t13 -> t14 -> t15 -> t16 -> t17 -> t18 -> t19 -> t20 -> t21 -> "
+               "t22 -> t23 -> t24 -> t25 -> t26 -> t27 -> t28 -> t29 -> t30 -> t31 -> t32\n"
+               "  @t32\n"
+               "  ^");
+  /* 32 tags deep is the most. */
+  desc.tags = &tags[TAGS - 32];
+  desc.tag_count = 32;
+  mr_context *ctx = create(&desc);
+  assert_string_equal(describe(ctx, 0), "host");
+  mr_context_destroy(ctx);
+  free(specs);
+  free(names);
+  free(tags);
+}
+
 /* ---- host-only resolution (what the fuzzer uses) ----------------------------------- */
 
 static bool skip_stats(const char *name) { return strcmp(name, "stats") == 0; }
@@ -736,11 +914,14 @@ int main(void) {
       cmocka_unit_test(test_unknown_tags),
       cmocka_unit_test(test_errors_name_their_source),
       cmocka_unit_test(test_config_file_errors),
+      cmocka_unit_test(test_config_file_size_limit),
       cmocka_unit_test(test_desc_validation),
       cmocka_unit_test(test_per_tag_statistics),
       cmocka_unit_test(test_print_stats),
       cmocka_unit_test(test_two_libraries_are_independent),
       cmocka_unit_test(test_without_a_driver),
+      cmocka_unit_test(test_many_tags),
+      cmocka_unit_test(test_long_reference_chain),
       cmocka_unit_test(test_skipped_factories_stand_in),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

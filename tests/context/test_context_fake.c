@@ -144,6 +144,27 @@ static void test_percent_sizes_per_device(void **state) {
   assert_ok(mr_device_get_info(1, &info));
   assert_int_equal(probed[1], info.total_memory / 8);
   mr_context_destroy(ctx);
+
+  /* All of it, none of it, and no more than all of it. */
+  desc.tags = probe_tags;
+  desc.overrides = "quarter=probe(bytes=100%)";
+  assert_ok(mr_context_create(&desc, &ctx));
+  assert_int_equal(probed[1], info.total_memory);
+  mr_context_destroy(ctx);
+  desc.overrides = "quarter=probe(bytes=0%)";
+  assert_ok(mr_context_create(&desc, &ctx));
+  assert_int_equal(probed[1], 0);
+  mr_context_destroy(ctx);
+  static const char *const too_much[] = {"quarter=probe(bytes=101%)",
+                                         "quarter=probe(bytes=1000000%)",
+                                         "quarter=arena(device, chunk=200%)"};
+  for (size_t i = 0; i < sizeof too_much / sizeof too_much[0]; i++) {
+    desc.overrides = too_much[i];
+    ctx = (mr_context *)0x1;
+    assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
+    assert_null(ctx);
+    assert_error_contains("is more than 100% (a size in % is a share of the device's memory)");
+  }
 }
 
 static void test_get_mr_follows_the_current_device(void **state) {

@@ -130,6 +130,48 @@ static void test_last_error_is_per_thread(void **state) {
   assert_int_equal(strlen(mr_last_error()), MRI_ERROR_CAPACITY - 1);
   mri_error_prefix(MR_ERR_CONFIG, "%s", big);
   assert_int_equal(strlen(mr_last_error()), MRI_ERROR_CAPACITY - 1);
+  /* They keep their beginning and their end, which says why. */
+  mr_error(MR_ERR_CONFIG, "what(%s): why", big);
+  assert_int_equal(strlen(mr_last_error()), MRI_ERROR_CAPACITY - 1);
+  assert_int_equal(strncmp(mr_last_error(), "what(xxx", 8), 0);
+  assert_non_null(strstr(mr_last_error(), "xxx ... xxx"));
+  assert_string_equal(mr_last_error() + MRI_ERROR_CAPACITY - 1 - 7, "x): why");
+  mri_error_prefix(MR_ERR_CONFIG, "outer(%s)", big);
+  assert_int_equal(strncmp(mr_last_error(), "outer(xxx", 9), 0);
+  assert_string_equal(mr_last_error() + MRI_ERROR_CAPACITY - 1 - 7, "x): why");
+  /* Even past what fits on the stack (formatted again in full). */
+  char *huge = malloc(100000);
+  assert_non_null(huge);
+  memset(huge, 'y', 99999);
+  huge[99999] = '\0';
+  mr_error(MR_ERR_DRIVER, "head %s tail", huge);
+  assert_int_equal(strncmp(mr_last_error(), "head yyy", 8), 0);
+  assert_string_equal(mr_last_error() + MRI_ERROR_CAPACITY - 1 - 8, "yyy tail");
+  free(huge);
+}
+
+/* Shortening cuts between UTF-8 characters, never inside one. */
+static void test_fit_text_and_brief(void **state) {
+  char buf[16];
+  mri_fit_text(buf, sizeof buf, "short", 5);
+  assert_string_equal(buf, "short");
+  mri_fit_text(buf, sizeof buf, "0123456789abcdefghij", 20);
+  assert_string_equal(buf, "012 ... defghij");
+  /* "é" is two bytes: the cut moves to a character's edge. */
+  const char *accents = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+  mri_fit_text(buf, sizeof buf, accents, strlen(accents));
+  assert_string_equal(buf, "\xc3\xa9 ... \xc3\xa9\xc3\xa9\xc3\xa9");
+  char brief[MRI_BRIEF_CAP];
+  assert_string_equal(mri_brief("abc", brief), "abc");
+  char long_text[200];
+  memset(long_text, 'z', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = '\0';
+  const char *b = mri_brief(long_text, brief);
+  assert_int_equal(strlen(b), MRI_BRIEF_MAX + 3);
+  assert_string_equal(b + MRI_BRIEF_MAX, "...");
+  memset(long_text, 'z', 63);
+  memcpy(long_text + 63, "\xc3\xa9", 2);
+  assert_string_equal(mri_brief(long_text, brief) + 63, "...");
 }
 
 /* ---- resource object ------------------------------------------------------ */
@@ -514,6 +556,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test(test_last_error_is_per_thread),
+      cmocka_unit_test(test_fit_text_and_brief),
       cmocka_unit_test(test_create_validation),
       cmocka_unit_test(test_old_ops_table),
       cmocka_unit_test(test_lifetime_and_queries),

@@ -171,7 +171,8 @@ static void check_injected(scenario *s, const char *entry, long nth, CUresult er
   describe_scenario(s, name, sizeof name);
   const char *error_name = mri_cuda_error_name(error);
   if (falls_back(s, entry, error)) {
-    if (st != MR_OK || strstr(mr_resource_describe(s->mr), "# the driver has no default") == NULL) {
+    if (st != MR_OK ||
+        strstr(mr_resource_describe(s->mr), "(reason=\"the driver has no default") == NULL) {
       print_error("%s: without a default pool: %s, %s\n", name, mr_status_name(st),
                   st == MR_OK ? mr_resource_describe(s->mr) : mr_last_error());
       fail();

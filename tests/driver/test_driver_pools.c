@@ -226,11 +226,13 @@ static void test_fallbacks_without_pool_support(void **state) {
     const char *spec, *description;
     const char *alloc_call;
   } cases[] = {
-      {"device", "sync_device # device 3 has no device memory-pool support", "cuMemAlloc"},
-      {"device_default", "sync_device # device 3 has no device memory-pool support",
+      {"device", "sync_device(reason=\"device 3 has no device memory-pool support\")",
        "cuMemAlloc"},
-      {"pinned", "sync_pinned # device 3 has no pinned memory-pool support", "cuMemHostAlloc"},
-      {"managed", "sync_managed # device 3 has no managed memory-pool support",
+      {"device_default", "sync_device(reason=\"device 3 has no device memory-pool support\")",
+       "cuMemAlloc"},
+      {"pinned", "sync_pinned(reason=\"device 3 has no pinned memory-pool support\")",
+       "cuMemHostAlloc"},
+      {"managed", "sync_managed(reason=\"device 3 has no managed memory-pool support\")",
        "cuMemAllocManaged"},
   };
   for (size_t i = 0; i < MRI_ARRAY_SIZE(cases); i++) {
@@ -247,6 +249,18 @@ static void test_fallbacks_without_pool_support(void **state) {
     assert_status(mr_pool_resource_get_info(mr, &info), MR_ERR_INVALID_ARGUMENT);
     assert_error_contains("not allocated from a driver pool");
     assert_ok(mr_deallocate(mr, p, 4096, 0, NULL));
+    /* The description is spec text, nested or not, and parses back to the
+     * same resource and description (the reason is a note it carries). */
+    char spec[256];
+    snprintf(spec, sizeof spec, "arena(%s, chunk=1MiB)", mr_resource_describe(mr));
+    mr_resource *again = NULL, *nested = NULL;
+    assert_ok(mr_resource_from_spec(cases[i].description, 3, &again));
+    assert_string_equal(mr_resource_describe(again), cases[i].description);
+    assert_string_equal(mr_resource_name(again), "sync");
+    assert_ok(mr_resource_from_spec(spec, 3, &nested));
+    assert_string_equal(mr_resource_describe(nested), spec);
+    mr_resource_release(nested);
+    mr_resource_release(again);
     mr_resource_release(mr);
   }
   static const mr_pool_kind kinds[] = {MR_POOL_DEVICE, MR_POOL_PINNED, MR_POOL_MANAGED};
@@ -274,8 +288,8 @@ static void test_fallback_when_driver_has_no_default_pool(void **state) {
   fake_cuda_fail("cuMemGetDefaultMemPool", 1, 1, CUDA_ERROR_NOT_SUPPORTED);
   mr_resource *mr = create_case("pinned", 0);
   assert_string_equal(mr_resource_describe(mr),
-                      "sync_pinned # the driver has no default pinned pool "
-                      "(CUDA_ERROR_NOT_SUPPORTED)");
+                      "sync_pinned(reason=\"the driver has no default pinned pool "
+                      "(CUDA_ERROR_NOT_SUPPORTED)\")");
   mr_resource_release(mr);
 }
 

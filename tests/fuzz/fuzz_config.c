@@ -10,7 +10,15 @@
  * Resolution is host-only: the driver is kept away (MRCTX_CUDA_DRIVER points
  * nowhere, so device names stand in as unavailable), and names whose
  * creation touches the file system or takes memory up front (log, fixed,
- * bin) are checked but not built. Nothing may crash, leak or hang.
+ * bin) are checked but not built -- so no input writes a file. Nothing may
+ * crash, leak or hang.
+ *
+ * One property is checked as well: every description parses back. For an
+ * input that resolves, as a lone spec or as any tag of the context on any
+ * device, the text mr_resource_describe gives must resolve again (the same
+ * host-only way) to a resource described exactly the same; and the input
+ * itself, written as a quoted spec value (mri_spec_quote), must read back
+ * as the same bytes. A violation aborts, so libFuzzer keeps the input.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +50,60 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+/* The host-only description of `text`, or NULL if it does not resolve
+ * (with the message in mr_last_error()). */
+static char *describe_host_only(const char *text, size_t length) {
+  mri_text_source source = {.name = "description", .text = text, .length = length};
+  mri_config *config = NULL;
+  if (mri_spec_parse(&source, &config) != MR_OK) return NULL;
+  mri_resolve_options options = {.device = 0, .skip_factory = host_only_skip};
+  mri_resolved resolved;
+  mr_status st = mri_spec_resolve(&config->source, config->entries[0].spec, &options, &resolved);
+  mri_config_free(config);
+  if (st != MR_OK) return NULL;
+  char *description = strdup(mr_resource_describe(resolved.resource));
+  mr_resource_release(resolved.resource);
+  free(resolved.reason);
+  return description;
+}
+
+/* `description` resolves to a resource with the same description. */
+static void check_parses_back(const char *what, const char *description) {
+  char *again = describe_host_only(description, strlen(description));
+  if (again == NULL) {
+    fprintf(stderr, "%s: the description does not parse back:\n  %s\n%s\n", what, description,
+            mr_last_error());
+    abort();
+  }
+  if (strcmp(again, description) != 0) {
+    fprintf(stderr, "%s: the description\n  %s\nparses back as\n  %s\n", what, description,
+            again);
+    abort();
+  }
+  free(again);
+}
+
+/* The input as a quoted value reads back as the same bytes. */
+static void check_quoting(const char *text) {
+  char *quoted = NULL;
+  if (mri_spec_quote("fuzz", text, &quoted) != MR_OK) return; /* a control character */
+  size_t n = strlen(quoted) + 16;
+  char *spec = malloc(n);
+  if (spec == NULL) abort();
+  snprintf(spec, n, "x(file=%s)", quoted);
+  mri_text_source source = {.name = "quoted", .text = spec, .length = strlen(spec)};
+  mri_config *config = NULL;
+  if (mri_spec_parse(&source, &config) != MR_OK) {
+    fprintf(stderr, "quoted text does not parse: %s\n%s\n", spec, mr_last_error());
+    abort();
+  }
+  const mri_spec_node *call = config->entries[0].spec;
+  if (call->arg_count != 1 || strcmp(call->args[0].value->text, text) != 0) abort();
+  mri_config_free(config);
+  free(spec);
+  free(quoted);
+}
+
 static void walk_context(mr_context *ctx) {
   for (int t = 0; t < (int)mr_context_tag_count(ctx); t++) {
     for (int d = 0; d < mr_context_device_count(ctx); d++) {
@@ -50,6 +112,7 @@ static void walk_context(mr_context *ctx) {
       mr_spec_source source;
       if (mr_context_get_source(ctx, t, d, &source) != MR_OK) abort();
       if (strlen(mr_resource_describe(mr)) == 0 && strlen(source.spec) == 0) abort();
+      check_parses_back("a context's tag", mr_resource_describe(mr));
     }
   }
   mr_ignored_entry ignored;
@@ -67,6 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mri_resolve_options options = {.device = 0, .skip_factory = host_only_skip};
     mri_resolved resolved;
     if (mri_spec_resolve(&config->source, config->entries[0].spec, &options, &resolved) == MR_OK) {
+      check_parses_back("the spec", mr_resource_describe(resolved.resource));
       mr_resource_release(resolved.resource);
       free(resolved.reason);
     }
@@ -78,6 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (text == NULL) return 0;
   memcpy(text, data, size);
   text[size] = '\0';
+  check_quoting(text);
   mr_context_desc desc = {
       .library = "fuzz",
       .tags = fuzz_tags,

@@ -81,6 +81,12 @@ size_t faulty_live_bytes(const faulty_resource *f);
 /* Deallocations of unknown pointers or with the wrong size. */
 long faulty_bad_frees(const faulty_resource *f);
 
+/* "vspace": hands out addresses it never backs (a counter, aligned as
+ * asked; the memory must never be touched), so adaptors can be built over
+ * sizes no machine has, e.g. bin classes up to 2^62 bytes. Frees are
+ * no-ops. Thread-safe. */
+mr_status vspace_resource_create(mr_resource **out);
+
 /* Fill with a deterministic pseudo-random sequence (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
 
