@@ -432,7 +432,8 @@ mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resou
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "arena: out is NULL");
   *out = NULL;
   if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "arena: upstream is NULL");
-  if (chunk == 0 || chunk > SIZE_MAX / 2)
+  /* Below 2^63 once rounded up, so the description parses back. */
+  if (chunk == 0 || chunk > ((SIZE_MAX / 2) & ~(size_t)(ARENA_ALIGNMENT - 1)))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "arena(%s): chunk size %zu is out of range (at least 1 byte, rounded "
                      "up to a multiple of %zu)",

@@ -358,7 +358,8 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   *out = NULL;
   if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "fixed: upstream is NULL");
   const char *up = mr_resource_describe(upstream);
-  if (block == 0 || block > SIZE_MAX / 2)
+  /* Below 2^63 once rounded up, so the description parses back. */
+  if (block == 0 || block > ((SIZE_MAX / 2) & ~(size_t)(FIXED_ALIGNMENT - 1)))
     return mri_error(MR_ERR_INVALID_ARGUMENT, "fixed(%s): block size %zu is out of range", up,
                      block);
   size_t stride = (size_t)mri_align_up(block, FIXED_ALIGNMENT);

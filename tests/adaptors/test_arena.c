@@ -39,6 +39,10 @@ static void test_invalid_arguments(void **state) {
   assert_status(mr_arena_resource_create(u.mr, 0, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_null(mr);
   assert_error_contains("arena(faulty): chunk size 0 is out of range");
+  /* One that would round up to 2^63 could not be described: refused. */
+  assert_status(mr_arena_resource_create(u.mr, SIZE_MAX / 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_error_contains("out of range");
   assert_status(mr_arena_resource_create(NULL, CHUNK, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("upstream is NULL");
   assert_status(mr_arena_resource_create(u.mr, CHUNK, NULL), MR_ERR_INVALID_ARGUMENT);

@@ -41,6 +41,8 @@ static void test_invalid_arguments(void **state) {
   assert_status(mr_fixed_resource_create(u.mr, 0, 4, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_null(mr);
   assert_error_contains("fixed(faulty): block size 0 is out of range");
+  assert_status(mr_fixed_resource_create(u.mr, SIZE_MAX / 2, 1, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("block size");
   assert_status(mr_fixed_resource_create(u.mr, BLOCK, 0, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("fixed(faulty): count 0 is out of range");
   assert_status(mr_fixed_resource_create(u.mr, BLOCK, SIZE_MAX / 1024, &mr),
