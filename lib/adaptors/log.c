@@ -284,7 +284,7 @@ static void append(log_state *s, const char *line, size_t n) {
   if (s->length + n > s->capacity) {
     size_t capacity = s->capacity ? s->capacity * 2 : 4 * LOG_BATCH_BYTES;
     while (capacity < s->length + n) capacity *= 2;
-    char *grown = realloc(s->buffer, capacity);
+    char *grown = mri_host_realloc(s->buffer, capacity);
     if (grown == NULL) {
       s->lost_lines++;
       pthread_mutex_unlock(&s->lock);

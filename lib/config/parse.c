@@ -33,7 +33,7 @@ static void *parse_alloc(mri_config *config, size_t bytes) {
   struct mri_parse_block *b = config->blocks;
   if (b == NULL || b->capacity - b->used < bytes) {
     size_t capacity = bytes > PARSE_BLOCK_MIN ? bytes : PARSE_BLOCK_MIN;
-    b = malloc(sizeof *b + capacity);
+    b = mri_host_malloc(sizeof *b + capacity);
     if (b == NULL) {
       mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory parsing a memory configuration");
       return NULL;
@@ -503,7 +503,7 @@ typedef struct arg_list {
 static mr_status arg_list_push(arg_list *list, mri_spec_arg arg) {
   if (list->count == list->capacity) {
     size_t capacity = list->capacity ? 2 * list->capacity : 4;
-    mri_spec_arg *items = realloc(list->items, capacity * sizeof *items);
+    mri_spec_arg *items = mri_host_realloc(list->items, capacity * sizeof *items);
     if (items == NULL)
       return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory parsing a memory configuration");
     list->items = items;
@@ -631,7 +631,7 @@ static mr_status push_entry(parser *p, mri_config_entry **entries, size_t *capac
   mri_config *config = p->config;
   if (config->entry_count == *capacity) {
     size_t grown = *capacity ? 2 * *capacity : 8;
-    mri_config_entry *more = realloc(*entries, grown * sizeof *more);
+    mri_config_entry *more = mri_host_realloc(*entries, grown * sizeof *more);
     if (more == NULL)
       return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory parsing a memory configuration");
     *entries = more;

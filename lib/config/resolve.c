@@ -66,7 +66,7 @@ static void note_unavailable(resolve_state *rs, mr_status status, const char *re
   if (rs->unavailable != MR_OK) return;
   rs->unavailable = status;
   /* Without memory for the copy the status still says what happened. */
-  rs->reason = strdup(reason != NULL ? reason : "");
+  rs->reason = mri_host_strdup(reason != NULL ? reason : "");
 }
 
 /* ---- arguments --------------------------------------------------------------- */
@@ -428,7 +428,7 @@ static void put(text_buf *b, const char *s, size_t n) {
   if (b->length + n + 1 > b->capacity) {
     size_t capacity = b->capacity ? b->capacity : 64;
     while (capacity < b->length + n + 1) capacity *= 2;
-    char *grown = realloc(b->text, capacity);
+    char *grown = mri_host_realloc(b->text, capacity);
     if (grown == NULL) {
       b->failed = true;
       return;

@@ -238,7 +238,7 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
   /* Room for one byte past the limit: a file of exactly the limit is read
    * whole, and only a longer one is refused. */
   size_t capacity = 4096, n = 0;
-  char *buf = malloc(capacity);
+  char *buf = mri_host_malloc(capacity);
   mr_status st = MR_OK;
   if (buf == NULL) st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
   while (st == MR_OK) {
@@ -250,7 +250,7 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
     if (n == capacity) {
       size_t grown_capacity = 2 * capacity;
       if (grown_capacity > MRI_CONFIG_FILE_MAX + 1) grown_capacity = MRI_CONFIG_FILE_MAX + 1;
-      char *grown = realloc(buf, grown_capacity);
+      char *grown = mri_host_realloc(buf, grown_capacity);
       if (grown == NULL) {
         st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
         break;
@@ -312,7 +312,7 @@ static mr_status check_source(mr_context *ctx, int which) {
           compare_entry_keys);
   if (ignored == 0) return MR_OK;
   mr_ignored_entry *grown =
-      realloc(ctx->ignored, (ctx->ignored_count + ignored) * sizeof *ctx->ignored);
+      mri_host_realloc(ctx->ignored, (ctx->ignored_count + ignored) * sizeof *ctx->ignored);
   if (grown == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating the %s context",
                      ctx->library);
@@ -615,7 +615,7 @@ static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *n
 static mr_status make_tag_list(mr_context *ctx) {
   size_t length = 1;
   for (size_t t = 0; t < ctx->tag_count; t++) length += strlen(ctx->tag_names[t]) + 2;
-  ctx->tag_list = malloc(length);
+  ctx->tag_list = mri_host_malloc(length);
   if (ctx->tag_list == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating the %s context",
                      ctx->library);

@@ -70,6 +70,7 @@ void *mri_host_malloc(size_t bytes);
 void *mri_host_calloc(size_t count, size_t size);
 void *mri_host_realloc(void *p, size_t bytes); /* on failure `p` is untouched */
 void *mri_host_aligned_alloc(size_t alignment, size_t bytes);
+char *mri_host_strdup(const char *s);
 /* Tests: from now on, host allocation number `nth` (1-based) and the
  * `count` - 1 after it fail; nth 0 disarms. Returns how many were counted
  * since the last call (only armed allocations are counted). */

@@ -85,7 +85,7 @@ void mri_vformat_fit(char *buf, size_t cap, const char *format, va_list args) {
     mri_fit_text(buf, cap, scratch, (size_t)n);
     return;
   }
-  char *whole = malloc((size_t)n + 1);
+  char *whole = mri_host_malloc((size_t)n + 1);
   if (whole != NULL) vsnprintf(whole, (size_t)n + 1, format, again);
   va_end(again);
   if (whole != NULL)
@@ -215,7 +215,7 @@ mr_status mri_spec_quote(const char *what, const char *text, char **out) {
     *out = mri_strdup(text);
     return *out != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
   }
-  char *quoted = malloc(n + escapes + 3);
+  char *quoted = mri_host_malloc(n + escapes + 3);
   if (quoted == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory quoting %zu bytes of text", n);
   size_t k = 0;

@@ -8,6 +8,7 @@
  * the adaptor tests inject with a failing upstream.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/core.h"
 
@@ -45,3 +46,10 @@ long mri_host_fault_arm(long nth, long count) {
 }
 
 long mri_host_fault_counted(void) { return atomic_load_explicit(&counted, memory_order_relaxed); }
+
+char *mri_host_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *copy = mri_host_malloc(n);
+  if (copy != NULL) memcpy(copy, s, n);
+  return copy;
+}

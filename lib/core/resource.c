@@ -268,10 +268,8 @@ void *mr_resource_state(const mr_resource *mr, const mr_resource_ops *ops) {
 void mri_resource_set_owner(mr_resource *mr, const char *owner) {
   for (; mr != NULL; mr = mr->upstream) {
     if (atomic_load_explicit(&mr->owner, memory_order_acquire) != NULL) continue;
-    size_t n = strlen(owner) + 1;
-    char *copy = mri_host_malloc(n);
+    char *copy = mri_host_strdup(owner);
     if (copy == NULL) return; /* a label is a nicety; go without */
-    memcpy(copy, owner, n);
     char *expected = NULL;
     if (!atomic_compare_exchange_strong(&mr->owner, &expected, copy)) free(copy);
   }

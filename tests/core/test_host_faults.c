@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "fake_test.h"
@@ -124,8 +125,43 @@ static long walk(void (*scenario)(const char *), const char *arg) {
   return n - 1;
 }
 
+/* A log (its buffer and writer) and a context read from a config file. */
+static char log_spec[256], config_path[64];
+
+static void file_round(const char *unused) {
+  build_and_use(log_spec);
+  mr_context_desc desc = {.library = "faults",
+                          .tags = tags,
+                          .tag_count = MRI_ARRAY_SIZE(tags),
+                          .config_file = config_path};
+  mr_context *ctx = (mr_context *)&ctx;
+  mr_status st = mr_context_create(&desc, &ctx);
+  if (st != MR_OK) {
+    if (ctx != NULL || mr_last_error()[0] == '\0') {
+      print_error("config file: unclean failure (%s): %s\n", mr_status_name(st),
+                  mr_last_error());
+      fail();
+    }
+    return;
+  }
+  use(ctx_get_mr(ctx, 0), "config file: temp");
+  mr_context_destroy(ctx);
+}
+
 static void test_walk(void **state) {
   long total = 0;
+  snprintf(log_spec, sizeof log_spec, "log(stats(host), file=\"/tmp/mrctx faults %d.csv\")",
+           (int)getpid());
+  snprintf(config_path, sizeof config_path, "/tmp/mrctx-faults-%d.conf", (int)getpid());
+  FILE *f = fopen(config_path, "w");
+  assert_non_null(f);
+  fputs("# overrides\ntemp = retry(arena(device, chunk=1MiB))\nhost@1 = stats(host)\n", f);
+  fclose(f);
+  total += walk(file_round, NULL);
+  unlink(config_path);
+  char log_path[128];
+  snprintf(log_path, sizeof log_path, "/tmp/mrctx faults %d.csv", (int)getpid());
+  unlink(log_path);
   for (size_t i = 0; i < MRI_ARRAY_SIZE(specs); i++) {
     long n = walk(build_and_use, specs[i]);
     print_message("    %s: %ld host allocations\n", specs[i], n);
