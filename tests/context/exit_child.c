@@ -101,6 +101,19 @@ int main(int argc, char **argv) {
     pthread_create(&t, NULL, work_then_return, NULL);
     pthread_exit(NULL);
   }
+  if (strcmp(mode, "pthread-exit-control") == 0) {
+    /* The same end without mrctx's adaptors: only the driver is in use
+     * (a device allocation), to tell the driver's threads from ours. */
+    mr_context_destroy(ctx);
+    mr_resource *device = NULL;
+    void *p = NULL;
+    if (mr_resource_from_spec("device", 0, &device) != MR_OK ||
+        mr_allocate_sync(device, 4096, 0, &p) != MR_OK)
+      die("device");
+    printf("events 0\n");
+    fflush(stdout);
+    pthread_exit(NULL);
+  }
   fprintf(stderr, "exit_child: unknown mode %s\n", mode);
   return 2;
 }

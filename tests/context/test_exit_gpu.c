@@ -22,8 +22,8 @@ static const char *child_path;
 
 /* Run exit_child MODE LOG; OUT: its exit status, its "events N", whether it
  * finished in time. */
-static void run_child(const char *mode, const char *log, int *status, long *events,
-                      bool *in_time) {
+static void run_child(const char *mode, const char *log, int deadline_s, int *status,
+                      long *events, bool *in_time) {
   int out[2];
   assert_int_equal(pipe(out), 0);
   pid_t pid = fork();
@@ -46,7 +46,7 @@ static void run_child(const char *mode, const char *log, int *status, long *even
     }
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec > DEADLINE_S) {
+    if (now.tv_sec - start.tv_sec > deadline_s) {
       kill(pid, SIGKILL);
       waitpid(pid, status, 0);
       break;
@@ -73,6 +73,26 @@ static long count_lines(const char *path, bool *header_ok) {
   return n;
 }
 
+/* Whether a process that only used the driver ends after pthread_exit from
+ * main: the driver's own threads may keep it alive, and then no library
+ * can do better; asked once. */
+static int control_ends = -1;
+
+static bool driver_lets_pthread_exit_end(void) {
+  if (control_ends < 0) {
+    int status = 0;
+    long events = 0;
+    bool in_time = false;
+    run_child("pthread-exit-control", "/dev/null", 5, &status, &events, &in_time);
+    control_ends = in_time && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!control_ends)
+      fprintf(stderr, "note: a process that only used the CUDA driver does not end after "
+                      "pthread_exit from main either (the driver's threads stay): checking "
+                      "only that the log is complete\n");
+  }
+  return control_ends;
+}
+
 static void check_mode(const char *mode) {
   char log[] = "/tmp/mrctx-exit-XXXXXX";
   int fd = mkstemp(log);
@@ -81,15 +101,16 @@ static void check_mode(const char *mode) {
   int status = 0;
   long events = 0;
   bool in_time = false;
-  run_child(mode, log, &status, &events, &in_time);
+  bool must_end = strcmp(mode, "pthread-exit") != 0 || driver_lets_pthread_exit_end();
+  run_child(mode, log, must_end ? DEADLINE_S : 5, &status, &events, &in_time);
   bool header_ok = false;
   long lines = count_lines(log, &header_ok);
   unlink(log);
-  if (!in_time) {
+  if (!in_time && must_end) {
     print_error("%s: the process did not end within %d s\n", mode, DEADLINE_S);
     fail();
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (in_time && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
     print_error("%s: the process ended with %s %d\n", mode,
                 WIFEXITED(status) ? "status" : "signal",
                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
