@@ -79,7 +79,21 @@ static mr_status sync_free(sync_state *s, void *ptr, size_t bytes) {
 
 static mr_status sync_deallocate(void *self, void *ptr, size_t bytes,
                                  size_t alignment, mr_stream stream) {
-  /* Work queued on `stream` before this call may still use the memory. */
+  /* Work queued on `stream` before this call may still use the memory, so
+   * the stream is waited for; a capturing stream cannot be (waiting would
+   * invalidate the caller's capture, and the graph's work has not even
+   * run): refused, the memory stays the caller's. */
+  bool capturing = false;
+  /* Created streams only (the default streams of a thread without a context
+   * would need one made current first); a failed check (the driver shut
+   * down at exit) counts as not capturing, and the wait says the rest. */
+  if ((uintptr_t)stream > 2 && mri_stream_is_capturing(stream, &capturing) != MR_OK)
+    capturing = false;
+  if (capturing)
+    return mri_error(MR_ERR_UNSUPPORTED,
+                     "%s: cannot free %p on stream %p while it captures a graph (a "
+                     "synchronous free waits for the stream); free it after the capture",
+                     sync_name(((sync_state *)self)->kind), ptr, (void *)stream);
   mr_status st = mri_stream_synchronize(stream);
   if (st != MR_OK) return st;
   return sync_free(self, ptr, bytes);

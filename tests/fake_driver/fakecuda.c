@@ -1320,6 +1320,11 @@ static CUresult do_stream_synchronize(CUstream stream) {
   struct CUstream_st *s;
   CUresult r = resolve_stream(stream, &s);
   if (r != CUDA_SUCCESS) return r;
+  if (s->capturing) {
+    /* As the real driver: refused, and the capture is invalidated. */
+    s->capture_invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
   finish_stream(s);
   release_all_pools();
   return CUDA_SUCCESS;

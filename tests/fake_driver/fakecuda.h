@@ -48,7 +48,7 @@
  *    is per context, the per-thread stream's per context and thread.
  *  - Capture is a flag per stream; cuStreamBeginCapture sets it and
  *    cuStreamEndCapture clears it (returning a NULL graph). As on the real
- *    driver, cuStreamGetId on a capturing stream fails with
+ *    driver, cuStreamGetId and cuStreamSynchronize on a capturing stream fail with
  *    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the capture
  *    (cuStreamEndCapture then returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED). Modules,
  *    kernels and graphs are CUDA_ERROR_NOT_SUPPORTED.
