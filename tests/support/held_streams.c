@@ -52,6 +52,32 @@ static void held_release(void) {
   __atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A free into a resource that hands the block straight to a synchronous
+ * upstream (sync_*: larger than a fixed block, say) waits for the stream,
+ * which waits for the gate: a watchman opens it after a while, and then
+ * the block is truly free, so getting it back is right. */
+static pthread_t watchman;
+static volatile int watch_armed;
+
+static void *watch(void *arg) {
+  for (int i = 0; i < 200 && __atomic_load_n(&watch_armed, __ATOMIC_SEQ_CST); i++) usleep(10000);
+  if (__atomic_load_n(&watch_armed, __ATOMIC_SEQ_CST)) held_release();
+  return NULL;
+}
+
+static void watch_start(void) {
+  __atomic_store_n(&watch_armed, 1, __ATOMIC_SEQ_CST);
+  pthread_create(&watchman, NULL, watch, NULL);
+}
+
+/* True if the free returned only after the gate opened (it waited). */
+static bool watch_stop(void) {
+  bool waited = __atomic_load_n(gate, __ATOMIC_SEQ_CST) != 0;
+  __atomic_store_n(&watch_armed, 0, __ATOMIC_SEQ_CST);
+  pthread_join(watchman, NULL);
+  return waited;
+}
+
 /* Fill `p` on `s` with `v` and wait for `s` (never held). */
 static CUresult fill_now(void *p, size_t n, unsigned char v, CUstream s) {
   const mri_cuda_api *cu = mri_cuda();
@@ -77,7 +103,7 @@ static bool bytes_are(const void *p, size_t n, unsigned char v) {
  * stream, allocate Y on `b`, write 2 there, release the gate, wait for
  * everything, then check Y is not X and still holds 2. */
 static void allocate_elsewhere_and_check(mr_resource *mr, size_t bytes, void *x, CUstream b,
-                                         const char *scenario) {
+                                         bool free_waited, const char *scenario) {
   const mri_cuda_api *cu = mri_cuda();
   void *y = NULL;
   mr_status st = mr_allocate(mr, bytes, 0, (mr_stream)b, &y);
@@ -94,7 +120,7 @@ static void allocate_elsewhere_and_check(mr_resource *mr, size_t bytes, void *x,
                 mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
     fail();
   }
-  if (y == x) {
+  if (y == x && !free_waited) {
     print_error("%s: %s: the block freed on the held stream (%p) was handed out at once\n",
                 mr_resource_describe(mr), scenario, x);
     fail();
@@ -112,10 +138,12 @@ void held_other_stream(mr_resource *mr, size_t bytes) {
   void *x = NULL;
   assert_ok(mr_allocate(mr, bytes, 0, (mr_stream)a, &x));
   held_hold_and_fill(a, x, bytes, 1);
+  watch_start();
   mr_status st = mr_deallocate(mr, x, bytes, 0, (mr_stream)a);
+  bool waited = watch_stop();
   if (st != MR_OK) held_release();
   assert_ok(st);
-  allocate_elsewhere_and_check(mr, bytes, x, b, "another stream");
+  allocate_elsewhere_and_check(mr, bytes, x, b, waited, "another stream");
   mri_cuda()->cuStreamDestroy(a);
   mri_cuda()->cuStreamDestroy(b);
 }
@@ -126,13 +154,16 @@ void held_destroyed_stream(mr_resource *mr, size_t bytes) {
   void *x = NULL;
   assert_ok(mr_allocate(mr, bytes, 0, (mr_stream)a, &x));
   held_hold_and_fill(a, x, bytes, 1);
+  watch_start();
   mr_status st = mr_deallocate(mr, x, bytes, 0, (mr_stream)a);
+  bool waited = watch_stop();
   cu->cuStreamDestroy(a); /* legal: the driver finishes A's work later */
   CUstream b = stream_create();
   if (st != MR_OK) held_release();
   assert_ok(st);
   if (b != a) fprintf(stderr, "note: the driver gave the new stream another handle\n");
-  allocate_elsewhere_and_check(mr, bytes, x, b, "a stream created after destroying the held one");
+  allocate_elsewhere_and_check(mr, bytes, x, b, waited,
+                               "a stream created after destroying the held one");
   cu->cuStreamDestroy(b);
 }
 
@@ -141,6 +172,7 @@ typedef struct exiting_thread {
   size_t bytes;
   void *x;
   mr_status status;
+  bool waited;
 } exiting_thread;
 
 static void *free_on_held_stream_and_exit(void *arg) {
@@ -160,7 +192,9 @@ static void *free_on_held_stream_and_exit(void *arg) {
             CUDA_SUCCESS ||
         cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)t->x, 1, t->bytes, a) != CUDA_SUCCESS)
       t->status = MR_ERR_DRIVER;
+    watch_start();
     mr_status st = mr_deallocate(t->mr, t->x, t->bytes, 0, (mr_stream)a);
+    t->waited = watch_stop();
     if (t->status == MR_OK) t->status = st;
   }
   mri_cuda()->cuStreamDestroy(a);
@@ -175,8 +209,8 @@ void held_exited_thread(mr_resource *mr, size_t bytes) {
   if (t.status != MR_OK) held_release();
   assert_ok(t.status);
   CUstream b = stream_create();
-  allocate_elsewhere_and_check(mr, bytes, t.x, b, "a stream of another thread, after the "
-                                                  "freeing thread exited");
+  allocate_elsewhere_and_check(mr, bytes, t.x, b, t.waited,
+                               "a stream of another thread, after the freeing thread exited");
   mri_cuda()->cuStreamDestroy(b);
 }
 
@@ -229,7 +263,11 @@ void held_all(const char *spec, size_t bytes) {
   held_other_stream(mr, bytes);
   held_destroyed_stream(mr, bytes);
   held_exited_thread(mr, bytes);
-  held_capture(mr, bytes);
+  /* The capture scenario needs a block the resource keeps: every spec in
+   * held_specs.h keeps blocks of up to 64 KiB; larger ones may go straight
+   * back upstream, and then the driver may rightly hand the address out
+   * again in the capture. */
+  if (bytes <= ((size_t)64 << 10)) held_capture(mr, bytes);
   assert_ok(mr_resource_trim(mr));
   mr_resource_release(mr);
 }

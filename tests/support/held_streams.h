@@ -38,7 +38,9 @@ void held_exited_thread(mr_resource *mr, size_t bytes);
  *    freed in the capture, which is then ended and dropped. */
 void held_capture(mr_resource *mr, size_t bytes);
 
-/* Every scenario for `spec` (resolved on device 0), `bytes` per block. */
+/* Every scenario for `spec` (resolved on device 0), `bytes` per block (the
+ * capture scenario for blocks of up to 64 KiB, which every resource of
+ * held_specs.h keeps). */
 void held_all(const char *spec, size_t bytes);
 
 #endif
