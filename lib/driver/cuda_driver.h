@@ -176,6 +176,24 @@ static inline mr_status mri_stream_context(mr_stream stream, int device) {
   return mri_stream_context_slow(stream, device, false);
 }
 
+#if MRCTX_HAVE_CUDA
+/* r = call, a driver call naming `stream`: with the context made current
+ * first where a default stream needs one, and once more if the driver says
+ * the thread has none. Returns from the caller if no context can be made
+ * current. */
+#define MRI_CALL_ON_STREAM(stream, device, r, call)                              \
+  do {                                                                           \
+    mr_status st_ = mri_stream_context(stream, device);                          \
+    if (MRI_UNLIKELY(st_ != MR_OK)) return st_;                                  \
+    r = (call);                                                                  \
+    if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {                         \
+      st_ = mri_stream_context_slow(stream, device, true);                       \
+      if (st_ != MR_OK) return st_;                                              \
+      r = (call);                                                                \
+    }                                                                            \
+  } while (0)
+#endif
+
 /* True if `stream` is capturing a graph. The legacy stream never is. */
 mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing);
 

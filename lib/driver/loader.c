@@ -316,21 +316,6 @@ mr_status mri_stream_context_slow(mr_stream stream, int device, bool recheck) {
   return st;
 }
 
-/* Call `call` (a driver call on `stream`, result in `r`), making a context
- * current first where a default stream needs one, and once more if the
- * driver says the thread has none. */
-#define MRI_ON_STREAM_(stream, device, r, call)                                  \
-  do {                                                                           \
-    mr_status st_ = mri_stream_context(stream, device);                          \
-    if (st_ != MR_OK) return st_;                                                \
-    r = (call);                                                                  \
-    if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {                         \
-      st_ = mri_stream_context_slow(stream, device, true);                       \
-      if (st_ != MR_OK) return st_;                                              \
-      r = (call);                                                                \
-    }                                                                            \
-  } while (0)
-
 static mr_status capture_status(const mri_cuda_api *cu, mr_stream stream, int device,
                                 bool *capturing) {
   *capturing = false;
@@ -338,7 +323,7 @@ static mr_status capture_status(const mri_cuda_api *cu, mr_stream stream, int de
   if (stream == NULL || stream == CU_STREAM_LEGACY) return MR_OK;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   CUresult r;
-  MRI_ON_STREAM_(stream, device, r, cu->cuStreamIsCapturing((CUstream)stream, &status));
+  MRI_CALL_ON_STREAM(stream, device, r, cu->cuStreamIsCapturing((CUstream)stream, &status));
   if (r != CUDA_SUCCESS)
     return mri_cuda_fail(r, "cuStreamIsCapturing(stream %p)", (void *)stream);
   *capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
@@ -360,7 +345,7 @@ mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
   }
   unsigned long long value = 0;
   CUresult r;
-  MRI_ON_STREAM_(stream, device, r, cu->cuStreamGetId((CUstream)stream, &value));
+  MRI_CALL_ON_STREAM(stream, device, r, cu->cuStreamGetId((CUstream)stream, &value));
   if (MRI_UNLIKELY(r != CUDA_SUCCESS)) {
     *id = 0;
     return mri_cuda_fail(r, "cuStreamGetId(stream %p)", (void *)stream);
@@ -381,8 +366,6 @@ mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info) 
   }
   return mri_stream_get_id(stream, device, &info->id);
 }
-
-#undef MRI_ON_STREAM_
 
 mr_status mri_event_create(mri_event *event) {
   *event = NULL;

@@ -161,14 +161,8 @@ static mr_status pool_allocate(void *self, size_t bytes, size_t alignment,
   CUdeviceptr dptr = 0;
   /* A thread with no current context, on a default stream: do what the
    * runtime would first (and again if the driver still finds none). */
-  mr_status st = mri_stream_context(stream, s->device);
-  if (MRI_UNLIKELY(st != MR_OK)) return st;
-  r = cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream);
-  if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {
-    st = mri_stream_context_slow(stream, s->device, true);
-    if (st != MR_OK) return st;
-    r = cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream);
-  }
+  MRI_CALL_ON_STREAM(stream, s->device, r,
+                     cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream));
   if (MRI_UNLIKELY(r != CUDA_SUCCESS)) {
     *ptr = NULL;
     return mri_cuda_fail(r, "%s pool: cuMemAllocFromPoolAsync of %zu bytes (device %d, stream %p)",
@@ -182,14 +176,9 @@ static mr_status pool_deallocate(void *self, void *ptr, size_t bytes,
                                  size_t alignment, mr_stream stream) {
   mri_pool_state *s = self;
   const mri_cuda_api *cu = mri_cuda();
-  mr_status st = mri_stream_context(stream, s->device);
-  if (MRI_UNLIKELY(st != MR_OK)) return st;
-  CUresult r = cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
-  if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {
-    st = mri_stream_context_slow(stream, s->device, true);
-    if (st != MR_OK) return st;
-    r = cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
-  }
+  CUresult r;
+  MRI_CALL_ON_STREAM(stream, s->device, r,
+                     cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream));
   /* After the driver shut down at process exit the memory is gone already. */
   if (MRI_LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED)) return MR_OK;
   return mri_cuda_fail(r, "%s pool: cuMemFreeAsync(%p, %zu bytes, stream %p)", pool_what(s),
