@@ -597,7 +597,7 @@ static mr_tag context_tags[SPEC_COUNT];
 static mr_context_desc context_desc(void) {
   for (size_t i = 0; i < SPEC_COUNT; i++)
     context_tags[i] = (mr_tag){stress_specs[i].tag, stress_specs[i].spec};
-  return (mr_context_desc){.library = "stress", .tags = context_tags, .tag_count = SPEC_COUNT};
+  return (mr_context_desc){.size = sizeof(mr_context_desc),.library = "stress", .tags = context_tags, .tag_count = SPEC_COUNT};
 }
 
 /* Every spec as a tag of one context, all at once through ctx_get_mr. */

@@ -244,10 +244,10 @@ static void *free_then_exit(void *arg) {
   CUstream s = NULL;
   cu->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
   void *p = NULL;
-  mr_allocate(cache, 4096, 0, (mr_stream)s, &p);
-  mr_deallocate(cache, p, 4096, 0, (mr_stream)s);
+  bool ok = mr_allocate(cache, 4096, 0, (mr_stream)s, &p) == MR_OK &&
+            mr_deallocate(cache, p, 4096, 0, (mr_stream)s) == MR_OK;
   cu->cuStreamDestroy(s); /* the stream is gone before anyone else asks */
-  return p;
+  return ok ? p : NULL;
 }
 
 /* A thread that exits hands its blocks to the shared pool; with its stream
