@@ -385,6 +385,7 @@ static void do_free(worker *w, int i) {
 
 static void *worker_main(void *arg) {
   worker *w = arg;
+  const mri_cuda_api *cu = mri_cuda();
   mr_status bound = MR_ERR_DRIVER;
   for (int t = 0; t < 1000 && bound != MR_OK; t++) bound = mri_ensure_context(0);
   if (bound != MR_OK) {
