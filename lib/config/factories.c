@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "config/config_internal.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 /* ---- driver resources: device-bound, no parameters ------------------------ */
 

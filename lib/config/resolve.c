@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "config/config_internal.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 typedef struct resolve_state {
   const mri_text_source *src;

@@ -21,7 +21,7 @@
 #include "adaptors/adaptors_internal.h"
 #include "config/config_internal.h"
 #include "context/context_internal.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 /* The override sources, lowest precedence first (the tag's default spec
  * is below them all). */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "core/core.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 struct mr_device_map {
   int size;

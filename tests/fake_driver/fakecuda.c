@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/cuda_driver.h" /* MRI_CUDA_ENTRY_POINTS: what to implement, and which ABI */
+#include "driver/cuda_api.h" /* MRI_CUDA_ENTRY_POINTS: what to implement, and which ABI */
 #include "fakecuda.h"
 
 #define FAKE_ALIGNMENT 256
