@@ -516,14 +516,7 @@ static char *stand_in_text(const mr_spec_args *args) {
 static mr_status stand_in(const mr_spec_args *args, mr_status status, const char *reason,
                           mr_resource **out) {
   resolve_state *rs = args->state;
-  mr_resource_props props = {
-      .kind = MR_MEMORY_DEVICE,
-      .device = rs->options->device,
-      .host_accessible = false,
-      .device_accessible = true,
-      .stream_ordered = true,
-      .native_alignment = 0,
-  };
+  mr_resource_props props = mri_memory_kind_props(MR_MEMORY_DEVICE, rs->options->device, true, 0);
   if (args->has_props_hint) {
     props = args->props_hint;
   } else {

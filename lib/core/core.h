@@ -129,6 +129,14 @@ struct mr_resource {
   struct mri_ptrmap *align_map;
 };
 
+/* The properties of a resource over memory of `kind`: where it lives
+ * (`device` for device memory, -1 for the others) and who may touch it
+ * (pageable host memory: the host; device memory: kernels; pinned and
+ * managed: both). Every built-in resource, and every stand-in for one that
+ * cannot be built, takes its properties from here. */
+mr_resource_props mri_memory_kind_props(mr_memory_kind kind, int device, bool stream_ordered,
+                                        size_t native_alignment);
+
 /* Create with everything a built-in resource knows: `upstream` (borrowed
  * view for mr_resource_upstream; may be NULL) and the description text
  * (copied; NULL: ops->describe or ops->name). */

@@ -22,6 +22,18 @@ const char *mr_memory_kind_name(mr_memory_kind kind) {
   return "unknown";
 }
 
+mr_resource_props mri_memory_kind_props(mr_memory_kind kind, int device, bool stream_ordered,
+                                        size_t native_alignment) {
+  return (mr_resource_props){
+      .kind = kind,
+      .device = kind == MR_MEMORY_DEVICE ? device : -1,
+      .host_accessible = kind != MR_MEMORY_DEVICE,
+      .device_accessible = kind != MR_MEMORY_HOST,
+      .stream_ordered = stream_ordered,
+      .native_alignment = native_alignment,
+  };
+}
+
 /* The oldest ops table we accept: one that has the two required methods. */
 #define MRI_OPS_MIN_SIZE \
   (offsetof(mr_resource_ops, deallocate) + sizeof(((mr_resource_ops *)0)->deallocate))
@@ -66,18 +78,7 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
   atomic_init(&mr->refs, 1);
   atomic_init(&mr->owner, NULL);
   mr->upstream = upstream;
-  if (props != NULL) {
-    mr->props = *props;
-  } else {
-    mr->props = (mr_resource_props){
-        .kind = MR_MEMORY_HOST,
-        .device = -1,
-        .host_accessible = true,
-        .device_accessible = false,
-        .stream_ordered = false,
-        .native_alignment = 0,
-    };
-  }
+  mr->props = props != NULL ? *props : mri_memory_kind_props(MR_MEMORY_HOST, -1, false, 0);
   mr->native_alignment = mr->props.native_alignment;
   pthread_mutex_init(&mr->align_lock, NULL);
 

@@ -18,6 +18,19 @@
 
 #include "core/core.h"
 
+/* The memory a pool (or sync resource) of `kind` holds. */
+static inline mr_memory_kind mri_pool_memory_kind(mr_pool_kind kind) {
+  switch (kind) {
+  case MR_POOL_DEVICE:
+    return MR_MEMORY_DEVICE;
+  case MR_POOL_PINNED:
+    return MR_MEMORY_PINNED;
+  case MR_POOL_MANAGED:
+    break;
+  }
+  return MR_MEMORY_MANAGED;
+}
+
 /* sync_device, sync_pinned or sync_managed (kind DEVICE, PINNED, MANAGED)
  * on `device`. `reason`, if not NULL, says why it stands in for a pool and
  * is kept in the description as spec text: sync_device(reason="device 3
