@@ -529,7 +529,7 @@ static mr_status stand_in(const mr_spec_args *args, mr_status status, const char
   }
   char *text = stand_in_text(args);
   if (text == NULL) return MR_ERR_OUT_OF_MEMORY;
-  mr_status st = mri_failing_resource_create(status, reason, &props, text, out);
+  mr_status st = mri_unavailable_resource_create(status, reason, &props, text, out);
   free(text);
   return st;
 }

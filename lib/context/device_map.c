@@ -36,7 +36,7 @@ static mr_status initial_resource(int device, mr_resource **out) {
   mr_resource_props props = mri_memory_kind_props(MR_MEMORY_DEVICE, device, true, 0);
   char message[MRI_ERROR_CAPACITY];
   snprintf(message, sizeof message, "%s", mr_last_error());
-  return mri_failing_resource_create(st, message, &props, "device", out);
+  return mri_unavailable_resource_create(st, message, &props, "device", out);
 }
 
 mr_status mr_device_map_create(mr_device_map **out) {

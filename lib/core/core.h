@@ -184,13 +184,18 @@ typedef struct mri_adaptor_head {
 mr_status mri_forward_synchronize(void *self, mr_stream stream);
 mr_status mri_forward_trim(void *self);
 
-/* A resource whose every allocation fails with `status` and `message`
- * (what a context holds for a device tag when there is no driver).
- * Deallocating NULL is still a no-op; anything else is an error. */
-mr_status mri_failing_resource_create(mr_status status, const char *message,
-                                      const mr_resource_props *props,
-                                      const char *description,
-                                      mr_resource **out);
+/* The "unavailable" stand-in for a resource that cannot be built here,
+ * for want of a driver or a device (or not built at all, in host-only
+ * resolution): every allocation fails with `status` and `reason`;
+ * deallocating NULL is still a no-op, anything else is an error. It reports
+ * the `props` (NULL: pageable host memory's) and `description` of the
+ * resource it stands for, so what was asked for stays visible. The one way
+ * stand-ins are made: for a spec's call (config/resolve.c), for a context's
+ * tag on a device (context.c) and for a device map's initial resource
+ * (device_map.c). */
+mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
+                                          const mr_resource_props *props,
+                                          const char *description, mr_resource **out);
 
 /* ---- thread slots --------------------------------------------------------- */
 

@@ -367,7 +367,7 @@ mr_status mri_forward_trim(void *self) {
   return mr_resource_trim(((mri_adaptor_head *)self)->upstream);
 }
 
-/* ---- the failing resource ---------------------------------------------- */
+/* ---- the unavailable stand-in ------------------------------------------- */
 
 typedef struct failing_state {
   mr_status status;
@@ -402,15 +402,14 @@ static const mr_resource_ops failing_ops = {
     .destroy = failing_destroy,
 };
 
-mr_status mri_failing_resource_create(mr_status status, const char *message,
-                                      const mr_resource_props *props,
-                                      const char *description,
-                                      mr_resource **out) {
+mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
+                                          const mr_resource_props *props,
+                                          const char *description, mr_resource **out) {
   *out = NULL;
   failing_state *s = mri_calloc(1, sizeof *s);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->status = status;
-  s->message = mri_strdup(message);
+  s->message = mri_strdup(reason);
   if (s->message == NULL) {
     free(s);
     return MR_ERR_OUT_OF_MEMORY;
