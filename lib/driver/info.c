@@ -7,18 +7,6 @@
 
 #include "driver/pool_resource.h"
 
-const char *mr_pool_kind_name(mr_pool_kind kind) {
-  switch (kind) {
-  case MR_POOL_DEVICE:
-    return "device";
-  case MR_POOL_PINNED:
-    return "pinned";
-  case MR_POOL_MANAGED:
-    return "managed";
-  }
-  return "unknown";
-}
-
 static mr_status check_size(const char *what, size_t given, size_t expected) {
   if (given < expected)
     return mri_error(MR_ERR_INVALID_ARGUMENT,

@@ -3,12 +3,11 @@
  * headers (-Dcuda=disabled, or no toolkit found). The driver really is
  * unavailable to such a build: every entry says so with MR_ERR_NO_DRIVER,
  * and host resources, adaptors, configuration and contexts work as on a
- * machine without a GPU. It implements the public driver API and
+ * machine without a GPU. It implements the public driver API (but what
+ * needs no driver, in pool_desc.c, built either way) and
  * driver/driver_internal.h; what only the driver's own files use
  * (driver/cuda_api.h) has no counterpart here.
  */
-#include <string.h>
-
 #include "driver/driver_internal.h"
 
 static mr_status no_driver(const char *what) {
@@ -36,32 +35,12 @@ mr_status mr_device_get_info(int device, mr_device_info *info) {
   return no_driver("mr_device_get_info");
 }
 
-const char *mr_pool_kind_name(mr_pool_kind kind) {
-  switch (kind) {
-  case MR_POOL_DEVICE:
-    return "device";
-  case MR_POOL_PINNED:
-    return "pinned";
-  case MR_POOL_MANAGED:
-    return "managed";
-  }
-  return "unknown";
-}
-
 mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info *info) {
   return no_driver("mr_driver_pool_get_info");
 }
 
 mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
   return no_driver("mr_pool_resource_get_info");
-}
-
-void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
-  if (desc == NULL) return;
-  memset(desc, 0, sizeof *desc);
-  desc->kind = kind;
-  desc->release_threshold = MR_POOL_RELEASE_MAX;
-  desc->access = MR_POOL_ACCESS_ALL;
 }
 
 #define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)       \

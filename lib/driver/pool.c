@@ -8,14 +8,6 @@
 
 #include "driver/pool_resource.h"
 
-void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
-  if (desc == NULL) return;
-  memset(desc, 0, sizeof *desc);
-  desc->kind = kind;
-  desc->release_threshold = MR_POOL_RELEASE_MAX;
-  desc->access = MR_POOL_ACCESS_ALL;
-}
-
 /* The spec text that rebuilds this pool; defaults are left out. */
 static void describe_pool(const mr_pool_desc *d, char *buf, size_t cap) {
   char size[32];
