@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 #define RETRY_DEFAULT_ATTEMPTS 3
 

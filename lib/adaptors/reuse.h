@@ -9,7 +9,7 @@
 #ifndef MRCTX_LIB_ADAPTORS_REUSE_H
 #define MRCTX_LIB_ADAPTORS_REUSE_H
 
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 /* ---- stream-ordered reuse --------------------------------------------------
  *

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "config/config_internal.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 /* ---- driver resources: device-bound, no parameters ------------------------ */
 
@@ -46,21 +46,6 @@ static const driver_factory driver_factories[] = {
     {"sync_managed", mr_sync_managed_resource_create, MR_MEMORY_MANAGED, MR_POOL_MANAGED},
 };
 
-/* What a resource of `kind` would report: the stand-in's properties when
- * there is no driver or device to build it. */
-static mr_resource_props kind_props(mr_memory_kind kind, int device) {
-  bool on_device = kind == MR_MEMORY_DEVICE;
-  return (mr_resource_props){
-      .size = sizeof(mr_resource_props),
-      .kind = kind,
-      .device = on_device ? device : -1,
-      .host_accessible = !on_device,
-      .device_accessible = true,
-      .stream_ordered = true,
-      .native_alignment = 0,
-  };
-}
-
 static mr_status make_driver_resource(void *user, const mr_spec_args *args, mr_resource **out) {
   const driver_factory *f = user;
   const char *reason = NULL;
@@ -69,7 +54,9 @@ static mr_status make_driver_resource(void *user, const mr_spec_args *args, mr_r
     if (st != MR_OK) return st;
   }
   int device = mr_spec_args_device(args);
-  mr_resource_props props = kind_props(f->kind, device);
+  /* What the stand-in reports when there is no driver or device to build
+   * the resource. */
+  mr_resource_props props = mri_memory_kind_props(f->kind, device, true, 0);
   mri_spec_args_hint_props(args, &props);
   if (reason != NULL)
     return mri_sync_resource_create((mr_pool_kind)f->sync_kind, device, reason, out);
@@ -100,10 +87,9 @@ static mr_status make_pool(void *user, const mr_spec_args *args, mr_resource **o
   if (st == MR_OK) st = mr_spec_args_choice(args, "access", accesses, MR_POOL_ACCESS_ALL, &access);
   if (st != MR_OK) return st;
   desc.access = (mr_pool_access)access;
-  static const mr_memory_kind memory_kinds[] = {MR_MEMORY_DEVICE, MR_MEMORY_PINNED,
-                                                MR_MEMORY_MANAGED};
   int device = mr_spec_args_device(args);
-  mr_resource_props props = kind_props(memory_kinds[kind], device);
+  mr_resource_props props =
+      mri_memory_kind_props(mri_pool_memory_kind(desc.kind), device, true, 0);
   mri_spec_args_hint_props(args, &props);
   return mr_pool_resource_create(device, &desc, out);
 }

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "config/config_internal.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 typedef struct resolve_state {
   const mri_text_source *src;
@@ -516,15 +516,7 @@ static char *stand_in_text(const mr_spec_args *args) {
 static mr_status stand_in(const mr_spec_args *args, mr_status status, const char *reason,
                           mr_resource **out) {
   resolve_state *rs = args->state;
-  mr_resource_props props = {
-      .size = sizeof(mr_resource_props),
-      .kind = MR_MEMORY_DEVICE,
-      .device = rs->options->device,
-      .host_accessible = false,
-      .device_accessible = true,
-      .stream_ordered = true,
-      .native_alignment = 0,
-  };
+  mr_resource_props props = mri_memory_kind_props(MR_MEMORY_DEVICE, rs->options->device, true, 0);
   if (args->has_props_hint) {
     props = args->props_hint;
   } else {
@@ -537,7 +529,7 @@ static mr_status stand_in(const mr_spec_args *args, mr_status status, const char
   }
   char *text = stand_in_text(args);
   if (text == NULL) return MR_ERR_OUT_OF_MEMORY;
-  mr_status st = mri_failing_resource_create(status, reason, &props, text, out);
+  mr_status st = mri_unavailable_resource_create(status, reason, &props, text, out);
   free(text);
   return st;
 }

@@ -21,7 +21,7 @@
 #include "adaptors/adaptors_internal.h"
 #include "config/config_internal.h"
 #include "context/context_internal.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 /* The override sources, lowest precedence first (the tag's default spec
  * is below them all). */
@@ -503,12 +503,12 @@ static mr_status cycle_error(builder *b, int tag, const mri_text_source *source,
  * every allocation at once, saying which tag and why. */
 static mr_status make_unavailable(mr_context *ctx, size_t tag, int device, slot *s,
                                   mri_resolved *resolved) {
-  mr_resource_props props = resolved->resource->props;
   s->reason = mri_asprintf("%s:%s on device %d: %s", ctx->library, ctx->tag_names[tag], device,
                            resolved->reason != NULL ? resolved->reason : "unavailable");
   if (s->reason == NULL) return MR_ERR_OUT_OF_MEMORY;
-  return mri_failing_resource_create(resolved->unavailable, s->reason, &props,
-                                     mr_resource_describe(resolved->resource), &s->inner);
+  return mri_unavailable_resource_create(resolved->unavailable, s->reason,
+                                         &resolved->resource->props,
+                                         mr_resource_describe(resolved->resource), &s->inner);
 }
 
 /* The default chains of device tags include retry (the contract): a chain

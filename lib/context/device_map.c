@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "core/core.h"
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 struct mr_device_map {
   int size;
@@ -33,17 +33,10 @@ static mr_status check_slot(const mr_device_map *map, const char *what, int devi
 static mr_status initial_resource(int device, mr_resource **out) {
   mr_status st = mr_device_resource_create(device, out);
   if (st != MR_ERR_NO_DRIVER && st != MR_ERR_NO_DEVICE) return st;
-  mr_resource_props props = {
-      .size = sizeof(mr_resource_props),
-      .kind = MR_MEMORY_DEVICE,
-      .device = device,
-      .device_accessible = true,
-      .stream_ordered = true,
-      .native_alignment = 0,
-  };
+  mr_resource_props props = mri_memory_kind_props(MR_MEMORY_DEVICE, device, true, 0);
   char message[MRI_ERROR_CAPACITY];
   snprintf(message, sizeof message, "%s", mr_last_error());
-  return mri_failing_resource_create(st, message, &props, "device", out);
+  return mri_unavailable_resource_create(st, message, &props, "device", out);
 }
 
 mr_status mr_device_map_create(mr_device_map **out) {

@@ -162,6 +162,14 @@ struct mr_resource {
   struct mri_ptrmap *align_map;
 };
 
+/* The properties of a resource over memory of `kind`: where it lives
+ * (`device` for device memory, -1 for the others) and who may touch it
+ * (pageable host memory: the host; device memory: kernels; pinned and
+ * managed: both). Every built-in resource, and every stand-in for one that
+ * cannot be built, takes its properties from here. */
+mr_resource_props mri_memory_kind_props(mr_memory_kind kind, int device, bool stream_ordered,
+                                        size_t native_alignment);
+
 /* Create with everything a built-in resource knows: `upstream` (borrowed
  * view for mr_resource_upstream; may be NULL) and the description text
  * (copied; NULL: ops->describe or ops->name). */
@@ -209,13 +217,18 @@ typedef struct mri_adaptor_head {
 mr_status mri_forward_synchronize(void *self, mr_stream stream);
 mr_status mri_forward_trim(void *self);
 
-/* A resource whose every allocation fails with `status` and `message`
- * (what a context holds for a device tag when there is no driver).
- * Deallocating NULL is still a no-op; anything else is an error. */
-mr_status mri_failing_resource_create(mr_status status, const char *message,
-                                      const mr_resource_props *props,
-                                      const char *description,
-                                      mr_resource **out);
+/* The "unavailable" stand-in for a resource that cannot be built here,
+ * for want of a driver or a device (or not built at all, in host-only
+ * resolution): every allocation fails with `status` and `reason`;
+ * deallocating NULL is still a no-op, anything else is an error. It reports
+ * the `props` (NULL: pageable host memory's) and `description` of the
+ * resource it stands for, so what was asked for stays visible. The one way
+ * stand-ins are made: for a spec's call (config/resolve.c), for a context's
+ * tag on a device (context.c) and for a device map's initial resource
+ * (device_map.c). */
+mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
+                                          const mr_resource_props *props,
+                                          const char *description, mr_resource **out);
 
 /* ---- thread slots --------------------------------------------------------- */
 

@@ -37,14 +37,6 @@ static const mr_resource_ops host_ops = {
 mr_status mr_host_resource_create(mr_resource **out) {
   if (out == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_host_resource_create: out is NULL");
-  static const mr_resource_props props = {
-      .size = sizeof(mr_resource_props),
-      .kind = MR_MEMORY_HOST,
-      .device = -1,
-      .host_accessible = true,
-      .device_accessible = false,
-      .stream_ordered = false,
-      .native_alignment = 0,
-  };
+  mr_resource_props props = mri_memory_kind_props(MR_MEMORY_HOST, -1, false, 0);
   return mri_resource_create(&host_ops, NULL, &props, NULL, "host", out);
 }

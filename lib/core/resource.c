@@ -22,6 +22,19 @@ const char *mr_memory_kind_name(mr_memory_kind kind) {
   return "unknown";
 }
 
+mr_resource_props mri_memory_kind_props(mr_memory_kind kind, int device, bool stream_ordered,
+                                        size_t native_alignment) {
+  return (mr_resource_props){
+      .size = sizeof(mr_resource_props),
+      .kind = kind,
+      .device = kind == MR_MEMORY_DEVICE ? device : -1,
+      .host_accessible = kind != MR_MEMORY_DEVICE,
+      .device_accessible = kind != MR_MEMORY_HOST,
+      .stream_ordered = stream_ordered,
+      .native_alignment = native_alignment,
+  };
+}
+
 /* The oldest ops table we accept: one that has the two required methods. */
 #define MRI_OPS_MIN_SIZE \
   (offsetof(mr_resource_ops, deallocate) + sizeof(((mr_resource_ops *)0)->deallocate))
@@ -46,15 +59,7 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
                      "mr_resource_create: ops->allocate and ops->deallocate "
                      "are required");
   /* No props: pageable host memory, any alignment. */
-  mr_resource_props given = {
-      .size = sizeof(mr_resource_props),
-      .kind = MR_MEMORY_HOST,
-      .device = -1,
-      .host_accessible = true,
-      .device_accessible = false,
-      .stream_ordered = false,
-      .native_alignment = 0,
-  };
+  mr_resource_props given = mri_memory_kind_props(MR_MEMORY_HOST, -1, false, 0);
   if (props != NULL) {
     mr_status st = MRI_STRUCT_READ(&given, props, mr_resource_props, native_alignment,
                                    "mr_resource_create");
@@ -369,7 +374,7 @@ mr_status mri_forward_trim(void *self) {
   return mr_resource_trim(((mri_adaptor_head *)self)->upstream);
 }
 
-/* ---- the failing resource ---------------------------------------------- */
+/* ---- the unavailable stand-in ------------------------------------------- */
 
 typedef struct failing_state {
   mr_status status;
@@ -404,15 +409,14 @@ static const mr_resource_ops failing_ops = {
     .destroy = failing_destroy,
 };
 
-mr_status mri_failing_resource_create(mr_status status, const char *message,
-                                      const mr_resource_props *props,
-                                      const char *description,
-                                      mr_resource **out) {
+mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
+                                          const mr_resource_props *props,
+                                          const char *description, mr_resource **out) {
   *out = NULL;
   failing_state *s = mri_calloc(1, sizeof *s);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->status = status;
-  s->message = mri_strdup(message);
+  s->message = mri_strdup(reason);
   if (s->message == NULL) {
     free(s);
     return MR_ERR_OUT_OF_MEMORY;

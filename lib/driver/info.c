@@ -7,18 +7,6 @@
 
 #include "driver/pool_resource.h"
 
-const char *mr_pool_kind_name(mr_pool_kind kind) {
-  switch (kind) {
-  case MR_POOL_DEVICE:
-    return "device";
-  case MR_POOL_PINNED:
-    return "pinned";
-  case MR_POOL_MANAGED:
-    return "managed";
-  }
-  return "unknown";
-}
-
 mr_status mr_device_get_info(int device, mr_device_info *info) {
   if (info == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_device_get_info: info is NULL");
   mr_status st = mri_check_device(device);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 
 #define MRI_CUDA_REQUIRED_VERSION 13000
 

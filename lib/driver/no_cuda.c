@@ -3,11 +3,12 @@
  * headers (-Dcuda=disabled, or no toolkit found). The driver really is
  * unavailable to such a build: every entry says so with MR_ERR_NO_DRIVER,
  * and host resources, adaptors, configuration and contexts work as on a
- * machine without a GPU.
+ * machine without a GPU. It implements the public driver API (but what
+ * needs no driver, in pool_desc.c, built either way) and
+ * driver/driver_internal.h; what only the driver's own files use
+ * (driver/cuda_api.h) has no counterpart here.
  */
-#include <string.h>
-
-#include "driver/cuda_driver.h"
+#include "driver/driver_internal.h"
 
 static mr_status no_driver(const char *what) {
   return mri_error(MR_ERR_NO_DRIVER,
@@ -32,18 +33,6 @@ int mr_current_device(void) { return 0; }
 
 mr_status mr_device_get_info(int device, mr_device_info *info) {
   return no_driver("mr_device_get_info");
-}
-
-const char *mr_pool_kind_name(mr_pool_kind kind) {
-  switch (kind) {
-  case MR_POOL_DEVICE:
-    return "device";
-  case MR_POOL_PINNED:
-    return "pinned";
-  case MR_POOL_MANAGED:
-    return "managed";
-  }
-  return "unknown";
 }
 
 mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info *info) {
@@ -81,22 +70,8 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   return no_driver("pool");
 }
 
-mr_status mri_check_device(int device) { return no_driver("device"); }
 int mri_current_device(void) { return 0; }
 mr_status mri_ensure_context(int device) { return no_driver("making a context current"); }
-mr_status mri_push_context(int device, bool *pushed) {
-  *pushed = false;
-  return no_driver("making a context current");
-}
-void mri_pop_context(bool pushed) {}
-mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing) {
-  *capturing = false;
-  return MR_OK;
-}
-_Thread_local bool mri_tls_context_checked __attribute__((tls_model("initial-exec")));
-mr_status mri_stream_context_slow(mr_stream stream, int device, bool recheck) {
-  return no_driver("making a context current");
-}
 mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
   *id = (mri_stream_id)(uintptr_t)stream; /* host memory only: handles will do */
   return MR_OK;

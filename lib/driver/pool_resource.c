@@ -220,29 +220,8 @@ static const mr_resource_ops pool_ops = {
 
 mr_status mri_pool_resource_create(mri_pool_state *state, const char *description,
                                    mr_resource **out) {
-  mr_resource_props props = {
-      .size = sizeof(mr_resource_props),
-      .device = -1,
-      .stream_ordered = true,
-      .native_alignment = MR_DEFAULT_ALIGNMENT,
-  };
-  switch (state->kind) {
-  case MR_POOL_DEVICE:
-    props.kind = MR_MEMORY_DEVICE;
-    props.device = state->device;
-    props.device_accessible = true;
-    break;
-  case MR_POOL_PINNED:
-    props.kind = MR_MEMORY_PINNED;
-    props.host_accessible = true;
-    props.device_accessible = true;
-    break;
-  case MR_POOL_MANAGED:
-    props.kind = MR_MEMORY_MANAGED;
-    props.host_accessible = true;
-    props.device_accessible = true;
-    break;
-  }
+  mr_resource_props props = mri_memory_kind_props(mri_pool_memory_kind(state->kind),
+                                                  state->device, true, MR_DEFAULT_ALIGNMENT);
   atomic_init(&state->checked_pool, NULL);
   return mri_resource_create(&pool_ops, state, &props, NULL, description, out);
 }

@@ -7,7 +7,7 @@
 #ifndef MRCTX_LIB_DRIVER_POOL_RESOURCE_H
 #define MRCTX_LIB_DRIVER_POOL_RESOURCE_H
 
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 
 typedef struct mri_pool_state {
   int device;          /* the device whose context is made current if a

@@ -159,18 +159,8 @@ static mr_status create_sync(mr_pool_kind kind, int device, const char *descript
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->device = device;
   s->kind = kind;
-  mr_resource_props props = {
-      .size = sizeof(mr_resource_props),
-      .device = -1,
-      .stream_ordered = false,
-      .native_alignment = MR_DEFAULT_ALIGNMENT,
-      .host_accessible = kind != MR_POOL_DEVICE,
-      .device_accessible = true,
-  };
-  props.kind = kind == MR_POOL_DEVICE   ? MR_MEMORY_DEVICE
-               : kind == MR_POOL_PINNED ? MR_MEMORY_PINNED
-                                        : MR_MEMORY_MANAGED;
-  if (kind == MR_POOL_DEVICE) props.device = device;
+  mr_resource_props props =
+      mri_memory_kind_props(mri_pool_memory_kind(kind), device, false, MR_DEFAULT_ALIGNMENT);
   st = mri_resource_create(&sync_ops, s, &props, NULL, description, out);
   if (st != MR_OK) free(s);
   return st;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 #include "test_util.h"
 
 static int device_count;

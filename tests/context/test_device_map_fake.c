@@ -3,7 +3,7 @@
  * devices: a slot per device, each starting with that device's current
  * pool, and the process-wide map following the thread's current device.
  */
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 #include "fakecuda.h"
 #include "test_util.h"
 

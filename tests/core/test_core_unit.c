@@ -541,7 +541,8 @@ static void test_format_size(void **state) {
 
 static void test_failing_resource(void **state) {
   mr_resource *mr;
-  assert_ok(mri_failing_resource_create(MR_ERR_NO_DRIVER, "no driver here", NULL, "device", &mr));
+  assert_ok(
+      mri_unavailable_resource_create(MR_ERR_NO_DRIVER, "no driver here", NULL, "device", &mr));
   void *p = (void *)1;
   assert_status(mr_allocate(mr, 10, 0, NULL, &p), MR_ERR_NO_DRIVER);
   assert_null(p);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 #include "driver_cases.h"
 #include "fakecuda.h"
 #include "test_util.h"

@@ -12,7 +12,7 @@
 #ifndef MRCTX_TESTS_FAKE_TEST_H
 #define MRCTX_TESTS_FAKE_TEST_H
 
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 #include "fakecuda.h"
 #include "test_util.h"
 

@@ -2,7 +2,7 @@
  * fakecuda.h: the control API of the fake CUDA driver (tests only).
  *
  * libfakecuda implements, over host memory, every entry point mrctx loads
- * (MRI_CUDA_ENTRY_POINTS in lib/driver/cuda_driver.h) in exactly the ABI the
+ * (MRI_CUDA_ENTRY_POINTS in lib/driver/cuda_api.h) in exactly the ABI the
  * loader asks for (cudaTypedefs.h's PFN_<name>_v<version>, checked at
  * compile time), and exports cuGetProcAddress_v2 so the library's loader
  * opens it like the real driver; asked for an older version than that, it

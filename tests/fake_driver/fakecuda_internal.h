@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "driver/cuda_driver.h" /* MRI_CUDA_ENTRY_POINTS: what to implement, and which ABI */
+#include "driver/cuda_api.h" /* MRI_CUDA_ENTRY_POINTS: what to implement, and which ABI */
 #include "fakecuda.h"
 
 #define FAKE_CONTEXT_STACK 16 /* contexts a thread can push */

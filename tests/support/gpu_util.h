@@ -7,7 +7,7 @@
 #ifndef MRCTX_GPU_UTIL_H
 #define MRCTX_GPU_UTIL_H
 
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 #include "test_util.h"
 
 #define GPU_TEST_SKIP 77

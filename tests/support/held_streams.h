@@ -13,7 +13,7 @@
 #ifndef MRCTX_HELD_STREAMS_H
 #define MRCTX_HELD_STREAMS_H
 
-#include "driver/cuda_driver.h"
+#include "driver/cuda_api.h"
 #include "test_util.h"
 
 /* Call once per process, with a context current: allocates the gate word

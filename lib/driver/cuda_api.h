@@ -1,28 +1,20 @@
 /*
- * driver/cuda_driver.h (internal): the CUDA driver entry points, loaded at run
- * time, and the helpers the other layers use.
+ * driver/cuda_api.h (driver-private): the CUDA driver entry points, loaded
+ * at run time, and the helpers the driver's own files share. It includes
+ * cuda.h, so only the driver's .c files and the tests include it; the
+ * layers above use driver/driver_internal.h, which this header includes.
  *
  * The table is filled once (dlopen + cuGetProcAddress for CUDA 13.0) and
  * never changes afterwards, so readers need no lock: mri_cuda() is one
  * acquire load.
  */
-#ifndef MRCTX_LIB_DRIVER_CUDA_DRIVER_H
-#define MRCTX_LIB_DRIVER_CUDA_DRIVER_H
+#ifndef MRCTX_LIB_DRIVER_CUDA_API_H
+#define MRCTX_LIB_DRIVER_CUDA_API_H
 
-#include "core/core.h"
-
-#if MRCTX_HAVE_CUDA
 #include <cuda.h>
 #include <cudaTypedefs.h>
-#else
-/* Without the toolkit's headers only opaque handles are needed. */
-typedef int CUresult;
-typedef int CUdevice;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUevent_st *CUevent;
-typedef struct CUstream_st *CUstream;
-#define CUDA_SUCCESS 0
-#endif
+
+#include "driver/driver_internal.h"
 
 /* The entry points mrctx calls, in one list: X(name, version). `version` is
  * the CUDA version of the ABI we ask cuGetProcAddress for: the newest one at
@@ -92,7 +84,6 @@ typedef struct CUstream_st *CUstream;
   X(cuModuleGetFunction, 2000)       \
   X(cuLaunchKernel, 4000)
 
-#if MRCTX_HAVE_CUDA
 typedef struct mri_cuda_api {
 #define MRI_CUDA_FIELD_(name, version) PFN_##name##_v##version name;
   MRI_CUDA_ENTRY_POINTS(MRI_CUDA_FIELD_)
@@ -124,36 +115,12 @@ mr_status mri_cuda_fail(CUresult result, const char *what_format, ...)
 /* The error name for a result ("CUDA_ERROR_OUT_OF_MEMORY"), or
  * "CUDA_ERROR_<n>" for one the driver does not know. */
 const char *mri_cuda_error_name(CUresult result);
-#else
-/* A build without CUDA never has a driver table. */
-typedef struct mri_cuda_api mri_cuda_api;
-static inline const mri_cuda_api *mri_cuda(void) { return NULL; }
-#endif
 
 /* Check `device` is a valid ordinal (loads the driver). */
 mr_status mri_check_device(int device);
 
-/* sync_device, sync_pinned or sync_managed (kind DEVICE, PINNED, MANAGED)
- * on `device`. `reason`, if not NULL, says why it stands in for a pool and
- * is kept in the description as spec text: sync_device(reason="device 3
- * has no device memory-pool support"), which the spec language reads back
- * to the same resource and description. */
-mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *reason,
-                                   mr_resource **out);
-
-/* The calling thread's current device, 0 if none or no driver; never loads
- * the driver (no driver loaded means no device can be current). */
-int mri_current_device(void);
-
-/* Make sure the calling thread has a current context: if it has none, make
- * `device`'s primary context current (what the CUDA runtime does on first
- * use). A thread that has a context keeps it. */
-mr_status mri_ensure_context(int device);
-
-#if MRCTX_HAVE_CUDA
 /* `device`'s primary context, retained once and kept for the process. */
 mr_status mri_primary_context(int device, CUcontext *ctx);
-#endif
 
 /* Make `device`'s primary context current for a call that works on the
  * current context (cuMemAlloc, cuCtxSynchronize), unless it already is;
@@ -176,7 +143,6 @@ static inline mr_status mri_stream_context(mr_stream stream, int device) {
   return mri_stream_context_slow(stream, device, false);
 }
 
-#if MRCTX_HAVE_CUDA
 /* r = call, a driver call naming `stream`: with the context made current
  * first where a default stream needs one, and once more if the driver says
  * the thread has none. Returns from the caller if no context can be made
@@ -192,58 +158,9 @@ static inline mr_status mri_stream_context(mr_stream stream, int device) {
       r = (call);                                                                \
     }                                                                            \
   } while (0)
-#endif
 
-/* True if `stream` is capturing a graph. The legacy stream never is. */
+/* True if `stream` is capturing a graph. The legacy stream never is. (The
+ * sync resources' frees ask this; allocations ask mri_stream_query.) */
 mr_status mri_stream_is_capturing(mr_stream stream, bool *capturing);
 
-/* A stream's identity. A handle is not one: once a stream is destroyed the
- * driver hands its handle to the next stream created, while the destroyed
- * stream's work may still be running. The driver's stream ID
- * (cuStreamGetId) is unique for the life of the process, so memory the
- * reuse adaptors keep is keyed by it. The legacy and per-thread default
- * streams have IDs of their own per context (and per thread). Without a
- * loaded driver the handle's value stands in (host-only resources). */
-typedef uint64_t mri_stream_id;
-
-/* What an allocation must know of its stream: the ID and whether it is
- * capturing a graph. On a thread without a current context, a default-
- * stream handle (NULL, legacy, per-thread) means `device`'s primary context
- * (made current first, as the runtime would; -1: device 0). */
-typedef struct mri_stream_info {
-  mri_stream_id id;
-  bool capturing;
-} mri_stream_info;
-
-mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info);
-/* The ID alone (for frees, which never capture-check). The driver refuses
- * it for a capturing stream (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and the
- * capture is invalidated): as with cuMemFreeAsync, memory freed during a
- * capture must be a graph allocation, which the adaptors recognise before
- * asking. mri_stream_query asks for the ID only when not capturing. */
-mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id);
-
-/* Events for stream-ordered reuse across streams. An event is created
- * without timing. Without a driver these are never called: host resources
- * have no streams to order. */
-typedef struct CUevent_st *mri_event;
-mr_status mri_event_create(mri_event *event);
-void mri_event_destroy(mri_event event);
-mr_status mri_event_record(mri_event event, mr_stream stream);
-/* OUT: *done, true once the work recorded before the event has finished. */
-mr_status mri_event_query(mri_event event, bool *done);
-mr_status mri_event_synchronize(mri_event event);
-
-/* Wait for `stream`; wait for every stream of the current context. */
-mr_status mri_stream_synchronize(mr_stream stream);
-mr_status mri_device_synchronize(int device);
-
-/* Wait for all work on `device`, or on every device when `device` < 0 (for
- * pinned and managed memory, which any device may be using). Without a
- * loaded driver there is no work to wait for: MR_OK. */
-mr_status mri_synchronize_devices(int device);
-
-/* Total memory of `device` in bytes (for sizes given in %). */
-mr_status mri_device_total_memory(int device, uint64_t *bytes);
-
-#endif /* MRCTX_LIB_DRIVER_CUDA_DRIVER_H */
+#endif /* MRCTX_LIB_DRIVER_CUDA_API_H */
