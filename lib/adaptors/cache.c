@@ -955,6 +955,7 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   }
   mr_resource_props props = upstream->props;
   props.native_alignment = BLOCK_ALIGNMENT;
+  props.stream_ordered = c->ordered;
   mr_status st = description != NULL
                      ? mri_resource_create(&cache_ops, c, &props, upstream, description, out)
                      : MR_ERR_OUT_OF_MEMORY;
