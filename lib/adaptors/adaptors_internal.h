@@ -15,7 +15,7 @@
  *
  *   mr_status st = mri_adaptor_check(&arena_ops, upstream, out);
  *   if (st != MR_OK) return st;
- *   ... check the parameters ...
+ *   ... check the parameters, give those that are 0 their defaults ...
  *   arena_state *a = mri_adaptor_alloc(sizeof *a, upstream, "arena(%s, chunk=%s)",
  *                                      mr_resource_describe(upstream), size);
  *   if (a == NULL) return MR_ERR_OUT_OF_MEMORY;

@@ -431,11 +431,12 @@ static const mr_resource_ops arena_ops = {
 mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resource **out) {
   mr_status st = mri_adaptor_check(&arena_ops, upstream, out);
   if (st != MR_OK) return st;
+  if (chunk == 0) chunk = MR_ARENA_DEFAULT_CHUNK;
   /* Below 2^63 once rounded up, so the description parses back. */
-  if (chunk == 0 || chunk > ((SIZE_MAX / 2) & ~(size_t)(ARENA_ALIGNMENT - 1)))
+  if (chunk > ((SIZE_MAX / 2) & ~(size_t)(ARENA_ALIGNMENT - 1)))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "arena(%s): chunk size %zu is out of range (at least 1 byte, rounded "
-                     "up to a multiple of %zu)",
+                     "arena(%s): chunk size %zu is out of range (rounded up to a multiple of "
+                     "%zu, it must stay below 2^63)",
                      mr_resource_describe(upstream), chunk, (size_t)ARENA_ALIGNMENT);
   size_t chunk_size = (size_t)mri_align_up(chunk, ARENA_ALIGNMENT);
   char size[32];

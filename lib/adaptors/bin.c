@@ -80,13 +80,14 @@ mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max, 
   mr_status st = mri_adaptor_check(&bin_ops, upstream, out);
   if (st != MR_OK) return st;
   const char *up = mr_resource_describe(upstream);
+  if (min == 0) min = MR_BIN_DEFAULT_MIN;
+  if (max == 0) max = MR_BIN_DEFAULT_MAX;
+  if (count == 0) count = MR_BIN_DEFAULT_COUNT;
   if (!mri_is_pow2(min) || !mri_is_pow2(max) || min < BIN_MIN_CLASS || min > max)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "bin(%s): min %zu and max %zu must be powers of two with %zu <= min <= "
                      "max",
                      up, min, max, (size_t)BIN_MIN_CLASS);
-  if (count == 0)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "bin(%s): count must be at least 1", up);
   size_t classes = log2_size(max) - log2_size(min) + 1;
   if (classes > BIN_MAX_CLASSES) {
     char min_text[32], max_text[32], largest[32];

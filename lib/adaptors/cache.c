@@ -60,7 +60,6 @@
 #define MAX_CACHED_BLOCK ((size_t)1 << MAX_CLASS_SHIFT)
 #define BINS_PER_SLOT 4
 #define RECORD_EVERY 16
-#define DEFAULT_MAX_CACHED ((size_t)1 << 30)
 #define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
 
 /* ---- size classes ------------------------------------------------------- */
@@ -943,7 +942,7 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
     return MR_ERR_OUT_OF_MEMORY;
   }
   pthread_mutex_init(&c->lock, NULL);
-  c->max_cached = max_cached != 0 ? max_cached : DEFAULT_MAX_CACHED;
+  c->max_cached = max_cached != 0 ? max_cached : MR_CACHE_DEFAULT_MAX;
   /* Slots take budget in steps of 1/64 of the cap, between 1 and 64 MiB. */
   c->grant_unit = c->max_cached / 64;
   if (c->grant_unit < ((size_t)1 << 20)) c->grant_unit = (size_t)1 << 20;

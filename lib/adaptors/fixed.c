@@ -357,16 +357,21 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   mr_status st = mri_adaptor_check(&fixed_ops, upstream, out);
   if (st != MR_OK) return st;
   const char *up = mr_resource_describe(upstream);
+  if (block == 0) block = MR_FIXED_DEFAULT_BLOCK;
+  if (count == 0) count = MR_FIXED_DEFAULT_COUNT;
   /* Below 2^63 once rounded up, so the description parses back. */
-  if (block == 0 || block > ((SIZE_MAX / 2) & ~(size_t)(FIXED_ALIGNMENT - 1)))
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "fixed(%s): block size %zu is out of range", up,
-                     block);
-  size_t stride = (size_t)mri_align_up(block, FIXED_ALIGNMENT);
-  if (count == 0 || count > SIZE_MAX / stride || count > UINT32_MAX)
+  if (block > ((SIZE_MAX / 2) & ~(size_t)(FIXED_ALIGNMENT - 1)))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "fixed(%s): count %zu is out of range (1 or more blocks of %zu bytes per "
-                     "slab)",
-                     up, count, stride);
+                     "fixed(%s): block size %zu is out of range (rounded up to a multiple of "
+                     "%zu, it must stay below 2^63)",
+                     up, block, (size_t)FIXED_ALIGNMENT);
+  size_t stride = (size_t)mri_align_up(block, FIXED_ALIGNMENT);
+  if (count > SIZE_MAX / stride || count > UINT32_MAX)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "fixed(%s): count %zu is out of range (at most %zu blocks of %zu bytes "
+                     "per slab)",
+                     up, count, SIZE_MAX / stride < UINT32_MAX ? SIZE_MAX / stride : UINT32_MAX,
+                     stride);
   char size[32];
   mri_format_size(stride, size, sizeof size);
   fixed_state *f =

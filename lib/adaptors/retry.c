@@ -18,8 +18,6 @@
 #include "adaptors/adaptors_internal.h"
 #include "driver/cuda_driver.h"
 
-#define RETRY_DEFAULT_ATTEMPTS 3
-
 typedef struct retry_state {
   mr_resource *upstream;
   char *description;
@@ -148,10 +146,10 @@ mr_status mr_retry_resource_create(mr_resource *upstream, int attempts, mr_oom_h
   if (attempts < 0)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "retry(%s): attempts %d is negative (0 means the default, %d)",
-                     mr_resource_describe(upstream), attempts, RETRY_DEFAULT_ATTEMPTS);
-  if (attempts == 0) attempts = RETRY_DEFAULT_ATTEMPTS;
+                     mr_resource_describe(upstream), attempts, MR_RETRY_DEFAULT_ATTEMPTS);
+  if (attempts == 0) attempts = MR_RETRY_DEFAULT_ATTEMPTS;
   /* The default attempt count is left out, so "retry(device)" stays so. */
-  retry_state *s = attempts == RETRY_DEFAULT_ATTEMPTS
+  retry_state *s = attempts == MR_RETRY_DEFAULT_ATTEMPTS
                        ? mri_adaptor_alloc(sizeof *s, upstream, "retry(%s)",
                                            mr_resource_describe(upstream))
                        : mri_adaptor_alloc(sizeof *s, upstream, "retry(%s, attempts=%d)",

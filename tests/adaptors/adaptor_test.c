@@ -25,6 +25,18 @@ void assert_describes(const mr_resource *mr, const char *expected) {
   }
 }
 
+void assert_default_as_spec(mr_resource *mr, const char *spec, const char *expected) {
+  assert_describes(mr, expected);
+  mr_resource_release(mr);
+  mr_resource *from_spec = NULL, *again = NULL;
+  assert_ok(mr_resource_from_spec(spec, 0, &from_spec));
+  assert_describes(from_spec, expected);
+  mr_resource_release(from_spec);
+  assert_ok(mr_resource_from_spec(expected, 0, &again));
+  assert_describes(again, expected);
+  mr_resource_release(again);
+}
+
 void assert_checks_upstream_and_out(const char *name, adaptor_create_fn create) {
   char message[64];
   mr_resource *mr = (mr_resource *)1;
