@@ -29,10 +29,10 @@ MR_EXTERN_C_BEGIN
 
 /* ---- stats(UP): current, peak and total bytes and counts ---------------- */
 
-MR_API mr_status mr_stats_resource_create(mr_resource *upstream,
+MR_NODISCARD MR_API mr_status mr_stats_resource_create(mr_resource *upstream,
                                           mr_resource **out);
 /* OUT: *stats (set stats->size first, or use mr_stats_init). */
-MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
+MR_NODISCARD MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
 
 /* ---- log(UP, file=PATH): one CSV line per event ------------------------- */
 
@@ -44,20 +44,20 @@ MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
  * allocating threads up; the file is complete once mr_log_resource_flush
  * returns, the resource is destroyed, or the process exits (exit(), return
  * from main, the last thread ending) with the log still live. */
-MR_API mr_status mr_log_resource_create(mr_resource *upstream,
+MR_NODISCARD MR_API mr_status mr_log_resource_create(mr_resource *upstream,
                                         const char *path, mr_resource **out);
 /* Write everything logged so far to the file and flush it. */
-MR_API mr_status mr_log_resource_flush(mr_resource *mr);
+MR_NODISCARD MR_API mr_status mr_log_resource_flush(mr_resource *mr);
 
 /* ---- limit(UP, bytes=SIZE): refuse past a byte limit --------------------- */
 
 /* Allocations that would take the bytes in use past `limit` fail with
  * MR_ERR_OUT_OF_MEMORY. Counted in requested bytes. `limit` has no default:
  * 0 refuses every allocation (a tag switched off). */
-MR_API mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit,
+MR_NODISCARD MR_API mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit,
                                           mr_resource **out);
 /* OUT: bytes in use through the limit now. */
-MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used);
+MR_NODISCARD MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used);
 
 /* ---- align(UP, alignment=SIZE): a larger minimum alignment --------------- */
 
@@ -68,7 +68,7 @@ MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used);
 
 /* `alignment`: a power of two, at most MR_ALIGN_MAX_ALIGNMENT; otherwise
  * (0 included: there is no default) MR_ERR_INVALID_ARGUMENT. */
-MR_API mr_status mr_align_resource_create(mr_resource *upstream,
+MR_NODISCARD MR_API mr_status mr_align_resource_create(mr_resource *upstream,
                                           size_t alignment, mr_resource **out);
 
 /* ---- arena(UP, chunk=SIZE): bump allocation for temporaries -------------- */
@@ -82,7 +82,7 @@ MR_API mr_status mr_align_resource_create(mr_resource *upstream,
  * work on the stream that freed last, on another stream only after an event
  * shows that stream got past the frees. Requests larger than a chunk go
  * straight upstream. Destroying the arena returns every chunk. */
-MR_API mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk,
+MR_NODISCARD MR_API mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk,
                                           mr_resource **out);
 
 /* ---- fixed(UP, block=SIZE, count=N): fixed-size blocks ------------------- */
@@ -96,7 +96,7 @@ MR_API mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk,
  * each time it runs out. Requests of at most `block` bytes get one block;
  * larger ones go upstream. Blocks are reused in stream order as arena
  * chunks are. */
-MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block,
+MR_NODISCARD MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block,
                                           size_t count, mr_resource **out);
 
 /* ---- bin(UP, min=SIZE, max=SIZE, count=N): size classes ------------------ */
@@ -110,7 +110,7 @@ MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block,
 /* Power-of-two size classes from `min` to `max` (powers of two, 256 <= min
  * <= max, at most 48 classes), each a fixed(UP, block=class, count=N), so
  * every class takes its blocks at creation; larger requests go to UP. */
-MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size_t min,
+MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size_t min,
                                         size_t max, size_t count,
                                         mr_resource **out);
 
@@ -138,13 +138,16 @@ MR_API void mr_set_oom_handler(mr_oom_handler handler, void *user);
  * retry while it returns true, at most `attempts` times in all (0:
  * MR_RETRY_DEFAULT_ATTEMPTS; negative is MR_ERR_INVALID_ARGUMENT). The
  * description leaves the default count out: "retry(device)". */
-MR_API mr_status mr_retry_resource_create(mr_resource *upstream, int attempts,
+MR_NODISCARD MR_API mr_status mr_retry_resource_create(mr_resource *upstream, int attempts,
                                           mr_oom_handler handler, void *user,
                                           mr_resource **out);
 
 /* ---- track(UP): find leaks ----------------------------------------------- */
 
+/* Filled by the library; `size` says how many bytes of it are valid (read
+ * a field only if it lies within). */
 typedef struct mr_track_record {
+  size_t size; /* sizeof(mr_track_record) as the library sees it */
   void *ptr;
   size_t bytes;
   size_t alignment;
@@ -155,15 +158,15 @@ typedef struct mr_track_record {
 
 /* Records every live allocation. On destroy, reports outstanding ones to
  * stderr (one line each). */
-MR_API mr_status mr_track_resource_create(mr_resource *upstream,
+MR_NODISCARD MR_API mr_status mr_track_resource_create(mr_resource *upstream,
                                           mr_resource **out);
 /* Call `fn` for each live allocation (under the tracker's lock: `fn` must
  * not allocate from this resource). OUT: *count, may be NULL. */
-MR_API mr_status mr_track_resource_foreach(
+MR_NODISCARD MR_API mr_status mr_track_resource_foreach(
     const mr_resource *mr, void (*fn)(void *user, const mr_track_record *rec),
     void *user, size_t *count);
 /* Print the outstanding allocations, one line each, and a total line. */
-MR_API mr_status mr_track_resource_report(const mr_resource *mr, FILE *out);
+MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FILE *out);
 
 /* ---- cache(UP, max=SIZE): the fast, stream-aware cache ------------------- */
 
@@ -177,7 +180,7 @@ MR_API mr_status mr_track_resource_report(const mr_resource *mr, FILE *out);
  * stream go straight upstream (graph-safe). At most `max_cached` bytes sit
  * unused in the cache (0: MR_CACHE_DEFAULT_MAX, and the description leaves
  * it out: "cache(device)"); mr_resource_trim() hands them all back. */
-MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
+MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
                                           size_t max_cached,
                                           mr_resource **out);
 
@@ -192,7 +195,7 @@ typedef struct mr_cache_stats {
   uint64_t trims;         /* blocks returned upstream by trim or the cap */
 } mr_cache_stats;
 
-MR_API mr_status mr_cache_resource_get_stats(const mr_resource *mr,
+MR_NODISCARD MR_API mr_status mr_cache_resource_get_stats(const mr_resource *mr,
                                              mr_cache_stats *stats);
 
 MR_EXTERN_C_END

@@ -20,6 +20,32 @@
 #define MR_API
 #endif
 
+/*
+ * MR_NODISCARD marks calls whose status must be looked at: ignoring it is a
+ * compiler warning. It goes first in a declaration. GCC's attribute cannot
+ * be silenced with a (void) cast; check the status, or build with
+ * -DMRCTX_NO_NODISCARD where a warning is not wanted.
+ */
+#if defined(MRCTX_NO_NODISCARD)
+#define MR_NODISCARD
+#elif defined(__cplusplus) && __cplusplus >= 201703L
+#define MR_NODISCARD [[nodiscard]]
+#elif defined(__GNUC__) || defined(__clang__)
+#define MR_NODISCARD __attribute__((warn_unused_result))
+#else
+#define MR_NODISCARD
+#endif
+
+/*
+ * Versioned structs. Every public struct the library reads from the caller
+ * or fills for the caller begins with `size_t size`, set to sizeof(the
+ * struct) as the caller's compiler sees it. Fields are only ever appended,
+ * so a program built against an older header keeps working with a newer
+ * library, and one built against a newer header works with an older
+ * library as long as it leaves the fields that library does not know zero.
+ * docs/abi.md has the rules.
+ */
+
 #ifdef __cplusplus
 #define MR_EXTERN_C_BEGIN extern "C" {
 #define MR_EXTERN_C_END }

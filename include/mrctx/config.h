@@ -36,7 +36,7 @@ MR_EXTERN_C_BEGIN
  * names and by sizes given in %). A spec that names a tag (@tag) is an error
  * here: tags exist only in a context. On a bad spec: MR_ERR_CONFIG, and
  * mr_last_error() quotes the text and points at the column. */
-MR_API mr_status mr_resource_from_spec(const char *spec, int device,
+MR_NODISCARD MR_API mr_status mr_resource_from_spec(const char *spec, int device,
                                        mr_resource **out);
 
 /* The arguments of one spec call, as a factory sees them. */
@@ -59,7 +59,7 @@ typedef mr_status (*mr_factory_fn)(void *user, const mr_spec_args *args,
  * digits and '_', starting with a letter; a name already registered
  * (built-in or not) is refused with MR_ERR_INVALID_ARGUMENT. Register before
  * the contexts that use the name are created. Thread-safe. */
-MR_API mr_status mr_register_factory(const char *name, mr_factory_fn factory,
+MR_NODISCARD MR_API mr_status mr_register_factory(const char *name, mr_factory_fn factory,
                                      void *user);
 
 /* Call `fn` for each registered name, in sorted order. `fn` runs with the
@@ -79,7 +79,7 @@ MR_API size_t mr_spec_args_positional_count(const mr_spec_args *args);
 /* Resolve positional argument `index` into a resource. OUT: *out, a new
  * reference the factory owns (release it once the constructor has taken its
  * own). A missing argument is MR_ERR_CONFIG. */
-MR_API mr_status mr_spec_args_upstream(const mr_spec_args *args, size_t index,
+MR_NODISCARD MR_API mr_status mr_spec_args_upstream(const mr_spec_args *args, size_t index,
                                        mr_resource **out);
 
 /* True if `key` was given. */
@@ -87,28 +87,28 @@ MR_API bool mr_spec_args_has(const mr_spec_args *args, const char *key);
 
 /* `key` as a size in bytes (units B K KiB M MiB G GiB T TiB, or N% of the
  * device's memory); `fallback` if absent. Overflow is an error. */
-MR_API mr_status mr_spec_args_size(const mr_spec_args *args, const char *key,
+MR_NODISCARD MR_API mr_status mr_spec_args_size(const mr_spec_args *args, const char *key,
                                    uint64_t fallback, uint64_t *out);
 
 /* `key` as a non-negative whole number; `fallback` if absent. */
-MR_API mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key,
+MR_NODISCARD MR_API mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key,
                                    uint64_t fallback, uint64_t *out);
 
 /* `key` as a word (letters, digits, and . / _ - + : ~) or a double-quoted
  * string; `fallback` if absent. *out lives as long as `args`. Any bare
  * value reads as a word, numbers and sizes included. */
-MR_API mr_status mr_spec_args_word(const mr_spec_args *args, const char *key,
+MR_NODISCARD MR_API mr_status mr_spec_args_word(const mr_spec_args *args, const char *key,
                                    const char *fallback, const char **out);
 
 /* `key` as one of `choices` (NULL-terminated); OUT: its index. Absent:
  * `fallback`. Anything else is an error that lists the choices. */
-MR_API mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
+MR_NODISCARD MR_API mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
                                      const char *const *choices, int fallback,
                                      int *out);
 
 /* `key` given as a nested spec (key=arena(device)); resolved like a
  * positional argument. Absent: MR_OK and *out NULL. */
-MR_API mr_status mr_spec_args_spec(const mr_spec_args *args, const char *key,
+MR_NODISCARD MR_API mr_status mr_spec_args_spec(const mr_spec_args *args, const char *key,
                                    mr_resource **out);
 
 /* Fail with MR_ERR_CONFIG pointing at argument `key` (or the call itself if

@@ -13,8 +13,9 @@
  *     [MYLIB_PINNED] = {"pinned", "fixed(pinned, block=4MiB, count=8)"},
  *     [MYLIB_RESULT] = {"result", "device"},
  *   };
- *   mr_context_desc desc = {.library = "mylib", .tags = mylib_tags,
- *                           .tag_count = 3, .env_var = "MYLIB_MEMORY"};
+ *   mr_context_desc desc = {.size = sizeof desc, .library = "mylib",
+ *                           .tags = mylib_tags, .tag_count = 3,
+ *                           .env_var = "MYLIB_MEMORY"};
  *   mr_context *ctx;
  *   if (mr_context_create(&desc, &ctx) != MR_OK) ... mr_last_error() ...
  *   mr_allocate(ctx_get_mr(ctx, MYLIB_TEMP), n, 0, stream, &p);
@@ -44,13 +45,16 @@ MR_EXTERN_C_BEGIN
 
 typedef struct mr_context mr_context;
 
-/* One allocation kind. Tag value i is entry i of the array. */
+/* One allocation kind. Tag value i is entry i of the array. Its layout is
+ * fixed for good (it is an array element, so it cannot grow): anything new
+ * about tags comes as a new field of mr_context_desc. */
 typedef struct mr_tag {
   const char *name;         /* letters, digits, '_'; unique in the context */
   const char *default_spec; /* the library's choice, e.g. "device" */
 } mr_tag;
 
 typedef struct mr_context_desc {
+  size_t size;           /* sizeof(mr_context_desc): required */
   const char *library;   /* the library's name, for messages and statistics */
   const mr_tag *tags;    /* tag_count entries, copied at creation */
   size_t tag_count;
@@ -64,7 +68,7 @@ typedef struct mr_context_desc {
  * source fails with MR_ERR_CONFIG; mr_last_error() quotes the text, names
  * its source (variable, file and line, override, default) and points at the
  * column. */
-MR_API mr_status mr_context_create(const mr_context_desc *desc,
+MR_NODISCARD MR_API mr_status mr_context_create(const mr_context_desc *desc,
                                    mr_context **ctx);
 
 /* Destroy a context and release its resources. Memory allocated through it
@@ -105,6 +109,7 @@ typedef enum mr_spec_origin {
 MR_API const char *mr_spec_origin_name(mr_spec_origin origin);
 
 typedef struct mr_spec_source {
+  size_t size;       /* sizeof(mr_spec_source): set it before the call */
   mr_spec_origin origin;
   const char *where; /* the variable's or file's name; "" otherwise */
   int line;          /* 1-based line in the source text */
@@ -116,34 +121,37 @@ typedef struct mr_spec_source {
   const char *reason; /* "" when status is MR_OK */
 } mr_spec_source;
 
-/* OUT: *source for tag on device; its strings live as long as the context. */
-MR_API mr_status mr_context_get_source(const mr_context *ctx, int tag,
+/* OUT: *source for tag on device (set source->size first; on return it says
+ * how many bytes were filled); its strings live as long as the context. */
+MR_NODISCARD MR_API mr_status mr_context_get_source(const mr_context *ctx, int tag,
                                        int device, mr_spec_source *source);
 
 /* An override entry for a device the context does not have (tag@N with N
  * past the visible devices): checked like any entry, then ignored. */
 typedef struct mr_ignored_entry {
+  size_t size; /* sizeof(mr_ignored_entry): set it before the call */
   const char *tag;
   int device;
-  mr_spec_source source; /* status is MR_OK */
+  const mr_spec_source *source; /* where it was written; status is MR_OK.
+                                   Owned by the context. */
 } mr_ignored_entry;
 
 /* How many entries were ignored at creation. */
 MR_API size_t mr_context_ignored_count(const mr_context *ctx);
 
 /* OUT: *entry, the index-th ignored entry (in source order, lowest source
- * first); its strings live as long as the context. */
-MR_API mr_status mr_context_get_ignored(const mr_context *ctx, size_t index,
+ * first; set entry->size first); its strings live as long as the context. */
+MR_NODISCARD MR_API mr_status mr_context_get_ignored(const mr_context *ctx, size_t index,
                                         mr_ignored_entry *entry);
 
 /* Per-tag statistics, always on. `device` -1 sums over devices.
  * OUT: *stats (set stats->size first, or use mr_stats_init). */
-MR_API mr_status mr_context_get_stats(const mr_context *ctx, int tag,
+MR_NODISCARD MR_API mr_status mr_context_get_stats(const mr_context *ctx, int tag,
                                       int device, mr_stats *stats);
 
 /* Print every tag's statistics as a table (one row per tag and device that
  * has allocated, and a total per tag). */
-MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
+MR_NODISCARD MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
 
 MR_EXTERN_C_END
 

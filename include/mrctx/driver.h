@@ -37,6 +37,8 @@
 #ifndef MRCTX_DRIVER_H
 #define MRCTX_DRIVER_H
 
+#include <string.h>
+
 #include <mrctx/resource.h>
 
 MR_EXTERN_C_BEGIN
@@ -45,14 +47,14 @@ MR_EXTERN_C_BEGIN
  * and thread-safe; a failure is remembered and reported the same way each
  * time: MR_ERR_NO_DRIVER (library missing, entry points missing, cuInit
  * failed) or MR_ERR_NO_DEVICE (driver fine, no device). */
-MR_API mr_status mr_driver_load(void);
+MR_NODISCARD MR_API mr_status mr_driver_load(void);
 
 /* The driver's CUDA version, 1000 * major + 10 * minor (13000 for 13.0). */
-MR_API mr_status mr_driver_version(int *version);
+MR_NODISCARD MR_API mr_status mr_driver_version(int *version);
 
 /* How many devices the driver shows. Without a driver: MR_ERR_NO_DRIVER and
  * *count 0. With a driver and no device: MR_OK and 0. */
-MR_API mr_status mr_device_count(int *count);
+MR_NODISCARD MR_API mr_status mr_device_count(int *count);
 
 /* The device of the calling thread's current context; 0 if the thread has
  * none (as the CUDA runtime picks device 0) or there is no driver. */
@@ -73,7 +75,7 @@ typedef struct mr_device_info {
 } mr_device_info;
 
 /* OUT: *info for `device`. */
-MR_API mr_status mr_device_get_info(int device, mr_device_info *info);
+MR_NODISCARD MR_API mr_status mr_device_get_info(int device, mr_device_info *info);
 
 typedef enum mr_pool_kind {
   MR_POOL_DEVICE = 0,  /* device memory on the pool's device */
@@ -108,13 +110,13 @@ typedef struct mr_pool_info {
 /* OUT: *info about one of the driver's pools for `device` (ignored for the
  * pinned and managed default pools, except to pick a context). Reading the
  * information never changes the pool. */
-MR_API mr_status mr_driver_pool_get_info(mr_driver_pool which, int device,
+MR_NODISCARD MR_API mr_status mr_driver_pool_get_info(mr_driver_pool which, int device,
                                          mr_pool_info *info);
 
 /* OUT: *info about the pool a pool-backed resource (device, device_default,
  * pinned, managed, pool) allocates from now. MR_ERR_INVALID_ARGUMENT for any
  * other resource. */
-MR_API mr_status mr_pool_resource_get_info(const mr_resource *mr,
+MR_NODISCARD MR_API mr_status mr_pool_resource_get_info(const mr_resource *mr,
                                            mr_pool_info *info);
 
 /* The release threshold that keeps all freed memory in the pool. */
@@ -130,6 +132,7 @@ typedef enum mr_pool_access {
 /* A pool mrctx creates: pool(kind=..., release=..., max=..., initial=...,
  * access=...). Start from mr_pool_desc_init. */
 typedef struct mr_pool_desc {
+  size_t size;                /* sizeof(mr_pool_desc): required */
   mr_pool_kind kind;
   uint64_t release_threshold; /* bytes the pool keeps when freed memory is
                                  idle; MR_POOL_RELEASE_MAX keeps it all */
@@ -139,29 +142,40 @@ typedef struct mr_pool_desc {
 } mr_pool_desc;
 
 /* Defaults: `kind`, release MR_POOL_RELEASE_MAX, no maximum, nothing
- * reserved up front, access from all devices. */
-MR_API void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind);
+ * reserved up front, access from all devices; `size` as this header sees
+ * it. Inline, so it never writes past the caller's struct. A library newer
+ * than the header gives fields past desc->size their defaults. */
+static inline void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
+  if (desc == NULL) return;
+  memset(desc, 0, sizeof *desc);
+  desc->size = sizeof *desc;
+  desc->kind = kind;
+  desc->release_threshold = MR_POOL_RELEASE_MAX;
+  desc->max_size = 0;
+  desc->initial_size = 0;
+  desc->access = MR_POOL_ACCESS_ALL;
+}
 
 /* Device tags' default: the device's current pool. */
-MR_API mr_status mr_device_resource_create(int device, mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_device_resource_create(int device, mr_resource **out);
 /* The device's default pool, even if the application set another. */
-MR_API mr_status mr_device_default_resource_create(int device,
+MR_NODISCARD MR_API mr_status mr_device_default_resource_create(int device,
                                                    mr_resource **out);
 /* The host-pinned default pool. */
-MR_API mr_status mr_pinned_resource_create(int device, mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_pinned_resource_create(int device, mr_resource **out);
 /* The managed default pool. */
-MR_API mr_status mr_managed_resource_create(int device, mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_managed_resource_create(int device, mr_resource **out);
 /* A new pool owned by the resource; destroyed with it (the driver frees the
  * pool once its last allocation is freed). */
-MR_API mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc,
+MR_NODISCARD MR_API mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc,
                                          mr_resource **out);
 /* Synchronous legacy allocation: cuMemAlloc / cuMemFree. */
-MR_API mr_status mr_sync_device_resource_create(int device, mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_sync_device_resource_create(int device, mr_resource **out);
 /* cuMemHostAlloc (portable, device-mapped) / cuMemFreeHost. */
-MR_API mr_status mr_sync_pinned_resource_create(int device,
+MR_NODISCARD MR_API mr_status mr_sync_pinned_resource_create(int device,
                                                 mr_resource **out);
 /* cuMemAllocManaged (attach global) / cuMemFree. */
-MR_API mr_status mr_sync_managed_resource_create(int device,
+MR_NODISCARD MR_API mr_status mr_sync_managed_resource_create(int device,
                                                  mr_resource **out);
 
 MR_EXTERN_C_END

@@ -14,7 +14,7 @@
 MR_EXTERN_C_BEGIN
 
 /* OUT: *out, a new host resource (one reference, the caller's). */
-MR_API mr_status mr_host_resource_create(mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_host_resource_create(mr_resource **out);
 
 MR_EXTERN_C_END
 

@@ -45,6 +45,8 @@ typedef enum mr_memory_kind {
 MR_API const char *mr_memory_kind_name(mr_memory_kind kind);
 
 typedef struct mr_resource_props {
+  size_t size;            /* sizeof(mr_resource_props): set it before a call
+                             that reads or fills the struct */
   mr_memory_kind kind;
   int device;             /* the device the memory lives on, or -1 (host,
                              pinned, managed without a preferred device) */
@@ -105,11 +107,12 @@ typedef struct mr_resource_ops {
 /*
  * Create a resource from an ops table and its state. `ops` must outlive the
  * resource (a static table, usually). `props` may be NULL: pageable host
- * memory, any alignment. On success the resource owns `state` and calls
+ * memory, any alignment; otherwise set props->size (fields past it take
+ * those defaults). On success the resource owns `state` and calls
  * ops->destroy(state) when its last reference goes; on failure the caller
  * still owns it. The new resource has one reference, the caller's.
  */
-MR_API mr_status mr_resource_create(const mr_resource_ops *ops, void *state,
+MR_NODISCARD MR_API mr_status mr_resource_create(const mr_resource_ops *ops, void *state,
                                     const mr_resource_props *props,
                                     mr_resource **out);
 
@@ -125,33 +128,34 @@ MR_API void mr_resource_release(mr_resource *mr);
  * Allocate `bytes` aligned to `alignment` (0: 256), stream-ordered on
  * `stream`. OUT: *ptr, NULL on failure and for size 0.
  */
-MR_API mr_status mr_allocate(mr_resource *mr, size_t bytes, size_t alignment,
+MR_NODISCARD MR_API mr_status mr_allocate(mr_resource *mr, size_t bytes, size_t alignment,
                              mr_stream stream, void **ptr);
 
 /* Free memory from mr_allocate on this resource, with the same bytes and
  * alignment, stream-ordered on `stream`. NULL is a no-op. */
-MR_API mr_status mr_deallocate(mr_resource *mr, void *ptr, size_t bytes,
+MR_NODISCARD MR_API mr_status mr_deallocate(mr_resource *mr, void *ptr, size_t bytes,
                                size_t alignment, mr_stream stream);
 
 /* Allocate with no stream: the memory is usable by any stream or the host on
  * return. OUT: *ptr, NULL on failure and for size 0. */
-MR_API mr_status mr_allocate_sync(mr_resource *mr, size_t bytes,
+MR_NODISCARD MR_API mr_status mr_allocate_sync(mr_resource *mr, size_t bytes,
                                   size_t alignment, void **ptr);
 
 /* Free with no stream, after all prior work on the legacy default stream
  * (and so every blocking stream) has finished. NULL is a no-op. */
-MR_API mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes,
+MR_NODISCARD MR_API mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes,
                                     size_t alignment);
 
 /* Wait until `stream` has finished (nothing to do for host resources). */
-MR_API mr_status mr_resource_synchronize(mr_resource *mr, mr_stream stream);
+MR_NODISCARD MR_API mr_status mr_resource_synchronize(mr_resource *mr, mr_stream stream);
 
 /* Return cached, unused memory in the whole chain to its upstreams. Memory in
  * use stays. Safe to call from any thread at any time. */
-MR_API mr_status mr_resource_trim(mr_resource *mr);
+MR_NODISCARD MR_API mr_status mr_resource_trim(mr_resource *mr);
 
-/* The resource's properties. OUT: *props. */
-MR_API mr_status mr_resource_get_props(const mr_resource *mr,
+/* The resource's properties. OUT: *props (set props->size first; on return
+ * it says how many bytes were filled). */
+MR_NODISCARD MR_API mr_status mr_resource_get_props(const mr_resource *mr,
                                        mr_resource_props *props);
 
 /* The resolved spec text, e.g. "arena(device, chunk=64MiB)". Never NULL for a

@@ -50,11 +50,12 @@ static inline void mr_stats_init(mr_stats *stats) {
   stats->size = sizeof(mr_stats);
 }
 
-/* Add `b` into `a` (peaks add too: the sum of peaks bounds the joint peak). */
+/* Add `b` into `a` (peaks add too: the sum of peaks bounds the joint peak).
+ * Only the fields both structs have (their `size`) are touched. */
 MR_API void mr_stats_add(mr_stats *a, const mr_stats *b);
 
 /* Write one JSON object {"current_bytes": ..., ...}. */
-MR_API mr_status mr_stats_write_json(const mr_stats *stats, FILE *out);
+MR_NODISCARD MR_API mr_status mr_stats_write_json(const mr_stats *stats, FILE *out);
 
 MR_EXTERN_C_END
 

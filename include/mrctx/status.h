@@ -16,6 +16,7 @@ MR_EXTERN_C_BEGIN
  * The one list of status codes: the enum, mr_status_name() and
  * mr_status_string() are generated from it and cannot drift apart.
  * X(name, value, description). Values are ABI: never renumber, only append.
+ * MR_ERR_STATE is reserved: no call returns it in this version.
  */
 #define MR_STATUS_LIST(X)                                                      \
   X(MR_OK, 0, "success")                                                       \

@@ -957,36 +957,31 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
 mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *stats) {
   if (stats == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_cache_resource_get_stats: stats is NULL");
-  if (stats->size < sizeof *stats)
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_cache_resource_get_stats: stats->size is %zu, expected %zu",
-                     stats->size, sizeof *stats);
   cache_state *c = mr_resource_state(mr, &cache_ops);
   if (c == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_cache_resource_get_stats: %s is not a cache",
                      mr_resource_describe(mr));
-  size_t size = stats->size;
-  memset(stats, 0, size);
-  stats->size = size;
+  /* Summed here, then copied out as far as the caller's struct goes. */
+  mr_cache_stats sum = {.size = sizeof sum};
   for (int i = 0; i < MRI_MAX_SLOTS; i++) {
     cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
     if (s == NULL) continue;
     slot_lock(s);
-    stats->hits += s->hits;
-    stats->misses += s->misses;
-    stats->cross_stream += s->cross_stream;
-    stats->bypassed += s->bypassed;
-    stats->cached_bytes += s->cached_bytes;
-    stats->cached_blocks += s->cached_blocks;
+    sum.hits += s->hits;
+    sum.misses += s->misses;
+    sum.cross_stream += s->cross_stream;
+    sum.bypassed += s->bypassed;
+    sum.cached_bytes += s->cached_bytes;
+    sum.cached_blocks += s->cached_blocks;
     slot_unlock(s);
   }
   pthread_mutex_lock(&c->lock);
-  stats->hits += c->shared_hits;
-  stats->misses += c->shared_misses;
-  stats->bypassed += c->shared_bypassed;
-  stats->cached_bytes += c->shared_bytes;
-  stats->cached_blocks += c->shared_blocks;
-  stats->trims = c->trimmed;
+  sum.hits += c->shared_hits;
+  sum.misses += c->shared_misses;
+  sum.bypassed += c->shared_bypassed;
+  sum.cached_bytes += c->shared_bytes;
+  sum.cached_blocks += c->shared_blocks;
+  sum.trims = c->trimmed;
   pthread_mutex_unlock(&c->lock);
-  return MR_OK;
+  return MRI_STRUCT_WRITE(stats, &sum, mr_cache_stats, trims, "mr_cache_resource_get_stats");
 }

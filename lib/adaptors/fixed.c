@@ -345,7 +345,10 @@ static mr_status first_slab(fixed_state *f) {
   st = s != NULL ? reserve_slab(f) : MR_ERR_OUT_OF_MEMORY;
   if (st != MR_OK) {
     if (s != NULL) free_slab(s, f->count);
-    mr_deallocate_sync(f->upstream, base, f->slab_bytes, FIXED_ALIGNMENT);
+    /* The failure being reported is the bookkeeping's; a failed give-back
+     * on the way out has nothing more to add. */
+    if (mr_deallocate_sync(f->upstream, base, f->slab_bytes, FIXED_ALIGNMENT) != MR_OK) {
+    }
     return mri_error_prefix(st, "%s", f->description);
   }
   register_slab(f, s);

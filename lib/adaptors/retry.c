@@ -58,7 +58,9 @@ static mr_oom_handler current_handler(const retry_state *s, void **user) {
 static void synchronize_device_and_trim(retry_state *s) {
   const mr_resource_props *props = &s->upstream->props;
   if (props->device >= 0) mri_device_synchronize(props->device);
-  mr_resource_trim(s->upstream);
+  if (mr_resource_trim(s->upstream) != MR_OK) {
+    /* Some memory may not have come back; the retry finds out. */
+  }
 }
 
 static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment,
@@ -83,7 +85,9 @@ static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment,
   bool handler_declined = false;
   for (int attempt = 1; attempt <= s->attempts; attempt++) {
     if (attempt == 1) {
-      mr_resource_synchronize(s->upstream, stream);
+      if (mr_resource_synchronize(s->upstream, stream) != MR_OK) {
+        /* The stream could not be waited for; the retry says if it mattered. */
+      }
     } else if (attempt == 2) {
       synchronize_device_and_trim(s);
     } else {

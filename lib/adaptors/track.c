@@ -78,6 +78,7 @@ typedef struct foreach_ctx {
 static void visit(void *user, const void *key, const mri_ptrmap_value *value) {
   foreach_ctx *ctx = user;
   mr_track_record rec = {
+      .size = sizeof rec,
       .ptr = (void *)key,
       .bytes = (size_t)value->a,
       .alignment = (size_t)value->b,

@@ -52,6 +52,7 @@ static const driver_factory driver_factories[] = {
 static mr_resource_props kind_props(mr_memory_kind kind, int device) {
   bool on_device = kind == MR_MEMORY_DEVICE;
   return (mr_resource_props){
+      .size = sizeof(mr_resource_props),
       .kind = kind,
       .device = on_device ? device : -1,
       .host_accessible = !on_device,

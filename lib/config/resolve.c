@@ -517,6 +517,7 @@ static mr_status stand_in(const mr_spec_args *args, mr_status status, const char
                           mr_resource **out) {
   resolve_state *rs = args->state;
   mr_resource_props props = {
+      .size = sizeof(mr_resource_props),
       .kind = MR_MEMORY_DEVICE,
       .device = rs->options->device,
       .host_accessible = false,

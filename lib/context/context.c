@@ -57,6 +57,14 @@ typedef struct slot {
   int state;
 } slot;
 
+/* An entry for a device the context does not have; mr_context_get_ignored
+ * hands out a pointer to its source, which must not move after creation. */
+typedef struct ignored_item {
+  const char *tag;
+  int device;
+  mr_spec_source source;
+} ignored_item;
+
 struct mr_context {
   /* The lookup table first: all the allocation path reads. */
   mr_resource **table; /* [tag * device_count + device], stats wrappers */
@@ -72,7 +80,7 @@ struct mr_context {
   mri_config *sources[SOURCE_COUNT];  /* NULL where the source is absent */
   char *where[SOURCE_COUNT];          /* the variable's name, the file's path */
   char *tag_list;                     /* "temp, pinned, result" for messages */
-  mr_ignored_entry *ignored;
+  ignored_item *ignored;
   size_t ignored_count;
 };
 
@@ -311,7 +319,7 @@ static mr_status check_source(mr_context *ctx, int which) {
     qsort(ctx->by_tag[which], config->entry_count, sizeof *ctx->by_tag[which],
           compare_entry_keys);
   if (ignored == 0) return MR_OK;
-  mr_ignored_entry *grown =
+  ignored_item *grown =
       mri_host_realloc(ctx->ignored, (ctx->ignored_count + ignored) * sizeof *ctx->ignored);
   if (grown == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating the %s context",
@@ -320,10 +328,11 @@ static mr_status check_source(mr_context *ctx, int which) {
   for (size_t i = 0; i < config->entry_count; i++) {
     const mri_config_entry *e = &config->entries[i];
     if (e->device < ctx->device_count) continue;
-    ctx->ignored[ctx->ignored_count++] = (mr_ignored_entry){
+    ctx->ignored[ctx->ignored_count++] = (ignored_item){
         .tag = e->tag,
         .device = e->device,
-        .source = {.origin = source_origin[which],
+        .source = {.size = sizeof(mr_spec_source),
+                   .origin = source_origin[which],
                    .where = ctx->where[which] != NULL ? ctx->where[which] : "",
                    .line = e->tag_pos.line,
                    .spec = e->spec_text,
@@ -415,7 +424,8 @@ static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
     if (chosen == NULL) continue;
     s->config = config;
     s->entry = chosen;
-    s->source = (mr_spec_source){.origin = source_origin[which],
+    s->source = (mr_spec_source){.size = sizeof(mr_spec_source),
+                                 .origin = source_origin[which],
                                  .where = ctx->where[which] != NULL ? ctx->where[which] : "",
                                  .line = chosen->tag_pos.line,
                                  .spec = chosen->spec_text,
@@ -426,7 +436,8 @@ static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
   const mri_config *config = ctx->defaults[tag];
   s->config = config;
   s->entry = &config->entries[0];
-  s->source = (mr_spec_source){.origin = MR_SPEC_DEFAULT,
+  s->source = (mr_spec_source){.size = sizeof(mr_spec_source),
+                               .origin = MR_SPEC_DEFAULT,
                                .where = "",
                                .line = s->entry->spec->pos.line,
                                .spec = s->entry->spec_text,
@@ -507,7 +518,7 @@ static mr_status make_unavailable(mr_context *ctx, size_t tag, int device, slot 
  * no memory and costs one call on the allocation path. Host chains have
  * nothing to wait for and stay as written. */
 static mr_status add_default_retry(mr_resource **inner) {
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   mr_status st = mr_resource_get_props(*inner, &props);
   if (st != MR_OK || props.kind == MR_MEMORY_HOST) return st;
   for (mr_resource *r = *inner; r != NULL; r = mr_resource_upstream(r))
@@ -660,8 +671,14 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: ctx is NULL");
   *out = NULL;
   if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc is NULL");
+  /* The caller's desc, as this library's struct: fields past its size are
+   * absent (NULL, 0). */
+  mr_context_desc given = {0};
+  mr_status st = MRI_STRUCT_READ(&given, desc, mr_context_desc, overrides, "mr_context_create");
+  if (st != MR_OK) return st;
+  desc = &given;
   tag_key *sorted;
-  mr_status st = validate_desc(desc, &sorted);
+  st = validate_desc(desc, &sorted);
   if (st != MR_OK) return st;
   mr_context *ctx = mri_calloc(1, sizeof *ctx);
   if (ctx == NULL) {
@@ -762,8 +779,9 @@ mr_status mr_context_get_source(const mr_context *ctx, int tag, int device,
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_source: source is NULL");
   mr_status st = check_slot(ctx, "mr_context_get_source", tag, device);
   if (st != MR_OK) return st;
-  *source = ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device].source;
-  return MR_OK;
+  return MRI_STRUCT_WRITE(source,
+                          &ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device].source,
+                          mr_spec_source, reason, "mr_context_get_source");
 }
 
 size_t mr_context_ignored_count(const mr_context *ctx) {
@@ -777,8 +795,12 @@ mr_status mr_context_get_ignored(const mr_context *ctx, size_t index, mr_ignored
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_context_get_ignored: index %zu is past the %zu ignored entries", index,
                      ctx->ignored_count);
-  *entry = ctx->ignored[index];
-  return MR_OK;
+  const ignored_item *item = &ctx->ignored[index];
+  mr_ignored_entry full = {.size = sizeof full,
+                           .tag = item->tag,
+                           .device = item->device,
+                           .source = &item->source};
+  return MRI_STRUCT_WRITE(entry, &full, mr_ignored_entry, source, "mr_context_get_ignored");
 }
 
 /* One slot's counters. */

@@ -34,6 +34,7 @@ static mr_status initial_resource(int device, mr_resource **out) {
   mr_status st = mr_device_resource_create(device, out);
   if (st != MR_ERR_NO_DRIVER && st != MR_ERR_NO_DEVICE) return st;
   mr_resource_props props = {
+      .size = sizeof(mr_resource_props),
       .kind = MR_MEMORY_DEVICE,
       .device = device,
       .device_accessible = true,
@@ -49,8 +50,8 @@ mr_status mr_device_map_create(mr_device_map **out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_device_map_create: out is NULL");
   *out = NULL;
   int count = 0;
-  mr_device_count(&count); /* no driver: 0, and the map still has one slot */
-  if (count < 1) count = 1;
+  /* No driver: the map still has one slot (host resources work). */
+  if (mr_device_count(&count) != MR_OK || count < 1) count = 1;
   mr_device_map *map = mri_calloc(1, sizeof *map);
   if (map == NULL) return MR_ERR_OUT_OF_MEMORY;
   map->slots = mri_calloc((size_t)count, sizeof *map->slots);

@@ -88,6 +88,39 @@ char *mri_vasprintf(const char *format, va_list args) __attribute__((format(prin
  * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
 void mri_format_size(uint64_t bytes, char *buf, size_t cap);
 
+/* ---- versioned public structs (docs/abi.md) ------------------------------ */
+
+/* The bytes of `type` up to and including `field`: the struct's size in the
+ * release whose last field was `field`. The oldest size a call accepts is
+ * written this way and never changes once released. */
+#define MRI_SIZE_THROUGH(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* How much larger than this library's struct a caller's may be. A size past
+ * it is taken for an unset field rather than a far newer header. */
+#define MRI_STRUCT_MAX_GROWTH ((size_t)4096)
+
+/* Read a caller's size-first struct (`src`, whose first field is its size)
+ * into `dst`, `known` bytes that already hold the defaults: the caller's
+ * fields replace them, fields past its size keep them, dst's size becomes
+ * `known`. Refused: a size below `oldest` (MR_ERR_INVALID_ARGUMENT), and
+ * fields this library does not know set to anything but zero
+ * (MR_ERR_UNSUPPORTED). `who` and `type` name the call and struct in the
+ * message. */
+mr_status mri_struct_read(void *dst, size_t known, const void *src, size_t oldest,
+                          const char *who, const char *type);
+
+/* Fill a caller's size-first struct `dst` from `src` (`known` bytes, this
+ * library's complete struct): as much as both know; a larger caller struct
+ * gets zeros past `known`; dst's size becomes the bytes filled. Refused: a
+ * size below `oldest`. */
+mr_status mri_struct_write(void *dst, const void *src, size_t known, size_t oldest,
+                           const char *who, const char *type);
+
+#define MRI_STRUCT_READ(dst, src, type, oldest_field, who)                                     \
+  mri_struct_read((dst), sizeof(type), (src), MRI_SIZE_THROUGH(type, oldest_field), (who), #type)
+#define MRI_STRUCT_WRITE(dst, src, type, oldest_field, who)                                    \
+  mri_struct_write((dst), (src), sizeof(type), MRI_SIZE_THROUGH(type, oldest_field), (who), #type)
+
 /* ---- spec text ------------------------------------------------------------ */
 
 /* Characters of a bare word in the spec language (names, numbers, sizes,

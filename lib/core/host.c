@@ -38,6 +38,7 @@ mr_status mr_host_resource_create(mr_resource **out) {
   if (out == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_host_resource_create: out is NULL");
   static const mr_resource_props props = {
+      .size = sizeof(mr_resource_props),
       .kind = MR_MEMORY_HOST,
       .device = -1,
       .host_accessible = true,

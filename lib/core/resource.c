@@ -45,12 +45,26 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_resource_create: ops->allocate and ops->deallocate "
                      "are required");
-  if (props != NULL && props->native_alignment != 0 &&
-      !mri_is_pow2(props->native_alignment))
+  /* No props: pageable host memory, any alignment. */
+  mr_resource_props given = {
+      .size = sizeof(mr_resource_props),
+      .kind = MR_MEMORY_HOST,
+      .device = -1,
+      .host_accessible = true,
+      .device_accessible = false,
+      .stream_ordered = false,
+      .native_alignment = 0,
+  };
+  if (props != NULL) {
+    mr_status st = MRI_STRUCT_READ(&given, props, mr_resource_props, native_alignment,
+                                   "mr_resource_create");
+    if (st != MR_OK) return st;
+  }
+  if (given.native_alignment != 0 && !mri_is_pow2(given.native_alignment))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_resource_create: native_alignment %zu is not a power "
                      "of two",
-                     props->native_alignment);
+                     given.native_alignment);
 
   mr_resource *mr = mri_calloc(1, sizeof *mr);
   if (mr == NULL) return MR_ERR_OUT_OF_MEMORY;
@@ -66,18 +80,7 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
   atomic_init(&mr->refs, 1);
   atomic_init(&mr->owner, NULL);
   mr->upstream = upstream;
-  if (props != NULL) {
-    mr->props = *props;
-  } else {
-    mr->props = (mr_resource_props){
-        .kind = MR_MEMORY_HOST,
-        .device = -1,
-        .host_accessible = true,
-        .device_accessible = false,
-        .stream_ordered = false,
-        .native_alignment = 0,
-    };
-  }
+  mr->props = given;
   mr->native_alignment = mr->props.native_alignment;
   pthread_mutex_init(&mr->align_lock, NULL);
 
@@ -243,8 +246,8 @@ mr_status mr_resource_get_props(const mr_resource *mr, mr_resource_props *props)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_get_props: props is NULL");
   if (mr == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_get_props: resource is NULL");
-  *props = mr->props;
-  return MR_OK;
+  return MRI_STRUCT_WRITE(props, &mr->props, mr_resource_props, native_alignment,
+                          "mr_resource_get_props");
 }
 
 const char *mr_resource_describe(const mr_resource *mr) {

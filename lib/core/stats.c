@@ -99,10 +99,6 @@ static void add_shard(const mri_stats_shard *s, int64_t sum[7]) {
 
 mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "statistics: out is NULL");
-  if (out->size < sizeof(mr_stats))
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "statistics: out->size is %zu, expected %zu (call mr_stats_init)",
-                     out->size, sizeof(mr_stats));
   int64_t sum[7] = {0};
   for (int i = 0; i < MRI_MAX_SLOTS; i++) {
     const mri_stats_shard *s = atomic_load_explicit(&((mri_stats *)stats)->shards[i],
@@ -122,22 +118,27 @@ mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
   if (current_bytes > peak_bytes) peak_bytes = current_bytes;
   if (current_count > peak_count) peak_count = current_count;
 
-  size_t size = out->size;
-  memset(out, 0, size);
-  out->size = size;
-  out->current_bytes = current_bytes > 0 ? (uint64_t)current_bytes : 0;
-  out->peak_bytes = (uint64_t)peak_bytes;
-  out->total_bytes = (uint64_t)sum[0];
-  out->current_count = current_count > 0 ? (uint64_t)current_count : 0;
-  out->peak_count = (uint64_t)peak_count;
-  out->total_count = (uint64_t)sum[1];
-  out->failed_count = (uint64_t)sum[4];
-  return MR_OK;
+  mr_stats full = {
+      .size = sizeof full,
+      .current_bytes = current_bytes > 0 ? (uint64_t)current_bytes : 0,
+      .peak_bytes = (uint64_t)peak_bytes,
+      .total_bytes = (uint64_t)sum[0],
+      .current_count = current_count > 0 ? (uint64_t)current_count : 0,
+      .peak_count = (uint64_t)peak_count,
+      .total_count = (uint64_t)sum[1],
+      .failed_count = (uint64_t)sum[4],
+  };
+  return MRI_STRUCT_WRITE(out, &full, mr_stats, failed_count, "statistics");
 }
+
+/* Whether a caller's mr_stats of `size` bytes has `field` (older headers
+ * know fewer fields). */
+#define MRI_STATS_HAS_(size, field) (MRI_SIZE_THROUGH(mr_stats, field) <= (size))
 
 void mr_stats_add(mr_stats *a, const mr_stats *b) {
   if (a == NULL || b == NULL) return;
-#define MRI_ADD_FIELD_(field, description) a->field += b->field;
+#define MRI_ADD_FIELD_(field, description)                                               \
+  if (MRI_STATS_HAS_(a->size, field) && MRI_STATS_HAS_(b->size, field)) a->field += b->field;
   MR_STATS_FIELDS(MRI_ADD_FIELD_)
 #undef MRI_ADD_FIELD_
 }
@@ -145,11 +146,19 @@ void mr_stats_add(mr_stats *a, const mr_stats *b) {
 mr_status mr_stats_write_json(const mr_stats *stats, FILE *out) {
   if (stats == NULL || out == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_stats_write_json: NULL argument");
+  /* The fields both the caller's struct and this library know. */
+  if (!MRI_STATS_HAS_(stats->size, failed_count))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_stats_write_json: stats->size is %zu, less than the oldest mr_stats "
+                     "(set it with mr_stats_init)",
+                     stats->size);
   const char *sep = "";
   fputc('{', out);
-#define MRI_JSON_FIELD_(field, description)                                    \
-  fprintf(out, "%s\"" #field "\": %llu", sep, (unsigned long long)stats->field); \
-  sep = ", ";
+#define MRI_JSON_FIELD_(field, description)                                           \
+  if (MRI_STATS_HAS_(stats->size, field)) {                                          \
+    fprintf(out, "%s\"" #field "\": %llu", sep, (unsigned long long)stats->field);     \
+    sep = ", ";                                                                        \
+  }
   MR_STATS_FIELDS(MRI_JSON_FIELD_)
 #undef MRI_JSON_FIELD_
   fputc('}', out);

@@ -19,34 +19,22 @@ const char *mr_pool_kind_name(mr_pool_kind kind) {
   return "unknown";
 }
 
-static mr_status check_size(const char *what, size_t given, size_t expected) {
-  if (given < expected)
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "%s: the struct's size field is %zu, expected %zu (set it to sizeof)",
-                     what, given, expected);
-  return MR_OK;
-}
-
 mr_status mr_device_get_info(int device, mr_device_info *info) {
   if (info == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_device_get_info: info is NULL");
-  mr_status st = check_size("mr_device_get_info", info->size, sizeof *info);
-  if (st != MR_OK) return st;
-  st = mri_check_device(device);
+  mr_status st = mri_check_device(device);
   if (st != MR_OK) return st;
   const mri_cuda_api *cu = mri_cuda();
-  size_t size = info->size;
-  memset(info, 0, size);
-  info->size = size;
-  info->device = device;
+  /* Filled whole here, then copied out as far as the caller's struct goes. */
+  mr_device_info full = {.size = sizeof full, .device = device};
   CUdevice dev;
   CUresult r = cu->cuDeviceGet(&dev, device);
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuDeviceGet(%d)", device);
-  r = cu->cuDeviceGetName(info->name, (int)sizeof info->name, dev);
+  r = cu->cuDeviceGetName(full.name, (int)sizeof full.name, dev);
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuDeviceGetName(device %d)", device);
   size_t total = 0;
   r = cu->cuDeviceTotalMem(&total, dev);
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuDeviceTotalMem(device %d)", device);
-  info->total_memory = total;
+  full.total_memory = total;
   static const struct {
     CUdevice_attribute attribute;
     const char *name;
@@ -65,21 +53,20 @@ mr_status mr_device_get_info(int device, mr_device_info *info) {
     if (r != CUDA_SUCCESS)
       return mri_cuda_fail(r, "reading %s of device %d", attributes[i].name, device);
   }
-  info->compute_capability_major = values[0];
-  info->compute_capability_minor = values[1];
-  info->memory_pools_supported = values[2] != 0;
-  info->host_memory_pools_supported = values[3] != 0;
-  info->managed_memory = values[4] != 0;
-  info->concurrent_managed_access = values[5] != 0;
-  return MR_OK;
+  full.compute_capability_major = values[0];
+  full.compute_capability_minor = values[1];
+  full.memory_pools_supported = values[2] != 0;
+  full.host_memory_pools_supported = values[3] != 0;
+  full.managed_memory = values[4] != 0;
+  full.concurrent_managed_access = values[5] != 0;
+  return MRI_STRUCT_WRITE(info, &full, mr_device_info, concurrent_managed_access,
+                          "mr_device_get_info");
 }
 
 mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info *info) {
   if (info == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_driver_pool_get_info: info is NULL");
-  mr_status st = check_size("mr_driver_pool_get_info", info->size, sizeof *info);
-  if (st != MR_OK) return st;
-  st = mri_check_device(device);
+  mr_status st = mri_check_device(device);
   if (st != MR_OK) return st;
   mr_pool_kind kind;
   bool current = false;
@@ -118,5 +105,8 @@ mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info
     return mri_cuda_fail(r, "%s(%s pool, device %d)",
                          current ? "cuMemGetMemPool" : "cuMemGetDefaultMemPool",
                          mr_pool_kind_name(kind), device);
-  return mri_pool_info(pool, kind, device, info);
+  mr_pool_info full;
+  st = mri_pool_info(pool, kind, device, &full);
+  if (st != MR_OK) return st;
+  return MRI_STRUCT_WRITE(info, &full, mr_pool_info, used_high, "mr_driver_pool_get_info");
 }

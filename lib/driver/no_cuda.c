@@ -54,14 +54,6 @@ mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
   return no_driver("mr_pool_resource_get_info");
 }
 
-void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
-  if (desc == NULL) return;
-  memset(desc, 0, sizeof *desc);
-  desc->kind = kind;
-  desc->release_threshold = MR_POOL_RELEASE_MAX;
-  desc->access = MR_POOL_ACCESS_ALL;
-}
-
 #define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)       \
   mr_status function(int device, mr_resource **out) {    \
     if (out != NULL) *out = NULL;                        \

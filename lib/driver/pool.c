@@ -8,14 +8,6 @@
 
 #include "driver/pool_resource.h"
 
-void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
-  if (desc == NULL) return;
-  memset(desc, 0, sizeof *desc);
-  desc->kind = kind;
-  desc->release_threshold = MR_POOL_RELEASE_MAX;
-  desc->access = MR_POOL_ACCESS_ALL;
-}
-
 /* The spec text that rebuilds this pool; defaults are left out. */
 static void describe_pool(const mr_pool_desc *d, char *buf, size_t cap) {
   char size[32];
@@ -64,6 +56,12 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: out is NULL");
   *out = NULL;
   if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: desc is NULL");
+  /* Fields past the caller's size take mr_pool_desc_init's defaults. */
+  mr_pool_desc given;
+  mr_pool_desc_init(&given, MR_POOL_DEVICE);
+  mr_status st = MRI_STRUCT_READ(&given, desc, mr_pool_desc, access, "mr_pool_resource_create");
+  if (st != MR_OK) return st;
+  desc = &given;
   if (desc->kind != MR_POOL_DEVICE && desc->kind != MR_POOL_PINNED &&
       desc->kind != MR_POOL_MANAGED)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown kind %d", (int)desc->kind);
@@ -79,7 +77,7 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
 
   char description[160];
   describe_pool(desc, description, sizeof description);
-  mr_status st = mri_check_device(device);
+  st = mri_check_device(device);
   if (st != MR_OK) return mri_error_prefix(st, "%s", description);
   if (desc->kind == MR_POOL_MANAGED) {
     st = mri_require_managed_memory(description, device);

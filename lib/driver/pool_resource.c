@@ -221,6 +221,7 @@ static const mr_resource_ops pool_ops = {
 mr_status mri_pool_resource_create(mri_pool_state *state, const char *description,
                                    mr_resource **out) {
   mr_resource_props props = {
+      .size = sizeof(mr_resource_props),
       .device = -1,
       .stream_ordered = true,
       .native_alignment = MR_DEFAULT_ALIGNMENT,
@@ -261,9 +262,8 @@ mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
   if (r != CUDA_SUCCESS)
     return mri_cuda_fail(r, "cuMemGetMemPool(%s pool, device %d)", mr_pool_kind_name(kind),
                          device);
-  size_t size = info->size;
-  memset(info, 0, size);
-  info->size = size;
+  memset(info, 0, sizeof *info);
+  info->size = sizeof *info;
   info->kind = kind;
   info->device = kind == MR_POOL_DEVICE ? device : -1;
   info->is_default = pool == default_pool;
@@ -292,10 +292,6 @@ mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
 mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
   if (info == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_pool_resource_get_info: info is NULL");
-  if (info->size < sizeof(mr_pool_info))
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_pool_resource_get_info: info->size is %zu, expected %zu",
-                     info->size, sizeof(mr_pool_info));
   mri_pool_state *s = mr_resource_state(mr, &pool_ops);
   if (s == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
@@ -306,5 +302,8 @@ mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
     CUresult r = mri_cuda()->cuMemGetMemPool(&pool, &s->location, s->type);
     if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuMemGetMemPool(device %d)", s->device);
   }
-  return mri_pool_info(pool, s->kind, s->device, info);
+  mr_pool_info full;
+  mr_status st = mri_pool_info(pool, s->kind, s->device, &full);
+  if (st != MR_OK) return st;
+  return MRI_STRUCT_WRITE(info, &full, mr_pool_info, used_high, "mr_pool_resource_get_info");
 }

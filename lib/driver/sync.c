@@ -160,6 +160,7 @@ static mr_status create_sync(mr_pool_kind kind, int device, const char *descript
   s->device = device;
   s->kind = kind;
   mr_resource_props props = {
+      .size = sizeof(mr_resource_props),
       .device = -1,
       .stream_ordered = false,
       .native_alignment = MR_DEFAULT_ALIGNMENT,

@@ -54,7 +54,7 @@ void assert_checks_upstream_and_out(const char *name, adaptor_create_fn create) 
 
 void assert_inherits_props(const mr_resource *adaptor, const mr_resource *upstream,
                            size_t native_alignment) {
-  mr_resource_props a, u;
+  mr_resource_props a = {.size = sizeof a}, u = {.size = sizeof u};
   assert_ok(mr_resource_get_props(adaptor, &a));
   assert_ok(mr_resource_get_props(upstream, &u));
   assert_int_equal(a.kind, u.kind);

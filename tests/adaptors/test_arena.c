@@ -25,7 +25,7 @@ static void test_describe_props_and_edges(void **state) {
   mr_resource *mr = make_arena(&u);
   assert_describes(mr, "arena(faulty, chunk=64KiB)");
   assert_inherits_props(mr, u.mr, 256);
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   assert_ok(mr_resource_get_props(mr, &props));
   assert_false(props.stream_ordered); /* pageable host: reused at once */
   assert_size_zero_and_null_free(mr, u.f);

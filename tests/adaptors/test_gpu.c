@@ -85,7 +85,7 @@ static void test_every_adaptor_over_every_base(void **state) {
       char what[256];
       snprintf(what, sizeof what, "%s", mr_resource_describe(mr));
       print_message("  %s\n", what);
-      mr_resource_props props;
+      mr_resource_props props = {.size = sizeof props};
       assert_ok(mr_resource_get_props(mr, &props));
       assert_int_equal(props.kind, bases[b].kind);
       assert_true(props.device_accessible);

@@ -30,11 +30,11 @@ static void test_every_resource(void **state) {
 /* The handle check is real here: the fake hands a destroyed stream's handle
  * to the next stream, so the scenario above met a reused handle. */
 static void test_fake_reuses_handles(void **state) {
-  CUstream a = new_stream();
-  assert_int_equal(cu->cuStreamDestroy(a), CUDA_SUCCESS);
-  CUstream b = new_stream();
+  CUstream a = fake_new_stream();
+  assert_int_equal(fake_cu()->cuStreamDestroy(a), CUDA_SUCCESS);
+  CUstream b = fake_new_stream();
   assert_ptr_equal(a, b);
-  cu->cuStreamDestroy(b);
+  fake_cu()->cuStreamDestroy(b);
 }
 
 static void *allocate_on_per_thread_stream(void *arg) {

@@ -29,7 +29,7 @@ static mr_resource *over_device(make_fn make) {
 
 static void capture_bypasses(make_fn make) {
   mr_resource *mr = over_device(make);
-  CUstream s = new_stream();
+  CUstream s = fake_new_stream();
   void *before = NULL;
   assert_ok(mr_allocate(mr, 4096, 0, (mr_stream)s, &before));
   assert_ok(mr_deallocate(mr, before, 4096, 0, (mr_stream)s));
@@ -49,7 +49,7 @@ static void capture_bypasses(make_fn make) {
   assert_status(mr_allocate(mr, 4096, 0, (mr_stream)s, &p), MR_ERR_DRIVER);
   assert_null(p);
   mr_resource_release(mr);
-  cu->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
@@ -60,7 +60,7 @@ static void test_fixed_capture(void **state) { capture_bypasses(make_fixed); }
  * free by another stream records one; trim synchronizes and returns all. */
 static void test_arena_events_and_trim(void **state) {
   mr_resource *arena = over_device(make_arena);
-  CUstream a = new_stream(), b = new_stream();
+  CUstream a = fake_new_stream(), b = fake_new_stream();
   long records = fake_cuda_calls("cuEventRecord");
   void *p = NULL, *q = NULL;
   for (int i = 0; i < 100; i++) {
@@ -88,8 +88,8 @@ static void test_arena_events_and_trim(void **state) {
   assert_ok(mri_arena_counts(arena, &chunks, &idle, &large));
   assert_int_equal(chunks, 0);
   mr_resource_release(arena);
-  cu->cuStreamDestroy(a);
-  cu->cuStreamDestroy(b);
+  fake_cu()->cuStreamDestroy(a);
+  fake_cu()->cuStreamDestroy(b);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
@@ -99,19 +99,19 @@ static void test_arena_events_and_trim(void **state) {
  * a stream without a chunk takes it over once the event completed. */
 static void test_arena_takes_over_abandoned_chunks(void **state) {
   mr_resource *arena = over_device(make_arena);
-  CUstream first = new_stream();
+  CUstream first = fake_new_stream();
   void *p = NULL, *q = NULL;
   assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)first, &p));
   assert_ok(mr_deallocate(arena, p, 1000, 0, (mr_stream)first));
-  cu->cuStreamDestroy(first);
+  fake_cu()->cuStreamDestroy(first);
   for (int round = 0; round < 8; round++) {
-    CUstream s = new_stream();
+    CUstream s = fake_new_stream();
     assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)s, &q));
     assert_int_equal(fake_cuda_set_stream_busy(s, true), CUDA_SUCCESS);
     assert_ok(mr_deallocate(arena, q, 1000, 0, (mr_stream)s));
-    cu->cuStreamDestroy(s);
+    fake_cu()->cuStreamDestroy(s);
     /* The work of the destroyed stream finishes. */
-    assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_SUCCESS);
+    assert_int_equal(fake_cu()->cuCtxSynchronize(NULL), CUDA_SUCCESS);
   }
   size_t chunks = 0, idle = 0, large = 0;
   assert_ok(mri_arena_counts(arena, &chunks, &idle, &large));
@@ -119,23 +119,23 @@ static void test_arena_takes_over_abandoned_chunks(void **state) {
    * taken over from stream to stream; not one per stream. */
   assert_true(chunks <= 3);
   /* While the owner's work still runs, its chunk is not taken over. */
-  CUstream a = new_stream(), b = new_stream();
+  CUstream a = fake_new_stream(), b = fake_new_stream();
   assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)a, &p));
   assert_int_equal(fake_cuda_set_stream_busy(a, true), CUDA_SUCCESS);
   assert_ok(mr_deallocate(arena, p, 1000, 0, (mr_stream)a));
-  cu->cuStreamDestroy(a);
-  CUstream c = new_stream();
+  fake_cu()->cuStreamDestroy(a);
+  CUstream c = fake_new_stream();
   assert_ptr_equal(c, a); /* the fake hands the handle on */
   assert_ok(mr_allocate(arena, 1000, 0, (mr_stream)c, &q));
   assert_ptr_not_equal(q, p);
   assert_ok(mr_deallocate(arena, q, 1000, 0, (mr_stream)c));
-  assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuCtxSynchronize(NULL), CUDA_SUCCESS);
   assert_ok(mr_resource_trim(arena));
   assert_ok(mri_arena_counts(arena, &chunks, &idle, &large));
   assert_int_equal(chunks, 0);
   mr_resource_release(arena);
-  cu->cuStreamDestroy(b);
-  cu->cuStreamDestroy(c);
+  fake_cu()->cuStreamDestroy(b);
+  fake_cu()->cuStreamDestroy(c);
   assert_int_equal(fake_cuda_live_allocations(), 0);
   assert_int_equal(fake_cuda_live_events(), 0);
 }
@@ -159,7 +159,7 @@ static void test_keepers_report_stream_order(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     mr_resource *mr = NULL;
     assert_ok(mr_resource_from_spec(cases[i].spec, 0, &mr));
-    mr_resource_props props;
+    mr_resource_props props = {.size = sizeof props};
     assert_ok(mr_resource_get_props(mr, &props));
     if (props.stream_ordered != cases[i].stream_ordered) {
       print_error("%s: stream_ordered is %d\n", cases[i].spec, props.stream_ordered);

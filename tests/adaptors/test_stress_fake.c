@@ -385,6 +385,7 @@ static void do_free(worker *w, int i) {
 
 static void *worker_main(void *arg) {
   worker *w = arg;
+  const mri_cuda_api *cu = mri_cuda();
   mr_status bound = MR_ERR_DRIVER;
   for (int t = 0; t < 1000 && bound != MR_OK; t++) bound = mri_ensure_context(0);
   if (bound != MR_OK) {
@@ -597,7 +598,7 @@ static mr_tag context_tags[SPEC_COUNT];
 static mr_context_desc context_desc(void) {
   for (size_t i = 0; i < SPEC_COUNT; i++)
     context_tags[i] = (mr_tag){stress_specs[i].tag, stress_specs[i].spec};
-  return (mr_context_desc){.library = "stress", .tags = context_tags, .tag_count = SPEC_COUNT};
+  return (mr_context_desc){.size = sizeof(mr_context_desc),.library = "stress", .tags = context_tags, .tag_count = SPEC_COUNT};
 }
 
 /* Every spec as a tag of one context, all at once through ctx_get_mr. */

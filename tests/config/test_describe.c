@@ -184,7 +184,7 @@ static void test_context_resources_parse_back(void **state) {
       {"d", "pool(kind=managed,\n initial=1M)"},
       {"e", "cache(@a, max=2M)"},
   };
-  mr_context_desc desc = {.library = "lib", .tags = tags, .tag_count = 5};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = 5};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   for (int t = 0; t < 5; t++) {
@@ -219,7 +219,7 @@ static char *nest(int levels, const char *inner) {
 static void test_nesting_through_references(void **state) {
   char *a = nest(30, "@b"), *b = nest(30, "host"), *fits = nest(1, "@b");
   mr_tag tags[] = {{"a", a}, {"b", b}};
-  mr_context_desc desc = {.library = "lib", .tags = tags, .tag_count = 2};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = 2};
   mr_context *ctx = (mr_context *)1;
   assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
   assert_null(ctx);

@@ -78,7 +78,7 @@ static void test_context_resources_parse_back(void **state) {
     snprintf(names[t], sizeof names[t], "t%d", t);
     tags[t] = (mr_tag){names[t], specs[t]};
   }
-  mr_context_desc desc = {.library = "lib", .tags = tags, .tag_count = TAGS,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = TAGS,
                           .overrides = "t0=arena(@t1, chunk=1%)\nt2@1=stats(@t3)"};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
@@ -107,7 +107,7 @@ static char *nest(int levels, const char *inner) {
 static void test_deepest_descriptions(void **state) {
   char *deepest = nest(31, "device"), *less = nest(30, "device");
   mr_tag tags[] = {{"t", less}};
-  mr_context_desc desc = {.library = "lib", .tags = tags, .tag_count = 1};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = 1};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   const char *description = mr_resource_describe(mr_context_get_mr_on(ctx, 0, 1));

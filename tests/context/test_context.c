@@ -108,7 +108,7 @@ static void remove_file(char *path) {
 
 static void assert_source(const mr_context *ctx, int tag, mr_spec_origin origin,
                           const char *where, int line, const char *spec) {
-  mr_spec_source s;
+  mr_spec_source s = {.size = sizeof s};
   assert_ok(mr_context_get_source(ctx, tag, 0, &s));
   assert_int_equal(s.origin, origin);
   assert_string_equal(s.where, where);
@@ -128,7 +128,7 @@ static const mr_tag host_tags[] = {
 };
 
 static void test_host_tags(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
   mr_context *ctx = create(&desc);
   assert_string_equal(mr_context_library(ctx), "mylib");
   assert_int_equal(mr_context_tag_count(ctx), 3);
@@ -146,7 +146,7 @@ static void test_host_tags(void **state) {
     assert_non_null(p);
     memset(p, 0xab, 1000);
     assert_ok(mr_deallocate(mr, p, 1000, 0, NULL));
-    mr_resource_props props;
+    mr_resource_props props = {.size = sizeof props};
     assert_ok(mr_resource_get_props(mr, &props));
     assert_int_equal(props.kind, MR_MEMORY_HOST);
     assert_true(props.host_accessible);
@@ -160,7 +160,7 @@ static void test_host_tags(void **state) {
 }
 
 static void test_invalid_lookups(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
   mr_context *ctx = create(&desc);
   assert_null(ctx_get_mr(ctx, 3));
   expect_message("mylib: tag 3 does not exist (the context has 3 tags)");
@@ -170,7 +170,7 @@ static void test_invalid_lookups(void **state) {
   assert_null(mr_context_get_mr_on(ctx, 0, -1));
   assert_null(mr_context_get_mr(NULL, 0));
   expect_message("mr_context_get_mr: the context is NULL");
-  mr_spec_source s;
+  mr_spec_source s = {.size = sizeof s};
   assert_status(mr_context_get_source(ctx, 5, 0, &s), MR_ERR_INVALID_ARGUMENT);
   assert_status(mr_context_get_source(ctx, 0, 2, &s), MR_ERR_NO_DEVICE);
   assert_status(mr_context_get_source(ctx, 0, 0, NULL), MR_ERR_INVALID_ARGUMENT);
@@ -193,7 +193,7 @@ static void test_precedence_across_sources(void **state) {
                           "c = mark(id=file_c)\n"
                           "c@0 = mark(id=file_c0)\n");
   setenv("PREC_MEMORY", "c=mark(id=env_c)", 1);
-  mr_context_desc desc = {
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
       .library = "mylib",
       .tags = five_tags,
       .tag_count = 5,
@@ -226,7 +226,7 @@ static void test_precedence_across_sources(void **state) {
 }
 
 static void test_precedence_within_a_source(void **state) {
-  mr_context_desc desc = {
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
       .library = "mylib",
       .tags = five_tags,
       .tag_count = 5,
@@ -245,11 +245,11 @@ static void test_precedence_within_a_source(void **state) {
 static void test_empty_sources(void **state) {
   setenv("EMPTY_MEMORY", "", 1);
   char *path = write_file("\n# nothing here\n\n");
-  mr_context_desc desc = {.library = "mylib", .tags = five_tags, .tag_count = 5,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = five_tags, .tag_count = 5,
                           .env_var = "EMPTY_MEMORY", .config_file = path, .overrides = "  ;  "};
   mr_context *ctx = create(&desc);
   for (int t = 0; t < 5; t++) {
-    mr_spec_source s;
+    mr_spec_source s = {.size = sizeof s};
     assert_ok(mr_context_get_source(ctx, t, 0, &s));
     assert_int_equal(s.origin, MR_SPEC_DEFAULT);
   }
@@ -265,25 +265,25 @@ static void test_empty_sources(void **state) {
 
 static void test_entries_for_missing_devices_are_ignored(void **state) {
   setenv("IGN_MEMORY", "a=mark(id=env_a)\n\nb@3=mark(id=b3)", 1);
-  mr_context_desc desc = {.library = "mylib", .tags = five_tags, .tag_count = 5,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = five_tags, .tag_count = 5,
                           .env_var = "IGN_MEMORY", .overrides = "c@1 = stats(host)"};
   mr_context *ctx = create(&desc);
   assert_string_equal(describe(ctx, P_B), "mark(id=default_b)");
   assert_string_equal(describe(ctx, P_C), "mark(id=default_c)");
   assert_int_equal(mr_context_ignored_count(ctx), 2);
-  mr_ignored_entry e;
+  mr_ignored_entry e = {.size = sizeof e};
   assert_ok(mr_context_get_ignored(ctx, 0, &e));
   assert_string_equal(e.tag, "c");
   assert_int_equal(e.device, 1);
-  assert_int_equal(e.source.origin, MR_SPEC_OVERRIDE);
-  assert_string_equal(e.source.spec, "stats(host)");
+  assert_int_equal(e.source->origin, MR_SPEC_OVERRIDE);
+  assert_string_equal(e.source->spec, "stats(host)");
   assert_ok(mr_context_get_ignored(ctx, 1, &e));
   assert_string_equal(e.tag, "b");
   assert_int_equal(e.device, 3);
-  assert_int_equal(e.source.origin, MR_SPEC_ENV);
-  assert_string_equal(e.source.where, "IGN_MEMORY");
-  assert_int_equal(e.source.line, 3);
-  assert_string_equal(e.source.spec, "mark(id=b3)");
+  assert_int_equal(e.source->origin, MR_SPEC_ENV);
+  assert_string_equal(e.source->where, "IGN_MEMORY");
+  assert_int_equal(e.source->line, 3);
+  assert_string_equal(e.source->spec, "mark(id=b3)");
   assert_status(mr_context_get_ignored(ctx, 2, &e), MR_ERR_INVALID_ARGUMENT);
   assert_status(mr_context_get_ignored(NULL, 0, &e), MR_ERR_INVALID_ARGUMENT);
   mr_context_destroy(ctx);
@@ -311,7 +311,7 @@ static const mr_tag sharing_tags[] = {
 };
 
 static void test_tag_references_share_instances(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = sharing_tags, .tag_count = 3};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = sharing_tags, .tag_count = 3};
   mr_context *ctx = create(&desc);
   mr_resource *big = ctx_get_mr(ctx, S_BIG), *temp = ctx_get_mr(ctx, S_TEMP),
               *alias = ctx_get_mr(ctx, S_ALIAS);
@@ -354,7 +354,7 @@ static void test_tag_references_share_instances(void **state) {
 }
 
 static void test_cycles(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = five_tags, .tag_count = 5,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = five_tags, .tag_count = 5,
                           .overrides = "a=@b; b=@a"};
   create_fails(&desc, MR_ERR_CONFIG,
                "override text, column 9: tags refer to each other in a cycle: a -> b -> a\n"
@@ -368,7 +368,7 @@ static void test_cycles(void **state) {
   /* Across sources: the cycle is reported where it closes. */
   static const mr_tag tags[] = {{"x", "@y"}, {"y", "host"}, {"z", "host"}};
   setenv("CYCLE_MEMORY", "y=stats(@z)\nz=@x", 1);
-  mr_context_desc across = {.library = "mylib", .tags = tags, .tag_count = 3,
+  mr_context_desc across = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3,
                             .env_var = "CYCLE_MEMORY"};
   create_fails(&across, MR_ERR_CONFIG,
                "CYCLE_MEMORY, line 2, column 3: tags refer to each other in a cycle: x -> y -> z "
@@ -384,7 +384,7 @@ static void test_cycles(void **state) {
 }
 
 static void test_unknown_tags(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
                           .overrides = "temp=host; tmp=host"};
   create_fails(&desc, MR_ERR_CONFIG,
                "override text, column 12: mylib has no tag 'tmp' (tags: temp, staging, result)\n"
@@ -417,7 +417,7 @@ static void test_unknown_tags(void **state) {
 
 static void test_errors_name_their_source(void **state) {
   setenv("SRC_MEMORY", "temp=arina(device)", 1);
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
                           .env_var = "SRC_MEMORY"};
   create_fails(&desc, MR_ERR_CONFIG, NULL);
   assert_error_contains("SRC_MEMORY, column 6: unknown resource 'arina' (known: ");
@@ -451,7 +451,7 @@ static void test_errors_name_their_source(void **state) {
                "               ^");
 
   static const mr_tag bad_default[] = {{"temp", "stats(hots)"}};
-  mr_context_desc d = {.library = "mylib", .tags = bad_default, .tag_count = 1};
+  mr_context_desc d = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = bad_default, .tag_count = 1};
   create_fails(&d, MR_ERR_CONFIG, NULL);
   assert_error_contains("default spec of mylib tag 'temp', column 7: unknown resource 'hots'");
   static const mr_tag bad_syntax[] = {{"temp", "host"}, {"result", "stats(host"}};
@@ -465,7 +465,7 @@ static void test_errors_name_their_source(void **state) {
 }
 
 static void test_config_file_errors(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
                           .config_file = "/nonexistent/dir/mylib.conf"};
   create_fails(&desc, MR_ERR_CONFIG,
                "config file '/nonexistent/dir/mylib.conf' cannot be opened: No such file or "
@@ -531,7 +531,7 @@ static char *write_file_of_size(size_t size) {
 }
 
 static void test_config_file_size_limit(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
   /* Up to and including 1 MiB is read. */
   size_t sizes[] = {4095, 4096, 4097, ((size_t)1 << 20) - 1, (size_t)1 << 20};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -556,7 +556,7 @@ static void test_desc_validation(void **state) {
   mr_context *ctx = (mr_context *)0x1;
   assert_status(mr_context_create(NULL, &ctx), MR_ERR_INVALID_ARGUMENT);
   assert_null(ctx);
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
   assert_status(mr_context_create(&desc, NULL), MR_ERR_INVALID_ARGUMENT);
   desc.library = NULL;
   create_fails(&desc, MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc.library is missing");
@@ -593,7 +593,7 @@ static void test_desc_validation(void **state) {
 
 static void test_per_tag_statistics(void **state) {
   static const mr_tag tags[] = {{"temp", "host"}, {"flaky", "faulty(fail_at=2)"}};
-  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 2};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 2};
   mr_context *ctx = create(&desc);
   mr_resource *temp = ctx_get_mr(ctx, 0), *flaky = ctx_get_mr(ctx, 1);
   void *a, *b, *c;
@@ -643,7 +643,7 @@ static void test_per_tag_statistics(void **state) {
 
 static void test_print_stats(void **state) {
   static const mr_tag tags[] = {{"temp", "host"}, {"result_buffers", "host"}};
-  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 2};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 2};
   mr_context *ctx = create(&desc);
   void *a, *b;
   assert_ok(mr_allocate(ctx_get_mr(ctx, 0), 1024, 0, NULL, &a));
@@ -679,9 +679,9 @@ static void test_two_libraries_are_independent(void **state) {
   static const mr_tag b_tags[] = {{"work", "host"}, {"cache", "stats(host)"}, {"io", "host"}};
   setenv("LIBA_MEMORY", "work=mark(id=a_work)", 1);
   setenv("LIBB_MEMORY", "cache=mark(id=b_cache)", 1);
-  mr_context_desc da = {.library = "liba", .tags = a_tags, .tag_count = 2,
+  mr_context_desc da = {.size = sizeof(mr_context_desc),.library = "liba", .tags = a_tags, .tag_count = 2,
                         .env_var = "LIBA_MEMORY"};
-  mr_context_desc db = {.library = "libb", .tags = b_tags, .tag_count = 3,
+  mr_context_desc db = {.size = sizeof(mr_context_desc),.library = "libb", .tags = b_tags, .tag_count = 3,
                         .env_var = "LIBB_MEMORY"};
   mr_context *a = create(&da), *b = create(&db);
   assert_string_equal(describe(a, 0), "mark(id=a_work)");
@@ -729,7 +729,7 @@ static const mr_tag device_tags[] = {
 };
 
 static void test_without_a_driver(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = device_tags, .tag_count = 6};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = device_tags, .tag_count = 6};
   mr_context *ctx = create(&desc);
   assert_int_equal(mr_context_device_count(ctx), 1);
   void *p = NULL;
@@ -744,7 +744,7 @@ static void test_without_a_driver(void **state) {
     assert_error_says_no_driver();
     assert_error_contains("(allocating 1024 bytes)");
     assert_ok(mr_deallocate(mr, NULL, 1024, 0, NULL));
-    mr_spec_source s;
+    mr_spec_source s = {.size = sizeof s};
     assert_ok(mr_context_get_source(ctx, t, 0, &s));
     assert_int_equal(s.status, MR_ERR_NO_DRIVER);
   }
@@ -755,7 +755,7 @@ static void test_without_a_driver(void **state) {
   assert_string_equal(describe(ctx, D_DEVICE), "stats(device)");
   assert_string_equal(describe(ctx, D_PINNED), "pinned");
   assert_string_equal(describe(ctx, D_POOL), "pool(kind=device, max=50%)");
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   assert_ok(mr_resource_get_props(ctx_get_mr(ctx, D_DEVICE), &props));
   assert_int_equal(props.kind, MR_MEMORY_DEVICE);
   assert_ok(mr_resource_get_props(ctx_get_mr(ctx, D_PINNED), &props));
@@ -766,7 +766,7 @@ static void test_without_a_driver(void **state) {
   /* @temp is temp's stand-in, the same instance. */
   assert_ptr_equal(mr_resource_upstream(ctx_get_mr(ctx, D_SHARED)),
                    mr_resource_upstream(ctx_get_mr(ctx, D_DEVICE)));
-  mr_spec_source s;
+  mr_spec_source s = {.size = sizeof s};
   assert_ok(mr_context_get_source(ctx, D_PINNED, 0, &s));
   assert_non_null(strstr(s.reason, "mylib:staging on device 0: pinned: "));
   mr_stats st;
@@ -808,7 +808,7 @@ static void test_many_tags(void **state) {
   for (int t = 10; t < TAGS; t += 10)
     n += (size_t)snprintf(overrides + n, cap - n, "%s=@%s\n", names[t], names[t - 1]);
   snprintf(overrides + n, cap - n, "%s=stats(host)", names[TAGS - 1]);
-  mr_context_desc desc = {.library = "many", .tags = tags, .tag_count = TAGS,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "many", .tags = tags, .tag_count = TAGS,
                           .overrides = overrides};
   mr_context *ctx = create(&desc);
   assert_int_equal(mr_context_tag_count(ctx), TAGS);
@@ -816,7 +816,7 @@ static void test_many_tags(void **state) {
   assert_string_equal(describe(ctx, TAGS - 1), "stats(host)");
   assert_ptr_equal(mr_resource_upstream(mr_context_get_mr_on(ctx, 10, 0)),
                    mr_resource_upstream(mr_context_get_mr_on(ctx, 9, 0)));
-  mr_spec_source source;
+  mr_spec_source source = {.size = sizeof source};
   assert_ok(mr_context_get_source(ctx, 20, 0, &source));
   assert_int_equal(source.origin, MR_SPEC_OVERRIDE);
   assert_int_equal(source.line, 2);
@@ -857,7 +857,7 @@ static void test_long_reference_chain(void **state) {
     snprintf(specs[t], sizeof specs[t], t + 1 < TAGS ? "@t%d" : "host", t + 1);
     tags[t] = (mr_tag){names[t], specs[t]};
   }
-  mr_context_desc desc = {.library = "chain", .tags = tags, .tag_count = TAGS};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "chain", .tags = tags, .tag_count = TAGS};
   create_fails(&desc, MR_ERR_CONFIG,
                "default spec of chain tag 't31', column 1: tags refer on to each other more "
                "than 32 deep: t0 -> t1 -> t2 -> t3 -> t4 -> t5 -> t6 -> t7 -> t8 -> t9 -> t10 "
@@ -881,11 +881,11 @@ static void test_long_reference_chain(void **state) {
 static bool skip_stats(const char *name) { return strcmp(name, "stats") == 0; }
 
 static void test_skipped_factories_stand_in(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = host_tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
                           .overrides = "result=stats(@staging)"};
   mr_context *ctx = NULL;
   assert_ok(mri_context_create(&desc, skip_stats, &ctx));
-  mr_spec_source s;
+  mr_spec_source s = {.size = sizeof s};
   assert_ok(mr_context_get_source(ctx, T_TEMP, 0, &s));
   assert_int_equal(s.status, MR_ERR_UNSUPPORTED);
   assert_ok(mr_context_get_source(ctx, T_STAGING, 0, &s));

@@ -49,18 +49,18 @@ static const mr_tag tags[] = {
 };
 
 static void test_one_slot_per_device(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 3};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));
   assert_int_equal(mr_context_device_count(ctx), device_count);
   for (int d = 0; d < device_count; d++) {
     mr_resource *mr = mr_context_get_mr_on(ctx, TEMP, d);
     assert_non_null(mr);
-    mr_resource_props props;
+    mr_resource_props props = {.size = sizeof props};
     assert_ok(mr_resource_get_props(mr, &props));
     assert_int_equal(props.kind, MR_MEMORY_DEVICE);
     assert_int_equal(props.device, d);
-    mr_spec_source s;
+    mr_spec_source s = {.size = sizeof s};
     assert_ok(mr_context_get_source(ctx, TEMP, d, &s));
     assert_int_equal(s.status, MR_OK);
     /* Each device's resources are its own. */
@@ -72,7 +72,7 @@ static void test_one_slot_per_device(void **state) {
 
 static void test_per_device_overrides(void **state) {
   setenv("FAKE_MEMORY", "temp@2=host; scratch@1=stats(stats(device)); result@9=device", 1);
-  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3,
                           .env_var = "FAKE_MEMORY", .overrides = "result@0=stats(host)"};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));
@@ -84,7 +84,7 @@ static void test_per_device_overrides(void **state) {
     assert_string_equal(scratch, d == 1 ? "retry(stats(stats(device)))" : "retry(stats(device))");
     const char *result = mr_resource_describe(mr_context_get_mr_on(ctx, RESULT, d));
     assert_string_equal(result, d == 0 ? "stats(host)" : "host");
-    mr_spec_source s;
+    mr_spec_source s = {.size = sizeof s};
     assert_ok(mr_context_get_source(ctx, TEMP, d, &s));
     assert_int_equal(s.origin, d == 2 ? MR_SPEC_ENV : MR_SPEC_DEFAULT);
   }
@@ -95,7 +95,7 @@ static void test_per_device_overrides(void **state) {
 }
 
 static void test_device_tags_allocate_per_device(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 3};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));
   void *p[64];
@@ -127,7 +127,7 @@ static void test_device_tags_allocate_per_device(void **state) {
 static void test_percent_sizes_per_device(void **state) {
   static const mr_tag probe_tags[] = {{"quarter", "probe(bytes=25%)"},
                                       {"eighth", "probe(bytes=12.5%)"}};
-  mr_context_desc desc = {.library = "mylib", .tags = probe_tags, .tag_count = 1};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = probe_tags, .tag_count = 1};
   mr_context *ctx;
   memset(probed, 0, sizeof probed);
   assert_ok(mr_context_create(&desc, &ctx));
@@ -168,7 +168,7 @@ static void test_percent_sizes_per_device(void **state) {
 }
 
 static void test_get_mr_follows_the_current_device(void **state) {
-  mr_context_desc desc = {.library = "mylib", .tags = tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3,
                           .overrides = "result@1=stats(host)"};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));

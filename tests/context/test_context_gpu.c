@@ -24,7 +24,7 @@ static mr_context *ctx;
 static mr_stream stream;
 
 static int setup(void **state) {
-  mr_context_desc desc = {.library = "gputest", .tags = tags, .tag_count = 4};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "gputest", .tags = tags, .tag_count = 4};
   if (mr_context_create(&desc, &ctx) != MR_OK) {
     fprintf(stderr, "mr_context_create: %s\n", mr_last_error());
     return -1;
@@ -34,7 +34,7 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-  mr_context_print_stats(ctx, stderr);
+  if (mr_context_print_stats(ctx, stderr) != MR_OK) return -1;
   gpu_stream_destroy(stream);
   mr_context_destroy(ctx);
   return 0;
@@ -61,19 +61,19 @@ static void test_resolved_on_every_device(void **state) {
   assert_int_equal(mr_context_device_count(ctx), count);
   for (int d = 0; d < count; d++) {
     for (int t = 0; t < 4; t++) {
-      mr_spec_source s;
+      mr_spec_source s = {.size = sizeof s};
       assert_ok(mr_context_get_source(ctx, t, d, &s));
       if (s.status != MR_OK) {
         print_error("tag %s on device %d is unavailable: %s\n", tags[t].name, d, s.reason);
         fail();
       }
     }
-    mr_resource_props props;
+    mr_resource_props props = {.size = sizeof props};
     assert_ok(mr_resource_get_props(mr_context_get_mr_on(ctx, TEMP, d), &props));
     assert_int_equal(props.kind, MR_MEMORY_DEVICE);
     assert_int_equal(props.device, d);
   }
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   assert_ok(mr_resource_get_props(ctx_get_mr(ctx, STAGING), &props));
   assert_int_equal(props.kind, MR_MEMORY_PINNED);
   assert_true(props.host_accessible);

@@ -6,7 +6,7 @@ int main() {
   if (mr_host_resource_create(&host) != MR_OK) return 1;
   void *p = nullptr;
   mr_status st = mr_allocate(host, 64, 0, nullptr, &p);
-  mr_deallocate(host, p, 64, 0, nullptr);
+  if (mr_deallocate(host, p, 64, 0, nullptr) != MR_OK) return 1;
   mr_resource_release(host);
   mr_stats stats;
   mr_stats_init(&stats);

@@ -75,7 +75,7 @@ static const mr_resource_ops rec_ops = {
 
 static mr_resource *make_recorder(recorder *r, size_t native_alignment) {
   memset(r, 0, sizeof *r);
-  mr_resource_props props = {.kind = MR_MEMORY_HOST,
+  mr_resource_props props = {.size = sizeof(mr_resource_props),.kind = MR_MEMORY_HOST,
                              .device = -1,
                              .host_accessible = true,
                              .native_alignment = native_alignment};
@@ -188,7 +188,7 @@ static void test_create_validation(void **state) {
   mr_resource_ops no_free = rec_ops;
   no_free.deallocate = NULL;
   assert_status(mr_resource_create(&no_free, &r, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
-  mr_resource_props odd = {.native_alignment = 384};
+  mr_resource_props odd = {.size = sizeof(mr_resource_props),.native_alignment = 384};
   assert_status(mr_resource_create(&rec_ops, &r, &odd, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_null(mr);
 }
@@ -226,7 +226,7 @@ static void test_lifetime_and_queries(void **state) {
   mr_resource_release(NULL);
   assert_null(mr_resource_retain(NULL));
   assert_string_equal(mr_resource_describe(NULL), "(null)");
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   assert_status(mr_resource_get_props(NULL, &props), MR_ERR_INVALID_ARGUMENT);
 }
 
@@ -235,7 +235,7 @@ static void test_default_props(void **state) {
   memset(&r, 0, sizeof r);
   mr_resource *mr;
   assert_ok(mr_resource_create(&rec_ops, &r, NULL, &mr));
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   assert_ok(mr_resource_get_props(mr, &props));
   assert_int_equal(props.kind, MR_MEMORY_HOST);
   assert_int_equal(props.device, -1);

@@ -87,7 +87,7 @@ static void build_and_use(const char *spec) {
 }
 
 static void context_round(const char *unused) {
-  mr_context_desc desc = {.library = "faults",
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "faults",
                           .tags = tags,
                           .tag_count = MRI_ARRAY_SIZE(tags),
                           .overrides = "scratch@1 = retry(cache(device)); temp = arena(device, "
@@ -130,7 +130,7 @@ static char log_spec[256], config_path[64];
 
 static void file_round(const char *unused) {
   build_and_use(log_spec);
-  mr_context_desc desc = {.library = "faults",
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "faults",
                           .tags = tags,
                           .tag_count = MRI_ARRAY_SIZE(tags),
                           .config_file = config_path};

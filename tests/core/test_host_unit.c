@@ -11,7 +11,7 @@ static void test_allocate_and_use(void **state) {
   assert_ok(mr_host_resource_create(&host));
   assert_string_equal(mr_resource_describe(host), "host");
   assert_string_equal(mr_resource_name(host), "host");
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   assert_ok(mr_resource_get_props(host, &props));
   assert_int_equal(props.kind, MR_MEMORY_HOST);
   assert_int_equal(props.device, -1);

@@ -168,7 +168,7 @@ static void test_host_access(void **state) {
     const driver_case *c = &driver_cases[i];
     if (c->kind == MR_MEMORY_DEVICE) continue;
     mr_resource *mr = create_case(c);
-    mr_resource_props props;
+    mr_resource_props props = {.size = sizeof props};
     assert_ok(mr_resource_get_props(mr, &props));
     assert_true(props.host_accessible);
     unsigned char *p = allocate(c, mr, bytes, 0, stream);

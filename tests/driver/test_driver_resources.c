@@ -48,7 +48,7 @@ static void test_props_and_description(void **state) {
     const driver_case *c = &driver_cases[i];
     mr_resource *mr = create_case(c, 1);
     assert_string_equal(mr_resource_describe(mr), c->spec);
-    mr_resource_props props;
+    mr_resource_props props = {.size = sizeof props};
     assert_ok(mr_resource_get_props(mr, &props));
     assert_int_equal(props.kind, c->kind);
     assert_int_equal(props.device, c->per_device ? 1 : -1);
@@ -436,6 +436,28 @@ static void test_argument_errors(void **state) {
   desc.initial_size = (uint64_t)2 << 20;
   assert_status(mr_pool_resource_create(0, &desc, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("initial=2097152 bytes is more than max=1048576 bytes");
+
+  /* The desc is a versioned struct (docs/abi.md): no size is an error; a
+   * newer header's desc works while its extra fields are zero, and is
+   * refused once one is set. */
+  mr_pool_desc_init(&desc, MR_POOL_DEVICE);
+  desc.size = 0;
+  assert_status(mr_pool_resource_create(0, &desc, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("mr_pool_desc.size is 0");
+  struct {
+    mr_pool_desc known;
+    uint64_t future;
+  } newer;
+  memset(&newer, 0, sizeof newer);
+  mr_pool_desc_init(&newer.known, MR_POOL_DEVICE);
+  newer.known.size = sizeof newer;
+  newer.known.max_size = (uint64_t)64 << 20;
+  assert_ok(mr_pool_resource_create(0, &newer.known, &mr));
+  assert_string_equal(mr_resource_describe(mr), "pool(kind=device, max=64MiB)");
+  mr_resource_release(mr);
+  newer.future = 1;
+  assert_status(mr_pool_resource_create(0, &newer.known, &mr), MR_ERR_UNSUPPORTED);
+  assert_null(mr);
 
   /* A pool with an invalid device names the pool's spec. */
   mr_pool_desc_init(&desc, MR_POOL_PINNED);

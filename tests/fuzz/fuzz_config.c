@@ -109,13 +109,13 @@ static void walk_context(mr_context *ctx) {
     for (int d = 0; d < mr_context_device_count(ctx); d++) {
       mr_resource *mr = mr_context_get_mr_on(ctx, t, d);
       if (mr == NULL) abort(); /* never NULL for a valid tag */
-      mr_spec_source source;
+      mr_spec_source source = {.size = sizeof source};
       if (mr_context_get_source(ctx, t, d, &source) != MR_OK) abort();
       if (strlen(mr_resource_describe(mr)) == 0 && strlen(source.spec) == 0) abort();
       check_parses_back("a context's tag", mr_resource_describe(mr));
     }
   }
-  mr_ignored_entry ignored;
+  mr_ignored_entry ignored = {.size = sizeof ignored};
   for (size_t i = 0; i < mr_context_ignored_count(ctx); i++)
     if (mr_context_get_ignored(ctx, i, &ignored) != MR_OK) abort();
   if (sink != NULL) mr_context_print_stats(ctx, sink);
@@ -143,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(text, data, size);
   text[size] = '\0';
   check_quoting(text);
-  mr_context_desc desc = {
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
       .library = "fuzz",
       .tags = fuzz_tags,
       .tag_count = sizeof fuzz_tags / sizeof fuzz_tags[0],

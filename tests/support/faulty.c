@@ -101,7 +101,7 @@ mr_status faulty_resource_create(const faulty_config *config, mr_resource **mr,
   if (f->config.fail_count <= 0) f->config.fail_count = 1;
   if (f->config.fail_status == MR_OK) f->config.fail_status = MR_ERR_OUT_OF_MEMORY;
   f->live = mri_ptrmap_create();
-  mr_resource_props props = {
+  mr_resource_props props = {.size = sizeof(mr_resource_props),
       .kind = f->config.kind,
       .device = -1,
       .host_accessible = true,

@@ -3,9 +3,11 @@
  * interface: mrctx resources (through a context, the way a library calls
  * them, or directly), the raw driver pools, cuMemHostAlloc, and cub.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench.h"
+#include "commands.h"
 
 /* ---- mrctx -------------------------------------------------------------- */
 
@@ -17,6 +19,14 @@ typedef struct tag_state {
   int tag;
 } tag_state;
 
+/* A free or trim that fails leaves the measurement meaningless (memory the
+ * run thinks it returned is still held): stop with the reason. */
+static void check_or_exit(mr_status st, const char *what) {
+  if (st == MR_OK) return;
+  fprintf(stderr, "mrctx bench: %s failed: %s\n", what, mr_last_error());
+  exit(MRCTX_EXIT_FAILURE);
+}
+
 static int tag_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
   tag_state *t = state;
   return mr_allocate(ctx_get_mr(t->ctx, t->tag), bytes, 0, (mr_stream)stream, ptr) != MR_OK;
@@ -26,12 +36,14 @@ static void tag_free(void *state, void *ptr, size_t bytes, CUstream stream) {
   tag_state *t = state;
   /* The resource this thread's allocation came from: the current device's
    * entry, fetched without the device lookup, as a kept pointer would be. */
-  mr_deallocate(mr_context_get_mr_on(t->ctx, t->tag, 0), ptr, bytes, 0, (mr_stream)stream);
+  check_or_exit(
+      mr_deallocate(mr_context_get_mr_on(t->ctx, t->tag, 0), ptr, bytes, 0, (mr_stream)stream),
+      "mr_deallocate");
 }
 
 static void tag_trim(void *state) {
   tag_state *t = state;
-  mr_resource_trim(mr_context_get_mr_on(t->ctx, t->tag, 0));
+  check_or_exit(mr_resource_trim(mr_context_get_mr_on(t->ctx, t->tag, 0)), "mr_resource_trim");
 }
 
 bench_allocator bench_tag_allocator(const char *name, const char *label, mr_context *ctx,
@@ -48,10 +60,12 @@ static int resource_alloc(void *state, size_t bytes, CUstream stream, void **ptr
 }
 
 static void resource_free(void *state, void *ptr, size_t bytes, CUstream stream) {
-  mr_deallocate(state, ptr, bytes, 0, (mr_stream)stream);
+  check_or_exit(mr_deallocate(state, ptr, bytes, 0, (mr_stream)stream), "mr_deallocate");
 }
 
-static void resource_trim(void *state) { mr_resource_trim(state); }
+static void resource_trim(void *state) {
+  check_or_exit(mr_resource_trim(state), "mr_resource_trim");
+}
 
 bench_allocator bench_resource_allocator(const char *name, const char *label, mr_resource *mr) {
   return (bench_allocator){name, label, mr, resource_alloc, resource_free, resource_trim, mr};

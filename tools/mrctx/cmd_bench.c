@@ -585,7 +585,7 @@ int mrctx_cmd_bench(int argc, char **argv) {
     return 1;
   }
   mr_context *ctx = NULL;
-  mr_context_desc desc = {.library = "mrctx-bench",
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mrctx-bench",
                           .tags = bench_tags,
                           .tag_count = TAG_COUNT,
                           .env_var = "MRCTX_BENCH_MEMORY"};

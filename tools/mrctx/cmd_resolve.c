@@ -88,6 +88,7 @@ static int add_tag(options *o, const char *text) {
 }
 
 static int parse_options(int argc, char **argv, options *o) {
+  o->desc.size = sizeof o->desc;
   o->desc.library = "resolve";
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *value = NULL;
@@ -160,7 +161,7 @@ static int print_table(const mr_context *ctx) {
   int unavailable = 0;
   for (int t = 0; t < tags; t++) {
     for (int d = 0; d < devices; d++) {
-      mr_spec_source s;
+      mr_spec_source s = {.size = sizeof s};
       if (mr_context_get_source(ctx, t, d, &s) != MR_OK) {
         fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
         return MRCTX_EXIT_FAILURE;
@@ -178,18 +179,18 @@ static int print_table(const mr_context *ctx) {
   if (ignored > 0) {
     printf("\nignored (no such device):\n");
     for (size_t i = 0; i < ignored; i++) {
-      mr_ignored_entry e;
+      mr_ignored_entry e = {.size = sizeof e};
       if (mr_context_get_ignored(ctx, i, &e) != MR_OK) continue;
       char where[512];
-      describe_source(&e.source, where, sizeof where);
-      printf("  %s@%d=%s  (%s)\n", e.tag, e.device, e.source.spec, where);
+      describe_source(e.source, where, sizeof where);
+      printf("  %s@%d=%s  (%s)\n", e.tag, e.device, e.source->spec, where);
     }
   }
   if (unavailable > 0) {
     printf("\nunavailable (allocations fail):\n");
     for (int t = 0; t < tags; t++) {
       for (int d = 0; d < devices; d++) {
-        mr_spec_source s;
+        mr_spec_source s = {.size = sizeof s};
         if (mr_context_get_source(ctx, t, d, &s) == MR_OK && s.status != MR_OK)
           printf("  %s: %s\n", mr_status_name(s.status), s.reason);
       }

@@ -18,7 +18,7 @@ const mr_tag mylib_tags[MYLIB_TAG_COUNT] = {
 };
 
 mr_status mylib_context_create(const char *overrides, mr_context **ctx) {
-  mr_context_desc desc = {
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
       .library = "mylib",
       .tags = mylib_tags,
       .tag_count = MYLIB_TAG_COUNT,
@@ -30,7 +30,7 @@ mr_status mylib_context_create(const char *overrides, mr_context **ctx) {
 
 /* mylib reads and writes its memory on the host. */
 static mr_status check_host_accessible(const mr_context *ctx, int tag, mr_resource *mr) {
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   mr_status st = mr_resource_get_props(mr, &props);
   if (st != MR_OK) return st;
   if (!props.host_accessible)
@@ -90,7 +90,9 @@ mr_status mylib_unique(const mr_context *ctx, const int32_t *in, size_t n, mr_st
   if (stage != NULL && freed == MR_OK) freed = mr_deallocate(staging, stage, bytes, 0, stream);
   if (st == MR_OK) st = freed;
   if (st != MR_OK) {
-    if (unique != NULL) mr_deallocate(result, unique, count * sizeof *unique, 0, stream);
+    /* The first failure is the one to report. */
+    if (unique != NULL && mr_deallocate(result, unique, count * sizeof *unique, 0, stream) != MR_OK) {
+    }
     return st;
   }
   *out = unique;

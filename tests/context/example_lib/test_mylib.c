@@ -60,7 +60,7 @@ static void test_operator_overrides_staging(void **state) {
   assert_int_equal(mr_context_get_stats(ctx, MYLIB_RESULT, -1, &s), MR_OK);
   assert_int_equal(s.current_bytes, 0);
 
-  mr_spec_source src;
+  mr_spec_source src = {.size = sizeof src};
   assert_int_equal(mr_context_get_source(ctx, MYLIB_STAGING, 0, &src), MR_OK);
   assert_int_equal(src.origin, MR_SPEC_ENV);
   assert_string_equal(src.where, "MYLIB_MEMORY");

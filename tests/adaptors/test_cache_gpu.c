@@ -150,7 +150,8 @@ static void *worker_main(void *arg) {
     if (mr_allocate(w->cache, n[k], 0, (mr_stream)s, &p[k]) != MR_OK) w->error = "allocate";
   }
   for (int k = 0; k < 64; k++)
-    if (p[k]) mr_deallocate(w->cache, p[k], n[k], 0, (mr_stream)s);
+    if (p[k] && mr_deallocate(w->cache, p[k], n[k], 0, (mr_stream)s) != MR_OK)
+      w->error = "deallocate";
   mri_cuda()->cuStreamSynchronize(s);
   mri_cuda()->cuStreamDestroy(s);
   return NULL;

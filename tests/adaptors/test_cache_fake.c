@@ -24,7 +24,7 @@ static mr_cache_stats stats_of(mr_resource *cache) {
 
 static void test_cross_stream_needs_completed_event(void **state) {
   mr_resource *cache = device_cache();
-  CUstream a = new_stream(), b = new_stream();
+  CUstream a = fake_new_stream(), b = fake_new_stream();
   /* This thread uses two streams, so its frees get covered by events. */
   void *p = NULL;
   assert_ok(mr_allocate(cache, 64, 0, (mr_stream)b, &p));
@@ -54,15 +54,15 @@ static void test_cross_stream_needs_completed_event(void **state) {
   assert_int_equal(stats_of(cache).cross_stream, 1);
   for (int i = 0; i < 2; i++) assert_ok(mr_deallocate(cache, r[i], 4096, 0, (mr_stream)b));
   mr_resource_release(cache);
-  cu->cuStreamDestroy(a);
-  cu->cuStreamDestroy(b);
+  fake_cu()->cuStreamDestroy(a);
+  fake_cu()->cuStreamDestroy(b);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
 /* One stream only: no event is ever recorded, whatever the traffic. */
 static void test_single_stream_records_nothing(void **state) {
   mr_resource *cache = device_cache();
-  CUstream a = new_stream();
+  CUstream a = fake_new_stream();
   long events = fake_cuda_calls("cuEventRecord");
   for (int i = 0; i < 1000; i++) {
     void *p = NULL;
@@ -72,14 +72,14 @@ static void test_single_stream_records_nothing(void **state) {
   assert_int_equal(fake_cuda_calls("cuEventRecord"), events);
   assert_int_equal(fake_cuda_calls("cuEventQuery"), 0);
   mr_resource_release(cache);
-  cu->cuStreamDestroy(a);
+  fake_cu()->cuStreamDestroy(a);
   assert_int_equal(fake_cuda_live_allocations(), 0);
   assert_int_equal(fake_cuda_live_events(), 0);
 }
 
 static void test_capture_bypasses(void **state) {
   mr_resource *cache = device_cache();
-  CUstream s = new_stream();
+  CUstream s = fake_new_stream();
   void *cached = NULL;
   assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)s, &cached));
   assert_ok(mr_deallocate(cache, cached, 4096, 0, (mr_stream)s));
@@ -98,13 +98,13 @@ static void test_capture_bypasses(void **state) {
   assert_ptr_equal(again, cached);
   assert_ok(mr_deallocate(cache, again, 4096, 0, (mr_stream)s));
   mr_resource_release(cache);
-  cu->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
 static void test_driver_failures(void **state) {
   mr_resource *cache = device_cache();
-  CUstream s = new_stream();
+  CUstream s = fake_new_stream();
   /* The capture check fails: the allocation fails cleanly. */
   fake_cuda_fail("cuStreamIsCapturing", 1, 1, CUDA_ERROR_INVALID_HANDLE);
   void *p = (void *)1;
@@ -137,7 +137,7 @@ static void test_driver_failures(void **state) {
   assert_ok(mr_resource_trim(cache));
   assert_int_equal(stats_of(cache).cached_blocks, 0);
   mr_resource_release(cache);
-  cu->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
@@ -147,7 +147,7 @@ static void test_driver_failures(void **state) {
  * query fails the call cleanly. */
 static void test_failed_upstream_frees_keep_blocks(void **state) {
   mr_resource *cache = device_cache();
-  CUstream s = new_stream();
+  CUstream s = fake_new_stream();
   void *blocks[4];
   for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 4096 << i, 0, (mr_stream)s, &blocks[i]));
   for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 4096 << i, 0, (mr_stream)s));
@@ -183,7 +183,7 @@ static void test_failed_upstream_frees_keep_blocks(void **state) {
   assert_null(q);
   assert_ok(mr_deallocate(cache, p, 4096, 0, (mr_stream)s));
   mr_resource_release(cache);
-  cu->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
   assert_int_equal(fake_cuda_live_events(), 0);
 }
@@ -198,12 +198,12 @@ static void test_dead_streams_settle(void **state) {
   mr_resource_release(device);
   long syncs = fake_cuda_calls("cuCtxSynchronize");
   for (int round = 0; round < 64; round++) {
-    CUstream s = new_stream();
+    CUstream s = fake_new_stream();
     void *p = NULL;
     assert_ok(mr_allocate(cache, 256 << 10, 0, (mr_stream)s, &p));
     assert_int_equal(fake_cuda_set_stream_busy(s, true), CUDA_SUCCESS);
     assert_ok(mr_deallocate(cache, p, 256 << 10, 0, (mr_stream)s));
-    cu->cuStreamDestroy(s); /* its work runs on until a synchronization */
+    fake_cu()->cuStreamDestroy(s); /* its work runs on until a synchronization */
   }
   /* 64 requests of 256 KiB, but memory stays near the 8 MiB cap. */
   assert_true(fake_cuda_calls("cuCtxSynchronize") > syncs);
@@ -225,11 +225,11 @@ static void test_legacy_stream_is_per_device(void **state) {
   CUcontext ctx1 = NULL;
   assert_ok(mri_primary_context(1, &ctx1));
   CUcontext ctx0 = fake_cuda_current_context();
-  assert_int_equal(cu->cuCtxSetCurrent(ctx1), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuCtxSetCurrent(ctx1), CUDA_SUCCESS);
   assert_ok(mr_allocate(cache, 4096, 0, NULL, &q));
   assert_ptr_not_equal(p, q);
   assert_ok(mr_deallocate(cache, q, 4096, 0, NULL));
-  assert_int_equal(cu->cuCtxSetCurrent(ctx0), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuCtxSetCurrent(ctx0), CUDA_SUCCESS);
   assert_ok(mr_allocate(cache, 4096, 0, NULL, &q));
   assert_ptr_equal(p, q); /* back on device 0's legacy stream */
   assert_ok(mr_deallocate(cache, q, 4096, 0, NULL));
@@ -240,14 +240,15 @@ static void test_legacy_stream_is_per_device(void **state) {
 
 static void *free_then_exit(void *arg) {
   mr_resource *cache = arg;
+  const mri_cuda_api *cu = mri_cuda();
   if (mri_ensure_context(0) != MR_OK) return NULL;
   CUstream s = NULL;
   cu->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
   void *p = NULL;
-  mr_allocate(cache, 4096, 0, (mr_stream)s, &p);
-  mr_deallocate(cache, p, 4096, 0, (mr_stream)s);
+  bool ok = mr_allocate(cache, 4096, 0, (mr_stream)s, &p) == MR_OK &&
+            mr_deallocate(cache, p, 4096, 0, (mr_stream)s) == MR_OK;
   cu->cuStreamDestroy(s); /* the stream is gone before anyone else asks */
-  return p;
+  return ok ? p : NULL;
 }
 
 /* A thread that exits hands its blocks to the shared pool; with its stream
@@ -260,7 +261,7 @@ static void test_exited_thread_dead_stream(void **state) {
   pthread_create(&t, NULL, free_then_exit, cache);
   pthread_join(t, &freed);
   assert_non_null(freed);
-  CUstream s = new_stream();
+  CUstream s = fake_new_stream();
   void *p = NULL;
   long records = fake_cuda_calls("cuEventRecord");
   assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)s, &p));
@@ -270,7 +271,7 @@ static void test_exited_thread_dead_stream(void **state) {
   assert_ok(mr_resource_trim(cache)); /* synchronizes, then frees everything */
   assert_int_equal(stats_of(cache).cached_blocks, 0);
   mr_resource_release(cache);
-  cu->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 

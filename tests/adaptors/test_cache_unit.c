@@ -333,7 +333,7 @@ static void test_errors(void **state) {
   assert_ptr_equal(mr_resource_upstream(cache), host);
   st.size = 4;
   assert_status(mr_cache_resource_get_stats(cache, &st), MR_ERR_INVALID_ARGUMENT);
-  mr_resource_props props;
+  mr_resource_props props = {.size = sizeof props};
   assert_ok(mr_resource_get_props(cache, &props));
   assert_int_equal(props.kind, MR_MEMORY_HOST);
   mr_resource_release(cache);

@@ -4,6 +4,16 @@
 #include "driver/pool_resource.h"
 #include "fake_test.h"
 
+int fake_test_setup(void **state) {
+  (void)state;
+  fake_cuda_reset();
+  if (mr_driver_load() != MR_OK) {
+    print_error("the fake driver did not load: %s\n", mr_last_error());
+    return -1;
+  }
+  return mri_ensure_context(0) == MR_OK ? 0 : -1;
+}
+
 int fake_group_setup(void **state) {
   if (mr_driver_load() != MR_OK) {
     print_error("the fake driver did not load: %s\n", mr_last_error());
@@ -44,6 +54,12 @@ const mri_cuda_api *fake_cu(void) {
   const mri_cuda_api *cu = mri_cuda();
   assert_non_null(cu);
   return cu;
+}
+
+CUstream fake_new_stream(void) {
+  CUstream stream = NULL;
+  assert_int_equal(fake_cu()->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  return stream;
 }
 
 void fake_bind(int device) { assert_ok(mri_ensure_context(device)); }

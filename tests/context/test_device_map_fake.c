@@ -15,7 +15,7 @@ static void test_one_slot_per_device(void **state) {
     mr_resource *mr = mr_device_map_get(map, d);
     assert_non_null(mr);
     assert_string_equal(mr_resource_describe(mr), "device");
-    mr_resource_props props;
+    mr_resource_props props = {.size = sizeof props};
     assert_ok(mr_resource_get_props(mr, &props));
     assert_int_equal(props.device, d);
     void *p = NULL;

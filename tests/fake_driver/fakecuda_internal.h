@@ -1,0 +1,249 @@
+/*
+ * fakecuda_internal.h: what the files of the fake CUDA driver share (tests
+ * only). fakecuda.h is its control API and says what it models.
+ *
+ * Every entry point runs under one lock: enter() takes it, counts the call,
+ * applies injected failures and the initialization rules; FAKE_CALL then
+ * runs the body and releases it. Bodies therefore never call each other's
+ * public forms. The library is built with hidden visibility: the entry
+ * points and everything declared here stay inside it, and only
+ * cuGetProcAddress_v2 and the control API (FAKE_CUDA_API) leave it.
+ *
+ *   fakecuda_state.c    the state, defaults, the lock, and the helpers the
+ *                       entry points share
+ *   fakecuda.c          initialization and errors, devices, contexts,
+ *                       cuGetProcAddress
+ *   fakecuda_memory.c   pools and synchronous memory
+ *   fakecuda_streams.c  streams, events, and what is not modelled (graphs,
+ *                       modules, kernels)
+ *   fakecuda_control.c  the control API and random failures
+ *
+ * The state and the helpers are used with the lock held.
+ */
+#ifndef MRCTX_TESTS_FAKECUDA_INTERNAL_H
+#define MRCTX_TESTS_FAKECUDA_INTERNAL_H
+
+#include <stdint.h>
+
+#include "driver/cuda_driver.h" /* MRI_CUDA_ENTRY_POINTS: what to implement, and which ABI */
+#include "fakecuda.h"
+
+#define FAKE_CONTEXT_STACK 16 /* contexts a thread can push */
+
+/* ---- objects -------------------------------------------------------------- */
+
+/* Work given to a stream: pending until it finishes. Events point at the
+ * work, not the stream, so a stream can be destroyed (and its handle given
+ * to the next stream created) while its work still runs, as on a GPU. */
+typedef struct fake_work {
+  CUcontext ctx;
+  bool blocking; /* on a blocking stream: synchronizing the legacy stream finishes it */
+  bool done;
+  /* cuStreamWaitValue32: pending until (int32_t)(*gate - gate_value) >= 0. */
+  const volatile cuuint32_t *gate;
+  cuuint32_t gate_value;
+  struct fake_work *before; /* earlier work on the same stream */
+  struct fake_work *next;   /* every work object, freed at reset */
+} fake_work;
+
+struct CUstream_st {
+  CUcontext ctx;
+  unsigned flags;
+  unsigned long long id; /* cuStreamGetId: never reused */
+  fake_work *work;       /* the latest work given to it, or NULL */
+  bool capturing;
+  bool capture_invalidated; /* a call the capture does not permit was made */
+  struct CUstream_st *next; /* created streams only */
+};
+
+struct CUctx_st {
+  int device;
+  struct CUstream_st legacy;
+  struct CUstream_st per_thread;
+};
+
+struct CUevent_st {
+  CUcontext ctx;
+  unsigned flags;
+  /* The work the event waits for; NULL when it was complete at record. */
+  fake_work *work;
+  struct CUevent_st *next;
+};
+
+struct CUmemPoolHandle_st {
+  CUmemLocation location;
+  CUmemAllocationType type;
+  bool is_default;
+  bool destroyed; /* destroyed with allocations outstanding */
+  size_t max_size;
+  cuuint64_t release_threshold;
+  cuuint64_t reserved, reserved_high, used, used_high;
+  int reuse_follow_event, reuse_opportunistic, reuse_internal;
+  CUmemAccess_flags access[FAKE_CUDA_MAX_DEVICES];
+  long live_allocations;
+  struct CUmemPoolHandle_st *next; /* created pools only */
+};
+
+enum alloc_kind { ALLOC_POOL, ALLOC_DEVICE, ALLOC_HOST, ALLOC_MANAGED };
+
+typedef struct fake_alloc {
+  void *ptr;
+  size_t bytes;
+  enum alloc_kind kind;
+  int charged_to; /* device, or -1 for the host */
+  CUmemoryPool pool;
+  struct fake_alloc *next;
+} fake_alloc;
+
+typedef struct fake_device {
+  char name[256];
+  size_t total_memory;
+  size_t used;
+  int attributes[CU_DEVICE_ATTRIBUTE_MAX];
+  bool peer[FAKE_CUDA_MAX_DEVICES];
+  struct CUctx_st primary;
+  long primary_retains;
+} fake_device;
+
+/* A memory location and allocation type with a default and a current pool:
+ * (device d, pinned), (device d, managed), (host, pinned|managed),
+ * (host NUMA node 0, pinned|managed), (none, managed). */
+typedef struct fake_location {
+  struct CUmemPoolHandle_st default_pool;
+  CUmemoryPool current;
+} fake_location;
+
+enum {
+  LOC_DEVICE_PINNED = 0,
+  LOC_DEVICE_MANAGED = FAKE_CUDA_MAX_DEVICES,
+  LOC_HOST_PINNED = 2 * FAKE_CUDA_MAX_DEVICES,
+  LOC_HOST_MANAGED,
+  LOC_NUMA_PINNED,
+  LOC_NUMA_MANAGED,
+  LOC_NONE_MANAGED,
+  LOC_COUNT
+};
+
+/* ---- entry points: names, counters, failures ------------------------------ */
+
+#define FAKE_ENTRY_ENUM_(name, version) FAKE_EP_##name,
+enum fake_entry { MRI_CUDA_ENTRY_POINTS(FAKE_ENTRY_ENUM_) FAKE_EP_cuGetProcAddress, FAKE_EP_COUNT };
+#undef FAKE_ENTRY_ENUM_
+
+typedef struct fake_failure {
+  long first, count; /* calls first .. first + count - 1 fail */
+  CUresult error;
+} fake_failure;
+
+/* Each entry point, fake_<name>, declared with exactly the ABI the loader
+ * asks for: the type cudaTypedefs.h gives that entry point at that version
+ * (PFN_<name>_v<version>). A definition of any other type does not compile. */
+#define FAKE_DECLARE_ENTRY_(name, version) __typeof__(*(PFN_##name##_v##version)0) fake_##name;
+MRI_CUDA_ENTRY_POINTS(FAKE_DECLARE_ENTRY_)
+#undef FAKE_DECLARE_ENTRY_
+
+/* Calls so far and the injected failure, per entry point. */
+extern long calls[FAKE_EP_COUNT];
+extern fake_failure failures[FAKE_EP_COUNT];
+
+/* The index of an entry point's name; aborts, naming `caller`, if there is
+ * no such entry point (a test's typo). */
+int entry_index_or_abort(const char *caller, const char *name);
+
+/* ---- state (fakecuda_state.c) ---------------------------------------------- */
+
+extern bool count_set; /* the device count was chosen by the test */
+extern bool initialized;
+extern bool deinitialized;
+extern int device_count;
+extern int driver_version;
+extern size_t host_total, host_used;
+extern fake_device devices[FAKE_CUDA_MAX_DEVICES];
+extern fake_location locations[LOC_COUNT];
+
+extern struct CUmemPoolHandle_st *pools;
+extern struct CUstream_st *streams;
+/* Destroyed streams, most recent first: cuStreamCreate hands their handles
+ * out again, as the real driver does. */
+extern struct CUstream_st *destroyed_streams;
+extern fake_work *works;
+extern unsigned long long next_stream_id;
+extern struct CUevent_st *events;
+
+extern long live_allocations;
+
+extern _Thread_local CUcontext ctx_stack[FAKE_CONTEXT_STACK];
+extern _Thread_local int ctx_depth;
+
+/* ---- the lock and the defaults ---------------------------------------------- */
+
+/* Take the lock (applying the defaults the first time) and release it. */
+void lock_state(void);
+void unlock_state(void);
+
+/* Free what tests and the library made and go back to every default
+ * (fake_cuda_reset). Lock held. */
+void apply_defaults(void);
+
+/* A pool with the driver's defaults for its attributes. */
+void pool_init(struct CUmemPoolHandle_st *p, CUmemLocation location, CUmemAllocationType type,
+               bool is_default);
+
+/* Random failures (fakecuda_control.c): cleared with every other default;
+ * decides, under the lock, whether this call of `entry` fails. */
+void random_failure_reset(void);
+bool random_failure(enum fake_entry entry, CUresult *error);
+
+/* When an entry point works: after cuInit, before it too, or at any time
+ * (error names work even after the driver shut down). */
+enum entry_rule { NEEDS_INIT, NO_INIT, ANY_TIME };
+
+/* Take the lock, count the call, and say whether it fails before doing
+ * anything: an injected failure first (a chosen call, then a random one),
+ * then shutdown, then cuInit. The caller releases the lock. */
+CUresult enter(enum fake_entry entry, enum entry_rule rule);
+
+#define FAKE_CALL(name, rule, body)              \
+  do {                                           \
+    CUresult r_ = enter(FAKE_EP_##name, (rule)); \
+    if (r_ == CUDA_SUCCESS) r_ = (body);         \
+    unlock_state();                              \
+    return r_;                                   \
+  } while (0)
+
+/* ---- helpers (lock held; fakecuda_state.c) ---------------------------------- */
+
+CUcontext current_ctx(void);
+bool valid_device(CUdevice d);
+bool valid_ctx(CUcontext ctx);
+
+/* Streams, events and their work. */
+CUresult resolve_stream(CUstream handle, struct CUstream_st **out);
+struct CUevent_st *find_event(CUevent handle);
+bool stream_busy(const struct CUstream_st *s);
+CUresult add_work(struct CUstream_st *s, const volatile cuuint32_t *gate, cuuint32_t gate_value);
+bool event_pending(const struct CUevent_st *e);
+unsigned long long legacy_stream_id(CUcontext ctx);
+unsigned long long per_thread_stream_id(CUcontext ctx);
+void release_all_pools(void);
+void finish_stream(struct CUstream_st *s);
+
+/* Locations, pools and what is charged to a device or the host. */
+CUresult find_location(const CUmemLocation *location, CUmemAllocationType type,
+                       fake_location **out);
+struct CUmemPoolHandle_st *find_pool(CUmemoryPool handle);
+int pool_device(const struct CUmemPoolHandle_st *p);
+CUresult charge(int device, size_t bytes);
+void uncharge(int device, size_t bytes);
+void release_pool_memory(struct CUmemPoolHandle_st *p, cuuint64_t keep);
+void unlink_pool(struct CUmemPoolHandle_st *gone);
+
+/* Allocations. */
+#define KIND_BIT(k) (1u << (k))
+fake_alloc *find_alloc(const void *ptr);
+CUresult new_alloc(size_t bytes, enum alloc_kind kind, int charged_to, CUmemoryPool pool,
+                   void **out);
+CUresult free_alloc(const void *ptr, unsigned kinds);
+bool inside_alloc(uintptr_t ptr, size_t bytes);
+
+#endif
