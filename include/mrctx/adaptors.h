@@ -10,6 +10,12 @@
  *
  * All are thread-safe, keep the stream-order, alignment and size-0 rules of
  * resource.h, and pass mr_resource_trim() on to their upstream.
+ *
+ * A size or count of 0 means the default (the MR_*_DEFAULT_* macros below),
+ * the same one a spec that leaves the parameter out gets: the spec language
+ * passes 0 then. The exceptions are limit's bytes (0 refuses everything),
+ * align's alignment and log's file, which have no default and must be
+ * given. A NULL `upstream` or `out` is MR_ERR_INVALID_ARGUMENT.
  */
 #ifndef MRCTX_ADAPTORS_H
 #define MRCTX_ADAPTORS_H
@@ -46,7 +52,8 @@ MR_NODISCARD MR_API mr_status mr_log_resource_flush(mr_resource *mr);
 /* ---- limit(UP, bytes=SIZE): refuse past a byte limit --------------------- */
 
 /* Allocations that would take the bytes in use past `limit` fail with
- * MR_ERR_OUT_OF_MEMORY. Counted in requested bytes. */
+ * MR_ERR_OUT_OF_MEMORY. Counted in requested bytes. `limit` has no default:
+ * 0 refuses every allocation (a tag switched off). */
 MR_NODISCARD MR_API mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit,
                                           mr_resource **out);
 /* OUT: bytes in use through the limit now. */
@@ -60,33 +67,49 @@ MR_NODISCARD MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size
 #define MR_ALIGN_MAX_ALIGNMENT ((size_t)1 << 31)
 
 /* `alignment`: a power of two, at most MR_ALIGN_MAX_ALIGNMENT; otherwise
- * MR_ERR_INVALID_ARGUMENT. */
+ * (0 included: there is no default) MR_ERR_INVALID_ARGUMENT. */
 MR_NODISCARD MR_API mr_status mr_align_resource_create(mr_resource *upstream,
                                           size_t alignment, mr_resource **out);
 
 /* ---- arena(UP, chunk=SIZE): bump allocation for temporaries -------------- */
 
-/* Carves allocations out of chunks of `chunk` bytes taken from upstream. A
- * chunk is reused once every allocation in it is freed: at once for work on
- * the stream that freed last, on another stream only after an event shows
- * that stream got past the frees. Requests larger than a chunk go straight
- * upstream. Destroying the arena returns every chunk. */
+/* The chunk size of `chunk` 0: 64 MiB. */
+#define MR_ARENA_DEFAULT_CHUNK ((size_t)64 << 20)
+
+/* Carves allocations out of chunks of `chunk` bytes (rounded up to a
+ * multiple of 256; 0: MR_ARENA_DEFAULT_CHUNK) taken from upstream on first
+ * use. A chunk is reused once every allocation in it is freed: at once for
+ * work on the stream that freed last, on another stream only after an event
+ * shows that stream got past the frees. Requests larger than a chunk go
+ * straight upstream. Destroying the arena returns every chunk. */
 MR_NODISCARD MR_API mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk,
                                           mr_resource **out);
 
 /* ---- fixed(UP, block=SIZE, count=N): fixed-size blocks ------------------- */
 
-/* Takes `count` blocks of `block` bytes from upstream at creation (one
- * upstream allocation), and `count` more each time it runs out. Requests of
- * at most `block` bytes get one block; larger ones go upstream. Blocks are
- * reused in stream order as arena chunks are. */
+/* The block size of `block` 0 (1 MiB) and the blocks per slab of `count` 0. */
+#define MR_FIXED_DEFAULT_BLOCK ((size_t)1 << 20)
+#define MR_FIXED_DEFAULT_COUNT ((size_t)16)
+
+/* Takes `count` blocks of `block` bytes (rounded up to a multiple of 256)
+ * from upstream at creation (one upstream allocation), and `count` more
+ * each time it runs out. Requests of at most `block` bytes get one block;
+ * larger ones go upstream. Blocks are reused in stream order as arena
+ * chunks are. */
 MR_NODISCARD MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block,
                                           size_t count, mr_resource **out);
 
 /* ---- bin(UP, min=SIZE, max=SIZE, count=N): size classes ------------------ */
 
-/* Power-of-two size classes from `min` to `max`, each a fixed(UP, block=...,
- * count=N); larger requests go to UP. */
+/* The smallest and largest size class of `min` 0 and `max` 0 (256 B and
+ * 64 KiB), and the blocks per class of `count` 0. */
+#define MR_BIN_DEFAULT_MIN ((size_t)256)
+#define MR_BIN_DEFAULT_MAX ((size_t)64 << 10)
+#define MR_BIN_DEFAULT_COUNT ((size_t)64)
+
+/* Power-of-two size classes from `min` to `max` (powers of two, 256 <= min
+ * <= max, at most 48 classes), each a fixed(UP, block=class, count=N), so
+ * every class takes its blocks at creation; larger requests go to UP. */
 MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size_t min,
                                         size_t max, size_t count,
                                         mr_resource **out);
@@ -106,10 +129,15 @@ typedef bool (*mr_oom_handler)(void *user, mr_resource *mr, size_t bytes,
  * own (those built from specs). NULL removes it. */
 MR_API void mr_set_oom_handler(mr_oom_handler handler, void *user);
 
+/* The retries of `attempts` 0. */
+#define MR_RETRY_DEFAULT_ATTEMPTS 3
+
 /* On MR_ERR_OUT_OF_MEMORY: synchronize the stream and retry; then the
  * device, trim the whole chain (caches, arenas, fixed blocks) and retry;
  * then ask the handler (`handler` or, if NULL, the process-wide one) and
- * retry while it returns true, at most `attempts` times in all. */
+ * retry while it returns true, at most `attempts` times in all (0:
+ * MR_RETRY_DEFAULT_ATTEMPTS; negative is MR_ERR_INVALID_ARGUMENT). The
+ * description leaves the default count out: "retry(device)". */
 MR_NODISCARD MR_API mr_status mr_retry_resource_create(mr_resource *upstream, int attempts,
                                           mr_oom_handler handler, void *user,
                                           mr_resource **out);
@@ -142,13 +170,16 @@ MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FI
 
 /* ---- cache(UP, max=SIZE): the fast, stream-aware cache ------------------- */
 
+/* The most bytes a cache keeps unused when `max_cached` is 0: 1 GiB. */
+#define MR_CACHE_DEFAULT_MAX ((size_t)1 << 30)
+
 /* Caches freed blocks per thread and stream in size classes. Its common path
  * (same thread, same stream, a size class it holds) makes no driver call and
  * takes no shared lock. Blocks move to another stream only after an event
  * shows the freeing stream passed the free. Allocations on a capturing
  * stream go straight upstream (graph-safe). At most `max_cached` bytes sit
- * unused in the cache (0: the default, 1 GiB); mr_resource_trim() hands
- * them all back. */
+ * unused in the cache (0: MR_CACHE_DEFAULT_MAX, and the description leaves
+ * it out: "cache(device)"); mr_resource_trim() hands them all back. */
 MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
                                           size_t max_cached,
                                           mr_resource **out);

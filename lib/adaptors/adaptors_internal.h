@@ -5,7 +5,81 @@
 #ifndef MRCTX_LIB_ADAPTORS_INTERNAL_H
 #define MRCTX_LIB_ADAPTORS_INTERNAL_H
 
+#include <stddef.h>
+
 #include "core/core.h"
+
+/* ---- the adaptor skeleton (adaptor.c) ------------------------------------
+ *
+ * Every adaptor is built the same way:
+ *
+ *   mr_status st = mri_adaptor_check(&arena_ops, upstream, out);
+ *   if (st != MR_OK) return st;
+ *   ... check the parameters, give those that are 0 their defaults ...
+ *   arena_state *a = mri_adaptor_alloc(sizeof *a, upstream, "arena(%s, chunk=%s)",
+ *                                      mr_resource_describe(upstream), size);
+ *   if (a == NULL) return MR_ERR_OUT_OF_MEMORY;
+ *   ... the rest of the state; st = its first failure ...
+ *   return mri_adaptor_create(&arena_ops, a, MRI_ADAPTOR_KEEPS, st, out);
+ *
+ * and every destroy ends with mri_adaptor_free(state).
+ */
+
+/* What every adaptor's state begins with, under these names and in this
+ * order (MRI_ADAPTOR_STATE checks it): the upstream, a reference of the
+ * adaptor's own, and the description, the resolved spec text that the
+ * adaptor's messages quote. */
+typedef struct mri_adaptor_head {
+  mr_resource *upstream;
+  char *description;
+} mri_adaptor_head;
+
+#define MRI_ADAPTOR_STATE(type)                                                           \
+  _Static_assert(offsetof(type, upstream) == offsetof(mri_adaptor_head, upstream) &&      \
+                     offsetof(type, description) == offsetof(mri_adaptor_head, description), \
+                 #type " must begin with mri_adaptor_head's fields")
+
+/* How an adaptor's properties differ from its upstream's (kind, device and
+ * access are always the upstream's). */
+typedef enum mri_adaptor_memory {
+  /* Passes every request on: any alignment (native_alignment 0), and the
+   * upstream's stream order. */
+  MRI_ADAPTOR_PASSES,
+  /* Hands out 256-byte-aligned memory it keeps and reuses in stream order
+   * wherever device work can touch it (mri_reuse_follows_streams): native
+   * alignment 256, stream-ordered there. */
+  MRI_ADAPTOR_KEEPS,
+} mri_adaptor_memory;
+
+/* A constructor's first step: `out` must not be NULL (*out is set NULL),
+ * nor `upstream`. MR_ERR_INVALID_ARGUMENT naming the adaptor (ops->name),
+ * "arena: upstream is NULL". */
+mr_status mri_adaptor_check(const mr_resource_ops *ops, mr_resource *upstream,
+                            mr_resource **out);
+
+/* A zeroed state of `size` bytes whose head holds a new reference to
+ * `upstream` and the description, printf'd from `format`. NULL, with
+ * MR_ERR_OUT_OF_MEMORY set and nothing to undo, when host memory ran out. */
+void *mri_adaptor_alloc(size_t size, mr_resource *upstream, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A constructor's last step. If `st` is MR_OK, the resource over `state`,
+ * described and with properties as its head and `memory` say; from then
+ * on the resource owns the state. Otherwise, or if that fails, the state
+ * is destroyed with ops->destroy (which must cope with whatever the
+ * constructor set up so far) and the error, its message kept, returned. */
+mr_status mri_adaptor_create(const mr_resource_ops *ops, void *state, mri_adaptor_memory memory,
+                             mr_status st, mr_resource **out);
+
+/* The tail of every adaptor's destroy: release the upstream, free the
+ * description and the state itself. */
+void mri_adaptor_free(void *state);
+
+/* Method bodies for adaptors that pass the call to their upstream. */
+mr_status mri_forward_synchronize(void *self, mr_stream stream);
+mr_status mri_forward_trim(void *self);
+
+/* ---- for the config and context layers ---------------------------------- */
 
 /* A stats adaptor with a chosen description: the context wraps every tag's
  * resource in one, described as the resource it wraps, so per-tag

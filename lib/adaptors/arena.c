@@ -52,13 +52,13 @@ typedef struct arena_chunk {
 } arena_chunk;
 
 typedef struct arena_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   size_t chunk_size;
   bool ordered; /* reuse follows streams (events) */
   int device;   /* for event contexts; -1: the thread's */
   bool several_streams;  /* chunks went to more than one stream so far */
   mri_stream_id first_key; /* the stream of the first chunk */
-  char *what;   /* the description, for messages */
   pthread_mutex_t lock;
   mri_range_index chunks; /* every chunk, by base */
   size_t releasing;       /* chunks out of the index while trim returns them */
@@ -69,6 +69,7 @@ typedef struct arena_state {
   size_t current_count, idle_count, slots;
   mri_ptrmap *large; /* requests larger than a chunk */
 } arena_state;
+MRI_ADAPTOR_STATE(arena_state);
 
 static void remove_at(arena_chunk **array, size_t *count, size_t i) {
   array[i] = array[--*count];
@@ -109,7 +110,7 @@ static void drop_idle(arena_state *a, arena_chunk *c) {
 static mr_status retire(arena_state *a, arena_chunk *c, mr_stream stream) {
   if (a->ordered) {
     mr_status st = mri_waits_note_free(&c->waits, stream, c->owner, a->device);
-    if (st != MR_OK) return mri_error_prefix(st, "%s", a->what);
+    if (st != MR_OK) return mri_error_prefix(st, "%s", a->description);
   }
   drop_current(a, c);
   if (c->live == 0) a->idle[a->idle_count++] = c;
@@ -176,7 +177,8 @@ static mr_status add_chunk(arena_state *a, arena_chunk *c) {
   if (mri_range_reserve(&a->chunks, count) != MR_OK) goto oom;
   return mri_range_insert(&a->chunks, c->base, a->chunk_size, c);
 oom:
-  return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory for chunk bookkeeping", a->what);
+  return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory for chunk bookkeeping",
+                   a->description);
 }
 
 static void *carve(arena_chunk *c, size_t need) {
@@ -191,12 +193,12 @@ static void *carve(arena_chunk *c, size_t need) {
 static mr_status allocate_from_new_chunk(arena_state *a, size_t need, mr_stream stream,
                                          mri_stream_id key, void **ptr) {
   arena_chunk *c = mri_calloc(1, sizeof *c);
-  if (c == NULL) return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", a->what);
+  if (c == NULL) return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", a->description);
   void *base = NULL;
   mr_status st = mri_allocate(a->upstream, a->chunk_size, ARENA_ALIGNMENT, stream, &base);
   if (st != MR_OK) {
     free(c);
-    return mri_error_prefix(st, "%s: taking a new chunk from upstream", a->what);
+    return mri_error_prefix(st, "%s: taking a new chunk from upstream", a->description);
   }
   c->base = (uintptr_t)base;
   pthread_mutex_lock(&a->lock);
@@ -224,15 +226,15 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
                                 void **ptr) {
   arena_state *a = self;
   if (bytes > a->chunk_size)
-    return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
-                                    stream, ptr);
+    return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->description, bytes,
+                                    alignment, stream, ptr);
   mri_stream_id key;
   bool capturing;
-  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->what, &key, &capturing);
+  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->description, &key, &capturing);
   if (st != MR_OK) return st;
   if (capturing)
-    return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->what, bytes, alignment,
-                                    stream, ptr);
+    return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->description, bytes,
+                                    alignment, stream, ptr);
   /* chunk_size is a multiple of the alignment, so this cannot overflow. */
   size_t need = (size_t)mri_align_up(bytes, ARENA_ALIGNMENT);
   pthread_mutex_lock(&a->lock);
@@ -269,11 +271,11 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
     /* Too large for a chunk, or allocated during a capture (whose stream
      * may still be capturing: it must not be asked for its ID). */
     pthread_mutex_unlock(&a->lock);
-    return mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->what, ptr,
+    return mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->description, ptr,
                                       bytes, stream);
   }
   mri_stream_id key;
-  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->what, &key, NULL);
+  mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->description, &key, NULL);
   if (st != MR_OK) {
     pthread_mutex_unlock(&a->lock);
     return st;
@@ -285,7 +287,7 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p (%zu bytes) is not a live allocation of this arena (freed "
                      "twice, or freed with another size?)",
-                     a->what, ptr, bytes);
+                     a->description, ptr, bytes);
   }
   bool own_stream = c->current && c->owner == key;
   if (a->ordered && !own_stream) {
@@ -297,7 +299,7 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
     st = mri_waits_note_free(&c->waits, stream, key, a->device);
     if (st != MR_OK) {
       pthread_mutex_unlock(&a->lock);
-      return mri_error_prefix(st, "%s: freeing %p", a->what, ptr);
+      return mri_error_prefix(st, "%s: freeing %p", a->description, ptr);
     }
   }
   if (--c->live == 0) {
@@ -344,7 +346,7 @@ static size_t collect_unused_chunks(arena_state *a, arena_chunk **out) {
 static mr_status settle(arena_state *a) {
   if (!a->ordered) return MR_OK;
   mr_status st = mri_synchronize_devices(a->device);
-  if (st != MR_OK) return mri_error_prefix(st, "%s: waiting for the device", a->what);
+  if (st != MR_OK) return mri_error_prefix(st, "%s: waiting for the device", a->description);
   for (size_t i = 0; i < a->chunks.count; i++) {
     arena_chunk *c = a->chunks.items[i].owner;
     if (c->live == 0) mri_waits_clear(&c->waits);
@@ -365,7 +367,7 @@ static mr_status arena_trim(void *self) {
   size_t n = out != NULL ? collect_unused_chunks(a, out) : 0;
   pthread_mutex_unlock(&a->lock);
   if (chunk_count != 0 && out == NULL)
-    return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", a->what);
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", a->description);
 
   mr_status result = MR_OK;
   for (size_t i = 0; i < n; i++) {
@@ -377,7 +379,7 @@ static mr_status arena_trim(void *self) {
     if (st != MR_OK) {
       /* Upstream refused it: it is still ours, idle. Its room in the
        * bookkeeping was kept, so re-registering cannot fail. */
-      if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", a->what);
+      if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", a->description);
       mri_range_insert(&a->chunks, c->base, a->chunk_size, c);
       a->idle[a->idle_count++] = c;
       c = NULL;
@@ -413,9 +415,7 @@ static void arena_destroy(void *self) {
   free(a->current);
   free(a->idle);
   pthread_mutex_destroy(&a->lock);
-  mr_resource_release(a->upstream);
-  free(a->what);
-  free(a);
+  mri_adaptor_free(a);
 }
 
 static const mr_resource_ops arena_ops = {
@@ -429,33 +429,28 @@ static const mr_resource_ops arena_ops = {
 };
 
 mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "arena: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "arena: upstream is NULL");
+  mr_status st = mri_adaptor_check(&arena_ops, upstream, out);
+  if (st != MR_OK) return st;
+  if (chunk == 0) chunk = MR_ARENA_DEFAULT_CHUNK;
   /* Below 2^63 once rounded up, so the description parses back. */
-  if (chunk == 0 || chunk > ((SIZE_MAX / 2) & ~(size_t)(ARENA_ALIGNMENT - 1)))
+  if (chunk > ((SIZE_MAX / 2) & ~(size_t)(ARENA_ALIGNMENT - 1)))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "arena(%s): chunk size %zu is out of range (at least 1 byte, rounded "
-                     "up to a multiple of %zu)",
+                     "arena(%s): chunk size %zu is out of range (rounded up to a multiple of "
+                     "%zu, it must stay below 2^63)",
                      mr_resource_describe(upstream), chunk, (size_t)ARENA_ALIGNMENT);
-  arena_state *a = mri_calloc(1, sizeof *a);
+  size_t chunk_size = (size_t)mri_align_up(chunk, ARENA_ALIGNMENT);
+  char size[32];
+  mri_format_size(chunk_size, size, sizeof size);
+  arena_state *a = mri_adaptor_alloc(sizeof *a, upstream, "arena(%s, chunk=%s)",
+                                     mr_resource_describe(upstream), size);
   if (a == NULL) return MR_ERR_OUT_OF_MEMORY;
-  a->chunk_size = (size_t)mri_align_up(chunk, ARENA_ALIGNMENT);
+  a->chunk_size = chunk_size;
   a->ordered = mri_reuse_follows_streams(&upstream->props);
   a->device = upstream->props.device;
   pthread_mutex_init(&a->lock, NULL);
-  a->upstream = mr_resource_retain(upstream);
   a->large = mri_ptrmap_create();
-  char size[32];
-  mri_format_size(a->chunk_size, size, sizeof size);
-  a->what = mri_asprintf("arena(%s, chunk=%s)", mr_resource_describe(upstream), size);
-  mr_status st = a->large != NULL && a->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  mr_resource_props props = upstream->props;
-  props.native_alignment = ARENA_ALIGNMENT;
-  props.stream_ordered = a->ordered;
-  if (st == MR_OK) st = mri_resource_create(&arena_ops, a, &props, upstream, a->what, out);
-  if (st != MR_OK) arena_destroy(a);
-  return st;
+  return mri_adaptor_create(&arena_ops, a, MRI_ADAPTOR_KEEPS,
+                            a->large != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);
 }
 
 mr_status mri_arena_counts(const mr_resource *mr, size_t *chunks, size_t *idle, size_t *large) {

@@ -8,10 +8,7 @@
  * depends only on the size, so a free (same size as the allocation) takes
  * the same one. Thread-safe: the classes are.
  */
-#include <stdlib.h>
-
 #include "adaptors/adaptors_internal.h"
-#include "adaptors/reuse.h"
 
 #define BIN_MIN_CLASS MR_DEFAULT_ALIGNMENT
 /* Size classes a bin holds: min 256B reaches max 32PiB. More classes are
@@ -19,12 +16,14 @@
 #define BIN_MAX_CLASSES 48
 
 typedef struct bin_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   size_t min, max;
   unsigned min_shift; /* log2(min) */
   size_t class_count;
   mr_resource *classes[BIN_MAX_CLASSES];
 } bin_state;
+MRI_ADAPTOR_STATE(bin_state);
 
 static unsigned log2_size(size_t x) { return (unsigned)(63 - __builtin_clzll((unsigned long long)x)); }
 
@@ -63,8 +62,7 @@ static mr_status bin_trim(void *self) {
 static void bin_destroy(void *self) {
   bin_state *b = self;
   for (size_t i = 0; i < b->class_count; i++) mr_resource_release(b->classes[i]);
-  mr_resource_release(b->upstream);
-  free(b);
+  mri_adaptor_free(b);
 }
 
 static const mr_resource_ops bin_ops = {
@@ -79,17 +77,17 @@ static const mr_resource_ops bin_ops = {
 
 mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max, size_t count,
                                  mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "bin: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "bin: upstream is NULL");
+  mr_status st = mri_adaptor_check(&bin_ops, upstream, out);
+  if (st != MR_OK) return st;
   const char *up = mr_resource_describe(upstream);
+  if (min == 0) min = MR_BIN_DEFAULT_MIN;
+  if (max == 0) max = MR_BIN_DEFAULT_MAX;
+  if (count == 0) count = MR_BIN_DEFAULT_COUNT;
   if (!mri_is_pow2(min) || !mri_is_pow2(max) || min < BIN_MIN_CLASS || min > max)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "bin(%s): min %zu and max %zu must be powers of two with %zu <= min <= "
                      "max",
                      up, min, max, (size_t)BIN_MIN_CLASS);
-  if (count == 0)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "bin(%s): count must be at least 1", up);
   size_t classes = log2_size(max) - log2_size(min) + 1;
   if (classes > BIN_MAX_CLASSES) {
     char min_text[32], max_text[32], largest[32];
@@ -101,32 +99,20 @@ mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max, 
                      "max=%s with min=%s)",
                      up, min_text, max_text, classes, BIN_MAX_CLASSES, largest, min_text);
   }
-  bin_state *b = mri_calloc(1, sizeof *b);
+  char min_text[32], max_text[32];
+  mri_format_size(min, min_text, sizeof min_text);
+  mri_format_size(max, max_text, sizeof max_text);
+  bin_state *b = mri_adaptor_alloc(sizeof *b, upstream, "bin(%s, min=%s, max=%s, count=%zu)", up,
+                                   min_text, max_text, count);
   if (b == NULL) return MR_ERR_OUT_OF_MEMORY;
-  b->upstream = mr_resource_retain(upstream);
   b->min = min;
   b->max = max;
   b->min_shift = log2_size(min);
-  mr_status st = MR_OK;
   for (size_t i = 0; i < classes && st == MR_OK; i++) {
     st = mr_fixed_resource_create(upstream, min << i, count, &b->classes[i]);
     if (st == MR_OK) b->class_count++;
   }
-  char *text = NULL;
-  if (st == MR_OK) {
-    char min_text[32], max_text[32];
-    mri_format_size(min, min_text, sizeof min_text);
-    mri_format_size(max, max_text, sizeof max_text);
-    text = mri_asprintf("bin(%s, min=%s, max=%s, count=%zu)", up, min_text, max_text, count);
-    if (text == NULL) st = MR_ERR_OUT_OF_MEMORY;
-  } else {
+  if (st != MR_OK)
     mri_error_prefix(st, "bin(%s): class %zu of %zu", up, b->class_count + 1, classes);
-  }
-  mr_resource_props props = upstream->props;
-  props.native_alignment = MR_DEFAULT_ALIGNMENT;
-  props.stream_ordered = mri_reuse_follows_streams(&upstream->props);
-  if (st == MR_OK) st = mri_resource_create(&bin_ops, b, &props, upstream, text, out);
-  free(text);
-  if (st != MR_OK) bin_destroy(b);
-  return st;
+  return mri_adaptor_create(&bin_ops, b, MRI_ADAPTOR_KEEPS, st, out);
 }

@@ -60,7 +60,6 @@
 #define MAX_CACHED_BLOCK ((size_t)1 << MAX_CLASS_SHIFT)
 #define BINS_PER_SLOT 4
 #define RECORD_EVERY 16
-#define DEFAULT_MAX_CACHED ((size_t)1 << 30)
 #define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
 
 /* ---- size classes ------------------------------------------------------- */
@@ -144,7 +143,8 @@ typedef struct shared_class {
 } shared_class;
 
 typedef struct cache_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   size_t max_cached;
   size_t grant_unit;
   bool ordered; /* reuse follows streams: device work may use the memory */
@@ -166,6 +166,7 @@ typedef struct cache_state {
 
   struct cache_state *prev, *next; /* registry, for thread-exit hooks */
 } cache_state;
+MRI_ADAPTOR_STATE(cache_state);
 
 /* ---- registry: live caches, so an exiting thread can hand its blocks over */
 
@@ -910,8 +911,7 @@ static void cache_destroy(void *self) {
   }
   mri_ptrmap_destroy(c->captured);
   pthread_mutex_destroy(&c->lock);
-  mr_resource_release(c->upstream);
-  free(c);
+  mri_adaptor_free(c);
 }
 
 static const mr_resource_ops cache_ops = {
@@ -925,49 +925,33 @@ static const mr_resource_ops cache_ops = {
 };
 
 mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "cache: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "cache: upstream is NULL");
-  cache_state *c = mri_calloc(1, sizeof *c);
+  mr_status st = mri_adaptor_check(&cache_ops, upstream, out);
+  if (st != MR_OK) return st;
+  /* The default cap is left out, so "cache(device)" stays so. */
+  char size[32];
+  mri_format_size(max_cached, size, sizeof size);
+  cache_state *c = max_cached == 0
+                       ? mri_adaptor_alloc(sizeof *c, upstream, "cache(%s)",
+                                           mr_resource_describe(upstream))
+                       : mri_adaptor_alloc(sizeof *c, upstream, "cache(%s, max=%s)",
+                                           mr_resource_describe(upstream), size);
   if (c == NULL) return MR_ERR_OUT_OF_MEMORY;
   c->captured = mri_ptrmap_create();
   if (c->captured == NULL) {
-    free(c);
+    mri_adaptor_free(c); /* nothing else was set up */
     return MR_ERR_OUT_OF_MEMORY;
   }
   pthread_mutex_init(&c->lock, NULL);
-  c->max_cached = max_cached != 0 ? max_cached : DEFAULT_MAX_CACHED;
+  c->max_cached = max_cached != 0 ? max_cached : MR_CACHE_DEFAULT_MAX;
   /* Slots take budget in steps of 1/64 of the cap, between 1 and 64 MiB. */
   c->grant_unit = c->max_cached / 64;
   if (c->grant_unit < ((size_t)1 << 20)) c->grant_unit = (size_t)1 << 20;
   if (c->grant_unit > ((size_t)64 << 20)) c->grant_unit = (size_t)64 << 20;
   c->ordered = mri_reuse_follows_streams(&upstream->props);
   c->device = upstream->props.kind == MR_MEMORY_DEVICE ? upstream->props.device : -1;
-  c->upstream = mr_resource_retain(upstream);
-
-  char *description;
-  if (max_cached == 0) {
-    description = mri_asprintf("cache(%s)", mr_resource_describe(upstream));
-  } else {
-    char size[32];
-    mri_format_size(max_cached, size, sizeof size);
-    description = mri_asprintf("cache(%s, max=%s)", mr_resource_describe(upstream), size);
-  }
-  mr_resource_props props = upstream->props;
-  props.native_alignment = BLOCK_ALIGNMENT;
-  mr_status st = description != NULL
-                     ? mri_resource_create(&cache_ops, c, &props, upstream, description, out)
-                     : MR_ERR_OUT_OF_MEMORY;
-  free(description);
-  if (st != MR_OK) {
-    mri_ptrmap_destroy(c->captured);
-    pthread_mutex_destroy(&c->lock);
-    mr_resource_release(c->upstream);
-    free(c);
-    return st;
-  }
-  registry_add(c);
-  return MR_OK;
+  st = mri_adaptor_create(&cache_ops, c, MRI_ADAPTOR_KEEPS, MR_OK, out);
+  if (st == MR_OK) registry_add(c);
+  return st;
 }
 
 mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *stats) {

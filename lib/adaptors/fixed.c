@@ -39,13 +39,13 @@ struct fixed_slab {
 };
 
 typedef struct fixed_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   size_t block;          /* block size and stride, a multiple of 256 */
   size_t count;          /* blocks per slab */
   size_t slab_bytes;
   bool ordered;
   int device;
-  char *what;
   pthread_mutex_t lock;
   mri_range_index slabs;
   size_t releasing; /* slabs out of the index while trim returns them */
@@ -54,6 +54,7 @@ typedef struct fixed_state {
   size_t free_count, free_capacity;
   mri_ptrmap *large;
 } fixed_state;
+MRI_ADAPTOR_STATE(fixed_state);
 
 static void *block_address(const fixed_state *f, const fixed_block *b) {
   return (void *)(b->slab->base + (size_t)(b - b->slab->blocks) * f->block);
@@ -104,7 +105,8 @@ static mr_status reserve_slab(fixed_state *f) {
   if (mri_range_reserve(&f->slabs, slabs) != MR_OK) goto oom;
   return MR_OK;
 oom:
-  return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory for block bookkeeping", f->what);
+  return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory for block bookkeeping",
+                   f->description);
 }
 
 /* Index the slab and list its free blocks, lowest address on top (the lock
@@ -140,11 +142,11 @@ static mr_status grow(fixed_state *f, mr_stream stream, mri_stream_id key, void 
   void *base = NULL;
   mr_status st = mri_allocate(f->upstream, f->slab_bytes, FIXED_ALIGNMENT, stream, &base);
   if (st != MR_OK)
-    return mri_error_prefix(st, "%s: growing by %zu block%s", f->what, f->count,
+    return mri_error_prefix(st, "%s: growing by %zu block%s", f->description, f->count,
                             f->count == 1 ? "" : "s");
   fixed_slab *s = new_slab(f, base);
   if (s == NULL) {
-    st = mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", f->what);
+    st = mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", f->description);
     goto fail;
   }
   /* Other streams may use the new blocks once `stream` got past the
@@ -152,7 +154,7 @@ static mr_status grow(fixed_state *f, mr_stream stream, mri_stream_id key, void 
   if (f->ordered) {
     st = mri_waits_note_free(&s->ready, stream, key, f->device);
     if (st != MR_OK) {
-      mri_error_prefix(st, "%s: growing", f->what);
+      mri_error_prefix(st, "%s: growing", f->description);
       goto fail;
     }
   }
@@ -177,15 +179,15 @@ static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_s
                                 void **ptr) {
   fixed_state *f = self;
   if (bytes > f->block)
-    return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->what, bytes, alignment,
-                                    stream, ptr);
+    return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->description, bytes,
+                                    alignment, stream, ptr);
   mri_stream_id key;
   bool capturing;
-  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->what, &key, &capturing);
+  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->description, &key, &capturing);
   if (st != MR_OK) return st;
   if (capturing)
-    return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->what, bytes, alignment,
-                                    stream, ptr);
+    return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->description, bytes,
+                                    alignment, stream, ptr);
   pthread_mutex_lock(&f->lock);
   fixed_block *b = take_free(f, key);
   if (b != NULL) {
@@ -206,11 +208,11 @@ static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t al
     /* Larger than a block, or allocated during a capture (whose stream may
      * still be capturing: it must not be asked for its ID). */
     pthread_mutex_unlock(&f->lock);
-    return mri_passthrough_deallocate(f->large, &f->lock, f->upstream, f->what, ptr,
+    return mri_passthrough_deallocate(f->large, &f->lock, f->upstream, f->description, ptr,
                                       bytes, stream);
   }
   mri_stream_id key;
-  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->what, &key, NULL);
+  mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->description, &key, NULL);
   if (st != MR_OK) {
     pthread_mutex_unlock(&f->lock);
     return st;
@@ -222,13 +224,13 @@ static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t al
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p (%zu bytes) is not a live block (freed twice, or freed with "
                      "another size?)",
-                     f->what, ptr, bytes);
+                     f->description, ptr, bytes);
   }
   if (f->ordered) {
     st = mri_waits_note_free(&b->waits, stream, key, f->device);
     if (st != MR_OK) {
       pthread_mutex_unlock(&f->lock);
-      return mri_error_prefix(st, "%s: freeing %p", f->what, ptr);
+      return mri_error_prefix(st, "%s: freeing %p", f->description, ptr);
     }
   }
   b->in_use = false;
@@ -270,14 +272,14 @@ static mr_status release_idle_slabs(fixed_state *f) {
   size_t n = out != NULL ? collect_idle_slabs(f, out) : 0;
   pthread_mutex_unlock(&f->lock);
   if (slab_count != 0 && out == NULL)
-    return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", f->what);
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", f->description);
   mr_status result = MR_OK;
   for (size_t i = 0; i < n; i++) {
     mr_status st = mri_deallocate(f->upstream, (void *)out[i]->base, f->slab_bytes,
                                   FIXED_ALIGNMENT, NULL);
     if (st != MR_OK) {
       /* Still ours: put it back (its room was never given up). */
-      if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", f->what);
+      if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", f->description);
       pthread_mutex_lock(&f->lock);
       f->releasing--;
       register_slab(f, out[i]);
@@ -316,9 +318,7 @@ static void fixed_destroy(void *self) {
   mri_range_fini(&f->slabs);
   free(f->free_blocks);
   pthread_mutex_destroy(&f->lock);
-  mr_resource_release(f->upstream);
-  free(f->what);
-  free(f);
+  mri_adaptor_free(f);
 }
 
 static const mr_resource_ops fixed_ops = {
@@ -338,8 +338,8 @@ static mr_status first_slab(fixed_state *f) {
   if (st != MR_OK) {
     char size[32];
     mri_format_size(f->slab_bytes, size, sizeof size);
-    return mri_error_prefix(st, "%s: taking the first %zu block%s (%s) from upstream", f->what,
-                            f->count, f->count == 1 ? "" : "s", size);
+    return mri_error_prefix(st, "%s: taking the first %zu block%s (%s) from upstream",
+                            f->description, f->count, f->count == 1 ? "" : "s", size);
   }
   fixed_slab *s = new_slab(f, base);
   st = s != NULL ? reserve_slab(f) : MR_ERR_OUT_OF_MEMORY;
@@ -349,7 +349,7 @@ static mr_status first_slab(fixed_state *f) {
      * on the way out has nothing more to add. */
     if (mr_deallocate_sync(f->upstream, base, f->slab_bytes, FIXED_ALIGNMENT) != MR_OK) {
     }
-    return mri_error_prefix(st, "%s", f->what);
+    return mri_error_prefix(st, "%s", f->description);
   }
   register_slab(f, s);
   return MR_OK;
@@ -357,21 +357,28 @@ static mr_status first_slab(fixed_state *f) {
 
 mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t count,
                                    mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "fixed: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "fixed: upstream is NULL");
+  mr_status st = mri_adaptor_check(&fixed_ops, upstream, out);
+  if (st != MR_OK) return st;
   const char *up = mr_resource_describe(upstream);
+  if (block == 0) block = MR_FIXED_DEFAULT_BLOCK;
+  if (count == 0) count = MR_FIXED_DEFAULT_COUNT;
   /* Below 2^63 once rounded up, so the description parses back. */
-  if (block == 0 || block > ((SIZE_MAX / 2) & ~(size_t)(FIXED_ALIGNMENT - 1)))
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "fixed(%s): block size %zu is out of range", up,
-                     block);
-  size_t stride = (size_t)mri_align_up(block, FIXED_ALIGNMENT);
-  if (count == 0 || count > SIZE_MAX / stride || count > UINT32_MAX)
+  if (block > ((SIZE_MAX / 2) & ~(size_t)(FIXED_ALIGNMENT - 1)))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "fixed(%s): count %zu is out of range (1 or more blocks of %zu bytes per "
-                     "slab)",
-                     up, count, stride);
-  fixed_state *f = mri_calloc(1, sizeof *f);
+                     "fixed(%s): block size %zu is out of range (rounded up to a multiple of "
+                     "%zu, it must stay below 2^63)",
+                     up, block, (size_t)FIXED_ALIGNMENT);
+  size_t stride = (size_t)mri_align_up(block, FIXED_ALIGNMENT);
+  if (count > SIZE_MAX / stride || count > UINT32_MAX)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "fixed(%s): count %zu is out of range (at most %zu blocks of %zu bytes "
+                     "per slab)",
+                     up, count, SIZE_MAX / stride < UINT32_MAX ? SIZE_MAX / stride : UINT32_MAX,
+                     stride);
+  char size[32];
+  mri_format_size(stride, size, sizeof size);
+  fixed_state *f =
+      mri_adaptor_alloc(sizeof *f, upstream, "fixed(%s, block=%s, count=%zu)", up, size, count);
   if (f == NULL) return MR_ERR_OUT_OF_MEMORY;
   f->block = stride;
   f->count = count;
@@ -379,19 +386,9 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   f->ordered = mri_reuse_follows_streams(&upstream->props);
   f->device = upstream->props.device;
   pthread_mutex_init(&f->lock, NULL);
-  f->upstream = mr_resource_retain(upstream);
   f->large = mri_ptrmap_create();
-  char size[32];
-  mri_format_size(stride, size, sizeof size);
-  f->what = mri_asprintf("fixed(%s, block=%s, count=%zu)", up, size, count);
-  mr_status st = f->large != NULL && f->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  if (st == MR_OK) st = first_slab(f);
-  mr_resource_props props = upstream->props;
-  props.native_alignment = FIXED_ALIGNMENT;
-  props.stream_ordered = f->ordered;
-  if (st == MR_OK) st = mri_resource_create(&fixed_ops, f, &props, upstream, f->what, out);
-  if (st != MR_OK) fixed_destroy(f);
-  return st;
+  st = f->large != NULL ? first_slab(f) : MR_ERR_OUT_OF_MEMORY;
+  return mri_adaptor_create(&fixed_ops, f, MRI_ADAPTOR_KEEPS, st, out);
 }
 
 mr_status mri_fixed_release_idle(mr_resource *mr) {

@@ -6,16 +6,15 @@
  * fails, so the count stays exact under any interleaving and no failed
  * allocation keeps budget.
  */
-#include <stdlib.h>
-
 #include "adaptors/adaptors_internal.h"
 
 typedef struct limit_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   size_t limit;
   _Atomic size_t used;
-  char *what;
 } limit_state;
+MRI_ADAPTOR_STATE(limit_state);
 
 static mr_status limit_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                 void **ptr) {
@@ -28,7 +27,7 @@ static mr_status limit_allocate(void *self, size_t bytes, size_t alignment, mr_s
       return mri_error(MR_ERR_OUT_OF_MEMORY,
                        "%s: %zu bytes requested with %zu bytes in use would pass the limit "
                        "of %zu bytes (%s)",
-                       s->what, bytes, used, s->limit, limit_text);
+                       s->description, bytes, used, s->limit, limit_text);
     }
   } while (!atomic_compare_exchange_weak_explicit(&s->used, &used, used + bytes,
                                                   memory_order_relaxed, memory_order_relaxed));
@@ -46,12 +45,7 @@ static mr_status limit_deallocate(void *self, void *ptr, size_t bytes, size_t al
   return st;
 }
 
-static void limit_destroy(void *self) {
-  limit_state *s = self;
-  mr_resource_release(s->upstream);
-  free(s->what);
-  free(s);
-}
+static void limit_destroy(void *self) { mri_adaptor_free(self); }
 
 static const mr_resource_ops limit_ops = {
     .size = sizeof(mr_resource_ops),
@@ -63,24 +57,18 @@ static const mr_resource_ops limit_ops = {
     .destroy = limit_destroy,
 };
 
+/* `limit` 0 is a limit, not a default: it refuses everything. */
 mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "limit: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "limit: upstream is NULL");
-  limit_state *s = mri_calloc(1, sizeof *s);
-  if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
-  s->upstream = mr_resource_retain(upstream);
-  s->limit = limit;
-  atomic_init(&s->used, 0);
+  mr_status st = mri_adaptor_check(&limit_ops, upstream, out);
+  if (st != MR_OK) return st;
   char size[32];
   mri_format_size(limit, size, sizeof size);
-  s->what = mri_asprintf("limit(%s, bytes=%s)", mr_resource_describe(upstream), size);
-  mr_status st = s->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  mr_resource_props props = upstream->props;
-  props.native_alignment = 0; /* any alignment passes on to upstream */
-  if (st == MR_OK) st = mri_resource_create(&limit_ops, s, &props, upstream, s->what, out);
-  if (st != MR_OK) limit_destroy(s);
-  return st;
+  limit_state *s = mri_adaptor_alloc(sizeof *s, upstream, "limit(%s, bytes=%s)",
+                                     mr_resource_describe(upstream), size);
+  if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
+  s->limit = limit;
+  atomic_init(&s->used, 0);
+  return mri_adaptor_create(&limit_ops, s, MRI_ADAPTOR_PASSES, MR_OK, out);
 }
 
 mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used) {

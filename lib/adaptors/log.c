@@ -61,10 +61,10 @@
 #define LOG_LINE_MAX 160
 
 typedef struct log_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   char *path;
   int fd;
-  char *what;
 
   pthread_mutex_t lock;
   pthread_cond_t wake_writer; /* lines to write, or stop */
@@ -84,6 +84,7 @@ typedef struct log_state {
 
   struct log_state *prev, *next; /* the registry, under registry_lock */
 } log_state;
+MRI_ADAPTOR_STATE(log_state);
 
 /* ---- process-wide state: the registry of live logs, and exit ----------- */
 
@@ -329,7 +330,7 @@ static void report_incomplete(log_state *s, const char *why) {
   if (why == NULL && s->write_errno != 0) why = strerror(s->write_errno);
   if (why == NULL && s->lost_lines != 0) why = "lines lost, out of host memory";
   if (why == NULL || s->reported) return;
-  fprintf(stderr, "mrctx: %s: the log is incomplete: %s\n", s->what, why);
+  fprintf(stderr, "mrctx: %s: the log is incomplete: %s\n", s->description, why);
   s->reported = true;
 }
 
@@ -361,7 +362,7 @@ __attribute__((destructor)) static void log_flush_at_exit(void) {
   for (log_state *s = registry; s != NULL; s = s->next) {
     if (!lock_before(&s->lock, &deadline)) {
       fprintf(stderr, "mrctx: %s: the log is incomplete: still busy after %ld s at exit\n",
-              s->what, LOG_EXIT_WAIT_NS / 1000000000L);
+              s->description, LOG_EXIT_WAIT_NS / 1000000000L);
       continue;
     }
     pthread_cond_signal(&s->wake_writer); /* an idle writer may end now */
@@ -448,11 +449,11 @@ static mr_status log_flush(log_state *s) {
   uint64_t lost = s->lost_lines;
   pthread_mutex_unlock(&s->lock);
   if (error != 0)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->what, s->path,
-                     strerror(error));
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->description,
+                     s->path, strerror(error));
   if (lost != 0)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: %llu lines were lost: no host memory to hold them",
-                     s->what, (unsigned long long)lost);
+                     s->description, (unsigned long long)lost);
   return MR_OK;
 }
 
@@ -465,10 +466,8 @@ static void log_free(log_state *s) {
   pthread_cond_destroy(&s->wake_writer);
   pthread_cond_destroy(&s->progress);
   pthread_mutex_destroy(&s->lock);
-  mr_resource_release(s->upstream);
-  free(s->what);
   free(s->path);
-  free(s);
+  mri_adaptor_free(s);
 }
 
 static void log_destroy(void *self) {
@@ -514,60 +513,52 @@ static const mr_resource_ops log_ops = {
 };
 
 mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "log: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "log: upstream is NULL");
+  mr_status st = mri_adaptor_check(&log_ops, upstream, out);
+  if (st != MR_OK) return st;
   if (path == NULL || path[0] == '\0')
     return mri_error(MR_ERR_INVALID_ARGUMENT, "log(%s): no file given",
                      mr_resource_describe(upstream));
   pthread_once(&fork_handlers_once, install_fork_handlers);
-  log_state *s = mri_calloc(1, sizeof *s);
+  /* The description is spec text: a path that is not a bare word is quoted,
+   * so it parses back (one with a control character cannot be written). */
+  char what[MRI_ERROR_CAPACITY], *file = NULL;
+  snprintf(what, sizeof what, "log(%s)", mr_resource_describe(upstream));
+  st = mri_spec_quote(what, path, &file);
+  if (st != MR_OK) return st;
+  log_state *s = mri_adaptor_alloc(sizeof *s, upstream, "log(%s, file=%s)",
+                                   mr_resource_describe(upstream), file);
+  free(file);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->fd = -1;
   pthread_mutex_init(&s->lock, NULL);
   init_conds(s);
-  s->upstream = mr_resource_retain(upstream);
   s->path = mri_strdup(path);
-  /* The description is spec text: a path that is not a bare word is quoted,
-   * so it parses back (one with a control character cannot be written). */
-  char *file = NULL;
-  mr_status st = s->path != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  if (st == MR_OK) {
-    char what[MRI_ERROR_CAPACITY];
-    snprintf(what, sizeof what, "log(%s)", mr_resource_describe(upstream));
-    st = mri_spec_quote(what, path, &file);
-  }
-  if (st == MR_OK) {
-    s->what = mri_asprintf("log(%s, file=%s)", mr_resource_describe(upstream), file);
-    if (s->what == NULL) st = MR_ERR_OUT_OF_MEMORY;
-  }
-  free(file);
+  st = s->path != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
   if (st == MR_OK) {
     s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (s->fd < 0)
-      st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s", s->what,
-                     path, strerror(errno));
+      st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s",
+                     s->description, path, strerror(errno));
   }
   if (st == MR_OK) {
     int error = write_all(s->fd, LOG_HEADER, sizeof LOG_HEADER - 1);
     if (error != 0)
-      st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->what, path,
-                     strerror(error));
+      st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->description,
+                     path, strerror(error));
   }
-  mr_resource_props props = upstream->props;
-  props.native_alignment = 0; /* any alignment passes on to upstream */
-  if (st == MR_OK) st = mri_resource_create(&log_ops, s, &props, upstream, s->what, out);
   if (st != MR_OK) {
     /* Creation failed: the file holds at most a header; no need to say so. */
     log_free(s);
     return st;
   }
+  /* The log is whole now: should creating the resource still fail, it is
+   * destroyed as an unused log is. */
   pthread_mutex_lock(&registry_lock);
   s->next = registry;
   if (registry != NULL) registry->prev = s;
   registry = s;
   pthread_mutex_unlock(&registry_lock);
-  return MR_OK;
+  return mri_adaptor_create(&log_ops, s, MRI_ADAPTOR_PASSES, MR_OK, out);
 }
 
 mr_status mr_log_resource_flush(mr_resource *mr) {

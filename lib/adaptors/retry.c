@@ -13,22 +13,20 @@
  * call; the handler runs on the allocating thread with no mrctx lock held.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
 #include "driver/driver_internal.h"
 
-#define RETRY_DEFAULT_ATTEMPTS 3
-
 typedef struct retry_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   int attempts;
   mr_oom_handler handler; /* NULL: the process-wide one */
   void *user;
   mr_resource *self; /* the resource, passed to the handler */
-  char *what;
 } retry_state;
+MRI_ADAPTOR_STATE(retry_state);
 
 static pthread_mutex_t global_handler_lock = PTHREAD_MUTEX_INITIALIZER;
 static mr_oom_handler global_handler;
@@ -123,8 +121,8 @@ static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment,
   }
   return mri_error(MR_ERR_OUT_OF_MEMORY,
                    "%s: still out of memory for %zu bytes on stream %p after %d retr%s (%s): %s",
-                   s->what, bytes, (void *)stream, retries, retries == 1 ? "y" : "ies", steps,
-                   upstream_message);
+                   s->description, bytes, (void *)stream, retries, retries == 1 ? "y" : "ies",
+                   steps, upstream_message);
 }
 
 static mr_status retry_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
@@ -133,12 +131,7 @@ static mr_status retry_deallocate(void *self, void *ptr, size_t bytes, size_t al
   return mri_deallocate(s->upstream, ptr, bytes, alignment, stream);
 }
 
-static void retry_destroy(void *self) {
-  retry_state *s = self;
-  mr_resource_release(s->upstream);
-  free(s->what);
-  free(s);
-}
+static void retry_destroy(void *self) { mri_adaptor_free(self); }
 
 static const mr_resource_ops retry_ops = {
     .size = sizeof(mr_resource_ops),
@@ -152,32 +145,24 @@ static const mr_resource_ops retry_ops = {
 
 mr_status mr_retry_resource_create(mr_resource *upstream, int attempts, mr_oom_handler handler,
                                    void *user, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "retry: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "retry: upstream is NULL");
+  mr_status st = mri_adaptor_check(&retry_ops, upstream, out);
+  if (st != MR_OK) return st;
   if (attempts < 0)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "retry(%s): attempts %d is negative (0 means the default, %d)",
-                     mr_resource_describe(upstream), attempts, RETRY_DEFAULT_ATTEMPTS);
-  retry_state *s = mri_calloc(1, sizeof *s);
+                     mr_resource_describe(upstream), attempts, MR_RETRY_DEFAULT_ATTEMPTS);
+  if (attempts == 0) attempts = MR_RETRY_DEFAULT_ATTEMPTS;
+  /* The default attempt count is left out, so "retry(device)" stays so. */
+  retry_state *s = attempts == MR_RETRY_DEFAULT_ATTEMPTS
+                       ? mri_adaptor_alloc(sizeof *s, upstream, "retry(%s)",
+                                           mr_resource_describe(upstream))
+                       : mri_adaptor_alloc(sizeof *s, upstream, "retry(%s, attempts=%d)",
+                                           mr_resource_describe(upstream), attempts);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
-  s->upstream = mr_resource_retain(upstream);
-  s->attempts = attempts != 0 ? attempts : RETRY_DEFAULT_ATTEMPTS;
+  s->attempts = attempts;
   s->handler = handler;
   s->user = user;
-  /* The default attempt count is left out, so "retry(device)" stays so. */
-  s->what = s->attempts == RETRY_DEFAULT_ATTEMPTS
-                ? mri_asprintf("retry(%s)", mr_resource_describe(upstream))
-                : mri_asprintf("retry(%s, attempts=%d)", mr_resource_describe(upstream),
-                               s->attempts);
-  mr_status st = s->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  mr_resource_props props = upstream->props;
-  props.native_alignment = 0; /* any alignment passes on to upstream */
-  if (st == MR_OK) st = mri_resource_create(&retry_ops, s, &props, upstream, s->what, out);
-  if (st != MR_OK) {
-    retry_destroy(s);
-    return st;
-  }
-  s->self = *out;
-  return MR_OK;
+  st = mri_adaptor_create(&retry_ops, s, MRI_ADAPTOR_PASSES, MR_OK, out);
+  if (st == MR_OK) s->self = *out;
+  return st;
 }

@@ -5,14 +5,14 @@
  * context keeps per tag (a context wraps each tag in this adaptor). Bytes
  * are counted as requested, not as the upstream rounds them.
  */
-#include <stdlib.h>
-
 #include "adaptors/adaptors_internal.h"
 
 typedef struct stats_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   mri_stats stats;
 } stats_state;
+MRI_ADAPTOR_STATE(stats_state);
 
 static mr_status stats_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                 void **ptr) {
@@ -53,9 +53,8 @@ static mr_status stats_deallocate_sync(void *self, void *ptr, size_t bytes, size
 
 static void stats_destroy(void *self) {
   stats_state *s = self;
-  mr_resource_release(s->upstream);
   mri_stats_fini(&s->stats);
-  free(s);
+  mri_adaptor_free(s);
 }
 
 static const mr_resource_ops stats_ops = {
@@ -72,31 +71,19 @@ static const mr_resource_ops stats_ops = {
 
 mr_status mri_stats_resource_create(mr_resource *upstream, const char *description,
                                     mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "stats: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "stats: upstream is NULL");
-  stats_state *s = mri_calloc(1, sizeof *s);
+  mr_status st = mri_adaptor_check(&stats_ops, upstream, out);
+  if (st != MR_OK) return st;
+  stats_state *s = description != NULL
+                       ? mri_adaptor_alloc(sizeof *s, upstream, "%s", description)
+                       : mri_adaptor_alloc(sizeof *s, upstream, "stats(%s)",
+                                           mr_resource_describe(upstream));
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
-  mr_status st = mri_stats_init(&s->stats);
+  st = mri_stats_init(&s->stats);
   if (st != MR_OK) {
-    free(s);
+    mri_adaptor_free(s); /* the counters were never set up */
     return st;
   }
-  char *text = NULL;
-  if (description == NULL) {
-    text = mri_asprintf("stats(%s)", mr_resource_describe(upstream));
-    if (text == NULL) st = MR_ERR_OUT_OF_MEMORY;
-  }
-  mr_resource_props props = upstream->props;
-  /* The adaptor passes any alignment on; its upstream handles the rest. */
-  props.native_alignment = 0;
-  s->upstream = mr_resource_retain(upstream);
-  if (st == MR_OK)
-    st = mri_resource_create(&stats_ops, s, &props, upstream,
-                             description != NULL ? description : text, out);
-  free(text);
-  if (st != MR_OK) stats_destroy(s);
-  return st;
+  return mri_adaptor_create(&stats_ops, s, MRI_ADAPTOR_PASSES, MR_OK, out);
 }
 
 mr_status mr_stats_resource_create(mr_resource *upstream, mr_resource **out) {

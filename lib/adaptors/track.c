@@ -13,12 +13,13 @@
 #include "adaptors/adaptors_internal.h"
 
 typedef struct track_state {
-  mr_resource *upstream; /* mri_adaptor_head */
+  mr_resource *upstream;
+  char *description;
   pthread_mutex_t lock;
   mri_ptrmap *live; /* ptr -> {bytes, alignment, stream} */
   mr_resource *self; /* for the owner label, which a context sets later */
-  char *what;
 } track_state;
+MRI_ADAPTOR_STATE(track_state);
 
 static mr_status track_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                 void **ptr) {
@@ -32,7 +33,8 @@ static mr_status track_allocate(void *self, size_t bytes, size_t alignment, mr_s
     mri_deallocate(t->upstream, *ptr, bytes, alignment, stream);
     *ptr = NULL;
     return mri_error(MR_ERR_OUT_OF_MEMORY,
-                     "%s: out of host memory recording a %zu-byte allocation", t->what, bytes);
+                     "%s: out of host memory recording a %zu-byte allocation", t->description,
+                     bytes);
   }
   return MR_OK;
 }
@@ -46,7 +48,7 @@ static mr_status track_deallocate(void *self, void *ptr, size_t bytes, size_t al
     pthread_mutex_unlock(&t->lock);
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p is not a live allocation (never allocated here, or freed already)",
-                     t->what, ptr);
+                     t->description, ptr);
   }
   if (v.a != bytes || v.b != alignment) {
     mri_ptrmap_put(t->live, ptr, v); /* reuses the slot just freed */
@@ -54,7 +56,7 @@ static mr_status track_deallocate(void *self, void *ptr, size_t bytes, size_t al
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p was allocated with %zu bytes aligned to %zu, not freed with %zu "
                      "bytes aligned to %zu",
-                     t->what, ptr, (size_t)v.a, (size_t)v.b, bytes, alignment);
+                     t->description, ptr, (size_t)v.a, (size_t)v.b, bytes, alignment);
   }
   pthread_mutex_unlock(&t->lock);
   mr_status st = mri_deallocate(t->upstream, ptr, bytes, alignment, stream);
@@ -123,7 +125,8 @@ static mr_status track_report(track_state *t, FILE *out, const char *heading) {
    * left out of this report, which is a snapshot anyway. */
   list.capacity += 16;
   list.items = mri_calloc(list.capacity, sizeof *list.items);
-  if (list.items == NULL) return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s: report", t->what);
+  if (list.items == NULL)
+    return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s: report", t->description);
   track_foreach(t, collect, &list, NULL);
   qsort(list.items, list.count, sizeof *list.items, by_address);
   size_t total = 0;
@@ -133,11 +136,11 @@ static mr_status track_report(track_state *t, FILE *out, const char *heading) {
     fprintf(out, "  %p %zu bytes (alignment %zu, stream %p) owner %s\n", r->ptr, r->bytes,
             r->alignment, (void *)r->stream, r->owner[0] != '\0' ? r->owner : "unknown");
   }
-  fprintf(out, "%s%s: %zu allocation%s outstanding, %zu bytes in all\n", heading, t->what,
+  fprintf(out, "%s%s: %zu allocation%s outstanding, %zu bytes in all\n", heading, t->description,
           list.count, list.count == 1 ? "" : "s", total);
   free(list.items);
   if (fflush(out) != 0 || ferror(out))
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing the report failed", t->what);
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing the report failed", t->description);
   return MR_OK;
 }
 
@@ -148,9 +151,7 @@ static void track_destroy(void *self) {
     mri_ptrmap_destroy(t->live);
   }
   pthread_mutex_destroy(&t->lock);
-  mr_resource_release(t->upstream);
-  free(t->what);
-  free(t);
+  mri_adaptor_free(t);
 }
 
 static const mr_resource_ops track_ops = {
@@ -164,25 +165,17 @@ static const mr_resource_ops track_ops = {
 };
 
 mr_status mr_track_resource_create(mr_resource *upstream, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "track: out is NULL");
-  *out = NULL;
-  if (upstream == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "track: upstream is NULL");
-  track_state *t = mri_calloc(1, sizeof *t);
+  mr_status st = mri_adaptor_check(&track_ops, upstream, out);
+  if (st != MR_OK) return st;
+  track_state *t =
+      mri_adaptor_alloc(sizeof *t, upstream, "track(%s)", mr_resource_describe(upstream));
   if (t == NULL) return MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_init(&t->lock, NULL);
-  t->upstream = mr_resource_retain(upstream);
   t->live = mri_ptrmap_create();
-  t->what = mri_asprintf("track(%s)", mr_resource_describe(upstream));
-  mr_status st = t->live != NULL && t->what != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  mr_resource_props props = upstream->props;
-  props.native_alignment = 0; /* any alignment passes on to upstream */
-  if (st == MR_OK) st = mri_resource_create(&track_ops, t, &props, upstream, t->what, out);
-  if (st != MR_OK) {
-    track_destroy(t);
-    return st;
-  }
-  t->self = *out;
-  return MR_OK;
+  st = mri_adaptor_create(&track_ops, t, MRI_ADAPTOR_PASSES,
+                          t->live != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);
+  if (st == MR_OK) t->self = *out;
+  return st;
 }
 
 static track_state *track_of(const mr_resource *mr, const char *call) {

@@ -9,11 +9,12 @@
  * Defaults (docs/configuration.md lists them):
  *   pool       kind=device, release=max, max=0 (no limit), initial=0,
  *              access=all
- *   cache      max=0: the cache's own default (1 GiB)
- *   arena      chunk=64MiB
- *   fixed      block=1MiB, count=16
- *   bin        min=256B, max=64KiB, count=64
- *   retry      attempts=0: the adaptor's own default (3)
+ *   adaptors   a size or count left out is passed as 0, which the
+ *              constructor turns into its default (the MR_*_DEFAULT_*
+ *              macros of adaptors.h), so a spec and a C call with 0 build
+ *              the same object: cache max 1GiB, arena chunk 64MiB, fixed
+ *              block 1MiB and count 16, bin min 256B, max 64KiB and count
+ *              64, retry attempts 3
  *   log, limit, align: file, bytes and alignment are required (alignment at
  *              most MR_ALIGN_MAX_ALIGNMENT, 2GiB)
  */
@@ -215,36 +216,37 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
   return mr_align_resource_create(upstream, alignment, out);
 }
 
-/* arena(UP, chunk=SIZE): chunk 64MiB, taken on first use. */
+/* arena(UP, chunk=SIZE): chunks taken on first use. */
 static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t chunk;
-  mr_status st = rounded_size_param(args, "chunk", (uint64_t)64 << 20, &chunk);
+  mr_status st = rounded_size_param(args, "chunk", 0, &chunk);
   if (st != MR_OK) return st;
   return mr_arena_resource_create(upstream, chunk, out);
 }
 
-/* fixed(UP, block=SIZE, count=N): 16 blocks of 1MiB, taken at creation. */
+/* fixed(UP, block=SIZE, count=N): the first `count` blocks taken at
+ * creation. */
 static mr_status build_fixed(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t block, count;
-  mr_status st = rounded_size_param(args, "block", (uint64_t)1 << 20, &block);
-  if (st == MR_OK) st = count_param(args, "count", 16, &count);
+  mr_status st = rounded_size_param(args, "block", 0, &block);
+  if (st == MR_OK) st = count_param(args, "count", 0, &count);
   if (st != MR_OK) return st;
   return mr_fixed_resource_create(upstream, block, count, out);
 }
 
-/* bin(UP, min=SIZE, max=SIZE, count=N): classes 256B..64KiB, 64 blocks
- * each (about 8MiB in all, taken at creation). */
+/* bin(UP, min=SIZE, max=SIZE, count=N): every class's blocks taken at
+ * creation (by default classes 256B..64KiB, 64 blocks each: about 8MiB). */
 static mr_status build_bin(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t min, max, count;
-  mr_status st = size_param(args, "min", 256, &min);
-  if (st == MR_OK) st = size_param(args, "max", (uint64_t)64 << 10, &max);
-  if (st == MR_OK) st = count_param(args, "count", 64, &count);
+  mr_status st = size_param(args, "min", 0, &min);
+  if (st == MR_OK) st = size_param(args, "max", 0, &max);
+  if (st == MR_OK) st = count_param(args, "count", 0, &count);
   if (st != MR_OK) return st;
   return mr_bin_resource_create(upstream, min, max, count, out);
 }
 
-/* retry(UP, attempts=N): 0, the default, is the adaptor's own (3). Spec-built
- * retries use the process-wide OOM handler. */
+/* retry(UP, attempts=N). Spec-built retries use the process-wide OOM
+ * handler. */
 static mr_status build_retry(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   uint64_t attempts;
   mr_status st = mr_spec_args_uint(args, "attempts", 0, &attempts);
@@ -260,7 +262,7 @@ static mr_status build_track(mr_resource *upstream, const mr_spec_args *args, mr
   return mr_track_resource_create(upstream, out);
 }
 
-/* cache(UP, max=SIZE): max 0 (the default) is the cache's own, 1 GiB. */
+/* cache(UP, max=SIZE) */
 static mr_status build_cache(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t max_cached;
   mr_status st = size_param(args, "max", 0, &max_cached);

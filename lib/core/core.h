@@ -82,6 +82,7 @@ void *mri_calloc(size_t count, size_t size);
 char *mri_strdup(const char *s);
 /* printf into a new string; NULL (with the error set) on failure. */
 char *mri_asprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+char *mri_vasprintf(const char *format, va_list args) __attribute__((format(printf, 1, 0)));
 
 /* Format a byte count as spec text: the largest binary unit that divides it
  * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
@@ -208,14 +209,6 @@ static inline mr_status mri_deallocate(mr_resource *mr, void *ptr,
 void mri_resource_set_owner(mr_resource *mr, const char *owner);
 /* The owner label, "" if none. */
 const char *mri_resource_owner(const mr_resource *mr);
-
-/* Shared method bodies for adaptors that pass a call to their upstream. The
- * adaptor's state must begin with `mr_resource *upstream`. */
-typedef struct mri_adaptor_head {
-  mr_resource *upstream;
-} mri_adaptor_head;
-mr_status mri_forward_synchronize(void *self, mr_stream stream);
-mr_status mri_forward_trim(void *self);
 
 /* The "unavailable" stand-in for a resource that cannot be built here,
  * for want of a driver or a device (or not built at all, in host-only

@@ -173,22 +173,30 @@ char *mri_strdup(const char *s) {
   return copy;
 }
 
-char *mri_asprintf(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
+char *mri_vasprintf(const char *format, va_list args) {
+  va_list again;
+  va_copy(again, args);
   int n = vsnprintf(NULL, 0, format, args);
-  va_end(args);
   if (n < 0) {
+    va_end(again);
     mri_error(MR_ERR_INVALID_ARGUMENT, "could not format text");
     return NULL;
   }
   char *s = mri_host_malloc((size_t)n + 1);
   if (s == NULL) {
+    va_end(again);
     mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory formatting %d bytes of text", n);
     return NULL;
   }
+  vsnprintf(s, (size_t)n + 1, format, again);
+  va_end(again);
+  return s;
+}
+
+char *mri_asprintf(const char *format, ...) {
+  va_list args;
   va_start(args, format);
-  vsnprintf(s, (size_t)n + 1, format, args);
+  char *s = mri_vasprintf(format, args);
   va_end(args);
   return s;
 }

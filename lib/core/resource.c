@@ -364,16 +364,6 @@ mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
   return st;
 }
 
-/* ---- shared adaptor methods -------------------------------------------- */
-
-mr_status mri_forward_synchronize(void *self, mr_stream stream) {
-  return mr_resource_synchronize(((mri_adaptor_head *)self)->upstream, stream);
-}
-
-mr_status mri_forward_trim(void *self) {
-  return mr_resource_trim(((mri_adaptor_head *)self)->upstream);
-}
-
 /* ---- the unavailable stand-in ------------------------------------------- */
 
 typedef struct failing_state {

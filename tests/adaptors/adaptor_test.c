@@ -25,6 +25,33 @@ void assert_describes(const mr_resource *mr, const char *expected) {
   }
 }
 
+void assert_default_as_spec(mr_resource *mr, const char *spec, const char *expected) {
+  assert_describes(mr, expected);
+  mr_resource_release(mr);
+  mr_resource *from_spec = NULL, *again = NULL;
+  assert_ok(mr_resource_from_spec(spec, 0, &from_spec));
+  assert_describes(from_spec, expected);
+  mr_resource_release(from_spec);
+  assert_ok(mr_resource_from_spec(expected, 0, &again));
+  assert_describes(again, expected);
+  mr_resource_release(again);
+}
+
+void assert_checks_upstream_and_out(const char *name, adaptor_create_fn create) {
+  char message[64];
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(create(NULL, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  snprintf(message, sizeof message, "%s: upstream is NULL", name);
+  assert_string_equal(mr_last_error(), message);
+  faulty_upstream u = faulty_new(false);
+  assert_status(create(u.mr, NULL), MR_ERR_INVALID_ARGUMENT);
+  snprintf(message, sizeof message, "%s: out is NULL", name);
+  assert_string_equal(mr_last_error(), message);
+  assert_int_equal(faulty_allocations(u.f), 0);
+  mr_resource_release(u.mr);
+}
+
 void assert_inherits_props(const mr_resource *adaptor, const mr_resource *upstream,
                            size_t native_alignment) {
   mr_resource_props a = {.size = sizeof a}, u = {.size = sizeof u};

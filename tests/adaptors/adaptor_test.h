@@ -24,6 +24,19 @@ void release_and_check_upstream(mr_resource *mr, faulty_upstream *u);
 /* mr_resource_describe(mr) must equal `expected`. */
 void assert_describes(const mr_resource *mr, const char *expected);
 
+/* A C constructor given 0 for its defaulted parameters builds what the
+ * spec leaving them out builds: `mr` (built over `host` that way; released
+ * here) and `spec` both describe as `expected`, and that description
+ * resolves to a resource that describes the same way. */
+void assert_default_as_spec(mr_resource *mr, const char *spec, const char *expected);
+
+/* The checks every adaptor's constructor makes first: a NULL upstream or a
+ * NULL out is MR_ERR_INVALID_ARGUMENT with "NAME: upstream is NULL" or
+ * "NAME: out is NULL" (*out left NULL), before any upstream call.
+ * `create` builds the adaptor with valid parameters. */
+typedef mr_status (*adaptor_create_fn)(mr_resource *upstream, mr_resource **out);
+void assert_checks_upstream_and_out(const char *name, adaptor_create_fn create);
+
 /* The adaptor inherits the upstream's kind, device and access, and reports
  * `native_alignment`. */
 void assert_inherits_props(const mr_resource *adaptor, const mr_resource *upstream,

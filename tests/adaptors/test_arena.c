@@ -33,24 +33,39 @@ static void test_describe_props_and_edges(void **state) {
   release_and_check_upstream(mr, &u);
 }
 
+static mr_status create_arena(mr_resource *up, mr_resource **out) {
+  return mr_arena_resource_create(up, CHUNK, out);
+}
+
 static void test_invalid_arguments(void **state) {
+  assert_checks_upstream_and_out("arena", create_arena);
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = (mr_resource *)1;
-  assert_status(mr_arena_resource_create(u.mr, 0, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_null(mr);
-  assert_error_contains("arena(faulty): chunk size 0 is out of range");
   /* One that would round up to 2^63 could not be described: refused. */
   assert_status(mr_arena_resource_create(u.mr, SIZE_MAX / 2, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_null(mr);
-  assert_error_contains("out of range");
-  assert_status(mr_arena_resource_create(NULL, CHUNK, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_error_contains("upstream is NULL");
-  assert_status(mr_arena_resource_create(u.mr, CHUNK, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("arena(faulty): chunk size ");
+  assert_error_contains(" is out of range (rounded up to a multiple of 256, it must stay below "
+                        "2^63)");
+  assert_int_equal(faulty_allocations(u.f), 0);
   /* A chunk size that is not a multiple of 256 is rounded up. */
   assert_ok(mr_arena_resource_create(u.mr, 1000, &mr));
   assert_describes(mr, "arena(faulty, chunk=1KiB)");
   mr_resource_release(mr);
   mr_resource_release(u.mr);
+}
+
+/* chunk 0 is the default, MR_ARENA_DEFAULT_CHUNK: what arena(UP) gets. */
+static void test_default_chunk(void **state) {
+  mr_resource *host = NULL, *mr = NULL;
+  assert_ok(mr_host_resource_create(&host));
+  assert_ok(mr_arena_resource_create(host, 0, &mr));
+  mr_resource_release(host);
+  assert_default_as_spec(mr, "arena(host)", "arena(host, chunk=64MiB)");
+  assert_ok(mr_resource_from_spec("arena(host, chunk=0)", 0, &mr));
+  assert_describes(mr, "arena(host, chunk=64MiB)");
+  mr_resource_release(mr);
+  assert_int_equal(MR_ARENA_DEFAULT_CHUNK, (size_t)64 << 20);
 }
 
 static void test_bump_and_reuse(void **state) {
@@ -226,6 +241,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_edges),
       cmocka_unit_test(test_invalid_arguments),
+      cmocka_unit_test(test_default_chunk),
       cmocka_unit_test(test_bump_and_reuse),
       cmocka_unit_test(test_chunk_reuse_after_all_freed),
       cmocka_unit_test(test_large_requests_go_upstream),

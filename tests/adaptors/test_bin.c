@@ -40,7 +40,12 @@ static void test_describe_props_and_classes(void **state) {
   mr_resource_release(u.mr);
 }
 
+static mr_status create_bin(mr_resource *up, mr_resource **out) {
+  return mr_bin_resource_create(up, 256, 4096, 2, out);
+}
+
 static void test_invalid_arguments_and_failure(void **state) {
+  assert_checks_upstream_and_out("bin", create_bin);
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = (mr_resource *)1;
   assert_status(mr_bin_resource_create(u.mr, 100, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
@@ -49,9 +54,13 @@ static void test_invalid_arguments_and_failure(void **state) {
                         "<= max");
   assert_status(mr_bin_resource_create(u.mr, 128, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_status(mr_bin_resource_create(u.mr, 8192, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_status(mr_bin_resource_create(u.mr, 256, 4096, 0, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_error_contains("count must be at least 1");
-  assert_status(mr_bin_resource_create(NULL, 256, 4096, 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  /* The defaults take part in the checks: min 128KiB is past the default
+   * max, 64KiB; max 128 is below the default min, 256. */
+  assert_status(mr_bin_resource_create(u.mr, 128 << 10, 0, 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("bin(faulty): min 131072 and max 65536 must be powers of two");
+  assert_status(mr_bin_resource_create(u.mr, 0, 128, 2, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("bin(faulty): min 256 and max 128 must be powers of two");
+  assert_null(mr);
   assert_int_equal(faulty_allocations(u.f), 0);
   /* The third class cannot get its first slab: the others are returned. */
   faulty_set_fail(u.f, 3, 1);
@@ -61,6 +70,28 @@ static void test_invalid_arguments_and_failure(void **state) {
                         "the first 2 blocks");
   assert_int_equal(faulty_live_blocks(u.f), 0);
   mr_resource_release(u.mr);
+}
+
+/* min, max and count 0 are the defaults, MR_BIN_DEFAULT_MIN, _MAX and
+ * _COUNT: what bin(UP) gets. Each may be left to its default alone. */
+static void test_defaults(void **state) {
+  mr_resource *host = NULL, *mr = NULL;
+  assert_ok(mr_host_resource_create(&host));
+  assert_ok(mr_bin_resource_create(host, 0, 0, 0, &mr));
+  assert_default_as_spec(mr, "bin(host)", "bin(host, min=256B, max=64KiB, count=64)");
+  assert_ok(mr_bin_resource_create(host, 1024, 0, 0, &mr));
+  assert_default_as_spec(mr, "bin(host, min=1KiB)", "bin(host, min=1KiB, max=64KiB, count=64)");
+  assert_ok(mr_bin_resource_create(host, 0, 4096, 0, &mr));
+  assert_default_as_spec(mr, "bin(host, max=4KiB)", "bin(host, min=256B, max=4KiB, count=64)");
+  assert_ok(mr_bin_resource_create(host, 0, 0, 2, &mr));
+  assert_default_as_spec(mr, "bin(host, count=2)", "bin(host, min=256B, max=64KiB, count=2)");
+  assert_ok(mr_resource_from_spec("bin(host, min=0, max=0, count=0)", 0, &mr));
+  assert_describes(mr, "bin(host, min=256B, max=64KiB, count=64)");
+  mr_resource_release(mr);
+  mr_resource_release(host);
+  assert_int_equal(MR_BIN_DEFAULT_MIN, 256);
+  assert_int_equal(MR_BIN_DEFAULT_MAX, (size_t)64 << 10);
+  assert_int_equal(MR_BIN_DEFAULT_COUNT, 64);
 }
 
 /* At most 48 size classes (min 256B to max 32PiB); more would not fit the
@@ -116,6 +147,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_classes),
       cmocka_unit_test(test_invalid_arguments_and_failure),
+      cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_too_many_classes),
       cmocka_unit_test(test_over_aligned_and_threads),
   };

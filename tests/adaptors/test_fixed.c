@@ -35,20 +35,28 @@ static void test_describe_props_and_edges(void **state) {
   release_and_check_upstream(mr, &u);
 }
 
+static mr_status create_fixed(mr_resource *up, mr_resource **out) {
+  return mr_fixed_resource_create(up, BLOCK, 4, out);
+}
+
 static void test_invalid_arguments(void **state) {
+  assert_checks_upstream_and_out("fixed", create_fixed);
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = (mr_resource *)1;
-  assert_status(mr_fixed_resource_create(u.mr, 0, 4, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_null(mr);
-  assert_error_contains("fixed(faulty): block size 0 is out of range");
   assert_status(mr_fixed_resource_create(u.mr, SIZE_MAX / 2, 1, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_error_contains("block size");
-  assert_status(mr_fixed_resource_create(u.mr, BLOCK, 0, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_error_contains("fixed(faulty): count 0 is out of range");
+  assert_null(mr);
+  assert_error_contains("fixed(faulty): block size ");
+  assert_error_contains(" is out of range (rounded up to a multiple of 256, it must stay below "
+                        "2^63)");
+  mr = (mr_resource *)1;
   assert_status(mr_fixed_resource_create(u.mr, BLOCK, SIZE_MAX / 1024, &mr),
                 MR_ERR_INVALID_ARGUMENT);
-  assert_status(mr_fixed_resource_create(NULL, BLOCK, 4, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_error_contains("upstream is NULL");
+  assert_null(mr);
+  assert_error_contains("fixed(faulty): count ");
+  assert_error_contains(" is out of range (at most 4294967295 blocks of 4096 bytes per slab)");
+  assert_status(mr_fixed_resource_create(u.mr, BLOCK, (size_t)UINT32_MAX + 1, &mr),
+                MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("fixed(faulty): count 4294967296 is out of range");
   assert_int_equal(faulty_allocations(u.f), 0);
   /* Block sizes round up to a multiple of 256. */
   assert_ok(mr_fixed_resource_create(u.mr, 1000, 2, &mr));
@@ -56,6 +64,26 @@ static void test_invalid_arguments(void **state) {
   mr_resource_release(mr);
   assert_int_equal(faulty_live_blocks(u.f), 0);
   mr_resource_release(u.mr);
+}
+
+/* block 0 and count 0 are the defaults, MR_FIXED_DEFAULT_BLOCK and
+ * MR_FIXED_DEFAULT_COUNT: what fixed(UP) gets. Either may be left to its
+ * default alone. */
+static void test_defaults(void **state) {
+  mr_resource *host = NULL, *mr = NULL;
+  assert_ok(mr_host_resource_create(&host));
+  assert_ok(mr_fixed_resource_create(host, 0, 0, &mr));
+  assert_default_as_spec(mr, "fixed(host)", "fixed(host, block=1MiB, count=16)");
+  assert_ok(mr_fixed_resource_create(host, 4096, 0, &mr));
+  assert_default_as_spec(mr, "fixed(host, block=4KiB)", "fixed(host, block=4KiB, count=16)");
+  assert_ok(mr_fixed_resource_create(host, 0, 2, &mr));
+  assert_default_as_spec(mr, "fixed(host, count=2)", "fixed(host, block=1MiB, count=2)");
+  assert_ok(mr_resource_from_spec("fixed(host, block=0, count=0)", 0, &mr));
+  assert_describes(mr, "fixed(host, block=1MiB, count=16)");
+  mr_resource_release(mr);
+  mr_resource_release(host);
+  assert_int_equal(MR_FIXED_DEFAULT_BLOCK, (size_t)1 << 20);
+  assert_int_equal(MR_FIXED_DEFAULT_COUNT, 16);
 }
 
 static void test_creation_failure(void **state) {
@@ -189,6 +217,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_edges),
       cmocka_unit_test(test_invalid_arguments),
+      cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_creation_failure),
       cmocka_unit_test(test_blocks_growth_and_reuse),
       cmocka_unit_test(test_large_and_over_aligned),

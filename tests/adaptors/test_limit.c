@@ -7,6 +7,10 @@ static size_t used_of(const mr_resource *mr) {
   return used;
 }
 
+static mr_status create_limit(mr_resource *up, mr_resource **out) {
+  return mr_limit_resource_create(up, 1, out);
+}
+
 static void test_describe_props_and_edges(void **state) {
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = NULL;
@@ -18,12 +22,30 @@ static void test_describe_props_and_edges(void **state) {
   assert_ok(mr_resource_trim(mr));
   assert_int_equal(faulty_trims(u.f), 1);
   mr_resource_release(mr);
-  assert_status(mr_limit_resource_create(NULL, 1, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_null(mr);
+  assert_checks_upstream_and_out("limit", create_limit);
   size_t used = 7;
   assert_status(mr_limit_resource_used(u.mr, &used), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("faulty is not a limit resource");
   assert_int_equal(used, 0);
+  mr_resource_release(u.mr);
+}
+
+/* bytes 0 is a limit, not a default: nothing gets past it. */
+static void test_zero_refuses_everything(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_limit_resource_create(u.mr, 0, &mr));
+  assert_describes(mr, "limit(faulty, bytes=0B)");
+  void *p = (void *)1;
+  assert_status(mr_allocate(mr, 1, 0, NULL, &p), MR_ERR_OUT_OF_MEMORY);
+  assert_null(p);
+  assert_error_contains("limit(faulty, bytes=0B): 1 bytes requested with 0 bytes in use would "
+                        "pass the limit of 0 bytes (0B)");
+  assert_int_equal(faulty_allocations(u.f), 0);
+  mr_resource_release(mr);
+  assert_ok(mr_resource_from_spec("limit(host, bytes=0)", 0, &mr));
+  assert_describes(mr, "limit(host, bytes=0B)");
+  mr_resource_release(mr);
   mr_resource_release(u.mr);
 }
 
@@ -130,6 +152,7 @@ static void test_threads_never_pass_limit(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_edges),
+      cmocka_unit_test(test_zero_refuses_everything),
       cmocka_unit_test(test_refuses_past_limit),
       cmocka_unit_test(test_upstream_failure_and_bad_free_keep_accounting),
       cmocka_unit_test(test_threads_never_pass_limit),

@@ -34,13 +34,41 @@ static void test_describe_props_and_edges(void **state) {
   mr_resource *bad = (mr_resource *)1;
   assert_status(mr_retry_resource_create(u.mr, -1, NULL, NULL, &bad), MR_ERR_INVALID_ARGUMENT);
   assert_null(bad);
-  assert_error_contains("attempts -1 is negative");
-  assert_status(mr_retry_resource_create(NULL, 1, NULL, NULL, &bad), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("retry(faulty): attempts -1 is negative (0 means the default, 3)");
   assert_ok(mr_resource_trim(mr));
   assert_int_equal(faulty_trims(u.f), 1);
   mr_resource_release(five);
   mr_resource_release(mr);
   mr_resource_release(u.mr);
+}
+
+static mr_status create_retry(mr_resource *up, mr_resource **out) {
+  return mr_retry_resource_create(up, 1, NULL, NULL, out);
+}
+
+static void test_invalid_arguments(void **state) {
+  assert_checks_upstream_and_out("retry", create_retry);
+}
+
+/* attempts 0 is the default, MR_RETRY_DEFAULT_ATTEMPTS, and cache's max 0
+ * its MR_CACHE_DEFAULT_MAX: the default chain of device tags built in C
+ * is the one its spec builds. Both defaults stay out of the description. */
+static void test_defaults(void **state) {
+  mr_resource *host = NULL, *cache = NULL, *mr = NULL;
+  assert_ok(mr_host_resource_create(&host));
+  assert_ok(mr_cache_resource_create(host, 0, &cache));
+  assert_ok(mr_retry_resource_create(cache, 0, NULL, NULL, &mr));
+  mr_resource_release(cache);
+  mr_resource_release(host);
+  assert_default_as_spec(mr, "retry(cache(host))", "retry(cache(host))");
+  assert_ok(mr_resource_from_spec("retry(cache(host, max=0), attempts=0)", 0, &mr));
+  assert_describes(mr, "retry(cache(host))");
+  mr_resource_release(mr);
+  assert_ok(mr_resource_from_spec("retry(host, attempts=3)", 0, &mr));
+  assert_describes(mr, "retry(host)");
+  mr_resource_release(mr);
+  assert_int_equal(MR_RETRY_DEFAULT_ATTEMPTS, 3);
+  assert_int_equal(MR_CACHE_DEFAULT_MAX, (size_t)1 << 30);
 }
 
 static void test_transient_failures_recover(void **state) {
@@ -176,6 +204,8 @@ static void test_threads(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_edges),
+      cmocka_unit_test(test_invalid_arguments),
+      cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_transient_failures_recover),
       cmocka_unit_test(test_bounded_by_attempts),
       cmocka_unit_test(test_handler_gives_up_and_heals),

@@ -55,12 +55,9 @@ static void test_counts_and_failures(void **state) {
 }
 
 static void test_sync_forms_and_errors(void **state) {
+  assert_checks_upstream_and_out("stats", mr_stats_resource_create);
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = NULL;
-  assert_status(mr_stats_resource_create(NULL, &mr), MR_ERR_INVALID_ARGUMENT);
-  assert_null(mr);
-  assert_error_contains("upstream is NULL");
-  assert_status(mr_stats_resource_create(u.mr, NULL), MR_ERR_INVALID_ARGUMENT);
   assert_ok(mr_stats_resource_create(u.mr, &mr));
   void *p = NULL;
   assert_ok(mr_allocate_sync(mr, 300, 0, &p));

@@ -140,12 +140,43 @@ static void test_arena_takes_over_abandoned_chunks(void **state) {
   assert_int_equal(fake_cuda_live_events(), 0);
 }
 
+/* Over sync_device (frees immediate, memory device work may still use) the
+ * adaptors that keep freed memory reuse it in stream order, and say so;
+ * those that pass every call on report their upstream's order. */
+static void test_keepers_report_stream_order(void **state) {
+  static const struct {
+    const char *spec;
+    bool stream_ordered;
+  } cases[] = {
+      {"arena(sync_device, chunk=1MiB)", true},
+      {"fixed(sync_device, block=64KiB, count=1)", true},
+      {"bin(sync_device, min=256B, max=1KiB, count=1)", true},
+      {"cache(sync_device)", true},
+      {"stats(sync_device)", false},
+      {"retry(sync_device)", false},
+      {"arena(device, chunk=1MiB)", true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    mr_resource *mr = NULL;
+    assert_ok(mr_resource_from_spec(cases[i].spec, 0, &mr));
+    mr_resource_props props = {.size = sizeof props};
+    assert_ok(mr_resource_get_props(mr, &props));
+    if (props.stream_ordered != cases[i].stream_ordered) {
+      print_error("%s: stream_ordered is %d\n", cases[i].spec, props.stream_ordered);
+      fail();
+    }
+    mr_resource_release(mr);
+  }
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_arena_capture, fake_test_setup),
       cmocka_unit_test_setup(test_fixed_capture, fake_test_setup),
       cmocka_unit_test_setup(test_arena_events_and_trim, fake_test_setup),
       cmocka_unit_test_setup(test_arena_takes_over_abandoned_chunks, fake_test_setup),
+      cmocka_unit_test_setup(test_keepers_report_stream_order, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,9 +14,7 @@ static void test_describe_props_and_edges(void **state) {
   assert_size_zero_and_null_free(mr, u.f);
   assert_ok(mr_resource_trim(mr));
   assert_int_equal(faulty_trims(u.f), 1);
-  mr_resource *bad = (mr_resource *)1;
-  assert_status(mr_track_resource_create(NULL, &bad), MR_ERR_INVALID_ARGUMENT);
-  assert_null(bad);
+  assert_checks_upstream_and_out("track", mr_track_resource_create);
   size_t count = 5;
   assert_status(mr_track_resource_foreach(u.mr, NULL, NULL, &count), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("faulty is not a track resource");

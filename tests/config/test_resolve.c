@@ -267,10 +267,13 @@ static void test_adaptor_specs(void **state) {
              "spec, column 13: arena: unknown parameter 'chnk' (known: chunk)\n"
              "  arena(host, chnk=1)\n"
              "              ^");
-  spec_fails("fixed(host, block=0)", MR_ERR_CONFIG,
-             "spec, column 1: fixed(host): block size 0 is out of range\n"
-             "  fixed(host, block=0)\n"
+  spec_fails("fixed(host, count=4294967296)", MR_ERR_CONFIG,
+             "spec, column 1: fixed(host): count 4294967296 is out of range (at most 4294967295 "
+             "blocks of 1048576 bytes per slab)\n"
+             "  fixed(host, count=4294967296)\n"
              "  ^");
+  /* 0 is the constructor's default, as if the parameter were left out. */
+  spec_describes("fixed(host, block=0, count=0)", "fixed(host, block=1MiB, count=16)");
   spec_fails("bin(host, min=100)", MR_ERR_CONFIG, NULL);
   assert_error_contains("spec, column 1: bin(host): min 100 and max 65536 must be powers of two");
   /* At most 48 size classes (over addresses only, every class could be made). */
@@ -740,8 +743,9 @@ static void test_long_values_keep_the_reason(void **state) {
   assert_reason_survives("min 100 and max 65536 must be powers of two with 256 <= min <= max");
   spec_fails("align(verbose, alignment=3)", MR_ERR_CONFIG, NULL);
   assert_reason_survives("alignment=3 is not a power of two");
-  spec_fails("stats(fixed(verbose, block=0))", MR_ERR_CONFIG, NULL);
-  assert_reason_survives("block size 0 is out of range");
+  spec_fails("stats(fixed(verbose, count=4294967296))", MR_ERR_CONFIG, NULL);
+  assert_reason_survives("count 4294967296 is out of range (at most 4294967295 blocks of 1048576 "
+                         "bytes per slab)");
 }
 
 static void test_getters_reject_null(void **state) {
