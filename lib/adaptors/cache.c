@@ -591,7 +591,8 @@ static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, si
   if (st != MR_OK) return st;
   if (captured) {
     pthread_mutex_lock(&c->lock);
-    st = mri_ptrmap_put(c->captured, *ptr, (mri_ptrmap_value){bytes, alignment, 0});
+    st = mri_ptrmap_put(c->captured, *ptr,
+                        (mri_ptrmap_value){.bytes = bytes, .alignment = alignment});
     if (st == MR_OK) atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
     pthread_mutex_unlock(&c->lock);
     if (st != MR_OK) {
@@ -764,7 +765,7 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     if (captured) atomic_fetch_sub_explicit(&c->captured_live, 1, memory_order_relaxed);
     pthread_mutex_unlock(&c->lock);
     if (captured) {
-      mr_status st = mri_deallocate(c->upstream, ptr, v.a, v.b, stream);
+      mr_status st = mri_deallocate(c->upstream, ptr, v.bytes, v.alignment, stream);
       if (st != MR_OK) {
         /* Still the caller's: keep the record (the slot just freed is
          * reused, so this cannot fail). */

@@ -173,7 +173,7 @@ mr_status mri_passthrough_allocate(mri_ptrmap *map, pthread_mutex_t *lock,
   mr_status st = mri_allocate(upstream, bytes, alignment, stream, &p);
   if (st != MR_OK) return mri_error_prefix(st, "%s: upstream allocation of %zu bytes", what, bytes);
   pthread_mutex_lock(lock);
-  st = mri_ptrmap_put(map, p, (mri_ptrmap_value){bytes, alignment, 0});
+  st = mri_ptrmap_put(map, p, (mri_ptrmap_value){.bytes = bytes, .alignment = alignment});
   pthread_mutex_unlock(lock);
   if (st != MR_OK) {
     mri_deallocate(upstream, p, bytes, alignment, stream);
@@ -190,18 +190,18 @@ mr_status mri_passthrough_deallocate(mri_ptrmap *map, pthread_mutex_t *lock,
   mri_ptrmap_value v;
   pthread_mutex_lock(lock);
   bool found = mri_ptrmap_take(map, ptr, &v);
-  if (found && v.a != bytes) {
+  if (found && v.bytes != bytes) {
     /* Put it back: the caller's size is wrong, the block is still live. The
      * slot just freed is reused, so this cannot fail. */
     mri_ptrmap_put(map, ptr, v);
     pthread_mutex_unlock(lock);
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p was allocated with %zu bytes, not the %zu being freed", what, ptr,
-                     (size_t)v.a, bytes);
+                     v.bytes, bytes);
   }
   pthread_mutex_unlock(lock);
   if (!found) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %p was not allocated here", what, ptr);
-  mr_status st = mri_deallocate(upstream, ptr, bytes, (size_t)v.b, stream);
+  mr_status st = mri_deallocate(upstream, ptr, bytes, v.alignment, stream);
   if (st != MR_OK) {
     pthread_mutex_lock(lock);
     mri_ptrmap_put(map, ptr, v);
@@ -218,7 +218,7 @@ typedef struct release_ctx {
 static void release_one(void *user, const void *key, const mri_ptrmap_value *value) {
   release_ctx *ctx = user;
   /* The allocating stream may be gone by now; the legacy stream is not. */
-  mri_deallocate(ctx->upstream, (void *)key, (size_t)value->a, (size_t)value->b, NULL);
+  mri_deallocate(ctx->upstream, (void *)key, value->bytes, value->alignment, NULL);
 }
 
 void mri_passthrough_release_all(mri_ptrmap *map, mr_resource *upstream) {

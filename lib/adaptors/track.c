@@ -27,7 +27,8 @@ static mr_status track_allocate(void *self, size_t bytes, size_t alignment, mr_s
   mr_status st = mri_allocate(t->upstream, bytes, alignment, stream, ptr);
   if (st != MR_OK) return st;
   pthread_mutex_lock(&t->lock);
-  st = mri_ptrmap_put(t->live, *ptr, (mri_ptrmap_value){bytes, alignment, (uintptr_t)stream});
+  st = mri_ptrmap_put(t->live, *ptr,
+                      (mri_ptrmap_value){.bytes = bytes, .alignment = alignment, .stream = stream});
   pthread_mutex_unlock(&t->lock);
   if (st != MR_OK) {
     mri_deallocate(t->upstream, *ptr, bytes, alignment, stream);
@@ -50,13 +51,13 @@ static mr_status track_deallocate(void *self, void *ptr, size_t bytes, size_t al
                      "%s: %p is not a live allocation (never allocated here, or freed already)",
                      t->description, ptr);
   }
-  if (v.a != bytes || v.b != alignment) {
+  if (v.bytes != bytes || v.alignment != alignment) {
     mri_ptrmap_put(t->live, ptr, v); /* reuses the slot just freed */
     pthread_mutex_unlock(&t->lock);
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p was allocated with %zu bytes aligned to %zu, not freed with %zu "
                      "bytes aligned to %zu",
-                     t->description, ptr, (size_t)v.a, (size_t)v.b, bytes, alignment);
+                     t->description, ptr, v.bytes, v.alignment, bytes, alignment);
   }
   pthread_mutex_unlock(&t->lock);
   mr_status st = mri_deallocate(t->upstream, ptr, bytes, alignment, stream);
@@ -80,9 +81,9 @@ static void visit(void *user, const void *key, const mri_ptrmap_value *value) {
   mr_track_record rec = {
       .size = sizeof rec,
       .ptr = (void *)key,
-      .bytes = (size_t)value->a,
-      .alignment = (size_t)value->b,
-      .stream = (mr_stream)value->c,
+      .bytes = value->bytes,
+      .alignment = value->alignment,
+      .stream = value->stream,
       .owner = ctx->owner,
   };
   ctx->fn(ctx->user, &rec);

@@ -355,10 +355,17 @@ static inline void mri_stats_on_fail(mri_stats *stats) {
 
 /* ---- pointer map ---------------------------------------------------------- */
 
-/* An open-addressing hash map from pointer to a small record. Not
+/* An open-addressing hash map from a block's pointer to the record of how
+ * it was allocated, which a free checks and passes back upstream. Not
  * thread-safe: callers hold their own lock. */
 typedef struct mri_ptrmap_value {
-  uintptr_t a, b, c;
+  size_t bytes;     /* the size the block was allocated with */
+  size_t alignment; /* the alignment it was allocated with */
+  union {
+    mr_stream stream; /* track: the stream it was allocated on */
+    void *raw;        /* over-aligned: the upstream block the key points into
+                         (bytes and alignment are then that block's) */
+  };
 } mri_ptrmap_value;
 
 typedef struct mri_ptrmap mri_ptrmap;

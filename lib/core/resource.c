@@ -315,7 +315,9 @@ mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes,
   if (mr->align_map == NULL) mr->align_map = mri_ptrmap_create();
   st = mr->align_map != NULL
            ? mri_ptrmap_put(mr->align_map, (void *)aligned,
-                            (mri_ptrmap_value){(uintptr_t)raw, request, 0})
+                            (mri_ptrmap_value){.bytes = request,
+                                               .alignment = mr->native_alignment,
+                                               .raw = raw})
            : MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_unlock(&mr->align_lock);
   if (st != MR_OK) {
@@ -341,7 +343,7 @@ mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
                      mr->description, ptr, alignment);
   size_t request;
   overaligned_request(mr, bytes, alignment, &request);
-  if (request != v.b) {
+  if (request != v.bytes) {
     /* Wrong size: put the record back so a correct call still works. */
     pthread_mutex_lock(&mr->align_lock);
     mri_ptrmap_put(mr->align_map, ptr, v);
@@ -351,7 +353,7 @@ mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
                      "bytes being freed",
                      mr->description, ptr, bytes);
   }
-  mr_status st = mr->deallocate(mr->self, (void *)v.a, v.b, mr->native_alignment, stream);
+  mr_status st = mr->deallocate(mr->self, v.raw, v.bytes, v.alignment, stream);
   if (st != MR_OK) {
     /* The block is still the caller's (a failed free changes nothing), so
      * its record comes back and a retry finds it. The put reuses room the

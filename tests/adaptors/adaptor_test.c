@@ -264,13 +264,13 @@ log_summary log_check(const char *path) {
     if (ok && flen[2] == 8 && memcmp(field[2], "allocate", 8) == 0) {
       sum.allocates++;
       ok = ptr != 0 && !mri_ptrmap_get(live, (void *)ptr, &v) &&
-           mri_ptrmap_put(live, (void *)ptr, (mri_ptrmap_value){bytes, 0, 0}) == MR_OK;
+           mri_ptrmap_put(live, (void *)ptr, (mri_ptrmap_value){.bytes = bytes}) == MR_OK;
     } else if (ok && flen[2] == 16 && memcmp(field[2], "allocate failure", 16) == 0) {
       sum.failures++;
       ok = ptr == 0;
     } else if (ok && flen[2] == 4 && memcmp(field[2], "free", 4) == 0) {
       sum.frees++;
-      ok = mri_ptrmap_take(live, (void *)ptr, &v) && v.a == bytes;
+      ok = mri_ptrmap_take(live, (void *)ptr, &v) && v.bytes == bytes;
     } else {
       ok = false;
     }

@@ -478,19 +478,19 @@ static void test_ptrmap_against_reference(void **state) {
     case 0:
       if (ref[k] == 0) count++;
       ref[k] = (uintptr_t)i + 1;
-      assert_ok(mri_ptrmap_put(map, key, (mri_ptrmap_value){ref[k], 0, 0}));
+      assert_ok(mri_ptrmap_put(map, key, (mri_ptrmap_value){.bytes = ref[k]}));
       break;
     case 1:
       assert_int_equal(mri_ptrmap_take(map, key, &v), ref[k] != 0);
       if (ref[k] != 0) {
-        assert_int_equal(v.a, ref[k]);
+        assert_int_equal(v.bytes, ref[k]);
         ref[k] = 0;
         count--;
       }
       break;
     default:
       assert_int_equal(mri_ptrmap_get(map, key, &v), ref[k] != 0);
-      if (ref[k] != 0) assert_int_equal(v.a, ref[k]);
+      if (ref[k] != 0) assert_int_equal(v.bytes, ref[k]);
     }
     assert_int_equal(mri_ptrmap_count(map), count);
   }

@@ -32,7 +32,8 @@ static mr_status faulty_allocate(void *self, size_t bytes, size_t alignment, mr_
   if (posix_memalign(&p, alignment, bytes) != 0)
     return mr_error(MR_ERR_OUT_OF_MEMORY, "faulty: host out of memory");
   pthread_mutex_lock(&f->lock);
-  mr_status st = mri_ptrmap_put(f->live, p, (mri_ptrmap_value){bytes, alignment, 0});
+  mr_status st =
+      mri_ptrmap_put(f->live, p, (mri_ptrmap_value){.bytes = bytes, .alignment = alignment});
   if (st == MR_OK) f->live_bytes += bytes;
   pthread_mutex_unlock(&f->lock);
   if (st != MR_OK) {
@@ -50,7 +51,7 @@ static mr_status faulty_deallocate(void *self, void *ptr, size_t bytes, size_t a
   pthread_mutex_lock(&f->lock);
   f->deallocations++;
   bool known = mri_ptrmap_take(f->live, ptr, &v);
-  if (known && v.a != bytes) {
+  if (known && v.bytes != bytes) {
     mri_ptrmap_put(f->live, ptr, v);
     known = false;
   }
