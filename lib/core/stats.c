@@ -85,36 +85,42 @@ void mri_stats_locked_event(mri_stats *stats, int64_t bytes, int64_t count, bool
   pthread_mutex_unlock(&stats->overflow_lock);
 }
 
-static void add_shard(const mri_stats_shard *s, int64_t sum[7]) {
-  sum[0] += atomic_load_explicit(&s->alloc_bytes, memory_order_relaxed);
-  sum[1] += atomic_load_explicit(&s->alloc_count, memory_order_relaxed);
-  sum[2] += atomic_load_explicit(&s->free_bytes, memory_order_relaxed);
-  sum[3] += atomic_load_explicit(&s->free_count, memory_order_relaxed);
-  sum[4] += atomic_load_explicit(&s->failed, memory_order_relaxed);
+/* The shards summed: totals add up, peaks take the largest thread's view. */
+typedef struct shard_sum {
+  int64_t alloc_bytes, alloc_count, free_bytes, free_count, failed;
+  int64_t peak_bytes, peak_count;
+} shard_sum;
+
+static void add_shard(const mri_stats_shard *s, shard_sum *sum) {
+  sum->alloc_bytes += atomic_load_explicit(&s->alloc_bytes, memory_order_relaxed);
+  sum->alloc_count += atomic_load_explicit(&s->alloc_count, memory_order_relaxed);
+  sum->free_bytes += atomic_load_explicit(&s->free_bytes, memory_order_relaxed);
+  sum->free_count += atomic_load_explicit(&s->free_count, memory_order_relaxed);
+  sum->failed += atomic_load_explicit(&s->failed, memory_order_relaxed);
   int64_t pb = atomic_load_explicit(&s->peak_bytes, memory_order_relaxed);
   int64_t pc = atomic_load_explicit(&s->peak_count, memory_order_relaxed);
-  if (pb > sum[5]) sum[5] = pb;
-  if (pc > sum[6]) sum[6] = pc;
+  if (pb > sum->peak_bytes) sum->peak_bytes = pb;
+  if (pc > sum->peak_count) sum->peak_count = pc;
 }
 
 mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "statistics: out is NULL");
-  int64_t sum[7] = {0};
+  shard_sum sum = {0};
   for (int i = 0; i < MRI_MAX_SLOTS; i++) {
     const mri_stats_shard *s = atomic_load_explicit(&((mri_stats *)stats)->shards[i],
                                                     memory_order_acquire);
-    if (s != NULL) add_shard(s, sum);
+    if (s != NULL) add_shard(s, &sum);
   }
   pthread_mutex_lock(&((mri_stats *)stats)->overflow_lock);
-  add_shard(stats->overflow, sum);
+  add_shard(stats->overflow, &sum);
   pthread_mutex_unlock(&((mri_stats *)stats)->overflow_lock);
 
-  int64_t current_bytes = sum[0] - sum[2];
-  int64_t current_count = sum[1] - sum[3];
+  int64_t current_bytes = sum.alloc_bytes - sum.free_bytes;
+  int64_t current_count = sum.alloc_count - sum.free_count;
   int64_t peak_bytes = atomic_load_explicit(&stats->peak_bytes, memory_order_relaxed);
   int64_t peak_count = atomic_load_explicit(&stats->peak_count, memory_order_relaxed);
-  if (sum[5] > peak_bytes) peak_bytes = sum[5];
-  if (sum[6] > peak_count) peak_count = sum[6];
+  if (sum.peak_bytes > peak_bytes) peak_bytes = sum.peak_bytes;
+  if (sum.peak_count > peak_count) peak_count = sum.peak_count;
   if (current_bytes > peak_bytes) peak_bytes = current_bytes;
   if (current_count > peak_count) peak_count = current_count;
 
@@ -122,11 +128,11 @@ mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
       .size = sizeof full,
       .current_bytes = current_bytes > 0 ? (uint64_t)current_bytes : 0,
       .peak_bytes = (uint64_t)peak_bytes,
-      .total_bytes = (uint64_t)sum[0],
+      .total_bytes = (uint64_t)sum.alloc_bytes,
       .current_count = current_count > 0 ? (uint64_t)current_count : 0,
       .peak_count = (uint64_t)peak_count,
-      .total_count = (uint64_t)sum[1],
-      .failed_count = (uint64_t)sum[4],
+      .total_count = (uint64_t)sum.alloc_count,
+      .failed_count = (uint64_t)sum.failed,
   };
   return MRI_STRUCT_WRITE(out, &full, mr_stats, failed_count, "statistics");
 }
