@@ -180,15 +180,6 @@ typedef struct mri_resolved {
   char *reason;
 } mri_resolved;
 
-/* For factories of device-bound names: the properties the resource would
- * have had, used for the stand-in when the factory fails for want of a
- * driver or device (MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE). */
-void mri_spec_args_hint_props(const mr_spec_args *args, const mr_resource_props *props);
-
-/* The text of `key`'s value if it is a bare word or number (NULL if absent
- * or not one); does not count as reading the argument. */
-const char *mri_spec_args_peek(const mr_spec_args *args, const char *key);
-
 /* Resolve `node` (from `source`) into a resource. On failure no reference
  * is left in *out and the message is located. A resource whose description
  * would nest deeper than spec text may (see MRI_SPEC_MAX_DEPTH), so that it
@@ -204,5 +195,56 @@ mr_status mri_spec_check_names(const mri_text_source *source,
                                const mri_spec_node *node,
                                bool (*tag_known)(void *user, const char *tag),
                                void *user, const char *tag_list);
+
+/* ---- factory arguments ----------------------------------------------------- */
+
+/* One resolution's state (resolve.c); the arguments of each call point at
+ * it. */
+typedef struct mri_resolve_state mri_resolve_state;
+
+/* Keys a factory asked for, for "known: ..." lists; NUL-separated. */
+#define MRI_KNOWN_KEYS_CAP 512
+
+/* What a factory gets for one call node. The resolver fills in the call
+ * and the per-argument arrays; the getters (spec_args.c) record what the
+ * factory read, which the resolver checks afterwards. */
+struct mr_spec_args {
+  mri_resolve_state *state;
+  const mri_spec_node *call;
+  bool *used;              /* per argument: the factory read it */
+  mr_resource **resolved;  /* per argument: its resource, once resolved */
+  size_t positional_asked; /* 1 + the highest positional index asked for */
+  bool has_props_hint;
+  mr_resource_props props_hint;
+  size_t known_length;
+  char known[MRI_KNOWN_KEYS_CAP];
+};
+
+/* The getters' side (spec_args.c). */
+
+/* For factories of device-bound names: the properties the resource would
+ * have had, used for the stand-in when the factory fails for want of a
+ * driver or device (MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE). */
+void mri_spec_args_hint_props(const mr_spec_args *args, const mr_resource_props *props);
+
+/* The text of `key`'s value if it is a bare word or number (NULL if absent
+ * or not one); does not count as reading the argument. */
+const char *mri_spec_args_peek(const mr_spec_args *args, const char *key);
+
+/* "chunk, max": the keys the factory asked for, into buf (truncated). */
+void mri_spec_args_known_list(const mr_spec_args *args, char *buf, size_t cap);
+
+/* The resolver's side (resolve.c). */
+
+/* The device being resolved for. */
+int mri_resolve_device(const mri_resolve_state *rs);
+
+/* A located MR_ERR_CONFIG, "name: reason", for the call of `args`. */
+mr_status mri_spec_args_config_error(const mr_spec_args *args, mri_pos pos, const char *format,
+                                     ...) __attribute__((format(printf, 3, 4)));
+
+/* Resolve argument i (a positional upstream or a spec-valued key) once and
+ * mark it read. OUT: *out, a new reference for the factory. */
+mr_status mri_spec_args_resolve(const mr_spec_args *args, size_t i, mr_resource **out);
 
 #endif /* MRCTX_LIB_CONFIG_INTERNAL_H */
