@@ -8,6 +8,10 @@ usage: check_mrctx.py MODE MRCTX [VERSION]
   resolve    `mrctx resolve` where the driver cannot be loaded: the table,
              sources, ignored and unavailable entries, exit statuses, carets
   fake-resolve  `mrctx resolve` over the fake driver's four devices
+  bench      `mrctx bench`'s help and usage errors, and where the driver
+             cannot be loaded (builds with the toolkit's headers)
+  fake-bench `mrctx bench` over the fake driver: the workloads --only picks,
+             in order, each compared with its baseline row; progress, JSON
 """
 import json
 import os
@@ -238,6 +242,116 @@ def check_fake_resolve(mrctx):
                  "four devices, per-device overrides, % of each device's 16 GiB")
 
 
+# ---- mrctx bench ---------------------------------------------------------------
+
+BENCH_ONLY_HELP = ("  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
+                   "                random, pinned, arena, churn (default: all)\n")
+
+
+def check_bench(mrctx):
+    for args in (["--help"], ["-h"], ["--only", "pairs", "--help"]):
+        rc, out, err = run(mrctx, "bench", *args)
+        expect(rc == 0 and out.startswith("usage: mrctx bench [--seconds S]") and err == "",
+               "bench " + " ".join(args) + " prints the help", out + err)
+        expect(BENCH_ONLY_HELP in out and out.endswith("like any library's variable.\n"),
+               "bench --help lists every workload for --only", out)
+    for args, message in ((["--seconds", "0"], "--seconds wants a number in (0, 60], not '0'"),
+                          (["--seconds", "61"], "--seconds wants a number in (0, 60], not '61'"),
+                          (["--threads", "0"], "--threads wants 1..256, not '0'"),
+                          (["--threads", "257"], "--threads wants 1..256, not '257'")):
+        rc, out, err = run(mrctx, "bench", *args)
+        expect_equal((rc, out, err), (2, "", "mrctx bench: %s\n" % message),
+                     "bench " + " ".join(args))
+    for args, message in ((["extra"], "mrctx bench: unexpected argument 'extra'\n"),
+                          (["--bogus"], "unrecognized option '--bogus'\n"),
+                          (["--only"], "option '--only' requires an argument\n")):
+        rc, out, err = run(mrctx, "bench", *args)
+        expect(rc == 2 and out == "" and message in err and "usage: mrctx bench" in err,
+               "bench " + " ".join(args) + ": exit 2, the usage on stderr", out + err)
+    # Options are checked before the driver; workloads are chosen after it.
+    for args in ([], ["--only", "nothing-by-this-name"]):
+        rc, out, err = run(mrctx, "bench", *args)
+        expect(rc == 1 and err == "" and out.startswith("mrctx bench: no GPU to measure: ") and
+               out.count("\n") == 1,
+               "bench " + " ".join(args) + " without a driver: one line, exit 1", out + err)
+
+
+def bench_rows(out):
+    """(workload, sizes, allocator, threads, vs raw) of each row of the table."""
+    rows = []
+    for line in out.splitlines():
+        if len(line) > 67 and line[:8].strip() in ("lookup", "pairs", "threads", "random",
+                                                    "pinned", "arena", "churn"):
+            rows.append((line[:8].strip(), line[9:22].strip(), line[23:65].strip(),
+                         int(line[66:69]), line[94:103].strip()))
+    return rows
+
+
+def check_fake_bench(mrctx):
+    # meson sets MALLOC_PERTURB_, and glibc then fills every block the fake
+    # driver hands out: megabytes a pair, which would stretch the timed loops
+    # to minutes.
+    quick = {"MALLOC_PERTURB_": "0"}
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "bench.json")
+        # The workloads run in the table's order, whatever the order in --only.
+        # (Not random: its fixed 180,000 operations take a minute under
+        # AddressSanitizer.)
+        rc, out, err = run(mrctx, "bench", "--only", "churn,pinned,arena,pairs",
+                           "--seconds", "0.005", "--json", path, env=quick)
+        first = out.split("\n", 1)[0]
+        expect(rc == 0 and first.startswith("mrctx bench: Fake CUDA Device 0, driver 13.0, ") and
+               first.endswith(", 0.01 s per measurement"),
+               "bench over the fake driver: exit 0, the device", out + err)
+        rows = bench_rows(out)
+        big, small, temps = "256B-1MiB", "8B-4KiB", "8 x 256B-1MiB"
+        raw = "cuMemAllocFromPoolAsync (raw pool)"
+        pairs = [raw, "mrctx ctx_get_mr -> device", "mrctx ctx_get_mr -> device_default",
+                 "mrctx cache(device), per-tag stats", "mrctx ctx_get_mr -> cache(device)",
+                 "mrctx cache(device), no stats"]
+        wanted = ([("pairs", big, a) for a in pairs] + [("pairs", small, a) for a in pairs] +
+                  [("pinned", "4KiB-4MiB", a) for a in (
+                      "cuMemHostAlloc + cuMemFreeHost", "cuMemAllocFromPoolAsync (pinned pool)",
+                      "mrctx fixed(pinned, block=4MiB, count=32)", "mrctx cache(pinned)")] +
+                  [("arena", temps, a) for a in (raw, "mrctx arena(device, chunk=64MiB)",
+                                                 "mrctx cache(device), per-tag stats")] +
+                  [("churn", temps, a) for a in (raw, "mrctx cache(device), per-tag stats",
+                                                 "mrctx arena(device, chunk=64MiB)")])
+        expect_equal([r[:3] for r in rows], wanted, "the rows --only picks, in the table's order")
+        # Each row but a workload's baseline is compared with the baseline.
+        baselines = {raw, "cuMemHostAlloc + cuMemFreeHost"}
+        expect(all((r[4] == "") == (r[2] in baselines) and r[3] == 1 for r in rows),
+               "vs raw: every row but the baseline's", out)
+        expect("arena(device) vs raw pool" in out and
+               "mr_context_get_mr_on                                            -            -  "
+               "not measured" in out, "targets: measured where their rows ran", out)
+        # Progress: a carriage return (read here as a new line) and "\033[K",
+        # then the workload, its case where it has several, and the round.
+        for line in ("\033[Klookup", "\033[Kthreads", "\033[Krandom"):
+            expect(line not in err, "no progress for workloads not picked: " + line[3:], err)
+        for line in ("\033[Kpairs 8B-4KiB, round 3: mrctx cache(device), no stats",
+                     "\033[Kpinned, round 2: mrctx cache(pinned)",
+                     "\033[Kchurn, round 1: " + raw):
+            expect(line in err, "progress: " + line[3:], err)
+        try:
+            with open(path) as f:
+                results = json.load(f)["results"]
+            expect_equal([(x["workload"], x["sizes"], x["allocator"]) for x in results], wanted,
+                         "--json: the same rows")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            expect(False, "--json: %r" % e)
+
+    rc, out, err = run(mrctx, "bench", "--only", "threads", "--threads", "3", "--seconds", "0.005",
+                       "--quiet", env=quick)
+    rows = bench_rows(out)
+    expect(rc == 0 and err == "", "bench --quiet: nothing on stderr", out + err)
+    expect_equal([(r[2], r[3]) for r in rows],
+                 [(a, t) for t in (1, 2, 3) for a in ("cuMemAllocFromPoolAsync (raw pool)",
+                                                      "mrctx cache(device), per-tag stats",
+                                                      "mrctx cache(device), no stats")],
+                 "--threads 3: 1, 2 and 3 threads")
+
+
 def main():
     mode, mrctx = sys.argv[1], sys.argv[2]
     if mode == "cli":
@@ -253,6 +367,10 @@ def main():
         check_resolve_bad_specs(mrctx)
     elif mode == "fake-resolve":
         check_fake_resolve(mrctx)
+    elif mode == "bench":
+        check_bench(mrctx)
+    elif mode == "fake-bench":
+        check_fake_bench(mrctx)
     else:
         sys.exit("unknown mode " + mode)
     for f in failures:

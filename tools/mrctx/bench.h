@@ -87,7 +87,7 @@ void bench_allocator_close(bench_allocator *a);
 /* ---- results --------------------------------------------------------------- */
 
 typedef struct bench_result {
-  const char *workload; /* "lookup", "pairs", "threads", "random", "pinned", "arena" */
+  const char *workload; /* a workload's name: "lookup", "pairs", ... (cmd_bench.c) */
   const char *sizes;    /* "256B-1MiB", ... or "" */
   const char *allocator;
   const char *label;
@@ -118,6 +118,11 @@ typedef struct bench_target {
   const char *unit;
   bool available;  /* false when a peer was missing (e.g. no cub) */
 } bench_target;
+
+/* The label of the row a workload's results are compared with (the raw
+ * driver call of its kind), from the workload table in cmd_bench.c; NULL
+ * for a name that is not a workload. */
+const char *bench_workload_baseline(const char *workload);
 
 void bench_print_table(FILE *out, const bench_results *r);
 void bench_print_targets(FILE *out, const bench_target *targets, size_t count);

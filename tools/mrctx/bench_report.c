@@ -30,13 +30,11 @@ const bench_result *bench_results_find(const bench_results *r, const char *workl
   return NULL;
 }
 
-/* The baseline a row is compared with: the raw driver call of its kind. */
+/* The baseline a row is compared with: its workload's baseline row (the raw
+ * driver call of its kind) at the same sizes and thread count. */
 static const bench_result *baseline(const bench_results *r, const bench_result *x) {
-  if (strcmp(x->workload, "lookup") == 0)
-    return bench_results_find(r, "lookup", "", "cuCtxGetDevice", 1);
-  if (strcmp(x->workload, "pinned") == 0)
-    return bench_results_find(r, "pinned", x->sizes, "cuMemHostAlloc", 1);
-  return bench_results_find(r, x->workload, x->sizes, "raw", x->threads);
+  const char *label = bench_workload_baseline(x->workload);
+  return label != NULL ? bench_results_find(r, x->workload, x->sizes, label, x->threads) : NULL;
 }
 
 void bench_print_table(FILE *out, const bench_results *r) {

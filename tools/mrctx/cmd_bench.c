@@ -1,19 +1,12 @@
 /*
  * cmd_bench.c: `mrctx bench`, mrctx against the allocators users pick today,
- * in one run on one device:
- *   lookup   ctx_get_mr and mr_context_get_mr_on, against cuCtxGetDevice;
- *            and the driver calls every reuse adaptor makes per call
- *            (cuStreamGetId, cuStreamIsCapturing);
- *   pairs    alloc+free pairs, 64 live blocks, sizes 256 B-1 MiB and
- *            8 B-4 KiB, one thread;
- *   threads  the same at 1, 2, 4, 8 and 16 threads, one stream each;
- *   random   rmm's random_allocations pattern;
- *   pinned   pinned host staging buffers;
- *   arena    temporaries: a few allocations per "kernel", freed together;
- *   churn    a stream per request: created, used, destroyed.
- * Baselines: the raw driver calls on the same pools, cuMemHostAlloc, and
- * cub's CachingDeviceAllocator (where built with nvcc). Output: a table,
- * the issue's targets with pass/miss, --json FILE and --svg FILE.
+ * in one run on one device. The workloads are the rows of one table
+ * (`workloads`, below): --only and --help take their names from it, the run
+ * goes through it in order, and the report compares each result with its
+ * workload's baseline row. Baselines: the raw driver calls on the same pools,
+ * cuMemHostAlloc, and cub's CachingDeviceAllocator (where built with nvcc).
+ * Output: a table, the issue's targets with pass/miss, --json FILE and
+ * --svg FILE.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -83,6 +76,67 @@ static void cache_counts(const bench_allocator *a, uint64_t *hits, uint64_t *mis
     *misses = st.misses;
   }
 }
+
+/* ---- workloads ------------------------------------------------------------- */
+
+/* The allocators under test; a workload lists those it times. */
+typedef enum allocator_id {
+  ALLOC_NONE,           /* ends a workload's list */
+  ALLOC_RAW,            /* cuMemAllocFromPoolAsync on the device's pool */
+  ALLOC_DEVICE,         /* ctx_get_mr -> device */
+  ALLOC_DEVICE_DEFAULT, /* ctx_get_mr -> device_default */
+  ALLOC_CACHE,          /* cache(device), kept from the context: per-tag statistics */
+  ALLOC_CACHE_LOOKUP,   /* ctx_get_mr -> cache(device) */
+  ALLOC_CACHE_BARE,     /* the same chain built directly: no statistics */
+  ALLOC_ARENA,          /* arena(device, chunk=64MiB) */
+  ALLOC_RAW_PINNED,     /* cuMemAllocFromPoolAsync on the pinned pool */
+  ALLOC_HOST_ALLOC,     /* cuMemHostAlloc */
+  ALLOC_FIXED,          /* fixed(pinned, block=4MiB, count=32) */
+  ALLOC_PINNED_CACHE,   /* cache(pinned) */
+  ALLOC_CUB,            /* the cub peer: skipped where it could not be opened */
+  ALLOC_COUNT
+} allocator_id;
+
+#define MAX_WORKLOAD_ALLOCATORS 8
+#define MAX_WORKLOAD_CASES 2
+
+/* One range of request sizes a workload is timed with. */
+typedef struct workload_case {
+  const char *sizes; /* the results' sizes column; NULL past a workload's last case */
+  size_t lo, hi;     /* requests are lo..hi bytes */
+} workload_case;
+
+/* What a run holds: the options, the driver, the benchmark's context, the
+ * allocators and the results so far. */
+typedef struct bench_run {
+  const bench_options *o;
+  bench_cuda cu;
+  mr_context *ctx;
+  bench_allocator allocators[ALLOC_COUNT];
+  mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
+  bench_results results;
+} bench_run;
+
+typedef struct bench_workload bench_workload;
+
+/* One measurement: allocator `a` on case `c` with `threads` threads. */
+typedef bench_result (*measure_fn)(const bench_run *b, const bench_workload *w,
+                                   const workload_case *c, int threads, bench_allocator *a);
+
+/* A row of the workload table. */
+struct bench_workload {
+  const char *name;     /* its --only name and the results' workload column */
+  const char *baseline; /* the label of the row its results are compared with */
+  /* Runs the workload and adds its results: run_each for all but lookup. */
+  void (*run)(bench_run *b, const bench_workload *w);
+  /* What run_each reads: */
+  measure_fn measure;
+  allocator_id allocators[MAX_WORKLOAD_ALLOCATORS]; /* in the results' order */
+  workload_case cases[MAX_WORKLOAD_CASES + 1];
+  int live;           /* pair workloads: blocks each thread keeps live */
+  bool rounds;        /* ROUNDS interleaved rounds, the median kept */
+  bool scale_threads; /* each case at 1, 2, 4, ... and --threads threads */
+};
 
 /* ---- pairs: alloc+free with a fixed number of live blocks ----------------- */
 
@@ -165,9 +219,8 @@ static void *pair_thread(void *arg) {
   return NULL;
 }
 
-static bench_result run_pairs(const bench_cuda *cu, bench_allocator *a, const char *workload,
-                              const char *sizes, size_t lo, size_t hi, int threads, int live,
-                              double seconds) {
+static bench_result run_pairs(const bench_run *b, const bench_workload *w,
+                              const workload_case *c, int threads, bench_allocator *a) {
   uint64_t hits0, misses0, hits1, misses1;
   cache_counts(a, &hits0, &misses0);
   pthread_barrier_t ready;
@@ -175,8 +228,8 @@ static bench_result run_pairs(const bench_cuda *cu, bench_allocator *a, const ch
   pair_job *jobs = calloc((size_t)threads, sizeof *jobs);
   pthread_t *tids = calloc((size_t)threads, sizeof *tids);
   for (int t = 0; t < threads; t++) {
-    jobs[t] = (pair_job){.index = t, .cu = cu, .allocator = a, .lo = lo, .hi = hi, .live = live,
-                         .seconds = seconds, .ready = &ready,
+    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .allocator = a, .lo = c->lo, .hi = c->hi,
+                         .live = w->live, .seconds = b->o->seconds, .ready = &ready,
                          .seed = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1)};
     pthread_create(&tids[t], NULL, pair_thread, &jobs[t]);
   }
@@ -195,7 +248,7 @@ static bench_result run_pairs(const bench_cuda *cu, bench_allocator *a, const ch
   cache_counts(a, &hits1, &misses1);
   double lookups = (double)(hits1 - hits0 + misses1 - misses0);
   if (a->trim) a->trim(a->state);
-  return (bench_result){workload, sizes, a->name, a->label, threads, per_thread_ns / threads,
+  return (bench_result){w->name, c->sizes, a->name, a->label, threads, per_thread_ns / threads,
                         (double)pairs / longest * 1e3, pairs, failures,
                         lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN};
 }
@@ -221,7 +274,9 @@ static bench_result median_of(bench_result r[ROUNDS]) {
 
 #define TEMPORARIES 8
 
-static bench_result run_temporaries(const bench_cuda *cu, bench_allocator *a, double seconds) {
+static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
+                                   const workload_case *c, int threads, bench_allocator *a) {
+  const bench_cuda *cu = &b->cu;
   CUstream stream = NULL;
   cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
   void *ptr[TEMPORARIES];
@@ -230,12 +285,12 @@ static bench_result run_temporaries(const bench_cuda *cu, bench_allocator *a, do
   long ops = 0, failures = 0;
   double start = 0, end = 0;
   for (int round = 0; round < 2; round++) { /* warm-up, then timed */
-    double deadline = now_ns() + (round == 0 ? 0.05 : seconds) * 1e9;
+    double deadline = now_ns() + (round == 0 ? 0.05 : b->o->seconds) * 1e9;
     start = now_ns();
     ops = failures = 0;
     do {
       for (int i = 0; i < TEMPORARIES; i++) {
-        size[i] = 256 + next_random(&rng) % ((1 << 20) - 255);
+        size[i] = c->lo + next_random(&rng) % (c->hi - c->lo + 1);
         if (a->alloc(a->state, size[i], stream, &ptr[i])) {
           ptr[i] = NULL;
           failures++;
@@ -250,17 +305,23 @@ static bench_result run_temporaries(const bench_cuda *cu, bench_allocator *a, do
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){"arena", "8 x 256B-1MiB", a->name, a->label, 1, (end - start) / ops,
+  return (bench_result){w->name, c->sizes, a->name, a->label, 1, (end - start) / ops,
                         ops / (end - start) * 1e3, ops, failures, NAN};
 }
 
 /* ---- random: rmm's random_allocations pattern ------------------------------ */
 
+#define RANDOM_ALLOCATIONS 10000
+#define RANDOM_MAX_USAGE ((size_t)4 << 30)
+
 /* As rmm's benchmark: 2N steps; each allocates (73%, while under N
  * allocations and the usage cap) a uniformly random size, or frees a random
  * live allocation. Reported per operation (allocations + frees). */
-static bench_result run_random(const bench_cuda *cu, bench_allocator *a, int allocations,
-                               size_t max_size, size_t max_usage) {
+static bench_result run_random(const bench_run *b, const bench_workload *w,
+                               const workload_case *c, int threads, bench_allocator *a) {
+  const bench_cuda *cu = &b->cu;
+  int allocations = RANDOM_ALLOCATIONS;
+  size_t max_usage = RANDOM_MAX_USAGE;
   CUstream stream = NULL;
   cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
   void **ptr = calloc((size_t)allocations, sizeof *ptr);
@@ -274,7 +335,7 @@ static bench_result run_random(const bench_cuda *cu, bench_allocator *a, int all
     long run_ops = 0;
     double start = now_ns();
     for (int i = 0; i < 2 * allocations; i++) {
-      size_t n = 1 + next_random(&rng) % max_size;
+      size_t n = c->lo + next_random(&rng) % (c->hi - c->lo + 1);
       bool alloc = active == 0 || ((int)(next_random(&rng) % 100) < 73 && made < allocations &&
                                    usage + n < max_usage);
       if (alloc && a->alloc(a->state, n, stream, &ptr[active]) == 0) {
@@ -312,7 +373,7 @@ static bench_result run_random(const bench_cuda *cu, bench_allocator *a, int all
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){"random", "1B-1MiB", a->name, a->label, 1, median, 1e3 / median, ops,
+  return (bench_result){w->name, c->sizes, a->name, a->label, 1, median, 1e3 / median, ops,
                         failures, NAN};
 }
 
@@ -331,8 +392,10 @@ typedef enum lookup_kind {
   LOOKUP_STREAM_CAPTURING,  /* the capture check on every allocation */
 } lookup_kind;
 
-static bench_result time_lookup(const char *allocator, const char *label, mr_context *ctx,
-                                const bench_cuda *cu, lookup_kind which) {
+static bench_result time_lookup(const bench_run *b, const bench_workload *w, const char *allocator,
+                                const char *label, lookup_kind which) {
+  const bench_cuda *cu = &b->cu;
+  mr_context *ctx = b->ctx;
   uintptr_t acc = 0;
   CUdevice device;
   unsigned long long id = 0;
@@ -369,7 +432,7 @@ static bench_result time_lookup(const char *allocator, const char *label, mr_con
   double ns = (now_ns() - start) / LOOKUPS;
   if (stream != NULL) cu->cuStreamDestroy(stream);
   lookup_sink = acc;
-  return (bench_result){"lookup", "", allocator, label, 1, ns, 1e3 / ns, LOOKUPS, 0, NAN};
+  return (bench_result){w->name, "", allocator, label, 1, ns, 1e3 / ns, LOOKUPS, 0, NAN};
 }
 
 /* Streams that come and go: each request creates a stream, allocates
@@ -379,17 +442,19 @@ static bench_result time_lookup(const char *allocator, const char *label, mr_con
  * at once, whatever its handle: this measures what that costs. */
 #define REQUEST_BLOCKS 8
 
-static bench_result run_churn(const bench_cuda *cu, bench_allocator *a, double seconds) {
+static bench_result run_churn(const bench_run *b, const bench_workload *w,
+                              const workload_case *c, int threads, bench_allocator *a) {
+  const bench_cuda *cu = &b->cu;
   uint64_t rng = 0x9e3779b97f4a7c15ull;
   void *ptrs[REQUEST_BLOCKS];
   size_t sizes[REQUEST_BLOCKS];
   long requests = 0, failures = 0;
   double start = now_ns(), end = start;
-  while (end - start < seconds * 1e9) {
+  while (end - start < b->o->seconds * 1e9) {
     CUstream stream = NULL;
     if (cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) break;
     for (int i = 0; i < REQUEST_BLOCKS; i++) {
-      sizes[i] = 256 + next_random(&rng) % ((1 << 20) - 256);
+      sizes[i] = c->lo + next_random(&rng) % (c->hi - c->lo + 1);
       if (a->alloc(a->state, sizes[i], stream, &ptrs[i]) != 0) {
         ptrs[i] = NULL;
         failures++;
@@ -404,11 +469,154 @@ static bench_result run_churn(const bench_cuda *cu, bench_allocator *a, double s
   end = now_ns();
   if (a->trim != NULL) a->trim(a->state);
   double ns = requests > 0 ? (end - start) / requests : NAN;
-  return (bench_result){"churn", "8 x 256B-1MiB", a->name, a->label, 1, ns, 1e3 / ns,
+  return (bench_result){w->name, c->sizes, a->name, a->label, 1, ns, 1e3 / ns,
                         requests, failures, NAN};
 }
 
-/* ---- the run ---------------------------------------------------------------- */
+/* ---- running a workload ------------------------------------------------------ */
+
+/* Time every allocator of `w` on every case (and thread count), in turn,
+ * round after round where the workload takes rounds, and add the results:
+ * per case, in the order of the workload's allocators. */
+static void run_each(bench_run *b, const bench_workload *w) {
+  const bench_options *o = b->o;
+  /* 1, 2, 4, ... below the largest count, then the largest. */
+  int counts[16], ncounts = 0;
+  if (w->scale_threads)
+    for (int t = 1; t < o->max_threads && ncounts < 15; t *= 2) counts[ncounts++] = t;
+  counts[ncounts++] = w->scale_threads ? o->max_threads : 1;
+  size_t ncases = 0;
+  while (w->cases[ncases].sizes != NULL) ncases++;
+  bench_allocator *list[MAX_WORKLOAD_ALLOCATORS];
+  size_t n = 0;
+  for (size_t i = 0; i < MAX_WORKLOAD_ALLOCATORS && w->allocators[i] != ALLOC_NONE; i++) {
+    bench_allocator *a = &b->allocators[w->allocators[i]];
+    if (a->alloc != NULL) list[n++] = a; /* a peer that could not be opened is left out */
+  }
+  int rounds = w->rounds ? ROUNDS : 1;
+  for (size_t ci = 0; ci < ncases; ci++) {
+    const workload_case *c = &w->cases[ci];
+    for (int ti = 0; ti < ncounts; ti++) {
+      int threads = counts[ti];
+      /* Progress names the case where there is a choice: "pairs 8B-4KiB",
+       * "threads 4". */
+      char what[64];
+      if (w->scale_threads)
+        snprintf(what, sizeof what, "%s %d", w->name, threads);
+      else if (ncases > 1)
+        snprintf(what, sizeof what, "%s %s", w->name, c->sizes);
+      else
+        snprintf(what, sizeof what, "%s", w->name);
+      bench_result r[MAX_WORKLOAD_ALLOCATORS][ROUNDS];
+      for (int round = 0; round < rounds; round++) {
+        for (size_t i = 0; i < n; i++) {
+          if (w->rounds)
+            progress(o, "%s, round %d: %s", what, round + 1, list[i]->name);
+          else
+            progress(o, "%s: %s", what, list[i]->name);
+          r[i][round] = w->measure(b, w, c, threads, list[i]);
+        }
+      }
+      for (size_t i = 0; i < n; i++)
+        bench_results_add(&b->results, w->rounds ? median_of(r[i]) : r[i][0]);
+    }
+  }
+}
+
+/* The lookup workload's rows. */
+static const struct {
+  const char *allocator, *label;
+  lookup_kind kind;
+} lookups[] = {
+    {"cuCtxGetDevice", "cuCtxGetDevice", LOOKUP_CTX_GET_DEVICE},
+    {"ctx_get_mr", "ctx_get_mr", LOOKUP_CTX_GET_MR},
+    {"mr_context_get_mr_on", "get_mr_on", LOOKUP_GET_MR_ON},
+    {"cuStreamGetId", "cuStreamGetId", LOOKUP_STREAM_GET_ID},
+    {"cuStreamIsCapturing", "cuStreamIsCapturing", LOOKUP_STREAM_CAPTURING},
+};
+
+static void run_lookups(bench_run *b, const bench_workload *w) {
+  progress(b->o, "%s", w->name);
+  for (size_t i = 0; i < sizeof lookups / sizeof lookups[0]; i++)
+    bench_results_add(&b->results, time_lookup(b, w, lookups[i].allocator, lookups[i].label,
+                                               lookups[i].kind));
+}
+
+/* The workloads, in the order they run and are reported. Adding one is a
+ * row here (and its measure function, if none of these fits). */
+static const bench_workload workloads[] = {
+    /* ctx_get_mr and mr_context_get_mr_on, against cuCtxGetDevice; and the
+     * driver calls every reuse adaptor makes per call (cuStreamGetId,
+     * cuStreamIsCapturing). */
+    {.name = "lookup", .baseline = "cuCtxGetDevice", .run = run_lookups},
+    /* alloc+free pairs, LIVE_BLOCKS live blocks, one thread. */
+    {.name = "pairs",
+     .baseline = "raw",
+     .run = run_each,
+     .measure = run_pairs,
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
+                    ALLOC_CACHE_BARE, ALLOC_CUB},
+     .cases = {{"256B-1MiB", 256, 1 << 20}, {"8B-4KiB", 8, 4096}},
+     .live = LIVE_BLOCKS,
+     .rounds = true},
+    /* The same at 1, 2, 4, 8 and 16 threads (--threads), one stream each. */
+    {.name = "threads",
+     .baseline = "raw",
+     .run = run_each,
+     .measure = run_pairs,
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CUB},
+     .cases = {{"256B-1MiB", 256, 1 << 20}},
+     .live = LIVE_BLOCKS,
+     .rounds = true,
+     .scale_threads = true},
+    /* rmm's random_allocations pattern. */
+    {.name = "random",
+     .baseline = "raw",
+     .run = run_each,
+     .measure = run_random,
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB},
+     .cases = {{"1B-1MiB", 1, 1 << 20}}},
+    /* Pinned host staging buffers. */
+    {.name = "pinned",
+     .baseline = "cuMemHostAlloc",
+     .run = run_each,
+     .measure = run_pairs,
+     .allocators = {ALLOC_HOST_ALLOC, ALLOC_RAW_PINNED, ALLOC_FIXED, ALLOC_PINNED_CACHE},
+     .cases = {{"4KiB-4MiB", 4096, 4 << 20}},
+     .live = 16,
+     .rounds = true},
+    /* Temporaries: a few allocations per "kernel", freed together. */
+    {.name = "arena",
+     .baseline = "raw",
+     .run = run_each,
+     .measure = run_temporaries,
+     .allocators = {ALLOC_RAW, ALLOC_ARENA, ALLOC_CACHE},
+     .cases = {{"8 x 256B-1MiB", 256, 1 << 20}},
+     .rounds = true},
+    /* A stream per request: created, used, destroyed. */
+    {.name = "churn",
+     .baseline = "raw",
+     .run = run_each,
+     .measure = run_churn,
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_ARENA},
+     .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1}},
+     .rounds = true},
+};
+
+#define WORKLOAD_COUNT (sizeof workloads / sizeof workloads[0])
+
+const char *bench_workload_baseline(const char *name) {
+  for (size_t i = 0; i < WORKLOAD_COUNT; i++)
+    if (strcmp(workloads[i].name, name) == 0) return workloads[i].baseline;
+  return NULL;
+}
+
+/* --only matches a workload whose name appears anywhere in its list. */
+static bool selected(const bench_options *o, const char *workload) {
+  return o->only == NULL || strstr(o->only, workload) != NULL;
+}
+
+/* ---- the command ------------------------------------------------------------ */
 
 enum {
   TAG_DEVICE,
@@ -430,10 +638,6 @@ static const mr_tag bench_tags[TAG_COUNT] = {
     [TAG_STAGING_FIXED] = {"staging", "fixed(pinned, block=4MiB, count=32)"},
     [TAG_STAGING_CACHE] = {"staging_cache", "cache(pinned)"},
 };
-
-static bool selected(const bench_options *o, const char *workload) {
-  return o->only == NULL || strstr(o->only, workload) != NULL;
-}
 
 /* A result's ns per operation, or its aggregate rate; NaN if it is missing or
  * had failures (a target is then not available). */
@@ -509,9 +713,20 @@ static void usage(FILE *out) {
         "\n"
         "  --seconds S   time per measurement (default 0.25; each is taken three\n"
         "                times, interleaved, and the median kept)\n"
-        "  --threads N   largest thread count in the scaling run (default 16)\n"
-        "  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
-        "                random, pinned, arena, churn (default: all)\n"
+        "  --threads N   largest thread count in the scaling run (default 16)\n",
+        out);
+  /* The workloads' names, filled into lines of at most 79 characters. */
+  int column = fprintf(out, "  --only LIST   workloads to run, comma-separated:");
+  for (size_t i = 0; i < WORKLOAD_COUNT; i++) {
+    char word[64];
+    int n = snprintf(word, sizeof word, "%s%s", workloads[i].name,
+                     i + 1 < WORKLOAD_COUNT ? "," : " (default: all)");
+    if (column + 1 + n > 79)
+      column = fprintf(out, "\n                %s", word) - 1;
+    else
+      column += fprintf(out, " %s", word);
+  }
+  fputs("\n"
         "  --json FILE   write every result and target as JSON\n"
         "  --svg FILE    draw thread scaling and ns per pair as an SVG chart\n"
         "  --quiet       no progress on stderr\n"
@@ -521,9 +736,10 @@ static void usage(FILE *out) {
         out);
 }
 
-int mrctx_cmd_bench(int argc, char **argv) {
-  bench_options o = {.seconds = 0.25, .max_threads = 16};
-  const char *json = NULL, *svg = NULL;
+/* Read the options into `o`, `json` and `svg`. Returns -1 to go on, or the
+ * exit status (help, or a usage error). */
+static int parse_options(int argc, char **argv, bench_options *o, const char **json,
+                         const char **svg) {
   static const struct option longopts[] = {
       {"seconds", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
       {"only", required_argument, NULL, 'o'},    {"json", required_argument, NULL, 'j'},
@@ -535,30 +751,30 @@ int mrctx_cmd_bench(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (c) {
     case 's':
-      o.seconds = atof(optarg);
-      if (!(o.seconds > 0 && o.seconds <= 60)) {
+      o->seconds = atof(optarg);
+      if (!(o->seconds > 0 && o->seconds <= 60)) {
         fprintf(stderr, "mrctx bench: --seconds wants a number in (0, 60], not '%s'\n", optarg);
         return 2;
       }
       break;
     case 't':
-      o.max_threads = atoi(optarg);
-      if (o.max_threads < 1 || o.max_threads > 256) {
+      o->max_threads = atoi(optarg);
+      if (o->max_threads < 1 || o->max_threads > 256) {
         fprintf(stderr, "mrctx bench: --threads wants 1..256, not '%s'\n", optarg);
         return 2;
       }
       break;
     case 'o':
-      o.only = optarg;
+      o->only = optarg;
       break;
     case 'j':
-      json = optarg;
+      *json = optarg;
       break;
     case 'g':
-      svg = optarg;
+      *svg = optarg;
       break;
     case 'q':
-      o.quiet = true;
+      o->quiet = true;
       break;
     case 'h':
       usage(stdout);
@@ -573,194 +789,109 @@ int mrctx_cmd_bench(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  return -1;
+}
 
-  bench_cuda cu;
+/* Make every allocator. False, with the reason printed, if one of mrctx's
+ * own cannot be made; the cub peer may be missing (it is skipped). */
+static bool open_allocators(bench_run *b) {
+  bench_allocator *al = b->allocators;
+  mr_context *ctx = b->ctx;
+  /* "Kept" context resources are what a site that allocates several times
+   * holds after one ctx_get_mr: the tag's resource with its per-tag
+   * statistics. */
+  al[ALLOC_RAW] = bench_pool_allocator("cuMemAllocFromPoolAsync (raw pool)", "raw", &b->cu,
+                                       b->cu.device_pool);
+  al[ALLOC_DEVICE] = bench_tag_allocator("mrctx ctx_get_mr -> device", "device", ctx, TAG_DEVICE);
+  al[ALLOC_DEVICE_DEFAULT] = bench_tag_allocator(
+      "mrctx ctx_get_mr -> device_default", "device_default", ctx, TAG_DEVICE_DEFAULT);
+  al[ALLOC_CACHE] = bench_resource_allocator(
+      "mrctx cache(device), per-tag stats", "cache", mr_context_get_mr_on(ctx, TAG_CACHE, 0));
+  al[ALLOC_CACHE_LOOKUP] = bench_tag_allocator("mrctx ctx_get_mr -> cache(device)",
+                                               "cache_lookup", ctx, TAG_CACHE);
+  /* The same chain as the context's cached tag (retry(cache(device)), the
+   * retry being the default one), built directly: without per-tag
+   * statistics, so the difference is what the statistics cost. */
+  if (mr_device_resource_create(0, &b->device_mr) != MR_OK ||
+      mr_cache_resource_create(b->device_mr, 0, &b->cache_mr) != MR_OK ||
+      mr_retry_resource_create(b->cache_mr, 0, NULL, NULL, &b->bare_cache) != MR_OK) {
+    printf("mrctx bench: %s\n", mr_last_error());
+    return false;
+  }
+  al[ALLOC_CACHE_BARE] =
+      bench_resource_allocator("mrctx cache(device), no stats", "cache_bare", b->bare_cache);
+  al[ALLOC_ARENA] = bench_resource_allocator(
+      "mrctx arena(device, chunk=64MiB)", "arena", mr_context_get_mr_on(ctx, TAG_ARENA, 0));
+  al[ALLOC_RAW_PINNED] = bench_pool_allocator("cuMemAllocFromPoolAsync (pinned pool)",
+                                              "raw_pinned", &b->cu, b->cu.pinned_pool);
+  al[ALLOC_HOST_ALLOC] = bench_host_alloc_allocator(&b->cu);
+  al[ALLOC_FIXED] = bench_resource_allocator("mrctx fixed(pinned, block=4MiB, count=32)", "fixed",
+                                             mr_context_get_mr_on(ctx, TAG_STAGING_FIXED, 0));
+  al[ALLOC_PINNED_CACHE] = bench_resource_allocator(
+      "mrctx cache(pinned)", "cache_pinned", mr_context_get_mr_on(ctx, TAG_STAGING_CACHE, 0));
+  bool have_cub = false;
+#if MRCTX_BENCH_CUB
+  have_cub = bench_cub_open(&al[ALLOC_CUB]);
+#endif
+  if (!have_cub) printf("mrctx bench: cub peer not available (built without nvcc)\n");
+  return true;
+}
+
+static void close_allocators(bench_run *b) {
+  for (size_t i = 0; i < ALLOC_COUNT; i++) bench_allocator_close(&b->allocators[i]);
+  mr_resource_release(b->bare_cache);
+  mr_resource_release(b->cache_mr);
+  mr_resource_release(b->device_mr);
+}
+
+int mrctx_cmd_bench(int argc, char **argv) {
+  bench_options o = {.seconds = 0.25, .max_threads = 16};
+  const char *json = NULL, *svg = NULL;
+  int status = parse_options(argc, argv, &o, &json, &svg);
+  if (status >= 0) return status;
+
+  bench_run b = {.o = &o};
   char why[256];
   if (mr_driver_load() != MR_OK) {
     printf("mrctx bench: no GPU to measure: %s\n", mr_last_error());
     return 1;
   }
-  if (!bench_cuda_open(&cu, why, sizeof why)) {
+  if (!bench_cuda_open(&b.cu, why, sizeof why)) {
     printf("mrctx bench: %s\n", why);
     return 1;
   }
-  mr_context *ctx = NULL;
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mrctx-bench",
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mrctx-bench",
                           .tags = bench_tags,
                           .tag_count = TAG_COUNT,
                           .env_var = "MRCTX_BENCH_MEMORY"};
-  if (mr_context_create(&desc, &ctx) != MR_OK) {
+  if (mr_context_create(&desc, &b.ctx) != MR_OK) {
     printf("mrctx bench: cannot create the benchmark's context:\n%s\n", mr_last_error());
     return 1;
   }
-  printf("mrctx bench: %s, driver %d.%d, mrctx %s, %.2f s per measurement\n", cu.device_name,
-         cu.version / 1000, (cu.version % 1000) / 10, mr_version(), o.seconds);
-
-  /* The allocators. "Kept" context resources are what a site that allocates
-   * several times holds after one ctx_get_mr: the tag's resource with its
-   * per-tag statistics. */
-  bench_allocator raw = bench_pool_allocator("cuMemAllocFromPoolAsync (raw pool)", "raw", &cu,
-                                             cu.device_pool);
-  bench_allocator device = bench_tag_allocator("mrctx ctx_get_mr -> device", "device", ctx,
-                                               TAG_DEVICE);
-  bench_allocator device_default = bench_tag_allocator(
-      "mrctx ctx_get_mr -> device_default", "device_default", ctx, TAG_DEVICE_DEFAULT);
-  bench_allocator cache = bench_resource_allocator(
-      "mrctx cache(device), per-tag stats", "cache", mr_context_get_mr_on(ctx, TAG_CACHE, 0));
-  bench_allocator cache_lookup = bench_tag_allocator("mrctx ctx_get_mr -> cache(device)",
-                                                     "cache_lookup", ctx, TAG_CACHE);
-  /* The same chain as the context's cached tag (retry(cache(device)), the
-   * retry being the default one), built directly: without per-tag
-   * statistics, so the difference is what the statistics cost. */
-  mr_resource *device_mr = NULL, *cache_mr = NULL, *bare_cache = NULL;
-  if (mr_device_resource_create(0, &device_mr) != MR_OK ||
-      mr_cache_resource_create(device_mr, 0, &cache_mr) != MR_OK ||
-      mr_retry_resource_create(cache_mr, 0, NULL, NULL, &bare_cache) != MR_OK) {
-    printf("mrctx bench: %s\n", mr_last_error());
+  printf("mrctx bench: %s, driver %d.%d, mrctx %s, %.2f s per measurement\n", b.cu.device_name,
+         b.cu.version / 1000, (b.cu.version % 1000) / 10, mr_version(), o.seconds);
+  if (!open_allocators(&b)) {
+    close_allocators(&b);
+    mr_context_destroy(b.ctx);
     return 1;
   }
-  bench_allocator cache_bare =
-      bench_resource_allocator("mrctx cache(device), no stats", "cache_bare", bare_cache);
-  bench_allocator arena = bench_resource_allocator(
-      "mrctx arena(device, chunk=64MiB)", "arena", mr_context_get_mr_on(ctx, TAG_ARENA, 0));
-  bench_allocator raw_pinned =
-      bench_pool_allocator("cuMemAllocFromPoolAsync (pinned pool)", "raw_pinned", &cu,
-                           cu.pinned_pool);
-  bench_allocator host_alloc = bench_host_alloc_allocator(&cu);
-  bench_allocator fixed = bench_resource_allocator(
-      "mrctx fixed(pinned, block=4MiB, count=32)", "fixed",
-      mr_context_get_mr_on(ctx, TAG_STAGING_FIXED, 0));
-  bench_allocator pinned_cache = bench_resource_allocator(
-      "mrctx cache(pinned)", "cache_pinned", mr_context_get_mr_on(ctx, TAG_STAGING_CACHE, 0));
-  bench_allocator cub = {0};
-  bool have_cub = false;
-#if MRCTX_BENCH_CUB
-  have_cub = bench_cub_open(&cub);
-#endif
-  if (!have_cub) printf("mrctx bench: cub peer not available (built without nvcc)\n");
 
   pin_to_cpu(0); /* the single-threaded workloads run on this thread */
-  bench_results results = {0};
-  const char *big = "256B-1MiB", *small = "8B-4KiB";
-
-  if (selected(&o, "lookup")) {
-    progress(&o, "lookup");
-    bench_results_add(&results, time_lookup("cuCtxGetDevice", "cuCtxGetDevice", ctx, &cu,
-                                            LOOKUP_CTX_GET_DEVICE));
-    bench_results_add(&results,
-                      time_lookup("ctx_get_mr", "ctx_get_mr", ctx, &cu, LOOKUP_CTX_GET_MR));
-    bench_results_add(&results, time_lookup("mr_context_get_mr_on", "get_mr_on", ctx, &cu,
-                                            LOOKUP_GET_MR_ON));
-    bench_results_add(&results, time_lookup("cuStreamGetId", "cuStreamGetId", ctx, &cu,
-                                            LOOKUP_STREAM_GET_ID));
-    bench_results_add(&results, time_lookup("cuStreamIsCapturing", "cuStreamIsCapturing", ctx,
-                                            &cu, LOOKUP_STREAM_CAPTURING));
-  }
-  if (selected(&o, "pairs")) {
-    bench_allocator *list[] = {&raw, &device, &device_default, &cache, &cache_lookup,
-                               &cache_bare, &cub};
-    const char *range[] = {big, small};
-    size_t los[] = {256, 8}, his[] = {1 << 20, 4096};
-    enum { N = sizeof list / sizeof list[0] };
-    for (int s = 0; s < 2; s++) {
-      bench_result r[N][ROUNDS];
-      for (int round = 0; round < ROUNDS; round++) {
-        for (size_t i = 0; i < N; i++) {
-          if (list[i] == &cub && !have_cub) continue;
-          progress(&o, "pairs %s, round %d: %s", range[s], round + 1, list[i]->name);
-          r[i][round] = run_pairs(&cu, list[i], "pairs", range[s], los[s], his[s], 1, LIVE_BLOCKS,
-                                  o.seconds);
-        }
-      }
-      for (size_t i = 0; i < N; i++)
-        if (list[i] != &cub || have_cub) bench_results_add(&results, median_of(r[i]));
-    }
-  }
-  if (selected(&o, "threads")) {
-    bench_allocator *list[] = {&raw, &cache, &cache_bare, &cub};
-    /* 1, 2, 4, ... below the largest count, then the largest. */
-    int counts[16], ncounts = 0;
-    for (int t = 1; t < o.max_threads && ncounts < 15; t *= 2) counts[ncounts++] = t;
-    counts[ncounts++] = o.max_threads;
-    enum { N = sizeof list / sizeof list[0] };
-    for (int ci = 0; ci < ncounts; ci++) {
-      int threads = counts[ci];
-      bench_result r[N][ROUNDS];
-      for (int round = 0; round < ROUNDS; round++) {
-        for (size_t i = 0; i < N; i++) {
-          if (list[i] == &cub && !have_cub) continue;
-          progress(&o, "threads %d, round %d: %s", threads, round + 1, list[i]->name);
-          r[i][round] = run_pairs(&cu, list[i], "threads", big, 256, 1 << 20, threads,
-                                  LIVE_BLOCKS, o.seconds);
-        }
-      }
-      for (size_t i = 0; i < N; i++)
-        if (list[i] != &cub || have_cub) bench_results_add(&results, median_of(r[i]));
-    }
-  }
-  if (selected(&o, "random")) {
-    bench_allocator *list[] = {&raw, &device, &cache, &cub};
-    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-      if (list[i] == &cub && !have_cub) continue;
-      progress(&o, "random: %s", list[i]->name);
-      bench_results_add(&results, run_random(&cu, list[i], 10000, 1 << 20, (size_t)4 << 30));
-    }
-  }
-  if (selected(&o, "pinned")) {
-    bench_allocator *list[] = {&host_alloc, &raw_pinned, &fixed, &pinned_cache};
-    enum { N = sizeof list / sizeof list[0] };
-    bench_result r[N][ROUNDS];
-    for (int round = 0; round < ROUNDS; round++) {
-      for (size_t i = 0; i < N; i++) {
-        progress(&o, "pinned, round %d: %s", round + 1, list[i]->name);
-        r[i][round] = run_pairs(&cu, list[i], "pinned", "4KiB-4MiB", 4096, 4 << 20, 1, 16,
-                                o.seconds);
-      }
-    }
-    for (size_t i = 0; i < N; i++) bench_results_add(&results, median_of(r[i]));
-  }
-  if (selected(&o, "arena")) {
-    bench_allocator *list[] = {&raw, &arena, &cache};
-    enum { N = sizeof list / sizeof list[0] };
-    bench_result r[N][ROUNDS];
-    for (int round = 0; round < ROUNDS; round++) {
-      for (size_t i = 0; i < N; i++) {
-        progress(&o, "arena, round %d: %s", round + 1, list[i]->name);
-        r[i][round] = run_temporaries(&cu, list[i], o.seconds);
-      }
-    }
-    for (size_t i = 0; i < N; i++) bench_results_add(&results, median_of(r[i]));
-  }
-  if (selected(&o, "churn")) {
-    bench_allocator *list[] = {&raw, &cache, &arena};
-    enum { N = sizeof list / sizeof list[0] };
-    bench_result r[N][ROUNDS];
-    for (int round = 0; round < ROUNDS; round++) {
-      for (size_t i = 0; i < N; i++) {
-        progress(&o, "churn, round %d: %s", round + 1, list[i]->name);
-        r[i][round] = run_churn(&cu, list[i], o.seconds);
-      }
-    }
-    for (size_t i = 0; i < N; i++) bench_results_add(&results, median_of(r[i]));
-  }
+  for (size_t i = 0; i < WORKLOAD_COUNT; i++)
+    if (selected(&o, workloads[i].name)) workloads[i].run(&b, &workloads[i]);
   progress(&o, "%s", "");
 
-  bench_print_table(stdout, &results);
+  bench_print_table(stdout, &b.results);
   bench_target targets[16];
-  size_t ntargets = make_targets(&results, targets);
+  size_t ntargets = make_targets(&b.results, targets);
   bench_print_targets(stdout, targets, ntargets);
   int rc = 0;
-  if (json != NULL && !bench_write_json(json, &cu, &results, targets, ntargets)) rc = 1;
-  if (svg != NULL && !bench_write_svg(svg, &results)) rc = 1;
+  if (json != NULL && !bench_write_json(json, &b.cu, &b.results, targets, ntargets)) rc = 1;
+  if (svg != NULL && !bench_write_svg(svg, &b.results)) rc = 1;
 
-  bench_allocator *all[] = {&raw, &device, &device_default, &cache, &cache_lookup, &cache_bare,
-                            &arena, &raw_pinned, &host_alloc, &fixed, &pinned_cache};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) bench_allocator_close(all[i]);
-  if (have_cub) bench_allocator_close(&cub);
-  mr_resource_release(bare_cache);
-  mr_resource_release(cache_mr);
-  mr_resource_release(device_mr);
-  mr_context_destroy(ctx);
-  free(results.items);
+  close_allocators(&b);
+  mr_context_destroy(b.ctx);
+  free(b.results.items);
   return rc;
 }
