@@ -27,25 +27,32 @@ MRI_ADAPTOR_STATE(bin_state);
 
 static unsigned log2_size(size_t x) { return (unsigned)(63 - __builtin_clzll((unsigned long long)x)); }
 
-/* The class index for 0 < bytes <= max: below class_count, since max is
- * the last class. */
+/* The class index for 0 < bytes <= max: the smallest class that holds
+ * `bytes` (a size between two classes rounds up). Below class_count, since
+ * max is the last class. */
 static size_t class_of(const bin_state *b, size_t bytes) {
   if (bytes <= b->min) return 0;
   return log2_size(bytes - 1) + 1 - b->min_shift;
 }
 
+/* Where a request of `bytes` goes: its class, or upstream past max. The
+ * index is checked against class_count as well, although class_of keeps
+ * below it for every size up to max: so that no size, whatever reaches
+ * here, can read past the class table. */
+static mr_resource *route(const bin_state *b, size_t bytes) {
+  if (bytes > b->max) return b->upstream;
+  size_t k = class_of(b, bytes);
+  return MRI_LIKELY(k < b->class_count) ? b->classes[k] : b->upstream;
+}
+
 static mr_status bin_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                               void **ptr) {
-  bin_state *b = self;
-  mr_resource *target = bytes > b->max ? b->upstream : b->classes[class_of(b, bytes)];
-  return mri_allocate(target, bytes, alignment, stream, ptr);
+  return mri_allocate(route(self, bytes), bytes, alignment, stream, ptr);
 }
 
 static mr_status bin_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                 mr_stream stream) {
-  bin_state *b = self;
-  mr_resource *target = bytes > b->max ? b->upstream : b->classes[class_of(b, bytes)];
-  return mri_deallocate(target, ptr, bytes, alignment, stream);
+  return mri_deallocate(route(self, bytes), ptr, bytes, alignment, stream);
 }
 
 static mr_status bin_trim(void *self) {
