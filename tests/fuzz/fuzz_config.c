@@ -118,7 +118,7 @@ static void walk_context(mr_context *ctx) {
   mr_ignored_entry ignored = {.size = sizeof ignored};
   for (size_t i = 0; i < mr_context_ignored_count(ctx); i++)
     if (mr_context_get_ignored(ctx, i, &ignored) != MR_OK) abort();
-  if (sink != NULL) mr_context_print_stats(ctx, sink);
+  if (sink != NULL && mr_context_print_stats(ctx, sink) != MR_OK) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -258,7 +258,15 @@ def check_bench(mrctx):
     for args, message in ((["--seconds", "0"], "--seconds wants a number in (0, 60], not '0'"),
                           (["--seconds", "61"], "--seconds wants a number in (0, 60], not '61'"),
                           (["--threads", "0"], "--threads wants 1..256, not '0'"),
-                          (["--threads", "257"], "--threads wants 1..256, not '257'")):
+                          (["--threads", "257"], "--threads wants 1..256, not '257'"),
+                          # A typo or a part of a name must not run nothing, or the
+                          # wrong workloads.
+                          (["--only", "nothing-by-this-name"],
+                           "--only: no workload 'nothing-by-this-name' (see --help for the list)"),
+                          (["--only", "pairs,thread"],
+                           "--only: no workload 'thread' (see --help for the list)"),
+                          (["--only", ""],
+                           "--only wants a comma-separated list of workloads")):
         rc, out, err = run(mrctx, "bench", *args)
         expect_equal((rc, out, err), (2, "", "mrctx bench: %s\n" % message),
                      "bench " + " ".join(args))
@@ -269,7 +277,7 @@ def check_bench(mrctx):
         expect(rc == 2 and out == "" and message in err and "usage: mrctx bench" in err,
                "bench " + " ".join(args) + ": exit 2, the usage on stderr", out + err)
     # Options are checked before the driver; workloads are chosen after it.
-    for args in ([], ["--only", "nothing-by-this-name"]):
+    for args in ([], ["--only", "pairs"]):
         rc, out, err = run(mrctx, "bench", *args)
         expect(rc == 1 and err == "" and out.startswith("mrctx bench: no GPU to measure: ") and
                out.count("\n") == 1,

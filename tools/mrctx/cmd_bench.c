@@ -611,9 +611,43 @@ const char *bench_workload_baseline(const char *name) {
   return NULL;
 }
 
-/* --only matches a workload whose name appears anywhere in its list. */
+/* Whether `list` (comma-separated) names `workload` exactly. */
+static bool list_names(const char *list, const char *workload) {
+  size_t n = strlen(workload);
+  for (const char *p = list; *p != '\0';) {
+    size_t len = strcspn(p, ",");
+    if (len == n && strncmp(p, workload, n) == 0) return true;
+    p += len;
+    if (*p == ',') p++;
+  }
+  return false;
+}
+
+/* --only selects the workloads its list names (checked by check_only). */
 static bool selected(const bench_options *o, const char *workload) {
-  return o->only == NULL || strstr(o->only, workload) != NULL;
+  return o->only == NULL || list_names(o->only, workload);
+}
+
+/* Every name in --only must be a workload: a typo must not run nothing. */
+static bool check_only(const char *list) {
+  if (list[0] == '\0') {
+    fprintf(stderr, "mrctx bench: --only wants a comma-separated list of workloads\n");
+    return false;
+  }
+  for (const char *p = list; *p != '\0';) {
+    size_t len = strcspn(p, ",");
+    bool known = false;
+    for (size_t i = 0; i < WORKLOAD_COUNT && !known; i++)
+      known = strlen(workloads[i].name) == len && strncmp(p, workloads[i].name, len) == 0;
+    if (!known) {
+      fprintf(stderr, "mrctx bench: --only: no workload '%.*s' (see --help for the list)\n",
+              (int)len, p);
+      return false;
+    }
+    p += len;
+    if (*p == ',') p++;
+  }
+  return true;
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -765,6 +799,7 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
       }
       break;
     case 'o':
+      if (!check_only(optarg)) return 2;
       o->only = optarg;
       break;
     case 'j':
