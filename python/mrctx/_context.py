@@ -156,7 +156,7 @@ class Resource:
         return f"<mrctx.Resource {self._what}: {state}>"
 
     def _fail(self, status: int) -> None:
-        _raise(status, "mrctx: ")
+        _raise(status, f"mrctx: {self._what}: ")
 
     def describe(self) -> str:
         """The resolved spec text, e.g. "cache(device)"."""
@@ -227,13 +227,19 @@ class Resource:
             self._fail(status)
 
     def pool_info(self) -> dict[str, int | bool | str]:
-        """The driver pool this pool-backed resource allocates from now (see
-        driver_pool_info). InvalidArgumentError for other resources."""
+        """The driver pool this resource allocates from now (see
+        driver_pool_info): its own, or that of the first pool-backed
+        resource down its chain of upstreams (a context's tags are wrapped
+        in statistics and retry). InvalidArgumentError if there is none."""
+        library = _lib.lib()
         info = sized(_lib.PoolInfo)
-        status = _lib.lib().mr_pool_resource_get_info(self.handle, ctypes.byref(info))
-        if status != 0:
-            self._fail(status)
-        return _pool_info_dict(info)
+        mr = self.handle
+        while mr:
+            if library.mr_pool_resource_get_info(mr, ctypes.byref(info)) == 0:
+                return _pool_info_dict(info)
+            mr = library.mr_resource_upstream(mr)
+        raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
+                        f"mrctx: {self._what}: {self.describe()} allocates from no driver pool")
 
 
 def resolve(spec: str, device: int = 0) -> Resource:

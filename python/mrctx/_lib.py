@@ -139,6 +139,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_resource_get_props": (c_status, [c_resource_p, _P(ResourceProps)]),
     "mr_resource_describe": (ctypes.c_char_p, [c_resource_p]),
     "mr_resource_name": (ctypes.c_char_p, [c_resource_p]),
+    "mr_resource_upstream": (c_resource_p, [c_resource_p]),
     "mr_resource_from_spec": (c_status, [ctypes.c_char_p, ctypes.c_int, _P(c_resource_p)]),
     "mr_pool_resource_get_info": (c_status, [c_resource_p, _P(PoolInfo)]),
     "mr_driver_pool_get_info": (c_status, [ctypes.c_int, ctypes.c_int, _P(PoolInfo)]),
