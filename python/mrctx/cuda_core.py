@@ -6,8 +6,9 @@
     buffer = mr.allocate(1 << 20, stream=Device(0).create_stream())
 
 Buffers are allocated on the stream given and freed, when closed or
-collected, on the stream cuda.core recorded for them (the allocation's),
-stream-ordered. The resource holds its own reference to the tag's
+collected, on the stream cuda.core passes (the one it recorded, the
+allocation's, unless ``close(stream)`` names another; with none, the
+allocation's), stream-ordered. The resource holds its own reference to the tag's
 resource for its device, so it stays valid after the context is closed.
 is_device_accessible, is_host_accessible, is_managed and device_id come
 from the mrctx resource's properties.
@@ -50,7 +51,7 @@ def _stream_handle(stream: Any) -> int:
         return stream
     protocol = getattr(stream, "__cuda_stream__", None)
     if protocol is not None:
-        return int(protocol()[1])
+        return int((protocol() if callable(protocol) else protocol)[1])
     handle = getattr(stream, "handle", None)
     if handle is not None:
         return int(handle)
@@ -65,10 +66,15 @@ class TagMemoryResource(_core.MemoryResource):
         super().__init__()
         self._resource = ctx.get_resource(tag, device)
         self._props = self._resource.props
+        # Each live block's allocation stream: a cuda.core that does not
+        # record it for the Buffer passes no stream to deallocate.
+        self._streams: dict[int, int] = {}
 
     def allocate(self, size: int, stream: Any = None, **kwargs: Any) -> Any:
         stream = kwargs.pop("stream", stream)
-        ptr = self._resource.allocate(size, 0, _stream_handle(stream))
+        handle = _stream_handle(stream)
+        ptr = self._resource.allocate(size, 0, handle)
+        self._streams[ptr] = handle
         try:
             return _core.Buffer.from_handle(ptr, size, mr=self, stream=stream)
         except TypeError:  # a cuda.core whose from_handle takes no stream
@@ -76,7 +82,10 @@ class TagMemoryResource(_core.MemoryResource):
 
     def deallocate(self, ptr: Any, size: int, stream: Any = None, **kwargs: Any) -> None:
         stream = kwargs.pop("stream", stream)
-        self._resource.deallocate(int(ptr), size, 0, _stream_handle(stream))
+        address = int(ptr)
+        allocated_on = self._streams.pop(address, 0)
+        handle = allocated_on if stream is None else _stream_handle(stream)
+        self._resource.deallocate(address, size, 0, handle)
 
     @property
     def is_device_accessible(self) -> bool:
