@@ -74,7 +74,7 @@ def main() -> None:
         tokens = torch.randint(0, VOCAB, (BATCH, SEQ + 1), device=device)
         with torch.autocast("cuda", dtype=torch.bfloat16):
             logits = model(tokens[:, :-1])
-            loss = F.cross_entropy(logits.view(-1, VOCAB).float(), tokens[:, 1:].reshape(-1))
+            loss = F.cross_entropy(logits.view(-1, VOCAB), tokens[:, 1:].reshape(-1))
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)

@@ -33,7 +33,7 @@ def main() -> None:
         images = torch.randn(BATCH, 3, 224, 224, device=device)
         labels = torch.randint(0, CLASSES, (BATCH,), device=device)
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = F.cross_entropy(model(images).float(), labels)
+            loss = F.cross_entropy(model(images), labels)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)

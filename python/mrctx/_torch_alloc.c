@@ -38,6 +38,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef struct route {
+  char name[128]; /* "library/tag", for messages */
   int device_count;
   mr_resource *mr[]; /* one reference each, per device */
 } route;
@@ -49,8 +50,10 @@ static char free_error[512];
 
 EXPORT int mrctx_torch_route_count(void) { return MRCTX_TORCH_ROUTES; }
 
-EXPORT int mrctx_torch_bind(int index, mr_resource *const *resources, int device_count) {
-  if (index < 0 || index >= MRCTX_TORCH_ROUTES || resources == NULL || device_count <= 0) {
+EXPORT int mrctx_torch_bind(int index, const char *name, mr_resource *const *resources,
+                            int device_count) {
+  if (index < 0 || index >= MRCTX_TORCH_ROUTES || name == NULL || resources == NULL ||
+      device_count <= 0) {
     mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx_torch_bind: route %d, %d devices: invalid", index,
              device_count);
     return -1;
@@ -60,6 +63,7 @@ EXPORT int mrctx_torch_bind(int index, mr_resource *const *resources, int device
     mr_error(MR_ERR_OUT_OF_MEMORY, "mrctx_torch_bind: out of host memory");
     return -1;
   }
+  snprintf(r->name, sizeof r->name, "%s", name);
   r->device_count = device_count;
   for (int d = 0; d < device_count; d++) r->mr[d] = mr_resource_retain(resources[d]);
   route *expected = NULL;
@@ -78,6 +82,11 @@ EXPORT int mrctx_torch_bound(int index) {
          atomic_load_explicit(&routes[index], memory_order_acquire) != NULL;
 }
 
+const char *mrctx_torch_route_name(int index) {
+  route *r = atomic_load_explicit(&routes[index], memory_order_acquire);
+  return r != NULL ? r->name : "an unbound route";
+}
+
 void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
                               mr_status *status) {
   route *r = atomic_load_explicit(&routes[index], memory_order_acquire);
@@ -86,8 +95,8 @@ void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
     *status = mr_error(MR_ERR_STATE, "mrctx torch allocator: route %d is not bound", index);
   } else if (size < 0 || device < 0 || device >= r->device_count) {
     *status = mr_error(MR_ERR_INVALID_ARGUMENT,
-                       "mrctx torch allocator: %zd bytes on device %d: the route has %d "
-                       "device(s)", size, device, r->device_count);
+                       "mrctx torch allocator (%s): %zd bytes on device %d: it has %d "
+                       "device(s)", r->name, size, device, r->device_count);
   } else {
     *status = mr_allocate(r->mr[device], (size_t)size, 0, (mr_stream)stream, &ptr);
   }
@@ -99,8 +108,9 @@ static void route_free(int index, void *ptr, ssize_t size, int device, void *str
   if (ptr == NULL) return;
   mr_status st;
   if (r == NULL || device < 0 || device >= r->device_count || size < 0)
-    st = mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx torch allocator: freeing %p (%zd bytes) on "
-                  "device %d: not a block of route %d", ptr, size, device, index);
+    st = mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx torch allocator (%s): freeing %p (%zd bytes) "
+                  "on device %d: not a block of route %d",
+                  r != NULL ? r->name : "unbound", ptr, size, device, index);
   else
     st = mr_deallocate(r->mr[device], ptr, (size_t)size, 0, (mr_stream)stream);
   if (st == MR_OK) return;

@@ -23,7 +23,8 @@ void *mrctx_torch_alloc(ssize_t size, int device, void *stream) {
   void *ptr = mrctx_torch_route_alloc(0, size, device, stream, &status);
   if (status == MR_OK) return ptr;
   std::string message = status == MR_ERR_OUT_OF_MEMORY ? "CUDA out of memory. " : "";
-  message += "mrctx could not allocate " + std::to_string(size) + " bytes on device " +
-             std::to_string(device) + " (" + mr_status_name(status) + "): " + mr_last_error();
+  message += std::string("mrctx (") + mrctx_torch_route_name(0) + ") could not allocate " +
+             std::to_string(size) + " bytes on device " + std::to_string(device) + " (" +
+             mr_status_name(status) + "): " + mr_last_error();
   throw std::runtime_error(message);
 }

@@ -87,8 +87,8 @@ def shim() -> ctypes.CDLL:
                 library = ctypes.CDLL(path)
             except OSError as error:
                 raise LibraryNotFoundError(f"{HOOK}: cannot load {path}: {error}") from error
-            library.mrctx_torch_bind.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
-                                                 ctypes.c_int]
+            library.mrctx_torch_bind.argtypes = [ctypes.c_int, ctypes.c_char_p,
+                                                 ctypes.POINTER(ctypes.c_void_p), ctypes.c_int]
             library.mrctx_torch_bind.restype = ctypes.c_int
             library.mrctx_torch_bound.argtypes = [ctypes.c_int]
             library.mrctx_torch_failed_frees.restype = ctypes.c_ulonglong
@@ -114,7 +114,7 @@ def bind(route: int, ctx: Context, tag: TagKey) -> str:
         count = ctx.device_count
         resources = (ctypes.c_void_p * count)(
             *[_lib.lib().mr_context_get_mr_on(ctx.handle, index, d) for d in range(count)])
-        if library.mrctx_torch_bind(route, resources, count) != 0:
+        if library.mrctx_torch_bind(route, name.encode(), resources, count) != 0:
             message = _lib.text(_lib.lib().mr_last_error())
             raise error_for(8, "MR_ERR_STATE", f"{HOOK}: {name}: {message}")
         _bound[route] = (ctx.handle, index, name)
