@@ -33,7 +33,6 @@ import os
 import threading
 from typing import Any, Optional
 
-from . import _lib
 from ._context import Context, Resource, TagKey
 from ._errors import FrameworkError, UnsupportedError
 from ._hooks import checked_tag, import_framework
