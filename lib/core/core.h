@@ -231,8 +231,7 @@ mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
  * path touches only its own cache lines. */
 #define MRI_MAX_SLOTS 256
 
-extern _Thread_local int mri_tls_slot_plus1
-    __attribute__((tls_model("initial-exec")));
+extern _Thread_local int mri_tls_slot_plus1;
 int mri_thread_slot_slow(void);
 
 /* This thread's slot, or -1 when all MRI_MAX_SLOTS are taken (callers then

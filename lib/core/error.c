@@ -31,13 +31,75 @@ const char *mr_status_string(mr_status status) {
   return "unknown status";
 }
 
-/* One fixed buffer per thread: recording an error never allocates, so
- * out-of-memory paths can still say what happened. */
-static _Thread_local char tls_message[MRI_ERROR_CAPACITY];
+/*
+ * Each thread's message lives in a heap block of MRI_ERROR_CAPACITY bytes,
+ * taken at the thread's first failure, kept for the thread's life (so later
+ * failures, out-of-memory ones included, never allocate) and freed by a
+ * pthread key destructor when the thread exits. Only the pointer is
+ * thread-local: the library's static TLS stays a few bytes, so it can be
+ * dlopen'ed late into a process that used up glibc's static-TLS surplus.
+ * If the block cannot be had, the thread's message is a static text for
+ * the status (tls_fallback), until a later failure gets a block.
+ */
+static _Thread_local char *tls_message;
+static _Thread_local const char *tls_fallback;
 
-const char *mr_last_error(void) { return tls_message; }
+static pthread_once_t message_once = PTHREAD_ONCE_INIT;
+static pthread_key_t message_key;
+static bool message_key_ok;
 
-void mr_clear_error(void) { tls_message[0] = '\0'; }
+static void message_free(void *block) {
+  free(block);
+  tls_message = NULL;
+}
+
+static void message_key_create(void) {
+  message_key_ok = pthread_key_create(&message_key, message_free) == 0;
+}
+
+/* What a thread without a message block says: the status, and that the
+ * detail was lost. */
+static const char *fallback_text(mr_status status) {
+  switch (status) {
+#define MRI_FALLBACK_CASE_(name, value, description) \
+  case name:                                         \
+    return #name ": " description                    \
+                 " (no host memory was left to record what failed)";
+    MR_STATUS_LIST(MRI_FALLBACK_CASE_)
+#undef MRI_FALLBACK_CASE_
+  }
+  return "MR_ERR_UNKNOWN (no host memory was left to record what failed)";
+}
+
+/* This thread's message block, taken on first use; NULL (and the fallback
+ * text for `status` recorded) when no host memory or no key is left. */
+static char *message_block(mr_status status) {
+  if (MRI_LIKELY(tls_message != NULL)) return tls_message;
+  pthread_once(&message_once, message_key_create);
+  char *block = message_key_ok ? mri_host_malloc(MRI_ERROR_CAPACITY) : NULL;
+  if (block != NULL && pthread_setspecific(message_key, block) != 0) {
+    free(block);
+    block = NULL;
+  }
+  if (block == NULL) {
+    tls_fallback = fallback_text(status);
+    return NULL;
+  }
+  block[0] = '\0';
+  tls_message = block;
+  tls_fallback = NULL;
+  return block;
+}
+
+const char *mr_last_error(void) {
+  if (MRI_UNLIKELY(tls_fallback != NULL)) return tls_fallback;
+  return tls_message != NULL ? tls_message : "";
+}
+
+void mr_clear_error(void) {
+  tls_fallback = NULL;
+  if (tls_message != NULL) tls_message[0] = '\0';
+}
 
 static bool is_utf8_continuation(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
 
@@ -110,7 +172,8 @@ mr_status mri_verror(mr_status status, const char *format, va_list args) {
    * message (a caller re-reporting mr_last_error()). */
   char scratch[MRI_ERROR_CAPACITY];
   mri_vformat_fit(scratch, sizeof scratch, format, args);
-  memcpy(tls_message, scratch, sizeof scratch);
+  char *message = message_block(status);
+  if (message != NULL) memcpy(message, scratch, sizeof scratch);
   return status;
 }
 
@@ -142,14 +205,17 @@ mr_status mri_error_prefix(mr_status status, const char *format, ...) {
   char scratch[2 * MRI_ERROR_CAPACITY + 2];
   size_t n = strlen(prefix);
   memcpy(scratch, prefix, n + 1);
-  if (tls_message[0] != '\0') {
+  const char *old = mr_last_error();
+  if (old[0] != '\0') {
     memcpy(scratch + n, ": ", 2);
     n += 2;
-    size_t rest = strlen(tls_message);
-    memcpy(scratch + n, tls_message, rest + 1);
+    size_t rest = strnlen(old, MRI_ERROR_CAPACITY - 1);
+    memcpy(scratch + n, old, rest);
     n += rest;
+    scratch[n] = '\0';
   }
-  mri_fit_text(tls_message, MRI_ERROR_CAPACITY, scratch, n);
+  char *message = message_block(status);
+  if (message != NULL) mri_fit_text(message, MRI_ERROR_CAPACITY, scratch, n);
   return status;
 }
 

@@ -11,7 +11,7 @@
 
 #include "core/core.h"
 
-_Thread_local int mri_tls_slot_plus1 __attribute__((tls_model("initial-exec"))) = 0;
+_Thread_local int mri_tls_slot_plus1 = 0;
 
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;

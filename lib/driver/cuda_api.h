@@ -136,7 +136,7 @@ void mri_pop_context(bool pushed);
  * slow form with `recheck` after the driver said the thread has no context
  * (it then makes one current whatever the handle). */
 mr_status mri_stream_context_slow(mr_stream stream, int device, bool recheck);
-extern _Thread_local bool mri_tls_context_checked __attribute__((tls_model("initial-exec")));
+extern _Thread_local bool mri_tls_context_checked;
 static inline mr_status mri_stream_context(mr_stream stream, int device) {
   /* Handles 0, 1 and 2 are the default streams. */
   if (MRI_LIKELY((uintptr_t)stream > 2 || mri_tls_context_checked)) return MR_OK;

@@ -306,7 +306,7 @@ static inline bool is_default_stream(mr_stream stream) {
   return stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
 }
 
-_Thread_local bool mri_tls_context_checked __attribute__((tls_model("initial-exec")));
+_Thread_local bool mri_tls_context_checked;
 
 mr_status mri_stream_context_slow(mr_stream stream, int device, bool recheck) {
   if (!is_default_stream(stream)) return recheck ? mri_ensure_context(device) : MR_OK;

@@ -150,6 +150,33 @@ static void test_last_error_is_per_thread(void **state) {
   free(huge);
 }
 
+/* A thread's message block is host memory, taken at its first failure:
+ * without it the thread still gets a message, a static one per status. */
+static void *error_without_host_memory(void *arg) {
+  mri_host_fault_arm(1, 1);
+  mr_error(MR_ERR_CONFIG, "lost %d", 1);
+  mri_host_fault_arm(0, 0);
+  if (strcmp(mr_last_error(), "MR_ERR_CONFIG: invalid memory configuration (no host "
+                              "memory was left to record what failed)") != 0)
+    return "no fallback";
+  mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "outer");
+  if (strcmp(mr_last_error(), "outer: MR_ERR_CONFIG: invalid memory configuration (no "
+                              "host memory was left to record what failed)") != 0)
+    return "prefix lost the fallback";
+  mr_error(MR_ERR_DRIVER, "kept %d", 2);
+  if (strcmp(mr_last_error(), "kept 2") != 0) return "no block later";
+  mr_clear_error();
+  return mr_last_error()[0] == '\0' ? NULL : "not cleared";
+}
+
+static void test_last_error_without_host_memory(void **state) {
+  pthread_t t;
+  void *result = (void *)1;
+  pthread_create(&t, NULL, error_without_host_memory, NULL);
+  pthread_join(t, &result);
+  assert_null(result);
+}
+
 /* Shortening cuts between UTF-8 characters, never inside one. */
 static void test_fit_text_and_brief(void **state) {
   char buf[16];
@@ -557,6 +584,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test(test_last_error_is_per_thread),
+      cmocka_unit_test(test_last_error_without_host_memory),
       cmocka_unit_test(test_fit_text_and_brief),
       cmocka_unit_test(test_create_validation),
       cmocka_unit_test(test_old_ops_table),

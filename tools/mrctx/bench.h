@@ -79,8 +79,11 @@ bench_allocator bench_pool_allocator(const char *name, const char *label, const 
 /* cuMemHostAlloc / cuMemFreeHost. */
 bench_allocator bench_host_alloc_allocator(const bench_cuda *cu);
 #if MRCTX_BENCH_CUB
-/* cub::CachingDeviceAllocator as most code constructs it (bench_cub.cu). */
-bool bench_cub_open(bench_allocator *out);
+/* cub::CachingDeviceAllocator (bench_cub.cu): with no cap on cached bytes
+ * (`unbounded`: the configuration a user tuning for speed picks, label
+ * "cub", the peer of every "vs cub" ratio), or as its default constructor
+ * makes it (6 MiB cap; label "cub_default"). False if it cannot be made. */
+bool bench_cub_open(bench_allocator *out, bool unbounded);
 #endif
 void bench_allocator_close(bench_allocator *a);
 

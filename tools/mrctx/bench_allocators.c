@@ -128,11 +128,13 @@ static void cub_free(void *state, void *ptr, size_t bytes, CUstream stream) {
 
 static void cub_trim(void *state) { bench_cub_trim(state); }
 
-bool bench_cub_open(bench_allocator *out) {
-  void *cub = bench_cub_create();
+bool bench_cub_open(bench_allocator *out, bool unbounded) {
+  void *cub = bench_cub_create(unbounded);
   if (cub == NULL) return false;
-  *out = (bench_allocator){"cub CachingDeviceAllocator", "cub", cub, cub_alloc, cub_free,
-                           cub_trim, NULL};
+  *out = unbounded ? (bench_allocator){"cub CachingDeviceAllocator, no cap", "cub", cub,
+                                       cub_alloc, cub_free, cub_trim, NULL}
+                   : (bench_allocator){"cub CachingDeviceAllocator() (6 MiB cap)",
+                                       "cub_default", cub, cub_alloc, cub_free, cub_trim, NULL};
   return true;
 }
 

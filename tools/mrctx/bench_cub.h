@@ -8,9 +8,11 @@
 extern "C" {
 #endif
 
-/* A default-constructed cub::CachingDeviceAllocator on device 0 (bins of
- * 8^3..8^7 bytes, 6 MiB cached at most), or NULL. */
-void *bench_cub_create(void);
+/* A cub::CachingDeviceAllocator on device 0 with the default bins (8^3..8^7
+ * bytes), or NULL: `unbounded` nonzero caches without a cap
+ * (CachingDeviceAllocator(8, 3, 7, INVALID_SIZE)); zero is the default
+ * constructor's (6 MiB cached at most). */
+void *bench_cub_create(int unbounded);
 void bench_cub_destroy(void *cub);
 /* 0 on success. `stream` is a CUstream / cudaStream_t. */
 int bench_cub_allocate(void *cub, void **ptr, size_t bytes, void *stream);

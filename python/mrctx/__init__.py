@@ -1,0 +1,86 @@
+"""mrctx for Python: memory resource contexts over libmrctx (ctypes).
+
+A library declares its allocation kinds (tags) with a default spec each and
+creates one Context; the application overrides any tag from text, a file or
+an environment variable, without a rebuild::
+
+    import mrctx
+    ctx = mrctx.Context("mylib", {"temp": "cache(device)", "staging": "pinned"},
+                        env_var="MYLIB_MEMORY")
+    temp = ctx.get_resource("temp")
+    ptr = temp.allocate(1 << 20, stream=stream_handle)
+    ...
+    temp.deallocate(ptr, 1 << 20, stream=stream_handle)
+    print(ctx.stats("temp")["peak_bytes"])
+
+Framework hooks route a framework's allocations to a tag: mrctx.torch,
+mrctx.cupy, mrctx.numba (a Numba EMM plugin) and mrctx.cuda_core (a
+cuda.core MemoryResource). They are imported on demand; none is needed to
+import mrctx.
+
+libmrctx is found through MRCTX_LIBRARY, next to the package, in a source
+checkout's build directory, or on the system's library path, and is loaded on
+first use.
+"""
+
+from __future__ import annotations
+
+from ._context import (
+    Context,
+    Ignored,
+    Props,
+    Resource,
+    Source,
+    current_device,
+    device_count,
+    driver_pool_info,
+    driver_version,
+    last_error,
+    resolve,
+    version,
+)
+from ._errors import (
+    ClosedError,
+    ConfigError,
+    DriverError,
+    Error,
+    FrameworkError,
+    InvalidArgumentError,
+    LibraryNotFoundError,
+    NoDeviceError,
+    NoDriverError,
+    OutOfMemoryError,
+    StateError,
+    TagError,
+    UnsupportedError,
+)
+from ._lib import library_path
+
+__all__ = [
+    "ClosedError",
+    "ConfigError",
+    "Context",
+    "DriverError",
+    "Error",
+    "FrameworkError",
+    "Ignored",
+    "InvalidArgumentError",
+    "LibraryNotFoundError",
+    "NoDeviceError",
+    "NoDriverError",
+    "OutOfMemoryError",
+    "Props",
+    "Resource",
+    "Source",
+    "StateError",
+    "TagError",
+    "UnsupportedError",
+    "current_device",
+    "device_count",
+    "driver_pool_info",
+    "driver_version",
+    "last_error",
+    "library_path",
+    "resolve",
+    "version",
+]

@@ -1,0 +1,504 @@
+"""Contexts and resources over libmrctx's C API."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+from dataclasses import dataclass
+from typing import IO, Iterable, Mapping, Optional, Union
+
+from . import _lib
+from ._errors import ClosedError, TagError, error_for
+from ._lib import encode, sized, text
+
+TagKey = Union[str, int]
+
+# mr_driver_pool, by the names the Python API uses.
+DRIVER_POOLS = {"device": 0, "device_default": 1, "pinned": 2, "managed": 3}
+
+
+def _raise(status: int, prefix: str = "") -> None:
+    library = _lib.lib()
+    message = text(library.mr_last_error()) or text(library.mr_status_name(status))
+    raise error_for(status, text(library.mr_status_name(status)), prefix + message)
+
+
+def _check(status: int, prefix: str = "") -> None:
+    if status != 0:
+        _raise(status, prefix)
+
+
+def version() -> str:
+    """The loaded library's version ("0.2.0")."""
+    return text(_lib.lib().mr_version())
+
+
+def last_error() -> str:
+    """This thread's message for its last failed mrctx call ("" if none)."""
+    return text(_lib.lib().mr_last_error())
+
+
+def driver_version() -> int:
+    """The CUDA driver's version, 1000 * major + 10 * minor (13000 for 13.0).
+    Raises NoDriverError without a driver."""
+    value = ctypes.c_int(0)
+    _check(_lib.lib().mr_driver_version(ctypes.byref(value)))
+    return value.value
+
+
+def device_count() -> int:
+    """How many devices the driver shows (0 with a driver and no device).
+    Raises NoDriverError without a driver."""
+    value = ctypes.c_int(0)
+    _check(_lib.lib().mr_device_count(ctypes.byref(value)))
+    return value.value
+
+
+def current_device() -> int:
+    """The device of the calling thread's current CUDA context; 0 if it has
+    none or there is no driver."""
+    return int(_lib.lib().mr_current_device())
+
+
+def _pool_info_dict(info: _lib.PoolInfo) -> dict[str, int | bool | str]:
+    kinds = {0: "device", 1: "pinned", 2: "managed"}
+    return {
+        "kind": kinds.get(info.kind, "unknown"),
+        "device": info.device,
+        "is_default": bool(info.is_default),
+        "is_current": bool(info.is_current),
+        "release_threshold": info.release_threshold,
+        "reserved_bytes": info.reserved_bytes,
+        "reserved_high": info.reserved_high,
+        "used_bytes": info.used_bytes,
+        "used_high": info.used_high,
+    }
+
+
+def driver_pool_info(which: str = "device", device: int = 0) -> dict[str, int | bool | str]:
+    """One of the driver's pools as mrctx reports it: ``which`` is "device"
+    (the device's current pool), "device_default", "pinned" or "managed".
+    ``reserved_high`` is the most backing memory the pool has held."""
+    if which not in DRIVER_POOLS:
+        raise ValueError(f"mrctx: driver pool {which!r} is not one of {sorted(DRIVER_POOLS)}")
+    info = sized(_lib.PoolInfo)
+    _check(_lib.lib().mr_driver_pool_get_info(DRIVER_POOLS[which], device, ctypes.byref(info)),
+           f"mrctx: driver pool {which!r} of device {device}: ")
+    return _pool_info_dict(info)
+
+
+@dataclass(frozen=True)
+class Props:
+    """What a resource hands out (mr_resource_props)."""
+
+    kind: str  # "host", "pinned", "device" or "managed"
+    device: int  # -1 where the memory is not on one device
+    host_accessible: bool
+    device_accessible: bool
+    stream_ordered: bool
+    native_alignment: int
+
+
+class Resource:
+    """One reference to an mrctx resource (``mr_resource``).
+
+    Ownership: the object holds its own reference, released by close() (or
+    when it is garbage-collected), so it stays valid even after the context
+    it came from is closed. Memory from allocate() must be given back with
+    deallocate() on this resource, with the same size and alignment, before
+    the last reference goes.
+
+    Streams are CUDA stream handles as integers (``torch.cuda.Stream.cuda_stream``,
+    ``cupy.cuda.Stream.ptr``); 0 is the legacy default stream. Memory freed on
+    stream S may be reused at once by work ordered after the free on S.
+    """
+
+    def __init__(self, handle: int, what: str):
+        """Takes over one reference to ``handle``; ``what`` names it in
+        messages ("library 'x' tag 'temp' on device 0")."""
+        self._handle: Optional[int] = handle
+        self._what = what
+        self._lock = threading.Lock()
+
+    @property
+    def handle(self) -> int:
+        """The ``mr_resource *`` as an integer; borrowed, valid until close()."""
+        if self._handle is None:
+            raise ClosedError(f"mrctx: {self._what}: the resource is closed")
+        return self._handle
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def close(self) -> None:
+        """Drop this object's reference. Idempotent."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            _lib.lib().mr_resource_release(handle)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: nothing left to release into
+            pass
+
+    def __enter__(self) -> "Resource":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else self.describe()
+        return f"<mrctx.Resource {self._what}: {state}>"
+
+    def _fail(self, status: int) -> None:
+        _raise(status, f"mrctx: {self._what}: ")
+
+    def describe(self) -> str:
+        """The resolved spec text, e.g. "cache(device)"."""
+        return text(_lib.lib().mr_resource_describe(self.handle))
+
+    @property
+    def name(self) -> str:
+        """The outermost resource's kind ("stats", "cache", "device", ...)."""
+        return text(_lib.lib().mr_resource_name(self.handle))
+
+    @property
+    def props(self) -> Props:
+        props = sized(_lib.ResourceProps)
+        library = _lib.lib()
+        status = library.mr_resource_get_props(self.handle, ctypes.byref(props))
+        if status != 0:
+            self._fail(status)
+        return Props(
+            kind=text(library.mr_memory_kind_name(props.kind)),
+            device=props.device,
+            host_accessible=bool(props.host_accessible),
+            device_accessible=bool(props.device_accessible),
+            stream_ordered=bool(props.stream_ordered),
+            native_alignment=props.native_alignment,
+        )
+
+    def allocate(self, nbytes: int, alignment: int = 0, stream: int = 0) -> int:
+        """Allocate ``nbytes`` (alignment 0: 256), stream-ordered on
+        ``stream``. Returns the address (0 for size 0). The caller owns the
+        memory and frees it with deallocate()."""
+        ptr = ctypes.c_void_p()
+        status = _lib.lib().mr_allocate(self.handle, nbytes, alignment, stream, ctypes.byref(ptr))
+        if status != 0:
+            self._fail(status)
+        return ptr.value or 0
+
+    def deallocate(self, ptr: int, nbytes: int, alignment: int = 0, stream: int = 0) -> None:
+        """Free memory from allocate() with the same size and alignment,
+        stream-ordered on ``stream``. 0 is a no-op."""
+        status = _lib.lib().mr_deallocate(self.handle, ptr, nbytes, alignment, stream)
+        if status != 0:
+            self._fail(status)
+
+    def allocate_sync(self, nbytes: int, alignment: int = 0) -> int:
+        """Allocate with no stream: usable by any stream or the host on return."""
+        ptr = ctypes.c_void_p()
+        status = _lib.lib().mr_allocate_sync(self.handle, nbytes, alignment, ctypes.byref(ptr))
+        if status != 0:
+            self._fail(status)
+        return ptr.value or 0
+
+    def deallocate_sync(self, ptr: int, nbytes: int, alignment: int = 0) -> None:
+        """Free after all prior work on the legacy default stream."""
+        status = _lib.lib().mr_deallocate_sync(self.handle, ptr, nbytes, alignment)
+        if status != 0:
+            self._fail(status)
+
+    def synchronize(self, stream: int = 0) -> None:
+        """Wait until ``stream`` has finished its work."""
+        status = _lib.lib().mr_resource_synchronize(self.handle, stream)
+        if status != 0:
+            self._fail(status)
+
+    def trim(self) -> None:
+        """Give cached, unused memory in the whole chain back upstream."""
+        status = _lib.lib().mr_resource_trim(self.handle)
+        if status != 0:
+            self._fail(status)
+
+    def pool_info(self) -> dict[str, int | bool | str]:
+        """The driver pool this resource allocates from now (see
+        driver_pool_info): its own, or that of the first pool-backed
+        resource down its chain of upstreams (a context's tags are wrapped
+        in statistics and retry). InvalidArgumentError if there is none."""
+        library = _lib.lib()
+        info = sized(_lib.PoolInfo)
+        mr = self.handle
+        while mr:
+            if library.mr_pool_resource_get_info(mr, ctypes.byref(info)) == 0:
+                return _pool_info_dict(info)
+            mr = library.mr_resource_upstream(mr)
+        raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
+                        f"mrctx: {self._what}: {self.describe()} allocates from no driver pool")
+
+
+def resolve(spec: str, device: int = 0) -> Resource:
+    """Build the resource one spec describes, for ``device``
+    (mr_resource_from_spec). The caller owns the result: close() it."""
+    out = ctypes.c_void_p()
+    _check(_lib.lib().mr_resource_from_spec(encode(spec), device, ctypes.byref(out)))
+    return Resource(out.value, f"spec {spec!r} on device {device}")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a tag's spec came from (mr_spec_source)."""
+
+    origin: str  # "default", "override", "file" or "env"
+    where: str  # the variable's or file's name; "" otherwise
+    line: int
+    spec: str  # as written
+    status: str  # "MR_OK", or MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE when it could not be built
+    reason: str  # why not; "" when status is MR_OK
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """An override for a device the context does not have (tag@N)."""
+
+    tag: str
+    device: int
+    source: Source
+
+
+def _source(library: ctypes.CDLL, s: _lib.SpecSource) -> Source:
+    return Source(
+        origin=text(library.mr_spec_origin_name(s.origin)),
+        where=text(s.where),
+        line=s.line,
+        spec=text(s.spec),
+        status=text(library.mr_status_name(s.status)),
+        reason=text(s.reason),
+    )
+
+
+class Context:
+    """A library's memory policy: one resource per tag and device.
+
+    ``tags`` maps each tag's name to its default spec, in tag order (tag i is
+    the i-th entry): ``{"temp": "cache(device)", "pinned": "pinned"}``. The
+    application overrides them, lowest first: ``overrides`` (its own text) <
+    ``config_file`` < the environment variable ``env_var``. A bad spec from
+    any source raises ConfigError quoting the text and its source.
+
+    The context is immutable after creation and safe to use from any thread;
+    close() must not race with use. Using a closed context raises
+    ClosedError. Resources taken from it hold their own reference and stay
+    valid after close(); memory allocated through it must be freed before.
+    """
+
+    def __init__(
+        self,
+        library: str,
+        tags: Union[Mapping[str, str], Iterable[tuple[str, str]]],
+        env_var: Optional[str] = None,
+        config_file: Optional[str] = None,
+        overrides: Optional[str] = None,
+    ):
+        pairs = list(tags.items()) if isinstance(tags, Mapping) else [tuple(t) for t in tags]
+        if not pairs:
+            raise TagError(f"mrctx: library {library!r}: a context needs at least one tag")
+        self._handle: Optional[int] = None
+        self._library = library
+        self._tags = tuple(str(name) for name, _ in pairs)
+        array = (_lib.Tag * len(pairs))(*[_lib.Tag(encode(n), encode(s)) for n, s in pairs])
+        desc = sized(_lib.ContextDesc)
+        desc.library = encode(library)
+        desc.tags = array
+        desc.tag_count = len(pairs)
+        desc.env_var = encode(env_var)
+        desc.config_file = encode(config_file)
+        desc.overrides = encode(overrides)
+        handle = ctypes.c_void_p()
+        _check(_lib.lib().mr_context_create(ctypes.byref(desc), ctypes.byref(handle)))
+        self._handle = handle.value
+        self._device_count = int(_lib.lib().mr_context_device_count(self._handle))
+
+    # ---- lifetime -----------------------------------------------------------
+
+    @property
+    def handle(self) -> int:
+        """The ``mr_context *`` as an integer; valid until close()."""
+        if self._handle is None:
+            raise ClosedError(f"mrctx: the context of library {self._library!r} is closed")
+        return self._handle
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def close(self) -> None:
+        """Destroy the context (mr_context_destroy). Idempotent."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            _lib.lib().mr_context_destroy(handle)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self._device_count} device slot(s)"
+        return f"<mrctx.Context {self._library!r} tags={list(self._tags)} {state}>"
+
+    # ---- tags and devices ---------------------------------------------------
+
+    @property
+    def library(self) -> str:
+        return self._library
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The tag names, in tag order."""
+        return self._tags
+
+    @property
+    def device_count(self) -> int:
+        """How many device slots the context has (1 without a driver)."""
+        self.handle
+        return self._device_count
+
+    def tag_index(self, tag: TagKey) -> int:
+        """The index of ``tag`` (a name or an index); TagError if the context
+        has no such tag."""
+        if isinstance(tag, bool) or not isinstance(tag, (str, int)):
+            raise TagError(f"mrctx: library {self._library!r}: a tag is a name or an index, "
+                           f"not {type(tag).__name__}")
+        if isinstance(tag, int):
+            if 0 <= tag < len(self._tags):
+                return tag
+        elif tag in self._tags:
+            return self._tags.index(tag)
+        raise TagError(f"mrctx: library {self._library!r} has no tag {tag!r} "
+                       f"(its tags: {', '.join(self._tags)})")
+
+    def tag_name(self, tag: TagKey) -> str:
+        return self._tags[self.tag_index(tag)]
+
+    def _device(self, device: Optional[int]) -> int:
+        d = current_device() if device is None else device
+        if not 0 <= d < self._device_count:
+            raise error_for(4, "MR_ERR_NO_DEVICE",
+                            f"mrctx: library {self._library!r}: no device {d} "
+                            f"(the context has {self._device_count} device slot(s))")
+        return d
+
+    def _where(self, tag: int, device: int) -> str:
+        return f"library {self._library!r} tag {self._tags[tag]!r} on device {device}"
+
+    def _borrowed(self, tag: TagKey, device: Optional[int]) -> tuple[int, int, int]:
+        handle = self.handle
+        index = self.tag_index(tag)
+        d = self._device(device)
+        mr = _lib.lib().mr_context_get_mr_on(handle, index, d)
+        if not mr:
+            _raise(1, f"mrctx: {self._where(index, d)}: ")
+        return mr, index, d
+
+    # ---- resources ----------------------------------------------------------
+
+    def get_resource(self, tag: TagKey, device: Optional[int] = None) -> Resource:
+        """The resource for ``tag`` on ``device`` (None: the calling thread's
+        current device). The Resource holds its own reference."""
+        mr, index, d = self._borrowed(tag, device)
+        _lib.lib().mr_resource_retain(mr)
+        return Resource(mr, self._where(index, d))
+
+    def describe(self, tag: TagKey, device: Optional[int] = None) -> str:
+        """The tag's resolved spec on ``device``, e.g. "stats(cache(device))"."""
+        mr, _, _ = self._borrowed(tag, device)
+        return text(_lib.lib().mr_resource_describe(mr))
+
+    def source(self, tag: TagKey, device: Optional[int] = None) -> Source:
+        """Where the tag's spec on ``device`` came from."""
+        handle = self.handle
+        index = self.tag_index(tag)
+        d = self._device(device)
+        s = sized(_lib.SpecSource)
+        library = _lib.lib()
+        _check(library.mr_context_get_source(handle, index, d, ctypes.byref(s)),
+               f"mrctx: {self._where(index, d)}: ")
+        return _source(library, s)
+
+    @property
+    def ignored(self) -> list[Ignored]:
+        """Overrides for devices the context does not have, in source order."""
+        handle = self.handle
+        library = _lib.lib()
+        found = []
+        for i in range(library.mr_context_ignored_count(handle)):
+            entry = sized(_lib.IgnoredEntry)
+            _check(library.mr_context_get_ignored(handle, i, ctypes.byref(entry)))
+            found.append(Ignored(text(entry.tag), entry.device, _source(library, entry.source.contents)))
+        return found
+
+    def trim(self, tag: Optional[TagKey] = None) -> None:
+        """Give cached, unused memory of one tag (or every tag) on every
+        device back to its upstream."""
+        indices = range(len(self._tags)) if tag is None else [self.tag_index(tag)]
+        library = _lib.lib()
+        for index in indices:
+            for d in range(self.device_count):
+                mr = library.mr_context_get_mr_on(self.handle, index, d)
+                _check(library.mr_resource_trim(mr), f"mrctx: {self._where(index, d)}: ")
+
+    # ---- statistics ---------------------------------------------------------
+
+    def _stats(self, index: int, device: int) -> dict[str, int]:
+        stats = sized(_lib.Stats)
+        _check(_lib.lib().mr_context_get_stats(self.handle, index, device, ctypes.byref(stats)),
+               f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
+        return {field: int(getattr(stats, field)) for field in _lib.STATS_FIELDS}
+
+    def stats(self, tag: Optional[TagKey] = None, device: int = -1) -> dict:
+        """Per-tag statistics: for one tag ``{"current_bytes": ..., "peak_bytes":
+        ..., ...}``; without ``tag`` a dict of those by tag name. ``device``
+        -1 sums over devices. Always on; reading takes no lock."""
+        if device != -1:
+            self._device(device)
+        if tag is not None:
+            return self._stats(self.tag_index(tag), device)
+        return {name: self._stats(i, device) for i, name in enumerate(self._tags)}
+
+    def stats_text(self) -> str:
+        """mr_context_print_stats' table as a string."""
+        handle = self.handle
+        libc = ctypes.CDLL(None)
+        libc.open_memstream.restype = ctypes.c_void_p
+        libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+        libc.fclose.argtypes = [ctypes.c_void_p]
+        libc.free.argtypes = [ctypes.c_void_p]
+        buffer, size = ctypes.c_void_p(), ctypes.c_size_t()
+        stream = libc.open_memstream(ctypes.byref(buffer), ctypes.byref(size))
+        if not stream:
+            raise MemoryError("mrctx: open_memstream failed")
+        status = _lib.lib().mr_context_print_stats(handle, stream)
+        libc.fclose(stream)
+        try:
+            table = ctypes.string_at(buffer.value, size.value).decode("utf-8", "replace") if buffer.value else ""
+        finally:
+            libc.free(buffer)
+        _check(status, f"mrctx: library {self._library!r}: ")
+        return table
+
+    def print_stats(self, file: Optional[IO[str]] = None) -> None:
+        """Print every tag's statistics as a table (to stdout by default)."""
+        (file or sys.stdout).write(self.stats_text())

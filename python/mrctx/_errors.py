@@ -1,0 +1,90 @@
+"""mrctx's exceptions: one class per status code of the C library.
+
+Every error raised by a call into libmrctx is an :class:`Error` carrying the
+status name (``MR_ERR_CONFIG``) and the calling thread's ``mr_last_error()``
+message, which says what failed and why. The subclasses also derive from the
+matching built-in exception where one fits, so ``except MemoryError`` and
+``except ValueError`` work as a Python programmer expects.
+"""
+
+from __future__ import annotations
+
+
+class Error(Exception):
+    """A failed mrctx call. ``status`` is the C status code, ``status_name``
+    its name, ``message`` what mr_last_error() said."""
+
+    status: int = -1
+    status_name: str = "MR_ERR_UNKNOWN"
+
+    def __init__(self, message: str, status: int | None = None, status_name: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        if status_name is not None:
+            self.status_name = status_name
+
+
+class InvalidArgumentError(Error, ValueError):
+    status, status_name = 1, "MR_ERR_INVALID_ARGUMENT"
+
+
+class OutOfMemoryError(Error, MemoryError):
+    status, status_name = 2, "MR_ERR_OUT_OF_MEMORY"
+
+
+class NoDriverError(Error):
+    status, status_name = 3, "MR_ERR_NO_DRIVER"
+
+
+class NoDeviceError(Error):
+    status, status_name = 4, "MR_ERR_NO_DEVICE"
+
+
+class UnsupportedError(Error):
+    status, status_name = 5, "MR_ERR_UNSUPPORTED"
+
+
+class ConfigError(Error, ValueError):
+    status, status_name = 6, "MR_ERR_CONFIG"
+
+
+class DriverError(Error):
+    status, status_name = 7, "MR_ERR_DRIVER"
+
+
+class StateError(Error):
+    status, status_name = 8, "MR_ERR_STATE"
+
+
+class ClosedError(StateError):
+    """Use of a context or resource after close(): refused on the Python
+    side, so the C library never sees a dangling handle."""
+
+
+class TagError(InvalidArgumentError, LookupError):
+    """A tag the context does not have (by name or index)."""
+
+
+class LibraryNotFoundError(Error, OSError):
+    """libmrctx (or the PyTorch shim) could not be loaded; the message lists
+    every place tried."""
+
+
+class FrameworkError(Error, RuntimeError):
+    """A framework hook that cannot be installed: the framework is missing,
+    too old, or already committed to another allocator."""
+
+
+_BY_STATUS: dict[int, type[Error]] = {
+    cls.status: cls
+    for cls in (InvalidArgumentError, OutOfMemoryError, NoDriverError, NoDeviceError,
+                UnsupportedError, ConfigError, DriverError, StateError)
+}
+
+
+def error_for(status: int, status_name: str, message: str) -> Error:
+    """The exception for a status the C library returned."""
+    cls = _BY_STATUS.get(status, Error)
+    return cls(message, status, status_name)

@@ -1,0 +1,242 @@
+"""Finding and loading libmrctx, and its C declarations for ctypes.
+
+Internal: the rest of the package goes through :func:`lib`. The library is
+loaded on first use, not at import, so ``import mrctx`` works (and says
+clearly what is missing) on a machine without it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import glob
+import os
+import threading
+from pathlib import Path
+from typing import Optional
+
+from ._errors import LibraryNotFoundError
+
+# The SONAME's version (libmrctx.so.0.2): this package speaks that ABI.
+ABI_VERSION = "0.2"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+c_status = ctypes.c_int
+c_resource_p = ctypes.c_void_p
+c_context_p = ctypes.c_void_p
+
+
+class Tag(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("default_spec", ctypes.c_char_p)]
+
+
+class ContextDesc(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("library", ctypes.c_char_p),
+        ("tags", ctypes.POINTER(Tag)),
+        ("tag_count", ctypes.c_size_t),
+        ("env_var", ctypes.c_char_p),
+        ("config_file", ctypes.c_char_p),
+        ("overrides", ctypes.c_char_p),
+    ]
+
+
+class ResourceProps(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("kind", ctypes.c_int),
+        ("device", ctypes.c_int),
+        ("host_accessible", ctypes.c_bool),
+        ("device_accessible", ctypes.c_bool),
+        ("stream_ordered", ctypes.c_bool),
+        ("native_alignment", ctypes.c_size_t),
+    ]
+
+
+# The order of MR_STATS_FIELDS in include/mrctx/stats.h.
+STATS_FIELDS = (
+    "current_bytes",
+    "peak_bytes",
+    "total_bytes",
+    "current_count",
+    "peak_count",
+    "total_count",
+    "failed_count",
+)
+
+
+class Stats(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t)] + [(f, ctypes.c_uint64) for f in STATS_FIELDS]
+
+
+class SpecSource(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("origin", ctypes.c_int),
+        ("where", ctypes.c_char_p),
+        ("line", ctypes.c_int),
+        ("spec", ctypes.c_char_p),
+        ("status", c_status),
+        ("reason", ctypes.c_char_p),
+    ]
+
+
+class IgnoredEntry(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("tag", ctypes.c_char_p),
+        ("device", ctypes.c_int),
+        ("source", ctypes.POINTER(SpecSource)),
+    ]
+
+
+class PoolInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("kind", ctypes.c_int),
+        ("device", ctypes.c_int),
+        ("is_default", ctypes.c_bool),
+        ("is_current", ctypes.c_bool),
+        ("release_threshold", ctypes.c_uint64),
+        ("reserved_bytes", ctypes.c_uint64),
+        ("reserved_high", ctypes.c_uint64),
+        ("used_bytes", ctypes.c_uint64),
+        ("used_high", ctypes.c_uint64),
+    ]
+
+
+def sized(struct_type: type) -> ctypes.Structure:
+    """A zeroed struct with its leading ``size`` set, as every versioned
+    struct of the C API needs (docs/abi.md)."""
+    value = struct_type()
+    value.size = ctypes.sizeof(struct_type)
+    return value
+
+
+_P = ctypes.POINTER
+_SIGNATURES: dict[str, tuple[object, list[object]]] = {
+    "mr_version": (ctypes.c_char_p, []),
+    "mr_status_name": (ctypes.c_char_p, [c_status]),
+    "mr_last_error": (ctypes.c_char_p, []),
+    "mr_clear_error": (None, []),
+    "mr_driver_version": (c_status, [_P(ctypes.c_int)]),
+    "mr_device_count": (c_status, [_P(ctypes.c_int)]),
+    "mr_current_device": (ctypes.c_int, []),
+    "mr_resource_retain": (c_resource_p, [c_resource_p]),
+    "mr_resource_release": (None, [c_resource_p]),
+    "mr_allocate": (c_status, [c_resource_p, ctypes.c_size_t, ctypes.c_size_t,
+                               ctypes.c_void_p, _P(ctypes.c_void_p)]),
+    "mr_deallocate": (c_status, [c_resource_p, ctypes.c_void_p, ctypes.c_size_t,
+                                 ctypes.c_size_t, ctypes.c_void_p]),
+    "mr_allocate_sync": (c_status, [c_resource_p, ctypes.c_size_t, ctypes.c_size_t,
+                                    _P(ctypes.c_void_p)]),
+    "mr_deallocate_sync": (c_status, [c_resource_p, ctypes.c_void_p, ctypes.c_size_t,
+                                      ctypes.c_size_t]),
+    "mr_resource_synchronize": (c_status, [c_resource_p, ctypes.c_void_p]),
+    "mr_resource_trim": (c_status, [c_resource_p]),
+    "mr_resource_get_props": (c_status, [c_resource_p, _P(ResourceProps)]),
+    "mr_resource_describe": (ctypes.c_char_p, [c_resource_p]),
+    "mr_resource_name": (ctypes.c_char_p, [c_resource_p]),
+    "mr_resource_upstream": (c_resource_p, [c_resource_p]),
+    "mr_resource_from_spec": (c_status, [ctypes.c_char_p, ctypes.c_int, _P(c_resource_p)]),
+    "mr_pool_resource_get_info": (c_status, [c_resource_p, _P(PoolInfo)]),
+    "mr_driver_pool_get_info": (c_status, [ctypes.c_int, ctypes.c_int, _P(PoolInfo)]),
+    "mr_context_create": (c_status, [_P(ContextDesc), _P(c_context_p)]),
+    "mr_context_destroy": (None, [c_context_p]),
+    "mr_context_get_mr_on": (c_resource_p, [c_context_p, ctypes.c_int, ctypes.c_int]),
+    "mr_context_library": (ctypes.c_char_p, [c_context_p]),
+    "mr_context_tag_count": (ctypes.c_size_t, [c_context_p]),
+    "mr_context_tag_name": (ctypes.c_char_p, [c_context_p, ctypes.c_int]),
+    "mr_context_device_count": (ctypes.c_int, [c_context_p]),
+    "mr_context_get_source": (c_status, [c_context_p, ctypes.c_int, ctypes.c_int,
+                                         _P(SpecSource)]),
+    "mr_spec_origin_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "mr_memory_kind_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "mr_context_ignored_count": (ctypes.c_size_t, [c_context_p]),
+    "mr_context_get_ignored": (c_status, [c_context_p, ctypes.c_size_t, _P(IgnoredEntry)]),
+    "mr_context_get_stats": (c_status, [c_context_p, ctypes.c_int, ctypes.c_int, _P(Stats)]),
+    "mr_context_print_stats": (c_status, [c_context_p, ctypes.c_void_p]),
+}
+
+
+def _declare(library: ctypes.CDLL) -> None:
+    for name, (restype, argtypes) in _SIGNATURES.items():
+        function = getattr(library, name)
+        function.restype = restype
+        function.argtypes = argtypes
+
+
+def _candidates() -> list[tuple[str, str]]:
+    """(where, path) pairs in search order: the MRCTX_LIBRARY variable, next
+    to the package (an installed wheel or ``meson install``), the build tree
+    of a source checkout, then the system's search path."""
+    found: list[tuple[str, str]] = []
+    env = os.environ.get("MRCTX_LIBRARY")
+    if env:
+        found.append(("MRCTX_LIBRARY", env))
+        return found  # the operator's choice: nothing else is tried
+    for pattern in ("libmrctx.so*", "../.mrctx.mesonpy.libs/libmrctx.so*", "../mrctx.libs/libmrctx*.so*"):
+        for path in sorted(glob.glob(str(_PACKAGE_DIR / pattern))):
+            found.append(("next to the package", path))
+    try:
+        from . import _install  # written by python/meson.build at install
+
+        found.append(("the install prefix", os.path.join(_install.LIBDIR, f"libmrctx.so.{ABI_VERSION}")))
+    except ImportError:
+        pass
+    # A source checkout: python/mrctx -> the repository's build directories.
+    repo = _PACKAGE_DIR.parent.parent
+    builds = sorted(glob.glob(str(repo / "build*" / "lib" / f"libmrctx.so.{ABI_VERSION}")),
+                    key=os.path.getmtime, reverse=True)
+    found.extend(("the build tree", path) for path in builds)
+    system = ctypes.util.find_library("mrctx")
+    if system:
+        found.append(("the system's library path", system))
+    return found
+
+
+_lock = threading.Lock()
+_library: Optional[ctypes.CDLL] = None
+_library_path: Optional[str] = None
+
+
+def lib() -> ctypes.CDLL:
+    """The loaded libmrctx, with every function the package uses declared.
+
+    Raises LibraryNotFoundError naming every place that was tried."""
+    global _library, _library_path
+    if _library is not None:
+        return _library
+    with _lock:
+        if _library is not None:
+            return _library
+        tried: list[str] = []
+        for where, path in _candidates():
+            try:
+                library = ctypes.CDLL(path)
+                _declare(library)
+            except (OSError, AttributeError) as error:
+                tried.append(f"{path} ({where}): {error}")
+                continue
+            _library, _library_path = library, path
+            return library
+        if not tried:
+            tried.append("no candidate found (set MRCTX_LIBRARY to the path of libmrctx.so)")
+        raise LibraryNotFoundError("mrctx: could not load libmrctx:\n  " + "\n  ".join(tried))
+
+
+def library_path() -> str:
+    """The path libmrctx was loaded from (loading it if needed)."""
+    lib()
+    assert _library_path is not None
+    return _library_path
+
+
+def text(value: Optional[bytes]) -> str:
+    return value.decode("utf-8", "replace") if value is not None else ""
+
+
+def encode(value: Optional[str]) -> Optional[bytes]:
+    return value.encode("utf-8") if value is not None else None

@@ -1,0 +1,215 @@
+"""PyTorch's CUDA memory through an mrctx tag.
+
+Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
+``CUDAPluggableAllocator`` loads:
+
+* :func:`use` makes a tag PyTorch's CUDA allocator for the whole process
+  (``torch.cuda.memory.change_current_allocator``). It must run before
+  PyTorch initialises CUDA (the first CUDA tensor, or anything that calls
+  ``torch.cuda.init``); later it raises FrameworkError and PyTorch's own
+  allocator stays. PyTorch then keeps no statistics of its own
+  (``torch.cuda.max_memory_reserved`` and friends are unavailable): read the
+  tag's with ``ctx.stats(tag)``.
+* :func:`pool` keeps PyTorch's caching allocator and returns a
+  ``torch.cuda.MemPool`` whose segments come from a tag, for one region::
+
+      with torch.cuda.use_mem_pool(mrctx.torch.pool(ctx, "optimizer")):
+          optimizer.step()
+
+  Up to 8 (context, tag) pairs per process can back pools.
+
+Streams: a block is freed on the stream PyTorch allocated it on, stream-
+ordered. PyTorch's pluggable path ignores ``Tensor.record_stream``: memory
+used on another stream must be synchronised by the caller before it is
+freed, as with any pluggable allocator.
+
+Lifetime: the shim holds its own references to the tag's resources, so
+closing the context while PyTorch still holds memory is safe; the memory
+is freed into the resources when PyTorch frees it.
+
+Failures: out of memory under :func:`use` raises a RuntimeError starting
+"CUDA out of memory." with mrctx's message (PyTorch cannot be made to raise
+torch.OutOfMemoryError from a pluggable allocator); under :func:`pool` it
+is PyTorch's own torch.OutOfMemoryError.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import threading
+from pathlib import Path
+from typing import Any, Optional
+
+from . import _lib
+from ._context import Context, TagKey
+from ._errors import FrameworkError, LibraryNotFoundError, error_for
+from ._hooks import checked_tag, import_framework
+
+HOOK = "mrctx.torch"
+POOL_ROUTES = range(1, 9)  # route 0 is the default allocator's
+
+_lock = threading.Lock()
+_shim: Optional[ctypes.CDLL] = None
+_shim_path: Optional[str] = None
+_bound: dict[int, tuple[int, int, str]] = {}  # route -> (context handle, tag, "library/tag")
+_pool_allocators: dict[int, Any] = {}  # route -> CUDAPluggableAllocator
+_installed: Optional[str] = None  # "library/tag" of use()
+
+
+def shim_path() -> str:
+    """Where the shim is: MRCTX_TORCH_ALLOC, next to the package, or the
+    build tree libmrctx was loaded from."""
+    env = os.environ.get("MRCTX_TORCH_ALLOC")
+    if env:
+        return env
+    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_torch_alloc*.so")))
+    if here:
+        return here[0]
+    build = Path(_lib.library_path()).resolve().parent.parent / "python" / "_torch_alloc.so"
+    if build.exists():
+        return str(build)
+    raise LibraryNotFoundError(
+        f"{HOOK}: the PyTorch shim _torch_alloc.so is not next to the package nor in the build "
+        "tree (it needs a C++ compiler at build time); set MRCTX_TORCH_ALLOC to its path")
+
+
+def shim() -> ctypes.CDLL:
+    """The loaded shim. libmrctx is loaded first, so the shim binds to the
+    same library instance the contexts live in."""
+    global _shim, _shim_path
+    with _lock:
+        if _shim is None:
+            _lib.lib()
+            path = os.path.abspath(shim_path())
+            try:
+                library = ctypes.CDLL(path)
+            except OSError as error:
+                raise LibraryNotFoundError(f"{HOOK}: cannot load {path}: {error}") from error
+            library.mrctx_torch_bind.argtypes = [ctypes.c_int, ctypes.c_char_p,
+                                                 ctypes.POINTER(ctypes.c_void_p), ctypes.c_int]
+            library.mrctx_torch_bind.restype = ctypes.c_int
+            library.mrctx_torch_bound.argtypes = [ctypes.c_int]
+            library.mrctx_torch_failed_frees.restype = ctypes.c_ulonglong
+            library.mrctx_torch_last_free_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            _shim, _shim_path = library, path
+        return _shim
+
+
+def bind(route: int, ctx: Context, tag: TagKey) -> str:
+    """Bind one of the shim's routes to a tag: the shim takes a reference to
+    the tag's resource on every device. A route is bound once per process;
+    binding it again to the same tag is a no-op, to another an error.
+    Returns "library/tag". (The hooks call this; tests call it directly.)"""
+    index = checked_tag(ctx, tag, HOOK, ("device", "managed"))
+    name = f"{ctx.library}/{ctx.tags[index]}"
+    library = shim()
+    with _lock:
+        if route in _bound:
+            if _bound[route][:2] == (ctx.handle, index):
+                return name
+            raise FrameworkError(f"{HOOK}: route {route} already serves {_bound[route][2]}; "
+                                 f"it cannot serve {name} too")
+        count = ctx.device_count
+        resources = (ctypes.c_void_p * count)(
+            *[_lib.lib().mr_context_get_mr_on(ctx.handle, index, d) for d in range(count)])
+        if library.mrctx_torch_bind(route, name.encode(), resources, count) != 0:
+            message = _lib.text(_lib.lib().mr_last_error())
+            raise error_for(8, "MR_ERR_STATE", f"{HOOK}: {name}: {message}")
+        _bound[route] = (ctx.handle, index, name)
+    return name
+
+
+def failed_frees() -> tuple[int, str]:
+    """How many frees from PyTorch failed (they cannot be reported to
+    PyTorch), and the last one's message."""
+    library = shim()
+    buffer = ctypes.create_string_buffer(512)
+    library.mrctx_torch_last_free_error(buffer, len(buffer))
+    return int(library.mrctx_torch_failed_frees()), _lib.text(buffer.value)
+
+
+def _torch() -> Any:
+    torch = import_framework("torch", HOOK, "PyTorch")
+    memory = getattr(torch.cuda, "memory", None)
+    if memory is None or not hasattr(memory, "CUDAPluggableAllocator"):
+        raise FrameworkError(f"{HOOK}: this PyTorch ({torch.__version__}) has no "
+                             "torch.cuda.memory.CUDAPluggableAllocator")
+    return torch
+
+
+def use(ctx: Context, tag: TagKey) -> None:
+    """Make ``tag`` of ``ctx`` PyTorch's CUDA allocator for this process.
+
+    Call it before PyTorch initialises CUDA. Raises FrameworkError (naming
+    the library and tag) if PyTorch already did, if another tag was
+    installed, or if the tag does not give device or managed memory;
+    PyTorch's own allocator is then left in place."""
+    global _installed
+    torch = _torch()
+    index = ctx.tag_index(tag)
+    name = f"{ctx.library}/{ctx.tags[index]}"
+    if _installed is not None:
+        if _installed == name:
+            return
+        raise FrameworkError(f"{HOOK}.use({name}): PyTorch already allocates through "
+                             f"{_installed}; the allocator can be chosen once per process")
+    if torch.cuda.is_initialized():
+        raise FrameworkError(
+            f"{HOOK}.use({name}): PyTorch has already initialised CUDA and its allocator; "
+            "call mrctx.torch.use() before the first CUDA tensor. PyTorch's own allocator "
+            "stays in use.")
+    bind(0, ctx, index)
+    allocator = torch.cuda.memory.CUDAPluggableAllocator(_shim_path, "mrctx_torch_alloc",
+                                                         "mrctx_torch_free")
+    try:
+        torch.cuda.memory.change_current_allocator(allocator)
+    except RuntimeError as error:
+        raise FrameworkError(f"{HOOK}.use({name}): PyTorch refused the allocator ({error}); "
+                             "its own allocator stays in use") from error
+    _installed = name
+
+
+def installed() -> Optional[str]:
+    """The "library/tag" that use() installed, if any."""
+    return _installed
+
+
+def pool(ctx: Context, tag: TagKey) -> Any:
+    """A new ``torch.cuda.MemPool`` whose memory comes from ``tag`` of
+    ``ctx``, under PyTorch's own caching allocator (which caches the pool's
+    segments and frees them back to the tag when the pool goes or on
+    ``torch.cuda.empty_cache()``). Route allocations to it with
+    ``torch.cuda.use_mem_pool(pool)`` (this thread only). Up to 8 distinct
+    (context, tag) pairs per process; FrameworkError past that, with
+    use() (which already routes everything), or for a tag that does not give
+    device or managed memory."""
+    torch = _torch()
+    index = ctx.tag_index(tag)
+    name = f"{ctx.library}/{ctx.tags[index]}"
+    if _installed is not None:
+        raise FrameworkError(f"{HOOK}.pool({name}): every allocation already goes to "
+                             f"{_installed} (mrctx.torch.use); MemPools need PyTorch's own "
+                             "caching allocator")
+    if not hasattr(torch.cuda, "MemPool"):
+        raise FrameworkError(f"{HOOK}.pool({name}): this PyTorch ({torch.__version__}) has "
+                             "no torch.cuda.MemPool")
+    with _lock:
+        route = next((r for r, b in _bound.items() if r in POOL_ROUTES and b[:2] == (ctx.handle, index)),
+                     None)
+        if route is None:
+            route = next((r for r in POOL_ROUTES if r not in _bound), None)
+    if route is None:
+        raise FrameworkError(f"{HOOK}.pool({name}): all {len(POOL_ROUTES)} pool routes serve "
+                             f"other tags ({', '.join(b[2] for b in _bound.values())})")
+    bind(route, ctx, index)
+    allocator = _pool_allocators.get(route)
+    if allocator is None:
+        allocator = torch.cuda.memory.CUDAPluggableAllocator(
+            _shim_path, f"mrctx_torch_pool_alloc_{route}", f"mrctx_torch_pool_free_{route}")
+        _pool_allocators[route] = allocator
+    try:
+        return torch.cuda.MemPool(allocator.allocator())
+    except TypeError:  # a PyTorch whose MemPool takes the Python wrapper
+        return torch.cuda.MemPool(allocator)

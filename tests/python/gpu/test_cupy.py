@@ -1,0 +1,72 @@
+"""mrctx.cupy on a real GPU: CuPy's device and pinned allocations through
+tags, freed on their streams, and the bad inputs of issue 10."""
+
+import pytest
+
+from gpu_util import require, require_gpu, run
+
+
+@pytest.fixture(autouse=True)
+def _gpu():
+    require_gpu()
+    require("cupy")
+
+
+def test_device_and_pinned_allocations():
+    run("""
+        import gc
+        import cupy
+        import mrctx, mrctx.cupy
+        ctx = mrctx.Context("cupytest", {"temp": "cache(device)", "pin": "pinned", "cpu": "host"})
+        MiB = 1 << 20
+
+        for call, error in ((lambda: mrctx.cupy.use(ctx, "cpu"), mrctx.FrameworkError),
+                            (lambda: mrctx.cupy.use(ctx, "nope"), mrctx.TagError),
+                            (lambda: mrctx.cupy.use_pinned(ctx, "temp"), mrctx.FrameworkError)):
+            try:
+                call(); raise SystemExit("bad input accepted")
+            except error as e:
+                print("refused:", e)
+                assert "cupytest" in str(e)
+        assert int(cupy.arange(10).sum()) == 45  # CuPy's own pool still works
+
+        mrctx.cupy.use(ctx, "temp")
+        a = cupy.arange(4 * MiB, dtype=cupy.float32)
+        stats = ctx.stats("temp")
+        print("after 16 MiB array:", stats)
+        assert stats["current_bytes"] >= 16 * MiB, stats
+        b = cupy.sort(a[::-1]); f = cupy.fft.fft(a[:MiB]); s = float(a.sum())
+        del a, b, f
+        gc.collect()
+        assert ctx.stats("temp")["current_bytes"] == 0, ctx.stats("temp")
+
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            c = cupy.ones(MiB, dtype=cupy.float32) * 3
+            assert float(c.sum()) == 3 * MiB
+            del c
+        stream.synchronize()
+
+        try:
+            cupy.empty(1 << 50, dtype=cupy.uint8)
+            raise SystemExit("1 PiB allocated")
+        except cupy.cuda.memory.OutOfMemoryError as e:
+            assert isinstance(e, mrctx.OutOfMemoryError)
+            print("OOM:", str(e)[:300])
+        assert int(cupy.arange(10).sum()) == 45
+
+        mrctx.cupy.use_pinned(ctx, "pin")
+        host = cupy.cuda.alloc_pinned_memory(MiB)
+        print("pinned tag:", ctx.stats("pin"))
+        assert ctx.stats("pin")["current_bytes"] >= MiB
+        d = cupy.empty(MiB // 4, dtype=cupy.float32)
+        d.set(cupy.asnumpy(cupy.ones(MiB // 4, dtype=cupy.float32)))
+        del host, d
+        gc.collect()
+        ctx.close()  # CuPy may still hold memory: the allocator keeps its references
+        e = cupy.zeros(1024)
+        del e
+        mrctx.cupy.reset()
+        assert int(cupy.arange(10).sum()) == 45
+        print("PASS")
+        """)

@@ -1,0 +1,134 @@
+"""The Python package over the fake CUDA driver (suite fake): device tags on
+four fake devices, per-device overrides and statistics, out of memory,
+driver pool counters, and the PyTorch shim's routes with device memory.
+The fake proves bookkeeping and error paths, not CUDA."""
+
+import ctypes
+import os
+
+import pytest
+
+import mrctx
+import mrctx.torch as mtorch
+
+FAKE = os.environ.get("MRCTX_CUDA_DRIVER", "")
+
+
+@pytest.fixture(scope="module")
+def fake():
+    """The fake driver's control API: the same loaded instance as the
+    library's, as both open the same path."""
+    if "fakecuda" not in FAKE:
+        pytest.skip("MRCTX_CUDA_DRIVER is not the fake driver")
+    return ctypes.CDLL(FAKE)
+
+
+def test_driver_and_devices(fake):
+    assert mrctx.device_count() == fake.fake_cuda_device_count() == 4
+    assert mrctx.driver_version() >= 13000
+
+
+def test_device_tags_on_every_device(library_name, fake):
+    with mrctx.Context(library_name, {"temp": "cache(device)", "out": "device"}) as ctx:
+        assert ctx.device_count == 4
+        for device in range(4):
+            resource = ctx.get_resource("temp", device)
+            props = resource.props
+            assert props.kind == "device" and props.device == device and props.device_accessible
+            ptr = resource.allocate(1 << 20)
+            assert ptr
+            resource.deallocate(ptr, 1 << 20)
+        per_device = [ctx.stats("temp", device=d)["total_count"] for d in range(4)]
+        assert per_device == [1, 1, 1, 1]
+        assert ctx.stats("temp")["total_count"] == 4
+        assert ctx.stats()["out"]["total_count"] == 0
+        with pytest.raises(mrctx.NoDeviceError) as info:
+            ctx.get_resource("temp", 7)
+        assert "no device 7" in str(info.value)
+
+
+def test_per_device_overrides(library_name, monkeypatch):
+    variable = f"{library_name.upper()}_MEMORY"
+    monkeypatch.setenv(variable, "temp@2=limit(device, bytes=1MiB); temp@9=device")
+    with mrctx.Context(library_name, {"temp": "device"}, env_var=variable) as ctx:
+        assert "limit" in ctx.describe("temp", 2)
+        assert "limit" not in ctx.describe("temp", 1)
+        assert ctx.source("temp", 2).origin == "env"
+        assert ctx.source("temp", 1).origin == "default"
+        assert [(e.tag, e.device) for e in ctx.ignored] == [("temp", 9)]
+        with pytest.raises(mrctx.OutOfMemoryError) as info:
+            ctx.get_resource("temp", 2).allocate(2 << 20)
+        assert f"library {library_name!r} tag 'temp' on device 2" in str(info.value)
+        assert "limit of 1048576 bytes" in str(info.value)
+
+
+def test_driver_out_of_memory(library_name):
+    with mrctx.Context(library_name, {"big": "device"}) as ctx:
+        with pytest.raises(mrctx.OutOfMemoryError) as info:
+            ctx.get_resource("big", 0).allocate(1 << 40)
+        assert "CUDA_ERROR_OUT_OF_MEMORY" in str(info.value)
+        assert ctx.stats("big")["failed_count"] >= 1
+
+
+def test_pool_information(library_name):
+    with mrctx.Context(library_name, {"d": "device"}) as ctx:
+        resource = ctx.get_resource("d", 1)
+        ptr = resource.allocate(8 << 20)
+        info = resource.pool_info()
+        assert info["kind"] == "device" and info["device"] == 1
+        assert info["used_bytes"] >= 8 << 20 and info["reserved_high"] >= 8 << 20
+        assert mrctx.driver_pool_info("device", 1)["reserved_high"] >= 8 << 20
+        resource.deallocate(ptr, 8 << 20)
+        resource.synchronize()
+    with pytest.raises(ValueError):
+        mrctx.driver_pool_info("nope", 0)
+
+
+def test_streams_and_injected_failures(library_name, fake):
+    """Blocks freed on a stream are reused at once on it (the per-thread
+    default stream here); a driver failure is a DriverError naming it."""
+    per_thread = 2  # CU_STREAM_PER_THREAD
+    live = fake.fake_cuda_live_allocations()
+    with mrctx.Context(library_name, {"s": "cache(device)", "d": "device"}) as ctx:
+        resource = ctx.get_resource("s", 0)
+        ptr = resource.allocate(4096, stream=per_thread)
+        resource.deallocate(ptr, 4096, stream=per_thread)
+        again = resource.allocate(4096, stream=per_thread)
+        assert again == ptr
+        resource.deallocate(again, 4096, stream=per_thread)
+        resource.synchronize(per_thread)
+        ctx.trim()
+        assert fake.fake_cuda_live_allocations() == live
+        fake.fake_cuda_fail(b"cuMemAllocFromPoolAsync", 1, 100, 999)  # CUDA_ERROR_UNKNOWN
+        try:
+            with pytest.raises(mrctx.DriverError) as info:
+                ctx.get_resource("d", 1).allocate(4096, stream=per_thread)
+        finally:
+            fake.fake_cuda_fail(b"cuMemAllocFromPoolAsync", 1, 0, 0)
+        assert "CUDA_ERROR_UNKNOWN" in str(info.value)
+        assert f"library {library_name!r} tag 'd' on device 1" in str(info.value)
+
+
+def test_torch_shim_with_device_memory(library_name):
+    try:
+        shim = mtorch.shim()
+    except mrctx.LibraryNotFoundError as error:
+        pytest.skip(f"no PyTorch shim in this build: {error}")
+    alloc = shim.mrctx_torch_pool_alloc_6
+    alloc.restype = ctypes.c_void_p
+    alloc.argtypes = [ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+    free = shim.mrctx_torch_pool_free_6
+    free.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+    ctx = mrctx.Context(library_name, {"act": "cache(device)"})
+    mtorch.bind(6, ctx, "act")
+    pointers = [(alloc(3 << 20, device, None), device) for device in (0, 3)]
+    assert all(ptr for ptr, _ in pointers)
+    assert ctx.stats("act")["current_bytes"] == 6 << 20
+    assert ctx.stats("act", device=3)["current_bytes"] == 3 << 20
+    assert alloc(1 << 40, 0, None) is None  # out of memory: NULL, as PyTorch's pools expect
+    assert "out of memory" in mrctx.last_error().lower()
+    ctx.close()  # the route keeps the resources: PyTorch may free later
+    failed_before, _ = mtorch.failed_frees()
+    for ptr, device in pointers:
+        free(ptr, 3 << 20, device, None)
+    assert mtorch.failed_frees()[0] == failed_before

@@ -1,0 +1,299 @@
+"""The Python package without a driver (suite unit): host tags, errors,
+statistics, the override sources, use after close, the PyTorch shim's
+routes."""
+
+import ctypes
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import mrctx
+import mrctx.torch as mtorch
+
+
+def test_version_and_library():
+    assert mrctx.version().count(".") == 2
+    assert os.path.exists(mrctx.library_path())
+
+
+def test_host_tags_allocate_and_count(library_name):
+    with mrctx.Context(library_name, {"plain": "host", "cached": "cache(host)"}) as ctx:
+        assert ctx.tags == ("plain", "cached")
+        assert ctx.device_count == 1
+        for tag in ("plain", "cached", 0, 1):
+            resource = ctx.get_resource(tag)
+            ptr = resource.allocate(4096)
+            assert ptr % 256 == 0
+            ctypes.memset(ptr, 0x5A, 4096)
+            resource.deallocate(ptr, 4096)
+            resource.close()
+        stats = ctx.stats()
+        assert set(stats) == {"plain", "cached"}
+        assert stats["plain"] == ctx.stats("plain") == ctx.stats(0)
+        assert stats["plain"]["total_count"] == 2
+        assert stats["plain"]["total_bytes"] == 8192
+        assert stats["plain"]["peak_bytes"] == 4096
+        assert stats["plain"]["current_bytes"] == 0
+        assert set(stats["cached"]) == {"current_bytes", "peak_bytes", "total_bytes",
+                                        "current_count", "peak_count", "total_count",
+                                        "failed_count"}
+        assert ctx.stats("cached", device=0)["total_count"] == 2
+        ctx.trim()
+        ctx.trim("cached")
+
+
+def test_size_zero_and_live_bytes(library_name):
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        resource = ctx.get_resource("t")
+        assert resource.allocate(0) == 0
+        resource.deallocate(0, 0)
+        ptr = resource.allocate(1000)
+        assert ctx.stats("t")["current_bytes"] == 1000
+        assert ctx.stats("t")["current_count"] == 1
+        resource.deallocate(ptr, 1000)
+        assert ctx.stats("t")["current_bytes"] == 0
+
+
+def test_print_stats(library_name, capsys):
+    with mrctx.Context(library_name, {"alpha": "host", "beta": "host"}) as ctx:
+        resource = ctx.get_resource("alpha")
+        resource.deallocate(resource.allocate(100), 100)
+        ctx.print_stats()
+        table = capsys.readouterr().out
+        assert library_name in table
+        assert "alpha" in table and "beta" in table
+        assert ctx.stats_text() == table
+
+
+def test_tags_by_name_and_index(library_name):
+    with mrctx.Context(library_name, [("a", "host"), ("b", "cache(host)")]) as ctx:
+        assert ctx.tag_index("b") == 1
+        assert ctx.tag_name(1) == "b"
+        assert ctx.describe("b") == ctx.describe(1)
+        for bad in ("c", 2, -1):
+            with pytest.raises(mrctx.TagError) as info:
+                ctx.get_resource(bad)
+            assert library_name in str(info.value)
+            assert repr(bad) in str(info.value)
+            assert "a, b" in str(info.value)
+        with pytest.raises(mrctx.TagError):
+            ctx.tag_index(1.5)
+        with pytest.raises(LookupError):
+            ctx.stats("nope")
+
+
+def test_precedence_of_sources(library_name, tmp_path, monkeypatch):
+    config = tmp_path / "memory.conf"
+    config.write_text("# the file\nb = limit(host, bytes=2MiB)\nc = limit(host, bytes=2MiB)\n")
+    variable = f"{library_name.upper()}_MEMORY"
+    monkeypatch.setenv(variable, "c=limit(host, bytes=3MiB)")
+    tags = {name: "host" for name in "xabc"}
+    with mrctx.Context(library_name, tags, env_var=variable, config_file=str(config),
+                       overrides="a=limit(host, bytes=1MiB); b=limit(host, bytes=1MiB); "
+                                 "c=limit(host, bytes=1MiB)") as ctx:
+        assert ctx.source("x").origin == "default"
+        assert ctx.describe("x").endswith("host")
+        assert ctx.source("a").origin == "override"
+        assert "1MiB" in ctx.describe("a")
+        source = ctx.source("b")
+        assert source.origin == "file" and source.where == str(config) and source.line == 2
+        assert "2MiB" in ctx.describe("b")
+        source = ctx.source("c")
+        assert source.origin == "env" and source.where == variable
+        assert source.spec == "limit(host, bytes=3MiB)"
+        assert source.status == "MR_OK" and source.reason == ""
+        assert "3MiB" in ctx.describe("c")
+
+
+def test_env_var_applies_only_when_named(library_name, monkeypatch):
+    monkeypatch.setenv("MRCTX_PY_UNUSED_MEMORY", "t=cache(host)")
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        assert ctx.source("t").origin == "default"
+
+
+def test_ignored_entries(library_name):
+    with mrctx.Context(library_name, {"t": "host"}, overrides="t@5=cache(host); t@0=host") as ctx:
+        ignored = ctx.ignored
+        assert len(ignored) == 1
+        assert ignored[0].tag == "t" and ignored[0].device == 5
+        assert ignored[0].source.origin == "override"
+        assert ignored[0].source.spec == "cache(host)"
+
+
+def test_config_errors(library_name, tmp_path):
+    with pytest.raises(mrctx.ConfigError) as info:
+        mrctx.Context(library_name, {"t": "host"}, overrides="t=cache(host")
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert error.status_name == "MR_ERR_CONFIG" and error.status == 6
+    assert "cache(host" in str(error) and "column" in str(error)
+    with pytest.raises(mrctx.ConfigError) as info:
+        mrctx.Context(library_name, {"t": "nonsense"})
+    assert "nonsense" in str(info.value)
+    missing = tmp_path / "missing.conf"
+    with pytest.raises(mrctx.Error) as info:
+        mrctx.Context(library_name, {"t": "host"}, config_file=str(missing))
+    assert str(missing) in str(info.value)
+    with pytest.raises(mrctx.TagError):
+        mrctx.Context(library_name, {})
+
+
+def test_device_tags_without_driver(library_name):
+    with mrctx.Context(library_name, {"dev": "cache(device)"}) as ctx:
+        source = ctx.source("dev")
+        assert source.status == "MR_ERR_NO_DRIVER" and source.reason
+        with pytest.raises(mrctx.NoDriverError) as info:
+            ctx.get_resource("dev").allocate(1024)
+        assert f"{library_name}:dev" in str(info.value)
+        assert info.value.status_name == "MR_ERR_NO_DRIVER"
+        assert ctx.stats("dev")["failed_count"] == 1
+    with pytest.raises(mrctx.NoDriverError):
+        mrctx.device_count()
+    with pytest.raises(mrctx.NoDriverError):
+        mrctx.driver_version()
+    assert mrctx.current_device() == 0
+
+
+def test_out_of_memory_and_bad_alignment(library_name):
+    with mrctx.Context(library_name, {"small": "limit(host, bytes=1KiB)"}) as ctx:
+        resource = ctx.get_resource("small")
+        with pytest.raises(mrctx.OutOfMemoryError) as info:
+            resource.allocate(4096)
+        assert isinstance(info.value, MemoryError)
+        assert "4096" in str(info.value)
+        with pytest.raises(mrctx.InvalidArgumentError) as info:
+            resource.allocate(64, alignment=48)
+        assert isinstance(info.value, ValueError)
+        assert "48" in str(info.value)
+        assert info.value.message.endswith(mrctx.last_error())
+        assert f"library {library_name!r} tag 'small' on device 0" in info.value.message
+
+
+def test_use_after_close(library_name):
+    ctx = mrctx.Context(library_name, {"t": "host"})
+    resource = ctx.get_resource("t")
+    ctx.close()
+    ctx.close()
+    assert ctx.closed and "closed" in repr(ctx)
+    for call in (lambda: ctx.get_resource("t"), lambda: ctx.stats(), lambda: ctx.describe("t"),
+                 lambda: ctx.source("t"), lambda: ctx.ignored, lambda: ctx.trim(),
+                 lambda: ctx.print_stats(), lambda: ctx.device_count, lambda: ctx.handle):
+        with pytest.raises(mrctx.ClosedError) as info:
+            call()
+        assert library_name in str(info.value)
+        assert isinstance(info.value, mrctx.StateError)
+    # A resource taken before close keeps its own reference.
+    ptr = resource.allocate(128)
+    resource.deallocate(ptr, 128)
+    resource.close()
+    with pytest.raises(mrctx.ClosedError):
+        resource.allocate(128)
+
+
+def test_resolve_and_props():
+    with mrctx.resolve("cache(host)") as resource:
+        assert resource.describe() == "cache(host)"
+        assert resource.name == "cache"
+        props = resource.props
+        assert props.kind == "host" and props.device == -1
+        assert props.host_accessible and not props.device_accessible
+        ptr = resource.allocate_sync(512, alignment=4096)
+        assert ptr % 4096 == 0
+        resource.deallocate_sync(ptr, 512, alignment=4096)
+        resource.synchronize()
+        resource.trim()
+        with pytest.raises(mrctx.InvalidArgumentError):
+            resource.pool_info()
+    with pytest.raises(mrctx.ConfigError):
+        mrctx.resolve("@other")
+    with pytest.raises(mrctx.ConfigError):
+        mrctx.resolve("cache(")
+
+
+def test_errors_are_per_thread(library_name):
+    with pytest.raises(mrctx.ConfigError):
+        mrctx.resolve("main_thread_spec(")
+    main_message = mrctx.last_error()
+    seen = []
+
+    def other():
+        seen.append(mrctx.last_error())
+        try:
+            mrctx.resolve("other_thread_spec(")
+        except mrctx.ConfigError as error:
+            seen.append(str(error))
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert seen[0] == ""
+    assert "other_thread_spec" in seen[1]
+    assert mrctx.last_error() == main_message
+
+
+def test_library_not_found():
+    env = dict(os.environ, MRCTX_LIBRARY="/nonexistent/libmrctx.so.0.2")
+    code = ("import mrctx\n"
+            "try:\n    mrctx.version()\n"
+            "except mrctx.LibraryNotFoundError as e:\n    print('missing:', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert "missing:" in out and "/nonexistent/libmrctx.so.0.2" in out and "MRCTX_LIBRARY" in out
+
+
+def test_framework_hooks_without_frameworks(library_name):
+    """Where a framework is missing the hook says so; a host tag is refused."""
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            with pytest.raises(mrctx.FrameworkError) as info:
+                mtorch.use(ctx, "t")
+            assert "torch" in str(info.value)
+        with pytest.raises(mrctx.FrameworkError) as info:
+            mtorch.bind(8, ctx, "t")
+        message = str(info.value)
+        assert library_name in message and "'t'" in message and "host memory" in message
+
+
+@pytest.fixture
+def shim():
+    try:
+        return mtorch.shim()
+    except mrctx.LibraryNotFoundError as error:
+        pytest.skip(f"no PyTorch shim in this build: {error}")
+
+
+def test_torch_shim_routes(library_name, shim):
+    """The shim's MemPool route over a managed-kind tag stand-in: without a
+    driver the tag's allocations fail, so the route returns NULL and counts
+    nothing; a bad device is refused."""
+    alloc = shim.mrctx_torch_pool_alloc_7
+    alloc.restype = ctypes.c_void_p
+    alloc.argtypes = [ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+    free = shim.mrctx_torch_pool_free_7
+    free.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+    assert alloc(1024, 0, None) is None  # not bound yet
+    assert "route 7 is not bound" in mrctx.last_error()
+    with mrctx.Context(library_name, {"weights": "device"}) as ctx:
+        assert mtorch.bind(7, ctx, "weights") == f"{library_name}/weights"
+        assert mtorch.bind(7, ctx, "weights") == f"{library_name}/weights"
+        with mrctx.Context(library_name + "b", {"other": "device"}) as other:
+            with pytest.raises(mrctx.FrameworkError) as info:
+                mtorch.bind(7, other, "other")
+            assert f"{library_name}/weights" in str(info.value)
+        assert alloc(1024, 0, None) is None
+        assert f"{library_name}:weights on device 0" in mrctx.last_error()
+        assert ctx.stats("weights")["failed_count"] == 1
+        assert alloc(1024, 3, None) is None
+        assert "device 3" in mrctx.last_error()
+    # Freeing into the route after the context is closed is safe.
+    before, _ = mtorch.failed_frees()
+    free(0x1000, 1024, 5, None)
+    count, message = mtorch.failed_frees()
+    assert count == before + 1 and "device 5" in message
+    free(None, 0, 0, None)
+    assert mtorch.failed_frees()[0] == count
