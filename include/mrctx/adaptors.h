@@ -159,7 +159,7 @@ typedef struct mr_track_record {
   size_t alignment;  /**< its alignment, as allocated */
   mr_stream stream;  /**< the stream it was allocated on */
   const char *owner; /**< "library:tag" of the context that owns the chain,
-                        or "" where unknown */
+                          or "" where unknown */
 } mr_track_record;
 
 /** Records every live allocation. On destroy, reports outstanding ones to

@@ -66,7 +66,7 @@ typedef struct mr_context_desc {
   size_t tag_count;      /**< entries in `tags` */
   const char *env_var;   /**< optional: variable holding overrides */
   const char *config_file; /**< optional: file of overrides; an error only if
-                              named and missing */
+                                named and missing */
   const char *overrides; /**< optional: the application's override text */
 } mr_context_desc;
 
@@ -143,7 +143,7 @@ typedef struct mr_ignored_entry {
   const char *tag; /**< the tag it names */
   int device;      /**< the device it names */
   const mr_spec_source *source; /**< where it was written; status is MR_OK.
-                                   Owned by the context. */
+                                     Owned by the context. */
 } mr_ignored_entry;
 
 /** How many entries were ignored at creation. */

@@ -73,7 +73,7 @@ typedef struct mr_device_info {
   bool host_memory_pools_supported; /**< pinned host pools */
   bool managed_memory;              /**< can allocate managed memory */
   bool concurrent_managed_access;   /**< host and device access managed memory
-                                       at once */
+                                         at once */
 } mr_device_info;
 
 /** OUT: *info for `device`. */
@@ -130,9 +130,9 @@ MR_NODISCARD MR_API mr_status mr_pool_resource_get_info(const mr_resource *mr,
 /** Which devices may use a pool's memory (pool(access=...)). */
 typedef enum mr_pool_access {
   MR_POOL_ACCESS_ALL = 0,  /**< read-write from every device that can reach it
-                              (device pools: peers with peer access) */
+                                (device pools: peers with peer access) */
   MR_POOL_ACCESS_NONE = 1, /**< only the owning device (device pools), or no
-                              device at all (pinned pools) */
+                                device at all (pinned pools) */
 } mr_pool_access;
 
 /** A pool mrctx creates: pool(kind=..., release=..., max=..., initial=...,
@@ -141,7 +141,7 @@ typedef struct mr_pool_desc {
   size_t size;                /**< sizeof(mr_pool_desc): required */
   mr_pool_kind kind;          /**< what memory the pool holds */
   uint64_t release_threshold; /**< bytes the pool keeps when freed memory is
-                                 idle; MR_POOL_RELEASE_MAX keeps it all */
+                                   idle; MR_POOL_RELEASE_MAX keeps it all */
   uint64_t max_size;          /**< most the pool may reserve; 0: no limit */
   uint64_t initial_size;      /**< reserved at creation; 0: nothing */
   mr_pool_access access;      /**< which devices may use the memory */

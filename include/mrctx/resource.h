@@ -51,17 +51,17 @@ MR_API const char *mr_memory_kind_name(mr_memory_kind kind);
  * given to mr_resource_create). */
 typedef struct mr_resource_props {
   size_t size;            /**< sizeof(mr_resource_props): set it before a call
-                             that reads or fills the struct */
+                               that reads or fills the struct */
   mr_memory_kind kind;    /**< what memory it is */
   int device;             /**< the device the memory lives on, or -1 (host,
-                             pinned, managed without a preferred device) */
+                               pinned, managed without a preferred device) */
   bool host_accessible;   /**< the host may dereference the memory */
   bool device_accessible; /**< kernels may dereference the memory */
   bool stream_ordered;    /**< deallocate honours the stream; if false, the
-                             memory is freed (and may be reused) at once */
+                               memory is freed (and may be reused) at once */
   size_t native_alignment; /**< largest alignment the methods serve directly;
-                              0 = any power of two. Larger requests are
-                              over-allocated by the core. */
+                                0 = any power of two. Larger requests are
+                                over-allocated by the core. */
 } mr_resource_props;
 
 /**
