@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * adaptors.h: resources that wrap an upstream resource.
  *
  * Each constructor takes a reference to `upstream` (the caller keeps its
@@ -29,14 +30,15 @@ MR_EXTERN_C_BEGIN
 
 /* ---- stats(UP): current, peak and total bytes and counts ---------------- */
 
+/** Counts what is allocated through it (mr_stats_resource_get reads it). */
 MR_NODISCARD MR_API mr_status mr_stats_resource_create(mr_resource *upstream,
                                           mr_resource **out);
-/* OUT: *stats (set stats->size first, or use mr_stats_init). */
+/** OUT: *stats (set stats->size first, or use mr_stats_init). */
 MR_NODISCARD MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
 
 /* ---- log(UP, file=PATH): one CSV line per event ------------------------- */
 
-/* Writes rmm's logging-adaptor format, header
+/** Writes rmm's logging-adaptor format, header
  * "Thread,Time,Action,Pointer,Size,Stream", actions "allocate",
  * "allocate failure" and "free". The header is written at creation. Lines
  * are buffered in memory and written by a background thread (which ends
@@ -46,37 +48,37 @@ MR_NODISCARD MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_st
  * from main, the last thread ending) with the log still live. */
 MR_NODISCARD MR_API mr_status mr_log_resource_create(mr_resource *upstream,
                                         const char *path, mr_resource **out);
-/* Write everything logged so far to the file and flush it. */
+/** Write everything logged so far to the file and flush it. */
 MR_NODISCARD MR_API mr_status mr_log_resource_flush(mr_resource *mr);
 
 /* ---- limit(UP, bytes=SIZE): refuse past a byte limit --------------------- */
 
-/* Allocations that would take the bytes in use past `limit` fail with
+/** Allocations that would take the bytes in use past `limit` fail with
  * MR_ERR_OUT_OF_MEMORY. Counted in requested bytes. `limit` has no default:
  * 0 refuses every allocation (a tag switched off). */
 MR_NODISCARD MR_API mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit,
                                           mr_resource **out);
-/* OUT: bytes in use through the limit now. */
+/** OUT: bytes in use through the limit now. */
 MR_NODISCARD MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used);
 
 /* ---- align(UP, alignment=SIZE): a larger minimum alignment --------------- */
 
-/* The largest alignment align takes: 2 GiB. Where the upstream serves less
+/** The largest alignment align takes: 2 GiB. Where the upstream serves less
  * natively every request is over-allocated by up to the alignment, so a
  * larger one would waste that much per allocation (and near 2^63 overflow). */
 #define MR_ALIGN_MAX_ALIGNMENT ((size_t)1 << 31)
 
-/* `alignment`: a power of two, at most MR_ALIGN_MAX_ALIGNMENT; otherwise
+/** `alignment`: a power of two, at most MR_ALIGN_MAX_ALIGNMENT; otherwise
  * (0 included: there is no default) MR_ERR_INVALID_ARGUMENT. */
 MR_NODISCARD MR_API mr_status mr_align_resource_create(mr_resource *upstream,
                                           size_t alignment, mr_resource **out);
 
 /* ---- arena(UP, chunk=SIZE): bump allocation for temporaries -------------- */
 
-/* The chunk size of `chunk` 0: 64 MiB. */
+/** The chunk size of `chunk` 0: 64 MiB. */
 #define MR_ARENA_DEFAULT_CHUNK ((size_t)64 << 20)
 
-/* Carves allocations out of chunks of `chunk` bytes (rounded up to a
+/** Carves allocations out of chunks of `chunk` bytes (rounded up to a
  * multiple of 256; 0: MR_ARENA_DEFAULT_CHUNK) taken from upstream on first
  * use. A chunk is reused once every allocation in it is freed: at once for
  * work on the stream that freed last, on another stream only after an event
@@ -87,11 +89,13 @@ MR_NODISCARD MR_API mr_status mr_arena_resource_create(mr_resource *upstream, si
 
 /* ---- fixed(UP, block=SIZE, count=N): fixed-size blocks ------------------- */
 
-/* The block size of `block` 0 (1 MiB) and the blocks per slab of `count` 0. */
+/** @{ */
+/** The block size of `block` 0 (1 MiB) and the blocks per slab of `count` 0. */
 #define MR_FIXED_DEFAULT_BLOCK ((size_t)1 << 20)
 #define MR_FIXED_DEFAULT_COUNT ((size_t)16)
+/** @} */
 
-/* Takes `count` blocks of `block` bytes (rounded up to a multiple of 256)
+/** Takes `count` blocks of `block` bytes (rounded up to a multiple of 256)
  * from upstream at creation (one upstream allocation), and `count` more
  * each time it runs out. Requests of at most `block` bytes get one block;
  * larger ones go upstream. Blocks are reused in stream order as arena
@@ -101,13 +105,15 @@ MR_NODISCARD MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, si
 
 /* ---- bin(UP, min=SIZE, max=SIZE, count=N): size classes ------------------ */
 
-/* The smallest and largest size class of `min` 0 and `max` 0 (256 B and
+/** @{ */
+/** The smallest and largest size class of `min` 0 and `max` 0 (256 B and
  * 64 KiB), and the blocks per class of `count` 0. */
 #define MR_BIN_DEFAULT_MIN ((size_t)256)
 #define MR_BIN_DEFAULT_MAX ((size_t)64 << 10)
 #define MR_BIN_DEFAULT_COUNT ((size_t)64)
+/** @} */
 
-/* Power-of-two size classes from `min` to `max` (powers of two, 256 <= min
+/** Power-of-two size classes from `min` to `max` (powers of two, 256 <= min
  * <= max, at most 48 classes), each a fixed(UP, block=class, count=N), so
  * every class takes its blocks at creation; larger requests go to UP. */
 MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size_t min,
@@ -116,7 +122,7 @@ MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size
 
 /* ---- retry(UP, attempts=N): recover from transient out-of-memory --------- */
 
-/*
+/**
  * Called by retry resources after they have synchronized and trimmed and an
  * allocation still fails. It may free memory; return true to try again.
  * `attempt` counts from 1. Runs on the allocating thread, with no mrctx lock
@@ -125,14 +131,14 @@ MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size
 typedef bool (*mr_oom_handler)(void *user, mr_resource *mr, size_t bytes,
                                mr_stream stream, int attempt);
 
-/* The process-wide handler used by retry resources that have none of their
+/** The process-wide handler used by retry resources that have none of their
  * own (those built from specs). NULL removes it. */
 MR_API void mr_set_oom_handler(mr_oom_handler handler, void *user);
 
-/* The retries of `attempts` 0. */
+/** The retries of `attempts` 0. */
 #define MR_RETRY_DEFAULT_ATTEMPTS 3
 
-/* On MR_ERR_OUT_OF_MEMORY: synchronize the stream and retry; then the
+/** On MR_ERR_OUT_OF_MEMORY: synchronize the stream and retry; then the
  * device, trim the whole chain (caches, arenas, fixed blocks) and retry;
  * then ask the handler (`handler` or, if NULL, the process-wide one) and
  * retry while it returns true, at most `attempts` times in all (0:
@@ -144,36 +150,36 @@ MR_NODISCARD MR_API mr_status mr_retry_resource_create(mr_resource *upstream, in
 
 /* ---- track(UP): find leaks ----------------------------------------------- */
 
-/* Filled by the library; `size` says how many bytes of it are valid (read
+/** Filled by the library; `size` says how many bytes of it are valid (read
  * a field only if it lies within). */
 typedef struct mr_track_record {
-  size_t size; /* sizeof(mr_track_record) as the library sees it */
-  void *ptr;
-  size_t bytes;
-  size_t alignment;
-  mr_stream stream;
-  const char *owner; /* "library:tag" of the context that owns the chain,
-                        or "" where unknown */
+  size_t size; /**< sizeof(mr_track_record) as the library sees it */
+  void *ptr;         /**< the allocation */
+  size_t bytes;      /**< its size, as allocated */
+  size_t alignment;  /**< its alignment, as allocated */
+  mr_stream stream;  /**< the stream it was allocated on */
+  const char *owner; /**< "library:tag" of the context that owns the chain,
+                          or "" where unknown */
 } mr_track_record;
 
-/* Records every live allocation. On destroy, reports outstanding ones to
+/** Records every live allocation. On destroy, reports outstanding ones to
  * stderr (one line each). */
 MR_NODISCARD MR_API mr_status mr_track_resource_create(mr_resource *upstream,
                                           mr_resource **out);
-/* Call `fn` for each live allocation (under the tracker's lock: `fn` must
+/** Call `fn` for each live allocation (under the tracker's lock: `fn` must
  * not allocate from this resource). OUT: *count, may be NULL. */
 MR_NODISCARD MR_API mr_status mr_track_resource_foreach(
     const mr_resource *mr, void (*fn)(void *user, const mr_track_record *rec),
     void *user, size_t *count);
-/* Print the outstanding allocations, one line each, and a total line. */
+/** Print the outstanding allocations, one line each, and a total line. */
 MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FILE *out);
 
 /* ---- cache(UP, max=SIZE): the fast, stream-aware cache ------------------- */
 
-/* The most bytes a cache keeps unused when `max_cached` is 0: 1 GiB. */
+/** The most bytes a cache keeps unused when `max_cached` is 0: 1 GiB. */
 #define MR_CACHE_DEFAULT_MAX ((size_t)1 << 30)
 
-/* Caches freed blocks per thread and stream in size classes. Its common path
+/** Caches freed blocks per thread and stream in size classes. Its common path
  * (same thread, same stream, a size class it holds) makes no driver call and
  * takes no shared lock. Blocks move to another stream only after an event
  * shows the freeing stream passed the free. Allocations on a capturing
@@ -184,17 +190,19 @@ MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
                                           size_t max_cached,
                                           mr_resource **out);
 
+/** What a cache has done and holds now (mr_cache_resource_get_stats). */
 typedef struct mr_cache_stats {
-  size_t size;            /* sizeof(mr_cache_stats): set it before the call */
-  uint64_t hits;          /* served from the cache */
-  uint64_t misses;        /* served by upstream */
-  uint64_t cross_stream;  /* served from blocks freed on another stream */
-  uint64_t bypassed;      /* sent straight upstream (capture, too large) */
-  uint64_t cached_bytes;  /* unused bytes held now */
-  uint64_t cached_blocks; /* unused blocks held now */
-  uint64_t trims;         /* blocks returned upstream by trim or the cap */
+  size_t size;            /**< sizeof(mr_cache_stats): set it before the call */
+  uint64_t hits;          /**< served from the cache */
+  uint64_t misses;        /**< served by upstream */
+  uint64_t cross_stream;  /**< served from blocks freed on another stream */
+  uint64_t bypassed;      /**< sent straight upstream (capture, too large) */
+  uint64_t cached_bytes;  /**< unused bytes held now */
+  uint64_t cached_blocks; /**< unused blocks held now */
+  uint64_t trims;         /**< blocks returned upstream by trim or the cap */
 } mr_cache_stats;
 
+/** OUT: *stats (set stats->size first). */
 MR_NODISCARD MR_API mr_status mr_cache_resource_get_stats(const mr_resource *mr,
                                              mr_cache_stats *stats);
 

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * mrctx — memory resource contexts for GPU libraries.
  *
  * common.h: what every public header needs: the export macro, the stream
@@ -20,7 +21,8 @@
 #define MR_API
 #endif
 
-/*
+/**
+ * @def MR_NODISCARD
  * MR_NODISCARD marks calls whose status must be looked at: ignoring it is a
  * compiler warning. It goes first in a declaration. GCC's attribute cannot
  * be silenced with a (void) cast; check the status, or build with
@@ -56,14 +58,14 @@
 
 MR_EXTERN_C_BEGIN
 
-/*
+/**
  * A CUDA stream: the same type as CUstream (driver API) and cudaStream_t
  * (runtime API). NULL is the legacy default stream; the driver's
  * CU_STREAM_PER_THREAD handle selects the per-thread default stream.
  */
 typedef struct CUstream_st *mr_stream;
 
-/* The library's version string, e.g. "0.1.0" (the same as MRCTX_VERSION_STRING
+/** The library's version string, e.g.\ "0.1.0" (the same as MRCTX_VERSION_STRING
  * for the headers it was built with). */
 MR_API const char *mr_version(void);
 

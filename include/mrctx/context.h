@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * context.h: a library's memory policy, one resource per tag and device.
  *
  * A library declares its allocation kinds as an enum and a matching array of
@@ -7,6 +8,7 @@
  * configuration; the context reads it once, at creation, and never changes
  * afterwards.
  *
+ * @code
  *   enum { MYLIB_TEMP, MYLIB_PINNED, MYLIB_RESULT };
  *   static const mr_tag mylib_tags[] = {
  *     [MYLIB_TEMP]   = {"temp",   "arena(device, chunk=64MiB)"},
@@ -19,12 +21,13 @@
  *   mr_context *ctx;
  *   if (mr_context_create(&desc, &ctx) != MR_OK) ... mr_last_error() ...
  *   mr_allocate(ctx_get_mr(ctx, MYLIB_TEMP), n, 0, stream, &p);
+ * @endcode
  *
  * Precedence, lowest first: the tag's default_spec < desc.overrides (the
  * application's text) < desc.config_file < the environment variable
  * desc.env_var (the operator's last word). Within one source a later entry
- * wins, and tag@N beats tag for device N. Entries for devices that are not
- * visible are checked for syntax and otherwise ignored.
+ * wins, and `tag@N` beats `tag` for device N. Entries for devices that are
+ * not visible are checked for syntax and otherwise ignored.
  *
  * Devices: the context resolves every tag for every visible device at
  * creation. Without a driver it still creates, with one device slot: host
@@ -43,113 +46,120 @@
 
 MR_EXTERN_C_BEGIN
 
+/** A library's memory policy (opaque): this file's comment says what. */
 typedef struct mr_context mr_context;
 
-/* One allocation kind. Tag value i is entry i of the array. Its layout is
+/** One allocation kind. Tag value i is entry i of the array. Its layout is
  * fixed for good (it is an array element, so it cannot grow): anything new
  * about tags comes as a new field of mr_context_desc. */
 typedef struct mr_tag {
-  const char *name;         /* letters, digits, '_'; unique in the context */
-  const char *default_spec; /* the library's choice, e.g. "device" */
+  const char *name;         /**< letters, digits, '_'; unique in the context */
+  const char *default_spec; /**< the library's choice, e.g.\ "device" */
 } mr_tag;
 
+/** What mr_context_create builds: the library's tags and where overrides
+ * come from. */
 typedef struct mr_context_desc {
-  size_t size;           /* sizeof(mr_context_desc): required */
-  const char *library;   /* the library's name, for messages and statistics */
-  const mr_tag *tags;    /* tag_count entries, copied at creation */
-  size_t tag_count;
-  const char *env_var;   /* optional: variable holding overrides */
-  const char *config_file; /* optional: file of overrides; an error only if
-                              named and missing */
-  const char *overrides; /* optional: the application's override text */
+  size_t size;           /**< sizeof(mr_context_desc): required */
+  const char *library;   /**< the library's name, for messages and statistics */
+  const mr_tag *tags;    /**< tag_count entries, copied at creation */
+  size_t tag_count;      /**< entries in `tags` */
+  const char *env_var;   /**< optional: variable holding overrides */
+  const char *config_file; /**< optional: file of overrides; an error only if
+                                named and missing */
+  const char *overrides; /**< optional: the application's override text */
 } mr_context_desc;
 
-/* Create a context. OUT: *ctx. A malformed or unresolvable spec from any
+/** Create a context. OUT: *ctx. A malformed or unresolvable spec from any
  * source fails with MR_ERR_CONFIG; mr_last_error() quotes the text, names
  * its source (variable, file and line, override, default) and points at the
  * column. */
 MR_NODISCARD MR_API mr_status mr_context_create(const mr_context_desc *desc,
                                    mr_context **ctx);
 
-/* Destroy a context and release its resources. Memory allocated through it
+/** Destroy a context and release its resources. Memory allocated through it
  * must have been freed. NULL is ignored. */
 MR_API void mr_context_destroy(mr_context *ctx);
 
-/* The resource for `tag` on the calling thread's current device. Borrowed:
+/** The resource for `tag` on the calling thread's current device. Borrowed:
  * valid while the context lives. Never NULL for a valid tag; NULL (with
  * mr_last_error()) for an invalid tag or context. No lock. */
 MR_API mr_resource *mr_context_get_mr(const mr_context *ctx, int tag);
 
-/* The resource for `tag` on `device`. NULL for an invalid tag or device. */
+/** The resource for `tag` on `device`. NULL for an invalid tag or device. */
 MR_API mr_resource *mr_context_get_mr_on(const mr_context *ctx, int tag,
                                          int device);
 
 #ifndef MRCTX_NO_SHORT_NAMES
-/* The allocation-site call: the resource for `tag` on the current device. */
+/** The allocation-site call: the resource for `tag` on the current device. */
 static inline mr_resource *ctx_get_mr(const mr_context *ctx, int tag) {
   return mr_context_get_mr(ctx, tag);
 }
 #endif
 
+/** The library's name ("" for NULL). */
 MR_API const char *mr_context_library(const mr_context *ctx);
+/** How many tags the context has (0 for NULL). */
 MR_API size_t mr_context_tag_count(const mr_context *ctx);
+/** The name of `tag`; NULL for an invalid tag or context. */
 MR_API const char *mr_context_tag_name(const mr_context *ctx, int tag);
-/* How many device slots the context has (1 without a driver). */
+/** How many device slots the context has (1 without a driver). */
 MR_API int mr_context_device_count(const mr_context *ctx);
 
-/* Where a tag's spec came from. */
+/** Where a tag's spec came from. */
 typedef enum mr_spec_origin {
-  MR_SPEC_DEFAULT = 0,  /* the tag's default_spec */
-  MR_SPEC_OVERRIDE = 1, /* desc.overrides */
-  MR_SPEC_FILE = 2,     /* desc.config_file */
-  MR_SPEC_ENV = 3,      /* the environment variable */
+  MR_SPEC_DEFAULT = 0,  /**< the tag's default_spec */
+  MR_SPEC_OVERRIDE = 1, /**< desc.overrides */
+  MR_SPEC_FILE = 2,     /**< desc.config_file */
+  MR_SPEC_ENV = 3,      /**< the environment variable */
 } mr_spec_origin;
 
-/* "default", "override", "file", "env". Static. */
+/** "default", "override", "file", "env". Static. */
 MR_API const char *mr_spec_origin_name(mr_spec_origin origin);
 
+/** Where one tag's spec on one device came from (mr_context_get_source). */
 typedef struct mr_spec_source {
-  size_t size;       /* sizeof(mr_spec_source): set it before the call */
-  mr_spec_origin origin;
-  const char *where; /* the variable's or file's name; "" otherwise */
-  int line;          /* 1-based line in the source text */
-  const char *spec;  /* the spec text as written */
-  /* MR_OK, or MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE when the spec could not
+  size_t size;       /**< sizeof(mr_spec_source): set it before the call */
+  mr_spec_origin origin; /**< which source */
+  const char *where; /**< the variable's or file's name; "" otherwise */
+  int line;          /**< 1-based line in the source text */
+  const char *spec;  /**< the spec text as written */
+  /** MR_OK, or MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE when the spec could not
    * be built for want of a driver or device: the tag's resource on this
    * device then fails every allocation with that status and `reason`. */
   mr_status status;
-  const char *reason; /* "" when status is MR_OK */
+  const char *reason; /**< "" when status is MR_OK */
 } mr_spec_source;
 
-/* OUT: *source for tag on device (set source->size first; on return it says
+/** OUT: *source for tag on device (set source->size first; on return it says
  * how many bytes were filled); its strings live as long as the context. */
 MR_NODISCARD MR_API mr_status mr_context_get_source(const mr_context *ctx, int tag,
                                        int device, mr_spec_source *source);
 
-/* An override entry for a device the context does not have (tag@N with N
+/** An override entry for a device the context does not have (`tag@N` with N
  * past the visible devices): checked like any entry, then ignored. */
 typedef struct mr_ignored_entry {
-  size_t size; /* sizeof(mr_ignored_entry): set it before the call */
-  const char *tag;
-  int device;
-  const mr_spec_source *source; /* where it was written; status is MR_OK.
-                                   Owned by the context. */
+  size_t size; /**< sizeof(mr_ignored_entry): set it before the call */
+  const char *tag; /**< the tag it names */
+  int device;      /**< the device it names */
+  const mr_spec_source *source; /**< where it was written; status is MR_OK.
+                                     Owned by the context. */
 } mr_ignored_entry;
 
-/* How many entries were ignored at creation. */
+/** How many entries were ignored at creation. */
 MR_API size_t mr_context_ignored_count(const mr_context *ctx);
 
-/* OUT: *entry, the index-th ignored entry (in source order, lowest source
+/** OUT: *entry, the index-th ignored entry (in source order, lowest source
  * first; set entry->size first); its strings live as long as the context. */
 MR_NODISCARD MR_API mr_status mr_context_get_ignored(const mr_context *ctx, size_t index,
                                         mr_ignored_entry *entry);
 
-/* Per-tag statistics, always on. `device` -1 sums over devices.
+/** Per-tag statistics, always on. `device` -1 sums over devices.
  * OUT: *stats (set stats->size first, or use mr_stats_init). */
 MR_NODISCARD MR_API mr_status mr_context_get_stats(const mr_context *ctx, int tag,
                                       int device, mr_stats *stats);
 
-/* Print every tag's statistics as a table (one row per tag and device that
+/** Print every tag's statistics as a table (one row per tag and device that
  * has allocated, and a total per tag). */
 MR_NODISCARD MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
 

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * driver.h: the CUDA driver layer.
  *
  * mrctx opens libcuda.so.1 at run time (dlopen, then cuGetProcAddress for the
@@ -43,105 +44,110 @@
 
 MR_EXTERN_C_BEGIN
 
-/* Load the driver now (every other call loads it when needed). Idempotent
+/** Load the driver now (every other call loads it when needed). Idempotent
  * and thread-safe; a failure is remembered and reported the same way each
  * time: MR_ERR_NO_DRIVER (library missing, entry points missing, cuInit
  * failed) or MR_ERR_NO_DEVICE (driver fine, no device). */
 MR_NODISCARD MR_API mr_status mr_driver_load(void);
 
-/* The driver's CUDA version, 1000 * major + 10 * minor (13000 for 13.0). */
+/** The driver's CUDA version, 1000 * major + 10 * minor (13000 for 13.0). */
 MR_NODISCARD MR_API mr_status mr_driver_version(int *version);
 
-/* How many devices the driver shows. Without a driver: MR_ERR_NO_DRIVER and
+/** How many devices the driver shows. Without a driver: MR_ERR_NO_DRIVER and
  * *count 0. With a driver and no device: MR_OK and 0. */
 MR_NODISCARD MR_API mr_status mr_device_count(int *count);
 
-/* The device of the calling thread's current context; 0 if the thread has
+/** The device of the calling thread's current context; 0 if the thread has
  * none (as the CUDA runtime picks device 0) or there is no driver. */
 MR_API int mr_current_device(void);
 
+/** What the driver says about a device (mr_device_get_info). */
 typedef struct mr_device_info {
-  size_t size; /* sizeof(mr_device_info): set it before the call */
-  int device;
-  char name[256];
-  uint64_t total_memory;
-  int compute_capability_major;
-  int compute_capability_minor;
-  bool memory_pools_supported;      /* device pools (cuMemAllocAsync) */
-  bool host_memory_pools_supported; /* pinned host pools */
-  bool managed_memory;              /* can allocate managed memory */
-  bool concurrent_managed_access;   /* host and device access managed memory
-                                       at once */
+  size_t size; /**< sizeof(mr_device_info): set it before the call */
+  int device;                       /**< the device's ordinal */
+  char name[256];                   /**< its name, such as "NVIDIA H200" */
+  uint64_t total_memory;            /**< its memory, in bytes */
+  int compute_capability_major;     /**< compute capability: 9 for 9.0 */
+  int compute_capability_minor;     /**< compute capability: 0 for 9.0 */
+  bool memory_pools_supported;      /**< device pools (cuMemAllocAsync) */
+  bool host_memory_pools_supported; /**< pinned host pools */
+  bool managed_memory;              /**< can allocate managed memory */
+  bool concurrent_managed_access;   /**< host and device access managed memory
+                                         at once */
 } mr_device_info;
 
-/* OUT: *info for `device`. */
+/** OUT: *info for `device`. */
 MR_NODISCARD MR_API mr_status mr_device_get_info(int device, mr_device_info *info);
 
+/** What memory a pool holds. */
 typedef enum mr_pool_kind {
-  MR_POOL_DEVICE = 0,  /* device memory on the pool's device */
-  MR_POOL_PINNED = 1,  /* page-locked host memory */
-  MR_POOL_MANAGED = 2, /* managed memory */
+  MR_POOL_DEVICE = 0,  /**< device memory on the pool's device */
+  MR_POOL_PINNED = 1,  /**< page-locked host memory */
+  MR_POOL_MANAGED = 2, /**< managed memory */
 } mr_pool_kind;
 
-/* "device", "pinned", "managed". Static. */
+/** "device", "pinned", "managed". Static. */
 MR_API const char *mr_pool_kind_name(mr_pool_kind kind);
 
-/* The driver's pools mrctx reports on. */
+/** The driver's pools mrctx reports on. */
 typedef enum mr_driver_pool {
-  MR_DRIVER_POOL_DEVICE_CURRENT = 0, /* cuMemGetMemPool(device) */
-  MR_DRIVER_POOL_DEVICE_DEFAULT = 1, /* cuMemGetDefaultMemPool(device) */
-  MR_DRIVER_POOL_PINNED_DEFAULT = 2, /* the host-pinned default pool */
-  MR_DRIVER_POOL_MANAGED_DEFAULT = 3,/* the managed default pool */
+  MR_DRIVER_POOL_DEVICE_CURRENT = 0, /**< cuMemGetMemPool(device) */
+  MR_DRIVER_POOL_DEVICE_DEFAULT = 1, /**< cuMemGetDefaultMemPool(device) */
+  MR_DRIVER_POOL_PINNED_DEFAULT = 2, /**< the host-pinned default pool */
+  MR_DRIVER_POOL_MANAGED_DEFAULT = 3,/**< the managed default pool */
 } mr_driver_pool;
 
+/** A driver pool's settings and use (mr_driver_pool_get_info,
+ * mr_pool_resource_get_info). */
 typedef struct mr_pool_info {
-  size_t size; /* sizeof(mr_pool_info): set it before the call */
-  mr_pool_kind kind;
-  int device;      /* the pool's device, -1 for host and managed pools */
-  bool is_default; /* it is its location's default pool */
-  bool is_current; /* it is its location's current pool */
-  uint64_t release_threshold; /* UINT64_MAX: keeps everything */
-  uint64_t reserved_bytes;    /* backing memory the pool holds now */
-  uint64_t reserved_high;     /* most it has held */
-  uint64_t used_bytes;        /* handed out now */
-  uint64_t used_high;         /* most handed out at once */
+  size_t size; /**< sizeof(mr_pool_info): set it before the call */
+  mr_pool_kind kind; /**< what memory it holds */
+  int device;      /**< the pool's device, -1 for host and managed pools */
+  bool is_default; /**< it is its location's default pool */
+  bool is_current; /**< it is its location's current pool */
+  uint64_t release_threshold; /**< UINT64_MAX: keeps everything */
+  uint64_t reserved_bytes;    /**< backing memory the pool holds now */
+  uint64_t reserved_high;     /**< most it has held */
+  uint64_t used_bytes;        /**< handed out now */
+  uint64_t used_high;         /**< most handed out at once */
 } mr_pool_info;
 
-/* OUT: *info about one of the driver's pools for `device` (ignored for the
+/** OUT: *info about one of the driver's pools for `device` (ignored for the
  * pinned and managed default pools, except to pick a context). Reading the
  * information never changes the pool. */
 MR_NODISCARD MR_API mr_status mr_driver_pool_get_info(mr_driver_pool which, int device,
                                          mr_pool_info *info);
 
-/* OUT: *info about the pool a pool-backed resource (device, device_default,
+/** OUT: *info about the pool a pool-backed resource (device, device_default,
  * pinned, managed, pool) allocates from now. MR_ERR_INVALID_ARGUMENT for any
  * other resource. */
 MR_NODISCARD MR_API mr_status mr_pool_resource_get_info(const mr_resource *mr,
                                            mr_pool_info *info);
 
-/* The release threshold that keeps all freed memory in the pool. */
+/** The release threshold that keeps all freed memory in the pool. */
 #define MR_POOL_RELEASE_MAX UINT64_MAX
 
+/** Which devices may use a pool's memory (pool(access=...)). */
 typedef enum mr_pool_access {
-  MR_POOL_ACCESS_ALL = 0,  /* read-write from every device that can reach it
-                              (device pools: peers with peer access) */
-  MR_POOL_ACCESS_NONE = 1, /* only the owning device (device pools), or no
-                              device at all (pinned pools) */
+  MR_POOL_ACCESS_ALL = 0,  /**< read-write from every device that can reach it
+                                (device pools: peers with peer access) */
+  MR_POOL_ACCESS_NONE = 1, /**< only the owning device (device pools), or no
+                                device at all (pinned pools) */
 } mr_pool_access;
 
-/* A pool mrctx creates: pool(kind=..., release=..., max=..., initial=...,
+/** A pool mrctx creates: pool(kind=..., release=..., max=..., initial=...,
  * access=...). Start from mr_pool_desc_init. */
 typedef struct mr_pool_desc {
-  size_t size;                /* sizeof(mr_pool_desc): required */
-  mr_pool_kind kind;
-  uint64_t release_threshold; /* bytes the pool keeps when freed memory is
-                                 idle; MR_POOL_RELEASE_MAX keeps it all */
-  uint64_t max_size;          /* most the pool may reserve; 0: no limit */
-  uint64_t initial_size;      /* reserved at creation; 0: nothing */
-  mr_pool_access access;
+  size_t size;                /**< sizeof(mr_pool_desc): required */
+  mr_pool_kind kind;          /**< what memory the pool holds */
+  uint64_t release_threshold; /**< bytes the pool keeps when freed memory is
+                                   idle; MR_POOL_RELEASE_MAX keeps it all */
+  uint64_t max_size;          /**< most the pool may reserve; 0: no limit */
+  uint64_t initial_size;      /**< reserved at creation; 0: nothing */
+  mr_pool_access access;      /**< which devices may use the memory */
 } mr_pool_desc;
 
-/* Defaults: `kind`, release MR_POOL_RELEASE_MAX, no maximum, nothing
+/** Defaults: `kind`, release MR_POOL_RELEASE_MAX, no maximum, nothing
  * reserved up front, access from all devices; `size` as this header sees
  * it. Inline, so it never writes past the caller's struct. A library newer
  * than the header gives fields past desc->size their defaults. */
@@ -156,25 +162,25 @@ static inline void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
   desc->access = MR_POOL_ACCESS_ALL;
 }
 
-/* Device tags' default: the device's current pool. */
+/** Device tags' default: the device's current pool. */
 MR_NODISCARD MR_API mr_status mr_device_resource_create(int device, mr_resource **out);
-/* The device's default pool, even if the application set another. */
+/** The device's default pool, even if the application set another. */
 MR_NODISCARD MR_API mr_status mr_device_default_resource_create(int device,
                                                    mr_resource **out);
-/* The host-pinned default pool. */
+/** The host-pinned default pool. */
 MR_NODISCARD MR_API mr_status mr_pinned_resource_create(int device, mr_resource **out);
-/* The managed default pool. */
+/** The managed default pool. */
 MR_NODISCARD MR_API mr_status mr_managed_resource_create(int device, mr_resource **out);
-/* A new pool owned by the resource; destroyed with it (the driver frees the
+/** A new pool owned by the resource; destroyed with it (the driver frees the
  * pool once its last allocation is freed). */
 MR_NODISCARD MR_API mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc,
                                          mr_resource **out);
-/* Synchronous legacy allocation: cuMemAlloc / cuMemFree. */
+/** Synchronous legacy allocation: cuMemAlloc / cuMemFree. */
 MR_NODISCARD MR_API mr_status mr_sync_device_resource_create(int device, mr_resource **out);
-/* cuMemHostAlloc (portable, device-mapped) / cuMemFreeHost. */
+/** cuMemHostAlloc (portable, device-mapped) / cuMemFreeHost. */
 MR_NODISCARD MR_API mr_status mr_sync_pinned_resource_create(int device,
                                                 mr_resource **out);
-/* cuMemAllocManaged (attach global) / cuMemFree. */
+/** cuMemAllocManaged (attach global) / cuMemFree. */
 MR_NODISCARD MR_API mr_status mr_sync_managed_resource_create(int device,
                                                  mr_resource **out);
 

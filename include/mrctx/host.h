@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * host.h: the pageable host resource ("host" in the spec language).
  *
  * Plain aligned host memory from the C library. Not page-locked: kernels can
@@ -13,7 +14,7 @@
 
 MR_EXTERN_C_BEGIN
 
-/* OUT: *out, a new host resource (one reference, the caller's). */
+/** OUT: *out, a new host resource (one reference, the caller's). */
 MR_NODISCARD MR_API mr_status mr_host_resource_create(mr_resource **out);
 
 MR_EXTERN_C_END

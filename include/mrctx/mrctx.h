@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * mrctx.h: everything. Include this, or only the headers you use.
  */
 #ifndef MRCTX_MRCTX_H

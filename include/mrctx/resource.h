@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * resource.h: the memory resource object every part of mrctx stands on.
  *
  * An mr_resource is an opaque, reference-counted object with an ops table.
@@ -29,37 +30,41 @@
 
 MR_EXTERN_C_BEGIN
 
+/** A memory resource: opaque and reference-counted (this file's rules). */
 typedef struct mr_resource mr_resource;
 
-/* The default alignment: what alignment 0 means. */
+/** The default alignment: what alignment 0 means. */
 #define MR_DEFAULT_ALIGNMENT ((size_t)256)
 
+/** What memory a resource hands out. */
 typedef enum mr_memory_kind {
-  MR_MEMORY_HOST = 0,    /* pageable host memory */
-  MR_MEMORY_PINNED = 1,  /* page-locked host memory, device-accessible */
-  MR_MEMORY_DEVICE = 2,  /* device memory */
-  MR_MEMORY_MANAGED = 3, /* managed (unified) memory */
+  MR_MEMORY_HOST = 0,    /**< pageable host memory */
+  MR_MEMORY_PINNED = 1,  /**< page-locked host memory, device-accessible */
+  MR_MEMORY_DEVICE = 2,  /**< device memory */
+  MR_MEMORY_MANAGED = 3, /**< managed (unified) memory */
 } mr_memory_kind;
 
-/* "host", "pinned", "device", "managed"; "unknown" otherwise. Static. */
+/** "host", "pinned", "device", "managed"; "unknown" otherwise. Static. */
 MR_API const char *mr_memory_kind_name(mr_memory_kind kind);
 
+/** What a resource's memory is and how it behaves (mr_resource_get_props;
+ * given to mr_resource_create). */
 typedef struct mr_resource_props {
-  size_t size;            /* sizeof(mr_resource_props): set it before a call
-                             that reads or fills the struct */
-  mr_memory_kind kind;
-  int device;             /* the device the memory lives on, or -1 (host,
-                             pinned, managed without a preferred device) */
-  bool host_accessible;   /* the host may dereference the memory */
-  bool device_accessible; /* kernels may dereference the memory */
-  bool stream_ordered;    /* deallocate honours the stream; if false, the
-                             memory is freed (and may be reused) at once */
-  size_t native_alignment; /* largest alignment the methods serve directly;
-                              0 = any power of two. Larger requests are
-                              over-allocated by the core. */
+  size_t size;            /**< sizeof(mr_resource_props): set it before a call
+                               that reads or fills the struct */
+  mr_memory_kind kind;    /**< what memory it is */
+  int device;             /**< the device the memory lives on, or -1 (host,
+                               pinned, managed without a preferred device) */
+  bool host_accessible;   /**< the host may dereference the memory */
+  bool device_accessible; /**< kernels may dereference the memory */
+  bool stream_ordered;    /**< deallocate honours the stream; if false, the
+                               memory is freed (and may be reused) at once */
+  size_t native_alignment; /**< largest alignment the methods serve directly;
+                                0 = any power of two. Larger requests are
+                                over-allocated by the core. */
 } mr_resource_props;
 
-/*
+/**
  * The methods of a custom resource. `size` comes first: set it to
  * sizeof(mr_resource_ops) as your compiler sees it. New methods are only ever
  * appended; the library treats methods past an older table's size as NULL.
@@ -71,40 +76,44 @@ typedef struct mr_resource_props {
  * status and should say why with mr_error().
  */
 typedef struct mr_resource_ops {
-  size_t size;      /* sizeof(mr_resource_ops) */
-  const char *name; /* short kind name, e.g. "arena"; used when describe is NULL */
+  size_t size;      /**< sizeof(mr_resource_ops) */
+  const char *name; /**< short kind name, e.g.\ "arena"; used when describe is NULL */
 
-  /* Required. Stream-ordered allocation and deallocation. */
+  /** @{ */
+  /** Required. Stream-ordered allocation and deallocation. */
   mr_status (*allocate)(void *self, size_t bytes, size_t alignment,
                         mr_stream stream, void **ptr);
   mr_status (*deallocate)(void *self, void *ptr, size_t bytes,
                           size_t alignment, mr_stream stream);
+  /** @} */
 
-  /* Optional. Synchronous forms: memory usable by anyone on return; freed
+  /** @{ */
+  /** Optional. Synchronous forms: memory usable by anyone on return; freed
    * after all prior work. When NULL the core allocates on the legacy default
    * stream and synchronizes it (and, to free, synchronizes first). */
   mr_status (*allocate_sync)(void *self, size_t bytes, size_t alignment,
                              void **ptr);
   mr_status (*deallocate_sync)(void *self, void *ptr, size_t bytes,
                                size_t alignment);
+  /** @} */
 
-  /* Optional. Wait until `stream` (NULL: the legacy default stream) has
+  /** Optional. Wait until `stream` (NULL: the legacy default stream) has
    * finished its work. NULL means there is nothing to wait for (host). */
   mr_status (*synchronize)(void *self, mr_stream stream);
 
-  /* Optional. Give everything cached but not in use back upstream (caches,
+  /** Optional. Give everything cached but not in use back upstream (caches,
    * arenas, fixed blocks). Adaptors pass the call on to their upstream. */
   mr_status (*trim)(void *self);
 
-  /* Optional. Write the resource's spec text, snprintf-style (returns the
+  /** Optional. Write the resource's spec text, snprintf-style (returns the
    * length it needed). Called once, at creation. NULL: `name` is used. */
   int (*describe)(void *self, char *buf, size_t cap);
 
-  /* Optional. Called once, when the last reference is released. */
+  /** Optional. Called once, when the last reference is released. */
   void (*destroy)(void *self);
 } mr_resource_ops;
 
-/*
+/**
  * Create a resource from an ops table and its state. `ops` must outlive the
  * resource (a static table, usually). `props` may be NULL: pageable host
  * memory, any alignment; otherwise set props->size (fields past it take
@@ -116,60 +125,60 @@ MR_NODISCARD MR_API mr_status mr_resource_create(const mr_resource_ops *ops, voi
                                     const mr_resource_props *props,
                                     mr_resource **out);
 
-/* Take another reference. Returns `mr`. NULL is ignored. */
+/** Take another reference. Returns `mr`. NULL is ignored. */
 MR_API mr_resource *mr_resource_retain(mr_resource *mr);
 
-/* Drop a reference; the last one destroys the resource. NULL is ignored.
+/** Drop a reference; the last one destroys the resource. NULL is ignored.
  * Every allocation must have been freed before the last release. It leaves
  * mr_last_error() as it was. */
 MR_API void mr_resource_release(mr_resource *mr);
 
-/*
+/**
  * Allocate `bytes` aligned to `alignment` (0: 256), stream-ordered on
  * `stream`. OUT: *ptr, NULL on failure and for size 0.
  */
 MR_NODISCARD MR_API mr_status mr_allocate(mr_resource *mr, size_t bytes, size_t alignment,
                              mr_stream stream, void **ptr);
 
-/* Free memory from mr_allocate on this resource, with the same bytes and
+/** Free memory from mr_allocate on this resource, with the same bytes and
  * alignment, stream-ordered on `stream`. NULL is a no-op. */
 MR_NODISCARD MR_API mr_status mr_deallocate(mr_resource *mr, void *ptr, size_t bytes,
                                size_t alignment, mr_stream stream);
 
-/* Allocate with no stream: the memory is usable by any stream or the host on
+/** Allocate with no stream: the memory is usable by any stream or the host on
  * return. OUT: *ptr, NULL on failure and for size 0. */
 MR_NODISCARD MR_API mr_status mr_allocate_sync(mr_resource *mr, size_t bytes,
                                   size_t alignment, void **ptr);
 
-/* Free with no stream, after all prior work on the legacy default stream
+/** Free with no stream, after all prior work on the legacy default stream
  * (and so every blocking stream) has finished. NULL is a no-op. */
 MR_NODISCARD MR_API mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes,
                                     size_t alignment);
 
-/* Wait until `stream` has finished (nothing to do for host resources). */
+/** Wait until `stream` has finished (nothing to do for host resources). */
 MR_NODISCARD MR_API mr_status mr_resource_synchronize(mr_resource *mr, mr_stream stream);
 
-/* Return cached, unused memory in the whole chain to its upstreams. Memory in
+/** Return cached, unused memory in the whole chain to its upstreams. Memory in
  * use stays. Safe to call from any thread at any time. */
 MR_NODISCARD MR_API mr_status mr_resource_trim(mr_resource *mr);
 
-/* The resource's properties. OUT: *props (set props->size first; on return
+/** The resource's properties. OUT: *props (set props->size first; on return
  * it says how many bytes were filled). */
 MR_NODISCARD MR_API mr_status mr_resource_get_props(const mr_resource *mr,
                                        mr_resource_props *props);
 
-/* The resolved spec text, e.g. "arena(device, chunk=64MiB)". Never NULL for a
+/** The resolved spec text, e.g.\ "arena(device, chunk=64MiB)". Never NULL for a
  * valid resource; valid as long as the resource lives. */
 MR_API const char *mr_resource_describe(const mr_resource *mr);
 
-/* The ops table's name ("arena", "device", ...). */
+/** The ops table's name ("arena", "device", ...). */
 MR_API const char *mr_resource_name(const mr_resource *mr);
 
-/* The resource an adaptor wraps (borrowed: no reference is taken), or NULL
+/** The resource an adaptor wraps (borrowed: no reference is taken), or NULL
  * for a resource that wraps none. */
 MR_API mr_resource *mr_resource_upstream(const mr_resource *mr);
 
-/* The state passed to mr_resource_create if `mr` was created with `ops`,
+/** The state passed to mr_resource_create if `mr` was created with `ops`,
  * else NULL: a checked downcast for authors of custom resources. */
 MR_API void *mr_resource_state(const mr_resource *mr,
                                const mr_resource_ops *ops);

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * stats.h: allocation statistics.
  *
  * One counter mechanism serves the stats(UP) adaptor and the per-tag
@@ -26,7 +27,7 @@
 
 MR_EXTERN_C_BEGIN
 
-/* The fields of mr_stats, one list for the struct, the table printer and the
+/** The fields of mr_stats, one list for the struct, the table printer and the
  * JSON writer. X(field, description). Only ever appended. */
 #define MR_STATS_FIELDS(X)                                                     \
   X(current_bytes, "bytes allocated now")                                      \
@@ -37,24 +38,25 @@ MR_EXTERN_C_BEGIN
   X(total_count, "allocations made over the lifetime")                         \
   X(failed_count, "allocations that failed")
 
+/** Allocation statistics: the fields of MR_STATS_FIELDS, each a uint64_t. */
 typedef struct mr_stats {
-  size_t size; /* sizeof(mr_stats): set it before a call that fills it */
+  size_t size; /**< sizeof(mr_stats): set it before a call that fills it */
 #define MR_STATS_FIELD_(field, description) uint64_t field;
   MR_STATS_FIELDS(MR_STATS_FIELD_)
 #undef MR_STATS_FIELD_
 } mr_stats;
 
-/* Initialise `stats` for a call that fills it: zeroes and sets `size`. */
+/** Initialise `stats` for a call that fills it: zeroes and sets `size`. */
 static inline void mr_stats_init(mr_stats *stats) {
   memset(stats, 0, sizeof *stats);
   stats->size = sizeof(mr_stats);
 }
 
-/* Add `b` into `a` (peaks add too: the sum of peaks bounds the joint peak).
+/** Add `b` into `a` (peaks add too: the sum of peaks bounds the joint peak).
  * Only the fields both structs have (their `size`) are touched. */
 MR_API void mr_stats_add(mr_stats *a, const mr_stats *b);
 
-/* Write one JSON object {"current_bytes": ..., ...}. */
+/** Write one JSON object {"current_bytes": ..., ...}. */
 MR_NODISCARD MR_API mr_status mr_stats_write_json(const mr_stats *stats, FILE *out);
 
 MR_EXTERN_C_END

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * status.h: status codes and the per-thread error message.
  *
  * Every fallible call returns an mr_status. On failure it leaves its output
@@ -12,7 +13,7 @@
 
 MR_EXTERN_C_BEGIN
 
-/*
+/**
  * The one list of status codes: the enum, mr_status_name() and
  * mr_status_string() are generated from it and cannot drift apart.
  * X(name, value, description). Values are ABI: never renumber, only append.
@@ -29,21 +30,22 @@ MR_EXTERN_C_BEGIN
   X(MR_ERR_DRIVER, 7, "the CUDA driver reported an error")                     \
   X(MR_ERR_STATE, 8, "not allowed in the current state")
 
+/** The status every fallible call returns: MR_OK, or what went wrong. */
 typedef enum mr_status {
 #define MR_STATUS_ENUM_(name, value, description) name = value,
   MR_STATUS_LIST(MR_STATUS_ENUM_)
 #undef MR_STATUS_ENUM_
 } mr_status;
 
-/* "MR_ERR_CONFIG" for MR_ERR_CONFIG; "MR_ERR_UNKNOWN" for values not in the
+/** "MR_ERR_CONFIG" for MR_ERR_CONFIG; "MR_ERR_UNKNOWN" for values not in the
  * list. Never NULL; the string is static. */
 MR_API const char *mr_status_name(mr_status status);
 
-/* A short description of the code itself ("invalid memory configuration").
+/** A short description of the code itself ("invalid memory configuration").
  * Never NULL; static. For what actually went wrong, see mr_last_error(). */
 MR_API const char *mr_status_string(mr_status status);
 
-/*
+/**
  * The calling thread's message for its most recent failure: what failed and
  * why (the driver's error name, the sizes, the device, or the configuration
  * text and position). Successful calls do not clear it. Never NULL ("" when
@@ -52,10 +54,10 @@ MR_API const char *mr_status_string(mr_status status);
  */
 MR_API const char *mr_last_error(void);
 
-/* Forget this thread's last error message. */
+/** Forget this thread's last error message. */
 MR_API void mr_clear_error(void);
 
-/*
+/**
  * For authors of custom resources and factories: record a printf-style
  * message as this thread's last error and return `status`, so a failing
  * method can end with `return mr_error(MR_ERR_OUT_OF_MEMORY, "...", ...);`.
