@@ -185,7 +185,11 @@ MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FI
  * shows the freeing stream passed the free. Allocations on a capturing
  * stream go straight upstream (graph-safe). At most `max_cached` bytes sit
  * unused in the cache (0: MR_CACHE_DEFAULT_MAX, and the description leaves
- * it out: "cache(device)"); mr_resource_trim() hands them all back. */
+ * it out: "cache(device)"); of blocks above 1 MiB, at most a quarter of
+ * that and 256 MiB: a larger miss first hands idle large blocks back, so
+ * the upstream pool reuses their memory. mr_resource_trim() hands
+ * everything back. A miss also takes blocks other threads freed on the
+ * same stream. */
 MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
                                           size_t max_cached,
                                           mr_resource **out);
@@ -199,7 +203,8 @@ typedef struct mr_cache_stats {
   uint64_t bypassed;      /**< sent straight upstream (capture, too large) */
   uint64_t cached_bytes;  /**< unused bytes held now */
   uint64_t cached_blocks; /**< unused blocks held now */
-  uint64_t trims;         /**< blocks returned upstream by trim or the cap */
+  uint64_t trims;         /**< blocks returned upstream by trim, the cap, or
+                               to make way for a large block */
 } mr_cache_stats;
 
 /** OUT: *stats (set stats->size first). */

@@ -31,8 +31,19 @@
  *
  * Sharing. Blocks move to a shared pool (one mutex) when a thread exits,
  * when a thread juggles more streams than a slot has bins, and never on the
- * common path. A miss looks in the slot's other streams, then in the shared
- * pool, then asks upstream.
+ * common path. A miss looks in the slot's other streams, then in the other
+ * threads' slots (a block freed there on the same stream is reusable at
+ * once: one thread allocating what another frees, as PyTorch's autograd
+ * does, is served from the cache), then in the shared pool, then asks
+ * upstream.
+ *
+ * Large blocks. Classes above 1 MiB hold real memory, and blocks cannot be
+ * split: a cache that kept every large size it has seen would hold several
+ * times a model's working set once the sizes in use shift. So before a
+ * large miss goes upstream, if idle large blocks pass large_idle_max
+ * (a quarter of `max`, at most 256 MiB), ready ones of at least the new
+ * block's size go back first, on the allocating stream, and the upstream
+ * pool makes the new block from their memory.
  *
  * Capture. An allocation on a stream that is capturing a graph goes
  * straight upstream (the driver pools make graph-safe memory) and is
@@ -61,6 +72,10 @@
 #define BINS_PER_SLOT 4
 #define RECORD_EVERY 16
 #define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
+/* Classes above 1 MiB are "large": an idle large block costs real memory,
+ * so the cache keeps only so many of them (see make_way). */
+#define LARGE_CLASS 49
+#define LARGE_IDLE_MAX ((size_t)256 << 20)
 
 /* ---- size classes ------------------------------------------------------- */
 
@@ -88,6 +103,10 @@ static const size_t class_sizes[CLASS_COUNT] = {
 };
 
 static inline size_t class_size(unsigned c) { return class_sizes[c]; }
+
+_Static_assert(CLASS_SIZE_(LARGE_CLASS - 1) == (size_t)1 << 20 &&
+                   CLASS_SIZE_(LARGE_CLASS) > (size_t)1 << 20,
+               "LARGE_CLASS is the first class above 1 MiB");
 
 /* ---- data --------------------------------------------------------------- */
 
@@ -117,6 +136,9 @@ typedef struct cache_slot {
   int mru; /* the bin used last: checked first */
   uint64_t tick;
   size_t cached_bytes, cached_blocks, grant;
+  /* Bytes of large classes in this slot: written under `lock`, read
+   * without it by other threads' misses (an estimate is enough there). */
+  _Atomic size_t cached_large;
   uint64_t hits, misses, cross_stream, bypassed;
   stream_bin bins[BINS_PER_SLOT];
 } __attribute__((aligned(MRI_CACHE_LINE))) cache_slot;
@@ -151,11 +173,13 @@ typedef struct cache_state {
   int device;   /* upstream's device, -1 for host-side memory */
 
   _Atomic(cache_slot *) slots[MRI_MAX_SLOTS];
+  _Atomic int slots_high;  /* slots[] at and above this index are NULL */
   _Atomic size_t reserved; /* slot grants + shared bytes, at most max_cached */
+  size_t large_idle_max;   /* idle bytes of large classes a miss tolerates */
 
   pthread_mutex_t lock; /* everything below */
   shared_class shared[CLASS_COUNT];
-  size_t shared_bytes, shared_blocks;
+  size_t shared_bytes, shared_blocks, shared_large;
   /* Device synchronizations: a shared block put with epoch < safe_epoch was
    * freed before one of them started, and is safe for every stream. */
   uint64_t epoch, safe_epoch;
@@ -163,6 +187,7 @@ typedef struct cache_state {
   mri_ptrmap *captured; /* ptr -> {bytes, alignment}: graph allocations */
   _Atomic size_t captured_live;
   uint64_t shared_hits, shared_misses, shared_bypassed, trimmed;
+  _Atomic uint64_t trimmed_large; /* given back by make_way */
 
   struct cache_state *prev, *next; /* registry, for thread-exit hooks */
 } cache_state;
@@ -282,6 +307,23 @@ static void *stack_take_covered(block_stack *st) {
   return p;
 }
 
+/* A block of class k entered (+1) or left (-1) a slot's bins; slot locked. */
+static inline void slot_count_block(cache_slot *s, unsigned k, int sign) {
+  size_t size = class_size(k);
+  if (sign > 0) {
+    s->cached_bytes += size;
+    s->cached_blocks++;
+  } else {
+    s->cached_bytes -= size;
+    s->cached_blocks--;
+  }
+  if (MRI_UNLIKELY(k >= LARGE_CLASS)) {
+    size_t large = atomic_load_explicit(&s->cached_large, memory_order_relaxed);
+    atomic_store_explicit(&s->cached_large, sign > 0 ? large + size : large - size,
+                          memory_order_relaxed);
+  }
+}
+
 /* ---- events --------------------------------------------------------------- */
 
 static bool shared_event_done(shared_event *e) {
@@ -357,6 +399,7 @@ static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
   if (uncovered(c, &blk)) c->uncovered_bytes += class_size(k);
   c->shared_bytes += class_size(k);
   c->shared_blocks++;
+  if (k >= LARGE_CLASS) c->shared_large += class_size(k);
   return true;
 }
 
@@ -375,6 +418,7 @@ static void *shared_remove(cache_state *c, unsigned k, size_t i) {
   *b = sc->items[--sc->count];
   c->shared_bytes -= class_size(k);
   c->shared_blocks--;
+  if (k >= LARGE_CLASS) c->shared_large -= class_size(k);
   unreserve(c, class_size(k));
   return p;
 }
@@ -423,10 +467,8 @@ static bool spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
                        });
     }
     /* The bytes now count as the shared pool's, not the slot's grant. */
-    size_t bytes = (size_t)st->count * class_size(k);
-    s->cached_bytes -= bytes;
-    s->cached_blocks -= st->count;
-    s->grant -= bytes;
+    s->grant -= (size_t)st->count * class_size(k);
+    for (uint32_t i = 0; i < st->count; i++) slot_count_block(s, k, -1);
     st->count = st->covered = 0;
   }
   shared_event_release(ev); /* spill_bin's own reference */
@@ -460,6 +502,11 @@ static cache_slot *slot_create(cache_state *c, int index) {
   if (s == NULL) return NULL;
   memset(s, 0, sizeof *s);
   atomic_store_explicit(&c->slots[index], s, memory_order_release);
+  int high = atomic_load_explicit(&c->slots_high, memory_order_relaxed);
+  while (high < index + 1 &&
+         !atomic_compare_exchange_weak_explicit(&c->slots_high, &high, index + 1,
+                                                memory_order_release, memory_order_relaxed)) {
+  }
   return s;
 }
 
@@ -618,6 +665,99 @@ static void *take_from_other_bins(cache_state *c, cache_slot *s, stream_bin *own
   return NULL;
 }
 
+/* A block of class k from another thread's slot: one freed on stream `id`
+ * (reusable at once by later work on `id`, as in the driver's pools), else
+ * what take_from_other_bins allows. PyTorch's autograd thread frees what its
+ * main thread allocates and allocates what that one frees: without this,
+ * each thread's bins fill with the sizes the other wants and both keep
+ * missing. No lock of ours is held here, so waiting for the other slot's
+ * lock cannot deadlock (trim and thread exit take slots before c->lock).
+ * The block's budget goes back to the cache. */
+static void *steal(cache_state *c, cache_slot *own, unsigned k, mri_stream_id id, bool *cross) {
+  int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
+  for (int i = 0; i < high; i++) {
+    cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+    if (o == NULL || o == own) continue;
+    slot_lock(o);
+    stream_bin *b = find_bin(o, id);
+    void *p = NULL;
+    if (b != NULL && b->classes[k].count > 0) {
+      p = stack_pop(&b->classes[k]);
+      *cross = false;
+    } else if ((p = take_from_other_bins(c, o, b, k)) != NULL) {
+      *cross = true;
+    }
+    if (p != NULL) {
+      slot_count_block(o, k, -1);
+      o->grant -= class_size(k);
+      unreserve(c, class_size(k));
+    }
+    slot_unlock(o);
+    if (p != NULL) return p;
+  }
+  return NULL;
+}
+
+static size_t release_shared(cache_state *c, size_t need, unsigned min_class, mr_stream stream,
+                             mri_stream_id id);
+
+/* Give the large blocks of slot o's bin for `id` back upstream on `stream`
+ * (alive: the caller is using it; safe: the blocks were freed on it), the
+ * largest first, until `need` bytes went; returns how many did. A block
+ * whose free fails stays. */
+static size_t release_slot_large(cache_state *c, cache_slot *o, size_t need, mr_stream stream,
+                                 mri_stream_id id) {
+  size_t released = 0;
+  slot_lock(o);
+  stream_bin *b = find_bin(o, id);
+  for (unsigned k = CLASS_COUNT; b != NULL && k-- > LARGE_CLASS && released < need;) {
+    block_stack *st = &b->classes[k];
+    while (st->count > 0 && released < need) {
+      if (mri_deallocate(c->upstream, st->items[st->count - 1], class_size(k), BLOCK_ALIGNMENT,
+                         stream) != MR_OK)
+        goto done;
+      stack_pop(st);
+      slot_count_block(o, k, -1);
+      o->grant -= class_size(k);
+      unreserve(c, class_size(k));
+      released += class_size(k);
+      atomic_fetch_add_explicit(&c->trimmed_large, 1, memory_order_relaxed);
+    }
+  }
+done:
+  slot_unlock(o);
+  return released;
+}
+
+/* Before a large block of class k comes from upstream: when the cache
+ * already holds more idle large bytes than large_idle_max, give back ready
+ * large blocks of at least that size first, so that the upstream pool makes
+ * the new block from their memory instead of growing. Blocks cannot be
+ * split, and a cache that kept every large size it has seen would hold
+ * several times the working set once the sizes in use shift (a model's
+ * activations in the forward pass, its gradients in the backward pass);
+ * the driver's pool can reuse the memory for any size. */
+static void make_way(cache_state *c, cache_slot *own, unsigned k, mr_stream stream,
+                     mri_stream_id id) {
+  int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
+  size_t idle = 0;
+  for (int i = 0; i < high; i++) {
+    cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+    if (o != NULL) idle += atomic_load_explicit(&o->cached_large, memory_order_relaxed);
+  }
+  pthread_mutex_lock(&c->lock);
+  idle += c->shared_large;
+  pthread_mutex_unlock(&c->lock);
+  size_t need = class_size(k);
+  if (idle + need <= c->large_idle_max) return;
+  size_t released = own != NULL ? release_slot_large(c, own, need, stream, id) : 0;
+  for (int i = 0; i < high && released < need; i++) {
+    cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+    if (o != NULL && o != own) released += release_slot_large(c, o, need - released, stream, id);
+  }
+  if (released < need) release_shared(c, need - released, LARGE_CLASS, stream, id);
+}
+
 static void *take_from_shared(cache_state *c, unsigned k, mri_stream_id stream, bool *cross) {
   void *p = NULL;
   pthread_mutex_lock(&c->lock);
@@ -653,8 +793,7 @@ static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, 
     slot_lock(s);
     p = take_from_other_bins(c, s, find_bin(s, id), k);
     if (p != NULL) {
-      s->cached_bytes -= class_size(k);
-      s->cached_blocks--;
+      slot_count_block(s, k, -1);
       s->cross_stream++;
       s->hits++;
     }
@@ -664,7 +803,8 @@ static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, 
       return MR_OK;
     }
   }
-  p = take_from_shared(c, k, id, &cross);
+  p = steal(c, s, k, id, &cross);
+  if (p == NULL) p = take_from_shared(c, k, id, &cross);
   if (p == NULL && worth_settling(c) && settle(c) == MR_OK)
     p = take_from_shared(c, k, id, &cross);
   if (p != NULL) {
@@ -672,6 +812,7 @@ static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, 
     *ptr = p;
     return MR_OK;
   }
+  if (k >= LARGE_CLASS) make_way(c, s, k, stream, id);
   mr_status st = upstream_block(c, k, stream, ptr);
   if (st != MR_OK) return st;
   count(c, s, COUNT_MISS);
@@ -701,9 +842,7 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
     if (MRI_LIKELY(b != NULL && b->classes[k].count > 0)) {
       *ptr = stack_pop(&b->classes[k]);
       b->last_use = ++s->tick;
-      size_t size = class_size(k);
-      s->cached_bytes -= size;
-      s->cached_blocks--;
+      slot_count_block(s, k, -1);
       s->hits++;
       /* Hand back budget the slot no longer needs, a grant at a time. */
       if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) shrink_grant(c, s);
@@ -720,10 +859,11 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
 /* Free the shared pool's ready blocks upstream until `need` bytes of budget
  * are back; frees on `stream`, which is alive (its caller is using it) and
  * is safe for a ready block: its freeing stream got past the free. */
-static size_t release_shared(cache_state *c, size_t need, mr_stream stream, mri_stream_id id) {
+static size_t release_shared(cache_state *c, size_t need, unsigned min_class, mr_stream stream,
+                             mri_stream_id id) {
   size_t released = 0;
   pthread_mutex_lock(&c->lock);
-  for (unsigned k = CLASS_COUNT; k-- > 0 && released < need;) {
+  for (unsigned k = CLASS_COUNT; k-- > min_class && released < need;) {
     shared_class *sc = &c->shared[k];
     for (size_t i = sc->count; i-- > 0 && released < need;) {
       if (!shared_block_ready(c, &sc->items[i], id)) continue;
@@ -746,7 +886,7 @@ static bool slot_make_room(cache_state *c, cache_slot *s, size_t size, mr_stream
     s->grant += step;
     return true;
   }
-  if (release_shared(c, step, stream, id) > 0 && reserve(c, step)) {
+  if (release_shared(c, step, 0, stream, id) > 0 && reserve(c, step)) {
     s->grant += step;
     return true;
   }
@@ -805,8 +945,7 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     slot_unlock(s);
     return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
   }
-  s->cached_bytes += size;
-  s->cached_blocks++;
+  slot_count_block(s, k, +1);
   b->last_use = ++s->tick;
   /* A thread on several streams covers its frees with an event now and
    * then, so its other streams (and other threads) can reuse them. */
@@ -828,8 +967,7 @@ static mr_status free_bin_blocks(cache_state *c, cache_slot *s, stream_bin *b) {
                                         BLOCK_ALIGNMENT, NULL);
       if (status != MR_OK) return status;
       stack_pop(st);
-      s->cached_bytes -= class_size(k);
-      s->cached_blocks--;
+      slot_count_block(s, k, -1);
       c->trimmed++;
     }
   }
@@ -948,6 +1086,7 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   c->grant_unit = c->max_cached / 64;
   if (c->grant_unit < ((size_t)1 << 20)) c->grant_unit = (size_t)1 << 20;
   if (c->grant_unit > ((size_t)64 << 20)) c->grant_unit = (size_t)64 << 20;
+  c->large_idle_max = c->max_cached / 4 < LARGE_IDLE_MAX ? c->max_cached / 4 : LARGE_IDLE_MAX;
   c->ordered = mri_reuse_follows_streams(&upstream->props);
   c->device = upstream->props.kind == MR_MEMORY_DEVICE ? upstream->props.device : -1;
   st = mri_adaptor_create(&cache_ops, c, MRI_ADAPTOR_KEEPS, MR_OK, out);
@@ -982,7 +1121,7 @@ mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *sta
   sum.bypassed += c->shared_bypassed;
   sum.cached_bytes += c->shared_bytes;
   sum.cached_blocks += c->shared_blocks;
-  sum.trims = c->trimmed;
+  sum.trims = c->trimmed + atomic_load_explicit(&c->trimmed_large, memory_order_relaxed);
   pthread_mutex_unlock(&c->lock);
   return MRI_STRUCT_WRITE(stats, &sum, mr_cache_stats, trims, "mr_cache_resource_get_stats");
 }

@@ -4,6 +4,7 @@
  * streams keep events incomplete, which proves reuse waits for them.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "fake_test.h"
@@ -275,6 +276,247 @@ static void test_exited_thread_dead_stream(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
+/* ---- blocks freed by another thread ---------------------------------------- */
+
+typedef struct handoff {
+  mr_resource *cache;
+  CUstream stream;
+  void **blocks;
+  int count;
+  size_t bytes;
+  bool ok;
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  bool freed, done; /* the thread freed the blocks; the test is done */
+} handoff;
+
+/* Frees the blocks, then stays alive (with its blocks in its own slot)
+ * until the test is done: a thread that exits hands its blocks over anyway. */
+static void *free_blocks_and_wait(void *arg) {
+  handoff *h = arg;
+  bool ok = mri_ensure_context(0) == MR_OK;
+  for (int i = 0; i < h->count && ok; i++)
+    ok = mr_deallocate(h->cache, h->blocks[i], h->bytes, 0, (mr_stream)h->stream) == MR_OK;
+  pthread_mutex_lock(&h->lock);
+  h->ok = ok;
+  h->freed = true;
+  pthread_cond_broadcast(&h->changed);
+  while (!h->done) pthread_cond_wait(&h->changed, &h->lock);
+  pthread_mutex_unlock(&h->lock);
+  return NULL;
+}
+
+/* PyTorch's pattern: one thread allocates, another frees. A block freed on
+ * stream S by one thread serves the next allocation on S by another at
+ * once (stream order covers it, as in the driver's pools), without asking
+ * the driver; an allocation on another stream waits for an event. */
+static void test_other_threads_frees_are_reused(void **state) {
+  mr_resource *cache = device_cache();
+  CUstream s = fake_new_stream(), t = fake_new_stream();
+  enum { N = 8 };
+  const size_t bytes = (size_t)3 << 20; /* a large class */
+  void *blocks[N];
+  for (int i = 0; i < N; i++) assert_ok(mr_allocate(cache, bytes, 0, (mr_stream)s, &blocks[i]));
+  /* S is busy: its work may still use the blocks when they are freed. */
+  assert_int_equal(fake_cuda_set_stream_busy(s, true), CUDA_SUCCESS);
+  handoff h = {.cache = cache, .stream = s, .blocks = blocks, .count = N, .bytes = bytes};
+  pthread_mutex_init(&h.lock, NULL);
+  pthread_cond_init(&h.changed, NULL);
+  pthread_t freer;
+  pthread_create(&freer, NULL, free_blocks_and_wait, &h);
+  pthread_mutex_lock(&h.lock);
+  while (!h.freed) pthread_cond_wait(&h.changed, &h.lock);
+  pthread_mutex_unlock(&h.lock);
+  assert_true(h.ok);
+  long allocs = fake_cuda_calls("cuMemAllocFromPoolAsync");
+  mr_cache_stats before = stats_of(cache);
+
+  /* Another stream gets fresh memory: the freeing thread recorded no event. */
+  void *q = NULL;
+  assert_ok(mr_allocate(cache, bytes, 0, (mr_stream)t, &q));
+  for (int i = 0; i < N; i++) assert_ptr_not_equal(q, blocks[i]);
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), allocs + 1);
+
+  /* The same stream takes the freed blocks, busy or not. */
+  void *again[N];
+  for (int i = 0; i < N; i++) {
+    assert_ok(mr_allocate(cache, bytes, 0, (mr_stream)s, &again[i]));
+    bool known = false;
+    for (int j = 0; j < N; j++) known |= again[i] == blocks[j];
+    assert_true(known);
+    for (int j = 0; j < i; j++) assert_ptr_not_equal(again[i], again[j]);
+  }
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), allocs + 1);
+  mr_cache_stats after = stats_of(cache);
+  assert_int_equal(after.hits - before.hits, N);
+  assert_int_equal(after.cross_stream, before.cross_stream);
+  assert_int_equal(after.cached_blocks, 0);
+  pthread_mutex_lock(&h.lock);
+  h.done = true;
+  pthread_cond_broadcast(&h.changed);
+  pthread_mutex_unlock(&h.lock);
+  pthread_join(freer, NULL);
+  pthread_cond_destroy(&h.changed);
+  pthread_mutex_destroy(&h.lock);
+
+  assert_int_equal(fake_cuda_set_stream_busy(s, false), CUDA_SUCCESS);
+  for (int i = 0; i < N; i++) assert_ok(mr_deallocate(cache, again[i], bytes, 0, (mr_stream)s));
+  assert_ok(mr_deallocate(cache, q, bytes, 0, (mr_stream)t));
+  mr_resource_release(cache);
+  fake_cu()->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(t);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
+/* Idle blocks above 1 MiB are kept up to a quarter of `max`: past that, a
+ * large miss hands idle large blocks back first, so the pool makes the new
+ * block from their memory instead of growing (the fake driver's used
+ * memory is what its pools reserve). Below it, nothing is handed back. */
+static void large_miss(size_t max) {
+  const size_t MiB = (size_t)1 << 20;
+  mr_resource *device = NULL, *cache = NULL;
+  assert_ok(mr_device_resource_create(0, &device));
+  assert_ok(mr_cache_resource_create(device, max, &cache));
+  mr_resource_release(device);
+  CUstream s = fake_new_stream();
+  void *blocks[4];
+  for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 6 * MiB, 0, (mr_stream)s, &blocks[i]));
+  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 6 * MiB, 0, (mr_stream)s));
+  assert_int_equal(fake_cuda_used_memory(0), 24 * MiB); /* all four idle in the cache */
+  void *p = NULL;
+  assert_ok(mr_allocate(cache, 3 * MiB, 0, (mr_stream)s, &p)); /* another class: a miss */
+  mr_cache_stats st = stats_of(cache);
+  if (max != 0) {
+    assert_int_equal(st.trims, 1); /* one 6 MiB block made way */
+    assert_int_equal(st.cached_bytes, 18 * MiB);
+    assert_int_equal(fake_cuda_used_memory(0), 24 * MiB);
+  } else {
+    assert_int_equal(st.trims, 0);
+    assert_int_equal(st.cached_bytes, 24 * MiB);
+    assert_int_equal(fake_cuda_used_memory(0), 27 * MiB);
+  }
+  /* Small misses never hand anything back. */
+  void *small = NULL;
+  assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)s, &small));
+  assert_int_equal(stats_of(cache).trims, st.trims);
+  assert_ok(mr_deallocate(cache, small, 4096, 0, (mr_stream)s));
+  assert_ok(mr_deallocate(cache, p, 3 * MiB, 0, (mr_stream)s));
+  mr_resource_release(cache);
+  fake_cu()->cuStreamDestroy(s);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
+/* max=64 MiB: idle large blocks up to 16 MiB. */
+static void test_large_miss_makes_way(void **state) { large_miss((size_t)64 << 20); }
+
+/* The default cap: up to 256 MiB of idle large blocks. */
+static void test_large_miss_within_limit(void **state) { large_miss(0); }
+
+/* Two threads handing blocks to each other on one stream, as fast as they
+ * can: no block is ever handed out while it is live. */
+enum { RING = 64, ROUNDS = 4000 };
+
+typedef struct ring {
+  mr_resource *cache;
+  CUstream stream;
+  pthread_mutex_t lock;
+  void *queue[2][RING]; /* queue[i]: blocks thread i allocated, for 1 - i to free */
+  size_t sizes[2][RING];
+  int head[2], tail[2];
+  void *live[2 * RING + 2];
+  int live_count;
+  _Atomic bool failed;
+} ring;
+
+static bool ring_mark_live(ring *r, void *p) {
+  for (int i = 0; i < r->live_count; i++)
+    if (r->live[i] == p) return false;
+  r->live[r->live_count++] = p;
+  return true;
+}
+
+static void ring_unmark(ring *r, void *p) {
+  for (int i = 0; i < r->live_count; i++)
+    if (r->live[i] == p) {
+      r->live[i] = r->live[--r->live_count];
+      return;
+    }
+}
+
+typedef struct ring_thread {
+  ring *r;
+  int me;
+} ring_thread;
+
+static void *ring_run(void *arg) {
+  ring_thread *rt = arg;
+  ring *r = rt->r;
+  int me = rt->me, other = 1 - me;
+  uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(me + 1);
+  if (mri_ensure_context(0) != MR_OK) r->failed = true;
+  for (int round = 0; round < ROUNDS && !r->failed; round++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    size_t bytes = (size_t)256 << ((seed >> 33) % 16); /* 256 B to 8 MiB */
+    void *p = NULL;
+    if (mr_allocate(r->cache, bytes, 0, (mr_stream)r->stream, &p) != MR_OK) {
+      r->failed = true;
+      break;
+    }
+    pthread_mutex_lock(&r->lock);
+    if (!ring_mark_live(r, p)) r->failed = true; /* handed out twice */
+    bool full = r->tail[me] - r->head[me] == RING;
+    void *give = NULL;
+    size_t give_bytes = 0;
+    if (full) { /* the other thread is behind: free our own oldest */
+      give = r->queue[me][r->head[me] % RING];
+      give_bytes = r->sizes[me][r->head[me] % RING];
+      r->head[me]++;
+    }
+    r->queue[me][r->tail[me] % RING] = p;
+    r->sizes[me][r->tail[me] % RING] = bytes;
+    r->tail[me]++;
+    void *take = NULL;
+    size_t take_bytes = 0;
+    if (r->tail[other] > r->head[other]) {
+      take = r->queue[other][r->head[other] % RING];
+      take_bytes = r->sizes[other][r->head[other] % RING];
+      r->head[other]++;
+    }
+    if (give != NULL) ring_unmark(r, give);
+    if (take != NULL) ring_unmark(r, take);
+    pthread_mutex_unlock(&r->lock);
+    if (give != NULL && mr_deallocate(r->cache, give, give_bytes, 0, (mr_stream)r->stream) != MR_OK)
+      r->failed = true;
+    if (take != NULL && mr_deallocate(r->cache, take, take_bytes, 0, (mr_stream)r->stream) != MR_OK)
+      r->failed = true;
+  }
+  return NULL;
+}
+
+static void test_handoff_between_threads(void **state) {
+  ring *r = calloc(1, sizeof *r);
+  assert_non_null(r);
+  r->cache = device_cache();
+  r->stream = fake_new_stream();
+  pthread_mutex_init(&r->lock, NULL);
+  pthread_t threads[2];
+  ring_thread args[2] = {{r, 0}, {r, 1}};
+  for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, ring_run, &args[i]);
+  for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
+  assert_false(r->failed);
+  for (int me = 0; me < 2; me++)
+    for (; r->head[me] < r->tail[me]; r->head[me]++)
+      assert_ok(mr_deallocate(r->cache, r->queue[me][r->head[me] % RING],
+                              r->sizes[me][r->head[me] % RING], 0, (mr_stream)r->stream));
+  mr_cache_stats st = stats_of(r->cache);
+  assert_true(st.hits > st.misses); /* the threads feed each other */
+  mr_resource_release(r->cache);
+  fake_cu()->cuStreamDestroy(r->stream);
+  pthread_mutex_destroy(&r->lock);
+  free(r);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_cross_stream_needs_completed_event, fake_test_setup),
@@ -285,6 +527,10 @@ int main(void) {
       cmocka_unit_test_setup(test_exited_thread_dead_stream, fake_test_setup),
       cmocka_unit_test_setup(test_failed_upstream_frees_keep_blocks, fake_test_setup),
       cmocka_unit_test_setup(test_dead_streams_settle, fake_test_setup),
+      cmocka_unit_test_setup(test_other_threads_frees_are_reused, fake_test_setup),
+      cmocka_unit_test_setup(test_large_miss_makes_way, fake_test_setup),
+      cmocka_unit_test_setup(test_large_miss_within_limit, fake_test_setup),
+      cmocka_unit_test_setup(test_handoff_between_threads, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
