@@ -39,11 +39,12 @@
  *
  * Large blocks. Classes above 1 MiB hold real memory, and blocks cannot be
  * split: a cache that kept every large size it has seen would hold several
- * times a model's working set once the sizes in use shift. So before a
- * large miss goes upstream, if idle large blocks pass large_idle_max
- * (a quarter of `max`, at most 256 MiB), ready ones of at least the new
- * block's size go back first, on the allocating stream, and the upstream
- * pool makes the new block from their memory.
+ * times a model's working set once the sizes in use shift. So idle large
+ * blocks stay under large_idle_max (a quarter of `max`, at most 256 MiB):
+ * a large free past it goes upstream, and before a large miss goes
+ * upstream past it, ready idle large blocks of at least the new block's
+ * size go back first, on the allocating stream, so that the upstream pool
+ * makes the new block from their memory.
  *
  * Capture. An allocation on a stream that is capturing a graph goes
  * straight upstream (the driver pools make graph-safe memory) and is
@@ -65,48 +66,56 @@
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
 
-#define MIN_CLASS_SHIFT 8  /* 256 B */
-#define MAX_CLASS_SHIFT 26 /* 64 MiB */
-#define CLASS_COUNT (1 + (MAX_CLASS_SHIFT - MIN_CLASS_SHIFT) * 4)
+#define MIN_CLASS_SHIFT 8   /* 256 B */
+#define LARGE_SHIFT 20      /* 1 MiB */
+#define MAX_CLASS_SHIFT 26  /* 64 MiB */
+/* Classes 0 to LARGE_CLASS - 1 hold up to 1 MiB; the classes above are
+ * "large": an idle large block costs real memory (see make_way). */
+#define LARGE_CLASS (1 + (LARGE_SHIFT - MIN_CLASS_SHIFT) * 4)
+#define CLASS_COUNT (LARGE_CLASS + (MAX_CLASS_SHIFT - LARGE_SHIFT) * 8)
 #define MAX_CACHED_BLOCK ((size_t)1 << MAX_CLASS_SHIFT)
 #define BINS_PER_SLOT 4
 #define RECORD_EVERY 16
 #define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
-/* Classes above 1 MiB are "large": an idle large block costs real memory,
- * so the cache keeps only so many of them (see make_way). */
-#define LARGE_CLASS 49
 #define LARGE_IDLE_MAX ((size_t)256 << 20)
 
 /* ---- size classes ------------------------------------------------------- */
 
 /* Class 0 holds up to 256 B; then (2^e, 2^(e+1)] splits into four classes
- * ending at 2^e * 1.25, 1.5, 1.75, 2. At most 25% is lost to rounding. */
+ * up to 1 MiB (at most 25% lost to rounding, on blocks that cost little)
+ * and eight above it (at most 12.5%: a model's working set is mostly large
+ * blocks, and every byte rounded up is reserved). */
 static inline unsigned class_of(size_t bytes) {
   if (bytes <= ((size_t)1 << MIN_CLASS_SHIFT)) return 0;
   size_t t = bytes - 1;
   unsigned e = 63u - (unsigned)__builtin_clzll((unsigned long long)t);
-  unsigned k = (unsigned)((t >> (e - 2)) & 3u);
-  return 1u + (e - MIN_CLASS_SHIFT) * 4u + k;
+  if (e < LARGE_SHIFT) return 1u + (e - MIN_CLASS_SHIFT) * 4u + (unsigned)((t >> (e - 2)) & 3u);
+  return LARGE_CLASS + (e - LARGE_SHIFT) * 8u + (unsigned)((t >> (e - 3)) & 7u);
 }
 
 /* The size of every class, filled once (class_size is on the common path). */
-#define CLASS_SIZE_(c) \
+#define SMALL_CLASS_SIZE_(c) \
   ((c) == 0 ? (size_t)1 << MIN_CLASS_SHIFT \
             : ((size_t)1 << (MIN_CLASS_SHIFT + ((c) - 1) / 4)) + \
                   ((size_t)(((c) - 1) % 4 + 1) << (MIN_CLASS_SHIFT + ((c) - 1) / 4 - 2)))
+#define LARGE_CLASS_SIZE_(j) \
+  (((size_t)1 << (LARGE_SHIFT + (j) / 8)) + ((size_t)((j) % 8 + 1) << (LARGE_SHIFT + (j) / 8 - 3)))
+#define CLASS_SIZE_(c) \
+  ((c) < LARGE_CLASS ? SMALL_CLASS_SIZE_(c) : LARGE_CLASS_SIZE_((c) - LARGE_CLASS))
 #define CLASS_SIZES_4_(c) CLASS_SIZE_(c), CLASS_SIZE_(c + 1), CLASS_SIZE_(c + 2), CLASS_SIZE_(c + 3)
 #define CLASS_SIZES_16_(c) \
   CLASS_SIZES_4_(c), CLASS_SIZES_4_(c + 4), CLASS_SIZES_4_(c + 8), CLASS_SIZES_4_(c + 12)
 static const size_t class_sizes[CLASS_COUNT] = {
-    CLASS_SIZES_16_(0), CLASS_SIZES_16_(16), CLASS_SIZES_16_(32), CLASS_SIZES_16_(48),
-    CLASS_SIZES_4_(64), CLASS_SIZES_4_(68), CLASS_SIZE_(72),
+    CLASS_SIZES_16_(0),  CLASS_SIZES_16_(16), CLASS_SIZES_16_(32), CLASS_SIZES_16_(48),
+    CLASS_SIZES_16_(64), CLASS_SIZES_16_(80), CLASS_SIZE_(96),
 };
+_Static_assert(CLASS_COUNT == 97, "class_sizes lists every class");
+_Static_assert(CLASS_SIZE_(LARGE_CLASS - 1) == (size_t)1 << LARGE_SHIFT &&
+                   CLASS_SIZE_(CLASS_COUNT - 1) == MAX_CACHED_BLOCK,
+               "the classes end at 1 MiB and at MAX_CACHED_BLOCK");
 
 static inline size_t class_size(unsigned c) { return class_sizes[c]; }
 
-_Static_assert(CLASS_SIZE_(LARGE_CLASS - 1) == (size_t)1 << 20 &&
-                   CLASS_SIZE_(LARGE_CLASS) > (size_t)1 << 20,
-               "LARGE_CLASS is the first class above 1 MiB");
 
 /* ---- data --------------------------------------------------------------- */
 
@@ -136,9 +145,6 @@ typedef struct cache_slot {
   int mru; /* the bin used last: checked first */
   uint64_t tick;
   size_t cached_bytes, cached_blocks, grant;
-  /* Bytes of large classes in this slot: written under `lock`, read
-   * without it by other threads' misses (an estimate is enough there). */
-  _Atomic size_t cached_large;
   uint64_t hits, misses, cross_stream, bypassed;
   stream_bin bins[BINS_PER_SLOT];
 } __attribute__((aligned(MRI_CACHE_LINE))) cache_slot;
@@ -175,11 +181,12 @@ typedef struct cache_state {
   _Atomic(cache_slot *) slots[MRI_MAX_SLOTS];
   _Atomic int slots_high;  /* slots[] at and above this index are NULL */
   _Atomic size_t reserved; /* slot grants + shared bytes, at most max_cached */
-  size_t large_idle_max;   /* idle bytes of large classes a miss tolerates */
+  _Atomic size_t idle_large; /* cached bytes of large classes, slots and shared */
+  size_t large_idle_max;   /* the most idle_large a free or a miss leaves */
 
   pthread_mutex_t lock; /* everything below */
   shared_class shared[CLASS_COUNT];
-  size_t shared_bytes, shared_blocks, shared_large;
+  size_t shared_bytes, shared_blocks;
   /* Device synchronizations: a shared block put with epoch < safe_epoch was
    * freed before one of them started, and is safe for every stream. */
   uint64_t epoch, safe_epoch;
@@ -307,8 +314,15 @@ static void *stack_take_covered(block_stack *st) {
   return p;
 }
 
+static inline void count_large(cache_state *c, unsigned k, int sign) {
+  if (sign > 0)
+    atomic_fetch_add_explicit(&c->idle_large, class_size(k), memory_order_relaxed);
+  else
+    atomic_fetch_sub_explicit(&c->idle_large, class_size(k), memory_order_relaxed);
+}
+
 /* A block of class k entered (+1) or left (-1) a slot's bins; slot locked. */
-static inline void slot_count_block(cache_slot *s, unsigned k, int sign) {
+static inline void slot_count_block(cache_state *c, cache_slot *s, unsigned k, int sign) {
   size_t size = class_size(k);
   if (sign > 0) {
     s->cached_bytes += size;
@@ -317,11 +331,7 @@ static inline void slot_count_block(cache_slot *s, unsigned k, int sign) {
     s->cached_bytes -= size;
     s->cached_blocks--;
   }
-  if (MRI_UNLIKELY(k >= LARGE_CLASS)) {
-    size_t large = atomic_load_explicit(&s->cached_large, memory_order_relaxed);
-    atomic_store_explicit(&s->cached_large, sign > 0 ? large + size : large - size,
-                          memory_order_relaxed);
-  }
+  if (MRI_UNLIKELY(k >= LARGE_CLASS)) count_large(c, k, sign);
 }
 
 /* ---- events --------------------------------------------------------------- */
@@ -399,7 +409,7 @@ static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
   if (uncovered(c, &blk)) c->uncovered_bytes += class_size(k);
   c->shared_bytes += class_size(k);
   c->shared_blocks++;
-  if (k >= LARGE_CLASS) c->shared_large += class_size(k);
+  if (k >= LARGE_CLASS) count_large(c, k, +1);
   return true;
 }
 
@@ -418,7 +428,7 @@ static void *shared_remove(cache_state *c, unsigned k, size_t i) {
   *b = sc->items[--sc->count];
   c->shared_bytes -= class_size(k);
   c->shared_blocks--;
-  if (k >= LARGE_CLASS) c->shared_large -= class_size(k);
+  if (k >= LARGE_CLASS) count_large(c, k, -1);
   unreserve(c, class_size(k));
   return p;
 }
@@ -468,7 +478,7 @@ static bool spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
     }
     /* The bytes now count as the shared pool's, not the slot's grant. */
     s->grant -= (size_t)st->count * class_size(k);
-    for (uint32_t i = 0; i < st->count; i++) slot_count_block(s, k, -1);
+    for (uint32_t i = 0; i < st->count; i++) slot_count_block(c, s, k, -1);
     st->count = st->covered = 0;
   }
   shared_event_release(ev); /* spill_bin's own reference */
@@ -688,7 +698,7 @@ static void *steal(cache_state *c, cache_slot *own, unsigned k, mri_stream_id id
       *cross = true;
     }
     if (p != NULL) {
-      slot_count_block(o, k, -1);
+      slot_count_block(c, o, k, -1);
       o->grant -= class_size(k);
       unreserve(c, class_size(k));
     }
@@ -717,7 +727,7 @@ static size_t release_slot_large(cache_state *c, cache_slot *o, size_t need, mr_
                          stream) != MR_OK)
         goto done;
       stack_pop(st);
-      slot_count_block(o, k, -1);
+      slot_count_block(c, o, k, -1);
       o->grant -= class_size(k);
       unreserve(c, class_size(k));
       released += class_size(k);
@@ -739,17 +749,10 @@ done:
  * the driver's pool can reuse the memory for any size. */
 static void make_way(cache_state *c, cache_slot *own, unsigned k, mr_stream stream,
                      mri_stream_id id) {
-  int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
-  size_t idle = 0;
-  for (int i = 0; i < high; i++) {
-    cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
-    if (o != NULL) idle += atomic_load_explicit(&o->cached_large, memory_order_relaxed);
-  }
-  pthread_mutex_lock(&c->lock);
-  idle += c->shared_large;
-  pthread_mutex_unlock(&c->lock);
+  size_t idle = atomic_load_explicit(&c->idle_large, memory_order_relaxed);
   size_t need = class_size(k);
   if (idle + need <= c->large_idle_max) return;
+  int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
   size_t released = own != NULL ? release_slot_large(c, own, need, stream, id) : 0;
   for (int i = 0; i < high && released < need; i++) {
     cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
@@ -793,7 +796,7 @@ static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, 
     slot_lock(s);
     p = take_from_other_bins(c, s, find_bin(s, id), k);
     if (p != NULL) {
-      slot_count_block(s, k, -1);
+      slot_count_block(c, s, k, -1);
       s->cross_stream++;
       s->hits++;
     }
@@ -842,7 +845,7 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
     if (MRI_LIKELY(b != NULL && b->classes[k].count > 0)) {
       *ptr = stack_pop(&b->classes[k]);
       b->last_use = ++s->tick;
-      slot_count_block(s, k, -1);
+      slot_count_block(c, s, k, -1);
       s->hits++;
       /* Hand back budget the slot no longer needs, a grant at a time. */
       if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) shrink_grant(c, s);
@@ -921,6 +924,11 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     return mri_deallocate(c->upstream, ptr, bytes, alignment, stream);
   unsigned k = class_of(bytes);
   size_t size = class_size(k);
+  /* Idle large blocks stay under large_idle_max: past it, the upstream
+   * pool keeps the memory, where any size can reuse it. */
+  if (MRI_UNLIKELY(k >= LARGE_CLASS) &&
+      atomic_load_explicit(&c->idle_large, memory_order_relaxed) + size > c->large_idle_max)
+    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
   mri_stream_id id = 0;
   if (c->ordered) {
     mr_status st = mri_stream_get_id(stream, c->device, &id);
@@ -945,7 +953,7 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     slot_unlock(s);
     return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
   }
-  slot_count_block(s, k, +1);
+  slot_count_block(c, s, k, +1);
   b->last_use = ++s->tick;
   /* A thread on several streams covers its frees with an event now and
    * then, so its other streams (and other threads) can reuse them. */
@@ -967,7 +975,7 @@ static mr_status free_bin_blocks(cache_state *c, cache_slot *s, stream_bin *b) {
                                         BLOCK_ALIGNMENT, NULL);
       if (status != MR_OK) return status;
       stack_pop(st);
-      slot_count_block(s, k, -1);
+      slot_count_block(c, s, k, -1);
       c->trimmed++;
     }
   }

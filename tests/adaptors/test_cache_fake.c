@@ -368,39 +368,46 @@ static void test_other_threads_frees_are_reused(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
-/* Idle blocks above 1 MiB are kept up to a quarter of `max`: past that, a
- * large miss hands idle large blocks back first, so the pool makes the new
- * block from their memory instead of growing (the fake driver's used
- * memory is what its pools reserve). Below it, nothing is handed back. */
+/* Idle blocks above 1 MiB stay under a quarter of `max` (at most 256 MiB):
+ * a large free past it goes upstream, and a large miss past it hands idle
+ * large blocks back first, so the pool makes the new block from their
+ * memory instead of growing. Below it, both are cached. The pool's used
+ * memory counts what the cache holds. */
 static void large_miss(size_t max) {
   const size_t MiB = (size_t)1 << 20;
   mr_resource *device = NULL, *cache = NULL;
   assert_ok(mr_device_resource_create(0, &device));
   assert_ok(mr_cache_resource_create(device, max, &cache));
   mr_resource_release(device);
+  CUmemoryPool pool = fake_default_pool(MR_POOL_DEVICE, 0);
   CUstream s = fake_new_stream();
   void *blocks[4];
   for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 6 * MiB, 0, (mr_stream)s, &blocks[i]));
   for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 6 * MiB, 0, (mr_stream)s));
-  assert_int_equal(fake_cuda_used_memory(0), 24 * MiB); /* all four idle in the cache */
-  void *p = NULL;
-  assert_ok(mr_allocate(cache, 3 * MiB, 0, (mr_stream)s, &p)); /* another class: a miss */
   mr_cache_stats st = stats_of(cache);
-  if (max != 0) {
+  void *p = NULL;
+  if (max != 0) { /* max=64 MiB: at most 16 MiB of idle large blocks */
+    assert_int_equal(st.cached_bytes, 12 * MiB); /* two kept, two went upstream */
+    assert_int_equal(fake_pool_used(pool), 12 * MiB);
+    assert_ok(mr_allocate(cache, 5 * MiB, 0, (mr_stream)s, &p)); /* another class: a miss */
+    st = stats_of(cache);
     assert_int_equal(st.trims, 1); /* one 6 MiB block made way */
-    assert_int_equal(st.cached_bytes, 18 * MiB);
-    assert_int_equal(fake_cuda_used_memory(0), 24 * MiB);
+    assert_int_equal(st.cached_bytes, 6 * MiB);
+    assert_int_equal(fake_pool_used(pool), 11 * MiB);
   } else {
+    assert_int_equal(st.cached_bytes, 24 * MiB);
+    assert_ok(mr_allocate(cache, 5 * MiB, 0, (mr_stream)s, &p));
+    st = stats_of(cache);
     assert_int_equal(st.trims, 0);
     assert_int_equal(st.cached_bytes, 24 * MiB);
-    assert_int_equal(fake_cuda_used_memory(0), 27 * MiB);
+    assert_int_equal(fake_pool_used(pool), 29 * MiB);
   }
   /* Small misses never hand anything back. */
   void *small = NULL;
   assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)s, &small));
   assert_int_equal(stats_of(cache).trims, st.trims);
   assert_ok(mr_deallocate(cache, small, 4096, 0, (mr_stream)s));
-  assert_ok(mr_deallocate(cache, p, 3 * MiB, 0, (mr_stream)s));
+  assert_ok(mr_deallocate(cache, p, 5 * MiB, 0, (mr_stream)s));
   mr_resource_release(cache);
   fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
