@@ -159,12 +159,14 @@ int main(int argc, char **argv) {
   char why[256];
   if (streams && !replay_streams_create(0, values, 3, w.streams, why, sizeof why)) {
     fprintf(stderr, "replay_workload: %s\n", why);
+    mr_context_destroy(w.ctx);
     return 1;
   }
   for (int i = 0; i < STEPS / 2; i++) step(&w, i);
   pthread_t thread;
   if (pthread_create(&thread, NULL, second_half, &w) != 0) {
     fputs("replay_workload: cannot start a thread\n", stderr);
+    mr_context_destroy(w.ctx);
     return 1;
   }
   pthread_join(thread, NULL);

@@ -1,7 +1,7 @@
 /*
  * plot_svg.c: draw `mrctx plot`'s chart as SVG, written by hand: a stacked
  * area per layer, axes in binary byte units and seconds, the peak marked,
- * failed allocations as red ticks under the time axis, and a legend.
+ * failed allocations as red ticks just under the time axis, and a legend.
  * Elements carry classes (layer, peak, failure) and each layer its name in
  * data-name, so tests and scripts can find them; hovering a layer in a
  * browser shows its name and peak.
@@ -205,7 +205,7 @@ static void draw_failures(FILE *f, const plot *p) {
     double x = PLOT_X0 + p->failures[i] / p->span * w;
     if (x - last_x < 1) continue; /* one tick per pixel is enough */
     fprintf(f, "<line class='failure' x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f'/>\n", x, x,
-            PLOT_Y1 - 10, PLOT_Y1);
+            PLOT_Y1 + 1, PLOT_Y1 + 7);
     last_x = x;
   }
   fputs("</g>\n", f);
