@@ -365,6 +365,24 @@ def check_plot(mrctx, folder, data):
                      "all together: peak 6 MiB", "time since the first event (s)",
                      "bytes in use (MiB)", "Memory in use"):
             expect(line in all_text, "plot: the text " + line, str(all_text))
+    # A log with no events is an empty layer; a log that began after
+    # midnight comes after one that began before it.
+    empty = write(folder, "empty.csv", HEADER)
+    late = write(folder, "late.csv", HEADER +
+                 "1,00:00:00.500000,allocate,0x1000,1024,0x0\n"
+                 "1,00:00:01.000000,free,0x1000,1024,0x0\n")
+    early = write(folder, "early.csv", HEADER +
+                  "1,23:59:59.000000,allocate,0x1000,2048,0x0\n")
+    rc, out, err = run(mrctx, "plot", "--svg", svg, empty, late, early)
+    expect_equal((rc, out, err),
+                 (0, "mrctx plot: wrote %s: 3 layers, 3 events over 2.000 s, peak 3 KiB at "
+                     "1.500 s\n" % svg, ""), "plot across midnight, with an empty layer")
+    check_svg(parse_svg(svg), ["empty", "late", "early"], "peak 3 KiB at 1.500 s", 0,
+              "plot across midnight")
+    rc, out, err = run(mrctx, "replay", empty, "--spec", "host")
+    expect(rc == 0 and out.startswith("mrctx replay: %s: 0 events (0 allocations, 0 failed, 0 "
+                                      "frees)\n" % empty), "replay of a log with no events",
+           out + err)
     rc, out, err = run(mrctx, "plot", "--svg", svg, "--title", "rmm <log>",
                        os.path.join(data, "rmm-format.csv"))
     expect(rc == 0 and "1 layer, 10 events over 0.001 s, peak 11 MiB at 0.001 s" in out,

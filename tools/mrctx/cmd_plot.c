@@ -108,16 +108,28 @@ static const char *layer_path(const char *arg, char *name, size_t cap) {
   return arg;
 }
 
-/* Each log's place on the common time axis, and the span of them all. */
+/* Each log's place on the common time axis, and the span of them all. A
+ * log that begins more than half a day of clock time before the latest
+ * beginning began after midnight, a day later. */
 static void line_up(plot *p) {
-  p->start_clock = p->layers[0].log.start_clock;
-  double end = p->start_clock;
+  double latest = 0;
+  bool any = false;
   for (size_t l = 0; l < p->layer_count; l++) {
     const replay_log *log = &p->layers[l].log;
     if (log->event_count == 0) continue;
-    if (log->start_clock < p->start_clock) p->start_clock = log->start_clock;
+    if (!any || log->start_clock > latest) latest = log->start_clock;
+    any = true;
+  }
+  double end = 0;
+  any = false;
+  for (size_t l = 0; l < p->layer_count; l++) {
+    replay_log *log = &p->layers[l].log;
+    if (log->event_count == 0) continue;
+    if (log->start_clock < latest - 43200 && log->start_clock < 86400) log->start_clock += 86400;
     double last = log->start_clock + log->events[log->event_count - 1].time;
-    if (last > end) end = last;
+    if (!any || log->start_clock < p->start_clock) p->start_clock = log->start_clock;
+    if (!any || last > end) end = last;
+    any = true;
   }
   for (size_t l = 0; l < p->layer_count; l++) {
     plot_layer *layer = &p->layers[l];
