@@ -20,6 +20,12 @@ int mrctx_cmd_info(int argc, char **argv);
 /* mrctx resolve: what a context's tags and overrides resolve to. */
 int mrctx_cmd_resolve(int argc, char **argv);
 
+/* mrctx replay: an allocation log replayed against resource specs. */
+int mrctx_cmd_replay(int argc, char **argv);
+
+/* mrctx plot: memory in use over time from allocation logs, as SVG. */
+int mrctx_cmd_plot(int argc, char **argv);
+
 /* mrctx bench: mrctx against the raw driver pools, cuMemHostAlloc and cub
  * (built where the toolkit's headers are). */
 int mrctx_cmd_bench(int argc, char **argv);

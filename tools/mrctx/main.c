@@ -21,6 +21,9 @@ typedef struct mrctx_verb {
 static const mrctx_verb verbs[] = {
     {"info", "show the CUDA driver, the devices and their memory pools", mrctx_cmd_info},
     {"resolve", "show what a context's tags and overrides resolve to", mrctx_cmd_resolve},
+    {"replay", "replay an allocation log against resource specs and compare them",
+     mrctx_cmd_replay},
+    {"plot", "draw memory in use over time from allocation logs as SVG", mrctx_cmd_plot},
 #if MRCTX_HAVE_BENCH
     {"bench", "time mrctx against the raw driver pools and cub on a GPU", mrctx_cmd_bench},
 #endif

@@ -1,0 +1,277 @@
+/*
+ * cmd_plot.c: `mrctx plot --svg FILE [NAME=]LOG ...`: memory in use over
+ * time from allocation logs, as a stacked area chart.
+ *
+ * A log line carries no library or tag, so each log is one layer: record
+ * each tag to a log of its own (`temp=log(arena(device), file=temp.csv)`)
+ * and pass them all, each named by NAME= or by its file's name. The logs
+ * are lined up by their clock times (the logs of one run share the clock).
+ * The chart has one column per pixel; a column shows each layer's bytes at
+ * the moment in its slice of time when the total was highest, so no peak
+ * falls between columns. The highest total is marked with its value and
+ * time, each layer's own peak is in the legend, and failed allocations are
+ * marked under the time axis.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "plot.h"
+
+static void usage(FILE *out) {
+  fputs("usage: mrctx plot --svg FILE [--title TEXT] [--skip-bad] [NAME=]LOG ...\n"
+        "\n"
+        "Draw memory in use over time from allocation logs in rmm's CSV format (what\n"
+        "the log adaptor writes) as an SVG chart: one layer per log, stacked, the\n"
+        "peak marked. Record each library's tag to a log of its own and name the\n"
+        "layers: mylib:temp=temp.csv mylib:result=result.csv.\n"
+        "\n"
+        "  --svg FILE    the SVG file to write (required)\n"
+        "  --title TEXT  the chart's title (default: Memory in use)\n"
+        "  --skip-bad    skip bad lines of a log and count them, instead of\n"
+        "                stopping at the first\n"
+        "  -h, --help    show this help\n"
+        "\n"
+        "A layer is named NAME if given, else by the log's file name without .csv.\n"
+        "Exit status: 0 drawn, 1 a bad log or a file that cannot be written, 2 bad\n"
+        "usage.\n",
+        out);
+}
+
+typedef struct plot_options {
+  const char *svg;
+  const char *title;
+  bool skip_bad;
+  char **logs; /* the [NAME=]LOG arguments */
+  size_t log_count;
+} plot_options;
+
+static int parse_options(int argc, char **argv, plot_options *o) {
+  static const struct option longopts[] = {
+      {"svg", required_argument, NULL, 's'},  {"title", required_argument, NULL, 't'},
+      {"skip-bad", no_argument, NULL, 'k'},   {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 's':
+      o->svg = optarg;
+      break;
+    case 't':
+      o->title = optarg;
+      break;
+    case 'k':
+      o->skip_bad = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return MRCTX_EXIT_OK;
+    default:
+      usage(stderr);
+      return MRCTX_EXIT_USAGE;
+    }
+  }
+  o->logs = argv + optind;
+  o->log_count = (size_t)(argc - optind);
+  if (o->svg == NULL) {
+    fputs("mrctx plot: give the SVG file to write with --svg FILE (see --help)\n", stderr);
+    return MRCTX_EXIT_USAGE;
+  }
+  if (o->log_count == 0) {
+    fputs("mrctx plot: give at least one log to draw (see --help)\n", stderr);
+    return MRCTX_EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* Split "NAME=PATH" (unless the whole argument is an existing file); the
+ * default name is the file's name without its directory and ".csv". The
+ * name is written into `name` (the argument itself is left as it is). */
+static const char *layer_path(const char *arg, char *name, size_t cap) {
+  struct stat st;
+  const char *eq = strchr(arg, '=');
+  if (eq != NULL && eq != arg && stat(arg, &st) != 0) {
+    snprintf(name, cap, "%.*s", (int)(eq - arg), arg);
+    return eq + 1;
+  }
+  const char *base = strrchr(arg, '/');
+  base = base != NULL ? base + 1 : arg;
+  size_t n = strlen(base);
+  if (n > 4 && strcmp(base + n - 4, ".csv") == 0) n -= 4;
+  snprintf(name, cap, "%.*s", (int)n, base);
+  return arg;
+}
+
+/* Each log's place on the common time axis, and the span of them all. A
+ * log that begins more than half a day of clock time before the latest
+ * beginning began after midnight, a day later. */
+static void line_up(plot *p) {
+  double latest = 0;
+  bool any = false;
+  for (size_t l = 0; l < p->layer_count; l++) {
+    const replay_log *log = &p->layers[l].log;
+    if (log->event_count == 0) continue;
+    if (!any || log->start_clock > latest) latest = log->start_clock;
+    any = true;
+  }
+  double end = 0;
+  any = false;
+  for (size_t l = 0; l < p->layer_count; l++) {
+    replay_log *log = &p->layers[l].log;
+    if (log->event_count == 0) continue;
+    if (log->start_clock < latest - 43200 && log->start_clock < 86400) log->start_clock += 86400;
+    double last = log->start_clock + log->events[log->event_count - 1].time;
+    if (!any || log->start_clock < p->start_clock) p->start_clock = log->start_clock;
+    if (!any || last > end) end = last;
+    any = true;
+  }
+  for (size_t l = 0; l < p->layer_count; l++) {
+    plot_layer *layer = &p->layers[l];
+    layer->offset = layer->log.event_count ? layer->log.start_clock - p->start_clock : 0;
+    layer->peak = layer->log.peak_bytes;
+    layer->peak_time = layer->offset + layer->log.peak_time;
+    p->event_count += layer->log.event_count;
+  }
+  p->span = end - p->start_clock;
+  if (p->span < 1e-3) p->span = 1e-3; /* a log of one instant still gets an axis */
+}
+
+/* Walk all logs' events in time order and fill p->values, the peak and the
+ * failures. False when out of memory. */
+static bool reduce(plot *p) {
+  size_t L = p->layer_count;
+  size_t *next = calloc(L, sizeof *next);
+  uint64_t *live = calloc(L, sizeof *live);
+  uint64_t *column_total = calloc(PLOT_COLUMNS, sizeof *column_total);
+  p->values = calloc((size_t)PLOT_COLUMNS * L, sizeof *p->values);
+  size_t failure_capacity = 0;
+  bool ok = next != NULL && live != NULL && column_total != NULL && p->values != NULL;
+  uint64_t total = 0;
+  size_t column = 0; /* columns before this one are final */
+  while (ok) {
+    /* The earliest next event of any log. */
+    size_t best = L;
+    double when = 0;
+    for (size_t l = 0; l < L; l++) {
+      const plot_layer *layer = &p->layers[l];
+      if (next[l] == layer->log.event_count) continue;
+      double t = layer->offset + layer->log.events[next[l]].time;
+      if (best == L || t < when) {
+        best = l;
+        when = t;
+      }
+    }
+    if (best == L) break;
+    const replay_event *e = &p->layers[best].log.events[next[best]++];
+    size_t c = (size_t)(when / p->span * PLOT_COLUMNS);
+    if (c >= PLOT_COLUMNS) c = PLOT_COLUMNS - 1;
+    /* Columns up to c start from the state before this event. */
+    for (; column < c; column++) {
+      memcpy(&p->values[(column + 1) * L], live, L * sizeof *live);
+      column_total[column + 1] = total;
+    }
+    if (e->action == REPLAY_ALLOCATE_FAILURE) {
+      if (p->failure_count == failure_capacity) {
+        failure_capacity = failure_capacity ? 2 * failure_capacity : 64;
+        double *grown = realloc(p->failures, failure_capacity * sizeof *grown);
+        if (grown == NULL) {
+          ok = false;
+          break;
+        }
+        p->failures = grown;
+      }
+      p->failures[p->failure_count++] = when;
+      continue;
+    }
+    if (e->action == REPLAY_ALLOCATE) {
+      live[best] += e->size;
+      total += e->size;
+    } else {
+      live[best] -= e->size;
+      total -= e->size;
+    }
+    if (total > p->peak) {
+      p->peak = total;
+      p->peak_time = when;
+    }
+    if (total > column_total[c]) {
+      column_total[c] = total;
+      memcpy(&p->values[c * L], live, L * sizeof *live);
+    }
+  }
+  for (; ok && column + 1 < PLOT_COLUMNS; column++)
+    memcpy(&p->values[(column + 1) * L], live, L * sizeof *live);
+  free(next);
+  free(live);
+  free(column_total);
+  return ok;
+}
+
+static void free_plot(plot *p) {
+  for (size_t l = 0; l < p->layer_count; l++) {
+    replay_log_free(&p->layers[l].log);
+    free((char *)p->layers[l].name);
+  }
+  free(p->layers);
+  free(p->values);
+  free(p->failures);
+}
+
+static int run(const plot_options *o) {
+  plot p = {.title = o->title != NULL ? o->title : "Memory in use"};
+  p.layers = calloc(o->log_count, sizeof *p.layers);
+  if (p.layers == NULL) {
+    fputs("mrctx plot: out of memory\n", stderr);
+    return MRCTX_EXIT_FAILURE;
+  }
+  int status = MRCTX_EXIT_OK;
+  for (size_t l = 0; l < o->log_count && status == MRCTX_EXIT_OK; l++) {
+    char name[256], why[1024];
+    const char *path = layer_path(o->logs[l], name, sizeof name);
+    plot_layer *layer = &p.layers[p.layer_count];
+    if (!replay_log_read(path, o->skip_bad, &layer->log, why, sizeof why)) {
+      fprintf(stderr, "mrctx plot: %s\n", why);
+      status = MRCTX_EXIT_FAILURE;
+      break;
+    }
+    p.layer_count++;
+    layer->name = strdup(name);
+    if (layer->name == NULL) {
+      fputs("mrctx plot: out of memory\n", stderr);
+      status = MRCTX_EXIT_FAILURE;
+    }
+    uint64_t skipped = replay_log_skipped(&layer->log);
+    if (skipped != 0)
+      fprintf(stderr, "mrctx plot: %s: skipped %" PRIu64 " bad line%s; the first: %s\n", path,
+              skipped, skipped == 1 ? "" : "s", layer->log.first_skipped);
+  }
+  if (status == MRCTX_EXIT_OK) {
+    line_up(&p);
+    if (!reduce(&p)) {
+      fputs("mrctx plot: out of memory\n", stderr);
+      status = MRCTX_EXIT_FAILURE;
+    } else if (!plot_write_svg(&p, o->svg)) {
+      status = MRCTX_EXIT_FAILURE;
+    } else {
+      char peak[32];
+      mrctx_format_bytes(p.peak, peak, sizeof peak);
+      printf("mrctx plot: wrote %s: %zu layer%s, %zu events over %.3f s, peak %s at %.3f s\n",
+             o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.event_count, p.span, peak,
+             p.peak_time);
+    }
+  }
+  free_plot(&p);
+  return status;
+}
+
+int mrctx_cmd_plot(int argc, char **argv) {
+  plot_options o = {0};
+  int status = parse_options(argc, argv, &o);
+  return status < 0 ? run(&o) : status;
+}

@@ -1,0 +1,585 @@
+/*
+ * cmd_replay.c: `mrctx replay LOG --spec SPEC [--spec SPEC ...]`: replay a
+ * recorded allocation log against resource specs, one after another, and
+ * compare what each did: time, peak bytes requested, reserved and used in
+ * the driver pool under it, failures, the cache's hit rate.
+ *
+ * The log is read and checked whole first (replay_log.c). Each spec then
+ * runs in a child process of its own, so every spec starts as a job does:
+ * with fresh, empty driver pools whose high watermarks are this replay's
+ * alone (the library has no call to reset them, and a default pool keeps
+ * what an earlier replay left in it). The child builds the spec
+ * (mr_resource_from_spec), replays the events on one thread in the log's
+ * order, each on a stream standing for its recorded Stream value, and
+ * sends its numbers back through a pipe. One thread keeps the replay
+ * deterministic and its timing free of hand-offs between threads; what it
+ * cannot show is contention between the recorded threads (a per-thread
+ * cache sees all events as one thread's).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mrctx/mrctx.h>
+
+#include "commands.h"
+#include "replay_log.h"
+#if MRCTX_HAVE_CUDA_HEADERS
+#include "replay_streams.h"
+#endif
+
+static void usage(FILE *out) {
+  fputs("usage: mrctx replay LOG --spec SPEC [--spec SPEC ...] [--device N]\n"
+        "                    [--json FILE] [--skip-bad]\n"
+        "\n"
+        "Replay an allocation log in rmm's CSV format (what the log adaptor and\n"
+        "rmm's logging_resource_adaptor write) against each resource spec, one\n"
+        "after another, and compare time, peak reserved and used memory, failures\n"
+        "and cache hits.\n"
+        "\n"
+        "  --spec SPEC   a resource spec to replay against (mrctx-spec(7)); repeat\n"
+        "                it to compare several\n"
+        "  --device N    the device the specs are built for (default 0)\n"
+        "  --json FILE   write the log's summary and every result as JSON\n"
+        "  --skip-bad    skip bad lines of the log and count them, instead of\n"
+        "                stopping at the first\n"
+        "  -h, --help    show this help\n"
+        "\n"
+        "Each spec replays in a process of its own, on fresh driver pools; the\n"
+        "events run on one thread in the log's order, each on a stream standing\n"
+        "for its recorded one. Exit status: 0 replayed, 1 a bad log or a failure,\n"
+        "2 bad usage or a spec that does not parse.\n",
+        out);
+}
+
+typedef struct replay_options {
+  const char *log_path;
+  const char **specs;
+  size_t spec_count;
+  int device;
+  const char *json;
+  bool skip_bad;
+} replay_options;
+
+/* What a child reports for one spec: fixed size, sent through a pipe. */
+typedef struct spec_result {
+  int status; /* mr_status of building the resource or of the replay's set-up */
+  char message[1024];
+  char resource[512]; /* mr_resource_describe */
+  double wall_seconds;
+  uint64_t peak_requested;
+  bool have_pool; /* a driver pool at the bottom of the chain */
+  uint64_t peak_reserved, peak_used;
+  uint64_t failures;    /* allocations refused in the replay */
+  uint64_t free_errors; /* frees the resource refused */
+  bool have_cache;
+  uint64_t cache_hits, cache_misses;
+} spec_result;
+
+/* ---- options -------------------------------------------------------------------- */
+
+/* -1 to go on, or the exit status (help, or a usage error). */
+static int parse_options(int argc, char **argv, replay_options *o) {
+  static const struct option longopts[] = {
+      {"spec", required_argument, NULL, 's'},  {"device", required_argument, NULL, 'd'},
+      {"json", required_argument, NULL, 'j'},  {"skip-bad", no_argument, NULL, 'k'},
+      {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+  };
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 's': {
+      const char **grown = realloc(o->specs, (o->spec_count + 1) * sizeof *grown);
+      if (grown == NULL) {
+        fputs("mrctx replay: out of memory\n", stderr);
+        return MRCTX_EXIT_FAILURE;
+      }
+      o->specs = grown;
+      o->specs[o->spec_count++] = optarg;
+      break;
+    }
+    case 'd': {
+      char *end;
+      errno = 0;
+      long device = strtol(optarg, &end, 10);
+      if (errno != 0 || end == optarg || *end != '\0' || device < 0 || device > 1023) {
+        fprintf(stderr, "mrctx replay: --device wants a device number, not '%s'\n", optarg);
+        return MRCTX_EXIT_USAGE;
+      }
+      o->device = (int)device;
+      break;
+    }
+    case 'j':
+      o->json = optarg;
+      break;
+    case 'k':
+      o->skip_bad = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return MRCTX_EXIT_OK;
+    default:
+      usage(stderr);
+      return MRCTX_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) o->log_path = argv[optind++];
+  if (optind < argc) {
+    fprintf(stderr, "mrctx replay: one log at a time, not also '%s'\n", argv[optind]);
+    return MRCTX_EXIT_USAGE;
+  }
+  if (o->log_path == NULL) {
+    fputs("mrctx replay: give the log to replay (see --help)\n", stderr);
+    return MRCTX_EXIT_USAGE;
+  }
+  if (o->spec_count == 0) {
+    fputs("mrctx replay: give at least one --spec SPEC to replay against (see --help)\n",
+          stderr);
+    return MRCTX_EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* ---- the replay, in a child process ------------------------------------------------ */
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static mr_status fail(spec_result *res, mr_status st, const char *what) {
+  res->status = st;
+  snprintf(res->message, sizeof res->message, "%s%s", what, mr_last_error());
+  return st;
+}
+
+/* The driver pool at the bottom of the chain, if there is one: the first
+ * resource down the chain that reports pool information. */
+static mr_resource *pool_in(mr_resource *mr, mr_pool_info *info) {
+  for (mr_resource *r = mr; r != NULL; r = mr_resource_upstream(r)) {
+    info->size = sizeof *info;
+    if (mr_pool_resource_get_info(r, info) == MR_OK) return r;
+  }
+  return NULL;
+}
+
+static mr_resource *cache_in(mr_resource *mr) {
+  for (mr_resource *r = mr; r != NULL; r = mr_resource_upstream(r))
+    if (strcmp(mr_resource_name(r), "cache") == 0) return r;
+  return NULL;
+}
+
+/* The streams for the log's Stream values: none needed over pageable host
+ * memory, where streams mean nothing (every event then runs on NULL). */
+static mr_status open_streams(const replay_log *log, mr_resource *mr, int device,
+                              mr_stream *streams, bool *created, spec_result *res) {
+  mr_resource_props props = {.size = sizeof props};
+  mr_status st = mr_resource_get_props(mr, &props);
+  if (st != MR_OK) return fail(res, st, "reading its properties: ");
+  *created = false;
+  if (props.kind == MR_MEMORY_HOST) return MR_OK;
+#if MRCTX_HAVE_CUDA_HEADERS
+  if (!replay_streams_create(device, log->streams, log->stream_count, streams, res->message,
+                             sizeof res->message)) {
+    res->status = MR_ERR_DRIVER;
+    return MR_ERR_DRIVER;
+  }
+  *created = true;
+  return MR_OK;
+#else
+  (void)log;
+  (void)device;
+  (void)streams;
+  res->status = MR_ERR_UNSUPPORTED;
+  snprintf(res->message, sizeof res->message,
+           "it needs CUDA streams, and mrctx was built without the CUDA toolkit's headers");
+  return MR_ERR_UNSUPPORTED;
+#endif
+}
+
+/* Replay every event on `mr`. *blocks holds each live block's pointer by
+ * slot (NULL: its allocation failed here, so its free is skipped); blocks
+ * still live at the end are left there for the caller to free. */
+static void replay_events(const replay_log *log, mr_resource *mr, const mr_stream *streams,
+                          void **blocks, spec_result *res) {
+  uint64_t live = 0, peak = 0, failures = 0, free_errors = 0;
+  double start = now_seconds();
+  for (size_t i = 0; i < log->event_count; i++) {
+    const replay_event *e = &log->events[i];
+    mr_stream stream = streams[e->stream];
+    void *ptr = NULL;
+    if (e->action == REPLAY_FREE) {
+      ptr = blocks[e->block];
+      if (ptr == NULL) continue;
+      blocks[e->block] = NULL;
+      live -= e->size;
+      if (mr_deallocate(mr, ptr, e->size, 0, stream) != MR_OK) free_errors++;
+    } else if (mr_allocate(mr, e->size, 0, stream, &ptr) != MR_OK) {
+      failures++;
+    } else if (e->action == REPLAY_ALLOCATE) {
+      blocks[e->block] = ptr;
+      live += e->size;
+      if (live > peak) peak = live;
+    } else if (mr_deallocate(mr, ptr, e->size, 0, stream) != MR_OK) {
+      /* The recording failed here, so the program never had the block: it
+       * goes back at once. */
+      free_errors++;
+    }
+  }
+  res->wall_seconds = now_seconds() - start;
+  res->peak_requested = peak;
+  res->failures = failures;
+  res->free_errors = free_errors;
+}
+
+/* Free the blocks the log leaves live, on the stream of their allocation.
+ * Backwards: a slot is reused only after its block's free, so the last
+ * allocation into a slot is the only one that can still hold it. */
+static uint64_t free_live_blocks(const replay_log *log, mr_resource *mr,
+                                 const mr_stream *streams, void **blocks) {
+  uint64_t refused = 0;
+  for (size_t i = log->event_count; i-- > 0;) {
+    const replay_event *e = &log->events[i];
+    if (e->action != REPLAY_ALLOCATE || blocks[e->block] == NULL) continue;
+    if (mr_deallocate(mr, blocks[e->block], e->size, 0, streams[e->stream]) != MR_OK) refused++;
+    blocks[e->block] = NULL;
+  }
+  return refused;
+}
+
+static void replay_spec(const replay_log *log, const char *spec, int device, spec_result *res) {
+  mr_resource *mr = NULL;
+  mr_status st = mr_resource_from_spec(spec, device, &mr);
+  if (st != MR_OK) {
+    fail(res, st, "");
+    return;
+  }
+  snprintf(res->resource, sizeof res->resource, "%s", mr_resource_describe(mr));
+  mr_stream *streams = calloc(log->stream_count ? log->stream_count : 1, sizeof *streams);
+  void **blocks = calloc(log->block_slots ? log->block_slots : 1, sizeof *blocks);
+  bool created = false;
+  if (streams == NULL || blocks == NULL) {
+    res->status = MR_ERR_OUT_OF_MEMORY;
+    snprintf(res->message, sizeof res->message, "out of host memory for %zu blocks",
+             log->block_slots);
+  } else if (open_streams(log, mr, device, streams, &created, res) == MR_OK) {
+    replay_events(log, mr, streams, blocks, res);
+    mr_pool_info pool;
+    if (pool_in(mr, &pool) != NULL) {
+      res->have_pool = true;
+      res->peak_reserved = pool.reserved_high;
+      res->peak_used = pool.used_high;
+    }
+    mr_resource *cache = cache_in(mr);
+    mr_cache_stats cs = {.size = sizeof cs};
+    if (cache != NULL && mr_cache_resource_get_stats(cache, &cs) == MR_OK) {
+      res->have_cache = true;
+      res->cache_hits = cs.hits;
+      res->cache_misses = cs.misses;
+    }
+    res->free_errors += free_live_blocks(log, mr, streams, blocks);
+  }
+  mr_resource_release(mr);
+#if MRCTX_HAVE_CUDA_HEADERS
+  if (created) replay_streams_destroy(log->streams, log->stream_count, streams);
+#else
+  (void)created; /* never set without the toolkit's headers */
+#endif
+  free(streams);
+  free(blocks);
+}
+
+/* Build every spec and let it go: a spec that does not parse fails here,
+ * before any replay takes time. */
+static void check_specs(const replay_options *o, spec_result *res) {
+  for (size_t i = 0; i < o->spec_count && res->status == MR_OK; i++) {
+    mr_resource *mr = NULL;
+    mr_status st = mr_resource_from_spec(o->specs[i], o->device, &mr);
+    if (st != MR_OK) {
+      res->status = st;
+      snprintf(res->message, sizeof res->message, "--spec '%s': %s", o->specs[i],
+               mr_last_error());
+    }
+    mr_resource_release(mr);
+  }
+}
+
+/* In a child process, replay spec number `spec` (SIZE_MAX: check every
+ * spec instead) and take back its result. False, with the reason in
+ * res->message, if the child died without one. */
+static bool in_child(const replay_log *log, const replay_options *o, size_t spec,
+                     spec_result *res) {
+  memset(res, 0, sizeof *res);
+  int fds[2];
+  if (pipe(fds) != 0) {
+    snprintf(res->message, sizeof res->message, "cannot make a pipe: %s", strerror(errno));
+    return false;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(res->message, sizeof res->message, "cannot fork: %s", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    if (spec == SIZE_MAX)
+      check_specs(o, res);
+    else
+      replay_spec(log, o->specs[spec], o->device, res);
+    const char *p = (const char *)res;
+    size_t left = sizeof *res;
+    while (left > 0) {
+      ssize_t n = write(fds[1], p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(1);
+      p += n;
+      left -= (size_t)n;
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  char *p = (char *)res;
+  size_t got = 0;
+  while (got < sizeof *res) {
+    ssize_t n = read(fds[0], p + got, sizeof *res - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  close(fds[0]);
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) continue;
+  if (got == sizeof *res) return true;
+  memset(res, 0, sizeof *res);
+  if (WIFSIGNALED(wstatus))
+    snprintf(res->message, sizeof res->message, "the replay process died of signal %d (%s)",
+             WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+  else
+    snprintf(res->message, sizeof res->message,
+             "the replay process ended (status %d) without a result",
+             WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+  return false;
+}
+
+/* ---- the report ----------------------------------------------------------------------- */
+
+static void format_count(uint64_t n, char *buf, size_t cap) {
+  char digits[32];
+  snprintf(digits, sizeof digits, "%" PRIu64, n);
+  size_t len = strlen(digits), out = 0;
+  for (size_t i = 0; i < len && out + 2 < cap; i++) {
+    if (i > 0 && (len - i) % 3 == 0) buf[out++] = ',';
+    buf[out++] = digits[i];
+  }
+  buf[out] = '\0';
+}
+
+static void format_seconds(double s, char *buf, size_t cap) {
+  if (s >= 1)
+    snprintf(buf, cap, "%.2f s", s);
+  else if (s >= 1e-3)
+    snprintf(buf, cap, "%.2f ms", s * 1e3);
+  else
+    snprintf(buf, cap, "%.1f us", s * 1e6);
+}
+
+static void print_summary(const replay_log *log) {
+  char events[32], allocs[32], frees[32], fails[32], peak[32], live[32];
+  format_count(log->event_count, events, sizeof events);
+  format_count(log->allocations, allocs, sizeof allocs);
+  format_count(log->frees, frees, sizeof frees);
+  format_count(log->failures, fails, sizeof fails);
+  mrctx_format_bytes(log->peak_bytes, peak, sizeof peak);
+  mrctx_format_bytes(log->live_bytes, live, sizeof live);
+  double span = log->event_count ? log->events[log->event_count - 1].time : 0;
+  printf("mrctx replay: %s: %s events (%s allocations, %s failed, %s frees)\n", log->path,
+         events, allocs, fails, frees);
+  printf("  %zu thread%s, %zu stream%s, %.6f s recorded, peak %s requested at %.6f s, "
+         "%" PRIu64 " block%s (%s) live at the end\n",
+         log->thread_count, log->thread_count == 1 ? "" : "s", log->stream_count,
+         log->stream_count == 1 ? "" : "s", span, peak, log->peak_time, log->live_blocks,
+         log->live_blocks == 1 ? "" : "s", live);
+}
+
+static void print_skipped(const replay_log *log) {
+  uint64_t total = replay_log_skipped(log);
+  if (total == 0) return;
+  fprintf(stderr, "mrctx replay: %s: skipped %" PRIu64 " bad line%s (", log->path, total,
+          total == 1 ? "" : "s");
+  const char *sep = "";
+  for (int k = 0; k < REPLAY_BAD_KIND_COUNT; k++) {
+    if (log->skipped[k] == 0) continue;
+    fprintf(stderr, "%s%" PRIu64 " %s", sep, log->skipped[k], replay_bad_kind_name(k));
+    sep = ", ";
+  }
+  fprintf(stderr, "); the first: %s\n", log->first_skipped);
+}
+
+static double hit_rate(const spec_result *r) {
+  uint64_t total = r->cache_hits + r->cache_misses;
+  return r->have_cache && total > 0 ? (double)r->cache_hits / (double)total : NAN;
+}
+
+static void print_table(const replay_options *o, const replay_log *log,
+                        const spec_result *results) {
+  int width = 4;
+  for (size_t i = 0; i < o->spec_count; i++) {
+    int n = (int)strlen(o->specs[i]);
+    if (n > width) width = n;
+  }
+  printf("\n%-*s  %10s  %8s  %14s  %13s  %10s  %8s  %10s\n", width, "spec", "wall", "ns/event",
+         "peak requested", "peak reserved", "peak used", "failures", "cache hits");
+  for (size_t i = 0; i < o->spec_count; i++) {
+    const spec_result *r = &results[i];
+    char wall[32], per[32], requested[32], reserved[32] = "-", used[32] = "-", hits[32] = "-";
+    format_seconds(r->wall_seconds, wall, sizeof wall);
+    snprintf(per, sizeof per, "%.0f",
+             log->event_count ? r->wall_seconds * 1e9 / (double)log->event_count : 0.0);
+    mrctx_format_bytes(r->peak_requested, requested, sizeof requested);
+    if (r->have_pool) {
+      mrctx_format_bytes(r->peak_reserved, reserved, sizeof reserved);
+      mrctx_format_bytes(r->peak_used, used, sizeof used);
+    }
+    double rate = hit_rate(r);
+    if (isfinite(rate)) snprintf(hits, sizeof hits, "%.1f%%", 100 * rate);
+    printf("%-*s  %10s  %8s  %14s  %13s  %10s  %8" PRIu64 "  %10s\n", width, o->specs[i], wall,
+           per, requested, reserved, used, r->failures, hits);
+  }
+  for (size_t i = 0; i < o->spec_count; i++)
+    if (results[i].free_errors != 0)
+      printf("%s: %" PRIu64 " frees were refused by the resource\n", o->specs[i],
+             results[i].free_errors);
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static bool write_json(const replay_options *o, const replay_log *log,
+                       const spec_result *results) {
+  FILE *f = fopen(o->json, "w");
+  if (f == NULL) {
+    fprintf(stderr, "mrctx replay: cannot write '%s': %s\n", o->json, strerror(errno));
+    return false;
+  }
+  fputs("{\n  \"log\": ", f);
+  json_string(f, log->path);
+  fprintf(f,
+          ",\n  \"events\": %zu, \"allocations\": %" PRIu64 ", \"failed_allocations\": %" PRIu64
+          ", \"frees\": %" PRIu64 ",\n  \"threads\": %zu, \"streams\": %zu, "
+          "\"recorded_seconds\": %.6f, \"peak_requested\": %" PRIu64
+          ", \"live_blocks_at_end\": %" PRIu64 ", \"live_bytes_at_end\": %" PRIu64 ",\n"
+          "  \"skipped_lines\": {",
+          log->event_count, log->allocations, log->failures, log->frees, log->thread_count,
+          log->stream_count, log->event_count ? log->events[log->event_count - 1].time : 0.0,
+          log->peak_bytes, log->live_blocks, log->live_bytes);
+  const char *sep = "";
+  for (int k = 0; k < REPLAY_BAD_KIND_COUNT; k++) {
+    if (log->skipped[k] == 0) continue;
+    fprintf(f, "%s\"%s\": %" PRIu64, sep, replay_bad_kind_key(k), log->skipped[k]);
+    sep = ", ";
+  }
+  fprintf(f, "},\n  \"device\": %d,\n  \"results\": [\n", o->device);
+  for (size_t i = 0; i < o->spec_count; i++) {
+    const spec_result *r = &results[i];
+    fputs("    {\"spec\": ", f);
+    json_string(f, o->specs[i]);
+    fputs(", \"resource\": ", f);
+    json_string(f, r->resource);
+    fprintf(f,
+            ", \"wall_seconds\": %.9f, \"ns_per_event\": %.1f, \"peak_requested\": %" PRIu64
+            ", ",
+            r->wall_seconds,
+            log->event_count ? r->wall_seconds * 1e9 / (double)log->event_count : 0.0,
+            r->peak_requested);
+    if (r->have_pool)
+      fprintf(f, "\"peak_reserved\": %" PRIu64 ", \"peak_used\": %" PRIu64, r->peak_reserved,
+              r->peak_used);
+    else
+      fputs("\"peak_reserved\": null, \"peak_used\": null", f);
+    fprintf(f, ", \"failures\": %" PRIu64 ", \"free_errors\": %" PRIu64 ", \"cache_hit_rate\": ",
+            r->failures, r->free_errors);
+    double rate = hit_rate(r);
+    if (isfinite(rate))
+      fprintf(f, "%.6f", rate);
+    else
+      fputs("null", f);
+    fprintf(f, "}%s\n", i + 1 < o->spec_count ? "," : "");
+  }
+  fputs("  ]\n}\n", f);
+  bool ok = !ferror(f);
+  if (fclose(f) != 0) ok = false;
+  if (!ok) fprintf(stderr, "mrctx replay: writing '%s' failed\n", o->json);
+  return ok;
+}
+
+/* ---- the verb ---------------------------------------------------------------------------- */
+
+static int run(const replay_options *o) {
+  replay_log log;
+  char why[1024];
+  if (!replay_log_read(o->log_path, o->skip_bad, &log, why, sizeof why)) {
+    fprintf(stderr, "mrctx replay: %s\n", why);
+    return MRCTX_EXIT_FAILURE;
+  }
+  print_skipped(&log);
+  spec_result check;
+  if (!in_child(&log, o, SIZE_MAX, &check) || check.status != MR_OK) {
+    fprintf(stderr, "mrctx replay: %s\n", check.message);
+    replay_log_free(&log);
+    return check.status == MR_ERR_CONFIG ? MRCTX_EXIT_USAGE : MRCTX_EXIT_FAILURE;
+  }
+  spec_result *results = calloc(o->spec_count, sizeof *results);
+  if (results == NULL) {
+    fputs("mrctx replay: out of memory\n", stderr);
+    replay_log_free(&log);
+    return MRCTX_EXIT_FAILURE;
+  }
+  print_summary(&log);
+  int status = MRCTX_EXIT_OK;
+  for (size_t i = 0; i < o->spec_count; i++) {
+    if (!in_child(&log, o, i, &results[i]) || results[i].status != MR_OK) {
+      fprintf(stderr, "mrctx replay: --spec '%s': %s\n", o->specs[i], results[i].message);
+      status = MRCTX_EXIT_FAILURE;
+    }
+  }
+  if (status == MRCTX_EXIT_OK) {
+    print_table(o, &log, results);
+    if (o->json != NULL && !write_json(o, &log, results)) status = MRCTX_EXIT_FAILURE;
+  }
+  free(results);
+  replay_log_free(&log);
+  return status;
+}
+
+int mrctx_cmd_replay(int argc, char **argv) {
+  replay_options o = {0};
+  int status = parse_options(argc, argv, &o);
+  if (status < 0) status = run(&o);
+  free(o.specs);
+  return status;
+}

@@ -1,0 +1,498 @@
+/*
+ * replay_log.c: read an rmm-format allocation log into memory and check it
+ * (replay_log.h says what is accepted).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_log.h"
+
+#define LOG_HEADER "Thread,Time,Action,Pointer,Size,Stream"
+#define FIELD_COUNT 6
+#define QUOTE_MAX 40 /* characters of a bad field shown in a message */
+
+/* ---- a map from 64-bit keys, open addressing ------------------------------ */
+
+typedef struct map_entry {
+  uint64_t key;
+  uint64_t size;  /* pointers: the block's bytes */
+  uint32_t value; /* pointers: the block's slot; streams and threads: the index */
+  uint32_t line;  /* pointers: the line that allocated it */
+  bool used;
+} map_entry;
+
+typedef struct map {
+  map_entry *entries;
+  size_t capacity, count; /* capacity: a power of two, at least twice count */
+} map;
+
+static size_t map_home(const map *m, uint64_t key) {
+  key ^= key >> 33; /* a 64-bit mix (murmur3's finalizer): pointers share low bits */
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  return (size_t)key & (m->capacity - 1);
+}
+
+static map_entry *map_find(const map *m, uint64_t key) {
+  if (m->capacity == 0) return NULL;
+  for (size_t i = map_home(m, key);; i = (i + 1) & (m->capacity - 1)) {
+    if (!m->entries[i].used) return NULL;
+    if (m->entries[i].key == key) return &m->entries[i];
+  }
+}
+
+/* The entry for a key not in the map, added (all but key and used zero); NULL
+ * when out of memory. */
+static map_entry *map_add(map *m, uint64_t key) {
+  if (2 * (m->count + 1) > m->capacity) {
+    size_t capacity = m->capacity ? 2 * m->capacity : 64;
+    map_entry *entries = calloc(capacity, sizeof *entries);
+    if (entries == NULL) return NULL;
+    map old = *m;
+    m->entries = entries;
+    m->capacity = capacity;
+    for (size_t i = 0; i < old.capacity; i++) {
+      if (!old.entries[i].used) continue;
+      size_t j = map_home(m, old.entries[i].key);
+      while (m->entries[j].used) j = (j + 1) & (capacity - 1);
+      m->entries[j] = old.entries[i];
+    }
+    free(old.entries);
+  }
+  size_t i = map_home(m, key);
+  while (m->entries[i].used) i = (i + 1) & (m->capacity - 1);
+  m->entries[i] = (map_entry){.key = key, .used = true};
+  m->count++;
+  return &m->entries[i];
+}
+
+/* Remove an entry, shifting later entries of its probe run back so that
+ * lookups need no tombstones. */
+static void map_remove(map *m, map_entry *e) {
+  size_t mask = m->capacity - 1, hole = (size_t)(e - m->entries);
+  for (size_t i = (hole + 1) & mask; m->entries[i].used; i = (i + 1) & mask) {
+    size_t home = map_home(m, m->entries[i].key);
+    /* Move entry i into the hole unless its home lies cyclically in (hole, i]. */
+    bool stays = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
+    if (!stays) {
+      m->entries[hole] = m->entries[i];
+      hole = i;
+    }
+  }
+  m->entries[hole].used = false;
+  m->count--;
+}
+
+/* ---- bad lines ---------------------------------------------------------------- */
+
+static const struct {
+  const char *name, *key;
+} bad_kinds[REPLAY_BAD_KIND_COUNT] = {
+    [REPLAY_BAD_FIELDS] = {"not six fields", "fields"},
+    [REPLAY_BAD_TRUNCATED] = {"truncated", "truncated"},
+    [REPLAY_BAD_ACTION] = {"unknown action", "unknown_action"},
+    [REPLAY_BAD_NUMBER] = {"bad number", "bad_number"},
+    [REPLAY_BAD_FREE] = {"free of a pointer not allocated", "free_not_allocated"},
+    [REPLAY_BAD_FREE_SIZE] = {"free with another size", "free_size_mismatch"},
+    [REPLAY_BAD_REALLOCATE] = {"pointer allocated twice", "allocated_twice"},
+    [REPLAY_BAD_NULL] = {"allocation at address 0", "null_allocation"},
+};
+
+const char *replay_bad_kind_name(replay_bad_kind kind) { return bad_kinds[kind].name; }
+
+const char *replay_bad_kind_key(replay_bad_kind kind) { return bad_kinds[kind].key; }
+
+uint64_t replay_log_skipped(const replay_log *log) {
+  uint64_t total = 0;
+  for (int k = 0; k < REPLAY_BAD_KIND_COUNT; k++) total += log->skipped[k];
+  return total;
+}
+
+/* Field text for a message: at most QUOTE_MAX characters, anything not
+ * printable as '?'. */
+static const char *quoted(const char *text, char *buf, size_t cap) {
+  size_t n = 0;
+  for (; text[n] != '\0' && n < QUOTE_MAX && n + 4 < cap; n++)
+    buf[n] = isprint((unsigned char)text[n]) ? text[n] : '?';
+  if (text[n] != '\0' && n + 4 <= cap) {
+    memcpy(buf + n, "...", 3);
+    n += 3;
+  }
+  buf[n] = '\0';
+  return buf;
+}
+
+/* ---- fields --------------------------------------------------------------------- */
+
+static bool parse_decimal(const char *s, uint64_t *out) {
+  if (*s == '\0') return false;
+  uint64_t v = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return false;
+    unsigned d = (unsigned)(*s - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+/* Hexadecimal with or without 0x; "(nil)" is 0 (glibc's %p of NULL). */
+static bool parse_hex(const char *s, uint64_t *out) {
+  if (strcmp(s, "(nil)") == 0) {
+    *out = 0;
+    return true;
+  }
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+  if (*s == '\0' || strlen(s) > 16) return false;
+  uint64_t v = 0;
+  for (; *s; s++) {
+    if (!isxdigit((unsigned char)*s)) return false;
+    v = v * 16 + (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' : tolower(*s) - 'a' + 10);
+  }
+  *out = v;
+  return true;
+}
+
+/* Digits, then an optional fraction: whole units and a fraction of one. */
+static bool parse_seconds(const char *s, double *out) {
+  uint64_t whole = 0;
+  const char *dot = strchr(s, '.');
+  size_t n = dot ? (size_t)(dot - s) : strlen(s);
+  char digits[24];
+  if (n == 0 || n >= sizeof digits) return false;
+  memcpy(digits, s, n);
+  digits[n] = '\0';
+  if (!parse_decimal(digits, &whole)) return false;
+  double fraction = 0, scale = 0.1;
+  if (dot != NULL) {
+    if (dot[1] == '\0') return false;
+    for (const char *f = dot + 1; *f; f++, scale /= 10) {
+      if (*f < '0' || *f > '9') return false;
+      fraction += (*f - '0') * scale;
+    }
+  }
+  *out = (double)whole + fraction;
+  return true;
+}
+
+/* "HH:MM:SS.ffffff" (the clock time the log adaptors write), or seconds. */
+static bool parse_time(const char *s, double *out) {
+  const char *c1 = strchr(s, ':');
+  if (c1 == NULL) return parse_seconds(s, out);
+  unsigned h, m;
+  int used = 0;
+  if (sscanf(s, "%2u:%2u:%n", &h, &m, &used) != 2 || used != 6 || h > 23 || m > 59 ||
+      !isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]) ||
+      !isdigit((unsigned char)s[3]) || !isdigit((unsigned char)s[4]))
+    return false;
+  double sec;
+  if (!isdigit((unsigned char)s[6]) || !isdigit((unsigned char)s[7]) ||
+      (s[8] != '\0' && s[8] != '.') || !parse_seconds(s + 6, &sec) || sec >= 61)
+    return false;
+  *out = h * 3600.0 + m * 60.0 + sec;
+  return true;
+}
+
+/* ---- the reader ------------------------------------------------------------------ */
+
+typedef struct reader {
+  replay_log *log;
+  bool skip_bad;
+  size_t line;
+  char *why;
+  size_t cap;
+  bool failed; /* a bad line ended the read (why says which) */
+  map pointers, streams, threads;
+  uint32_t *free_slots; /* slots of freed blocks, for reuse */
+  size_t free_slot_count, free_slot_capacity;
+  size_t event_capacity, stream_capacity;
+  double last_clock, day_offset; /* Time seen so far, and the midnights passed */
+  bool have_clock;
+} reader;
+
+static bool out_of_memory(reader *r) {
+  snprintf(r->why, r->cap, "%s: out of host memory at line %zu", r->log->path, r->line);
+  return false;
+}
+
+/* A bad line: fatal (false, why says it), or with skip_bad counted (true). */
+static bool bad(reader *r, replay_bad_kind kind, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool bad(reader *r, replay_bad_kind kind, const char *format, ...) {
+  char problem[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(problem, sizeof problem, format, args);
+  va_end(args);
+  if (r->skip_bad) {
+    if (replay_log_skipped(r->log) == 0)
+      snprintf(r->log->first_skipped, sizeof r->log->first_skipped, "line %zu: %s", r->line,
+               problem);
+    r->log->skipped[kind]++;
+    return true;
+  }
+  snprintf(r->why, r->cap, "%s:%zu: %s", r->log->path, r->line, problem);
+  r->failed = true;
+  return false;
+}
+
+static bool add_event(reader *r, replay_event e) {
+  replay_log *log = r->log;
+  if (log->event_count == r->event_capacity) {
+    size_t capacity = r->event_capacity ? 2 * r->event_capacity : 4096;
+    replay_event *grown = realloc(log->events, capacity * sizeof *grown);
+    if (grown == NULL) return out_of_memory(r);
+    log->events = grown;
+    r->event_capacity = capacity;
+  }
+  log->events[log->event_count++] = e;
+  return true;
+}
+
+/* The index of a Stream value, adding it on first sight. */
+static bool stream_index(reader *r, uint64_t value, uint32_t *index) {
+  map_entry *e = map_find(&r->streams, value);
+  if (e != NULL) {
+    *index = e->value;
+    return true;
+  }
+  replay_log *log = r->log;
+  if (log->stream_count == r->stream_capacity) {
+    size_t capacity = r->stream_capacity ? 2 * r->stream_capacity : 8;
+    uint64_t *grown = realloc(log->streams, capacity * sizeof *grown);
+    if (grown == NULL) return out_of_memory(r);
+    log->streams = grown;
+    r->stream_capacity = capacity;
+  }
+  e = map_add(&r->streams, value);
+  if (e == NULL) return out_of_memory(r);
+  e->value = *index = (uint32_t)log->stream_count;
+  log->streams[log->stream_count++] = value;
+  return true;
+}
+
+static bool count_thread(reader *r, uint64_t value) {
+  if (map_find(&r->threads, value) != NULL) return true;
+  if (map_add(&r->threads, value) == NULL) return out_of_memory(r);
+  r->log->thread_count++;
+  return true;
+}
+
+/* Seconds since the first event, never decreasing: a clock time that goes
+ * back by more than half a day has passed midnight, and a smaller step back
+ * (threads take the time before they take the log's lock) is held level. */
+static double event_time(reader *r, double clock) {
+  clock += r->day_offset;
+  if (!r->have_clock) {
+    r->log->start_clock = r->last_clock = clock;
+    r->have_clock = true;
+  }
+  if (clock < r->last_clock - 43200) {
+    r->day_offset += 86400;
+    clock += 86400;
+  }
+  if (clock > r->last_clock) r->last_clock = clock;
+  return r->last_clock - r->log->start_clock;
+}
+
+static bool take_slot(reader *r, uint32_t *slot) {
+  if (r->free_slot_count > 0) {
+    *slot = r->free_slots[--r->free_slot_count];
+    return true;
+  }
+  if (r->log->block_slots >= UINT32_MAX) return out_of_memory(r);
+  *slot = (uint32_t)r->log->block_slots++;
+  return true;
+}
+
+static bool give_slot(reader *r, uint32_t slot) {
+  if (r->free_slot_count == r->free_slot_capacity) {
+    size_t capacity = r->free_slot_capacity ? 2 * r->free_slot_capacity : 256;
+    uint32_t *grown = realloc(r->free_slots, capacity * sizeof *grown);
+    if (grown == NULL) return out_of_memory(r);
+    r->free_slots = grown;
+    r->free_slot_capacity = capacity;
+  }
+  r->free_slots[r->free_slot_count++] = slot;
+  return true;
+}
+
+/* One event line (without its end of line). False ends the read. */
+static bool read_event(reader *r, char *text) {
+  char *fields[FIELD_COUNT + 1];
+  size_t n = 0;
+  for (char *s = text;;) {
+    char *comma = strchr(s, ',');
+    if (n <= FIELD_COUNT) fields[n] = s;
+    n++;
+    if (comma == NULL) break;
+    *comma = '\0';
+    s = comma + 1;
+  }
+  if (n != FIELD_COUNT)
+    return bad(r, REPLAY_BAD_FIELDS, "%zu field%s, wanted 6 (%s)", n, n == 1 ? "" : "s",
+               LOG_HEADER);
+  for (size_t i = 0; i < n; i++) { /* spaces around a field are no part of it */
+    while (*fields[i] == ' ' || *fields[i] == '\t') fields[i]++;
+    size_t len = strlen(fields[i]);
+    while (len > 0 && (fields[i][len - 1] == ' ' || fields[i][len - 1] == '\t'))
+      fields[i][--len] = '\0';
+  }
+  char q[QUOTE_MAX + 8];
+  uint64_t thread, pointer, size, stream_value;
+  double clock;
+  if (!parse_decimal(fields[0], &thread))
+    return bad(r, REPLAY_BAD_NUMBER, "Thread '%s' is not a decimal thread id",
+               quoted(fields[0], q, sizeof q));
+  if (!parse_time(fields[1], &clock))
+    return bad(r, REPLAY_BAD_NUMBER, "Time '%s' is not HH:MM:SS.ffffff or seconds",
+               quoted(fields[1], q, sizeof q));
+  replay_action action;
+  if (strcmp(fields[2], "allocate") == 0)
+    action = REPLAY_ALLOCATE;
+  else if (strcmp(fields[2], "allocate failure") == 0)
+    action = REPLAY_ALLOCATE_FAILURE;
+  else if (strcmp(fields[2], "free") == 0 || strcmp(fields[2], "deallocate") == 0)
+    action = REPLAY_FREE;
+  else
+    return bad(r, REPLAY_BAD_ACTION,
+               "unknown action '%s' (known: allocate, allocate failure, free)",
+               quoted(fields[2], q, sizeof q));
+  if (!parse_hex(fields[3], &pointer))
+    return bad(r, REPLAY_BAD_NUMBER, "Pointer '%s' is not a hexadecimal address",
+               quoted(fields[3], q, sizeof q));
+  if (!parse_decimal(fields[4], &size))
+    return bad(r, REPLAY_BAD_NUMBER, "Size '%s' is not a decimal number of bytes",
+               quoted(fields[4], q, sizeof q));
+  if (!parse_hex(fields[5], &stream_value))
+    return bad(r, REPLAY_BAD_NUMBER, "Stream '%s' is not a hexadecimal stream handle",
+               quoted(fields[5], q, sizeof q));
+
+  replay_log *log = r->log;
+  replay_event e = {.size = size, .action = (uint8_t)action};
+  map_entry *block = pointer != 0 ? map_find(&r->pointers, pointer) : NULL;
+  if (action == REPLAY_ALLOCATE) {
+    if (pointer == 0 && size == 0) return true; /* a size-0 request: nothing to replay */
+    if (pointer == 0)
+      return bad(r, REPLAY_BAD_NULL, "allocate of %" PRIu64 " bytes returned a null pointer",
+                 size);
+    if (block != NULL)
+      return bad(r, REPLAY_BAD_REALLOCATE,
+                 "allocate of 0x%" PRIx64 ", which is still allocated (by line %" PRIu32 ")",
+                 pointer, block->line);
+  } else if (action == REPLAY_FREE) {
+    if (pointer == 0) return true; /* freeing NULL does nothing */
+    if (block == NULL)
+      return bad(r, REPLAY_BAD_FREE, "free of 0x%" PRIx64 ", which is not allocated", pointer);
+    if (block->size != size)
+      return bad(r, REPLAY_BAD_FREE_SIZE,
+                 "free of 0x%" PRIx64 " with %" PRIu64 " bytes, allocated with %" PRIu64
+                 " bytes (line %" PRIu32 ")",
+                 pointer, size, block->size, block->line);
+  }
+  if (!stream_index(r, stream_value, &e.stream) || !count_thread(r, thread)) return false;
+  e.time = event_time(r, clock);
+  if (action == REPLAY_ALLOCATE) {
+    if (!take_slot(r, &e.block)) return false;
+    block = map_add(&r->pointers, pointer);
+    if (block == NULL) return out_of_memory(r);
+    block->size = size;
+    block->value = e.block;
+    block->line = r->line > UINT32_MAX ? UINT32_MAX : (uint32_t)r->line;
+    log->allocations++;
+    log->live_blocks++;
+    log->live_bytes += size;
+    if (log->live_bytes > log->peak_bytes) {
+      log->peak_bytes = log->live_bytes;
+      log->peak_time = e.time;
+    }
+  } else if (action == REPLAY_FREE) {
+    e.block = block->value;
+    if (!give_slot(r, block->value)) return false;
+    map_remove(&r->pointers, block);
+    log->frees++;
+    log->live_blocks--;
+    log->live_bytes -= size;
+  } else {
+    log->failures++;
+  }
+  return add_event(r, e);
+}
+
+static bool read_lines(reader *r, FILE *f) {
+  replay_log *log = r->log;
+  char *line = NULL;
+  size_t line_cap = 0;
+  ssize_t got;
+  bool ok = true;
+  char q[QUOTE_MAX + 8];
+  while (ok && (got = getline(&line, &line_cap, f)) >= 0) {
+    r->line++;
+    size_t len = (size_t)got;
+    bool ended = len > 0 && line[len - 1] == '\n';
+    if (ended) line[--len] = '\0';
+    if (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
+    if (r->line == 1) {
+      if (strlen(line) != len || strcmp(line, LOG_HEADER) != 0) {
+        snprintf(r->why, r->cap,
+                 "%s:1: not an rmm-format allocation log: the first line is '%s', not the "
+                 "header '%s'",
+                 log->path, quoted(line, q, sizeof q), LOG_HEADER);
+        ok = false;
+      }
+      continue;
+    }
+    if (strlen(line) != len)
+      ok = bad(r, REPLAY_BAD_FIELDS, "not a log line: it holds a NUL byte");
+    else if (!ended)
+      ok = bad(r, REPLAY_BAD_TRUNCATED, "the file ends inside this line (a truncated log?)");
+    else if (len > 0)
+      ok = read_event(r, line);
+  }
+  if (ok && ferror(f)) {
+    snprintf(r->why, r->cap, "%s: reading failed after line %zu: %s", log->path, r->line,
+             strerror(errno));
+    ok = false;
+  }
+  if (ok && r->line == 0) {
+    snprintf(r->why, r->cap, "%s: an empty file, not an rmm-format allocation log (no header)",
+             log->path);
+    ok = false;
+  }
+  free(line);
+  return ok;
+}
+
+bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap) {
+  memset(log, 0, sizeof *log);
+  log->path = path;
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    snprintf(why, cap, "%s: cannot open: %s", path, strerror(errno));
+    return false;
+  }
+  reader r = {.log = log, .skip_bad = skip_bad, .why = why, .cap = cap};
+  bool ok = read_lines(&r, f);
+  fclose(f);
+  free(r.pointers.entries);
+  free(r.streams.entries);
+  free(r.threads.entries);
+  free(r.free_slots);
+  if (!ok) replay_log_free(log);
+  return ok;
+}
+
+void replay_log_free(replay_log *log) {
+  free(log->events);
+  free(log->streams);
+  log->events = NULL;
+  log->streams = NULL;
+  log->event_count = log->stream_count = 0;
+}

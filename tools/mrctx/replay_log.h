@@ -1,0 +1,90 @@
+/*
+ * replay_log.h: an allocation log in rmm's CSV format, read into memory and
+ * checked, for `mrctx replay` and `mrctx plot`.
+ *
+ * The format is what the `log` adaptor writes and what rmm's
+ * logging_resource_adaptor writes: the header
+ * "Thread,Time,Action,Pointer,Size,Stream", then one line per event. Thread
+ * is a decimal id; Time is the clock time "HH:MM:SS.ffffff" (or seconds
+ * "S.ffffff"); Action is "allocate", "allocate failure" or "free"
+ * ("deallocate", the spelling of rmm's documentation, is read as "free");
+ * Pointer and Stream are hexadecimal, with or without "0x" ("(nil)", what
+ * rmm's printf writes for a null pointer, is 0); Size is decimal bytes.
+ *
+ * The whole file is checked before anything uses it: every line parses,
+ * every free matches a live allocation of that pointer and size, no live
+ * pointer is handed out twice. Each bad line is an error naming the file,
+ * the line and the problem; with skip_bad the line is skipped instead and
+ * counted by kind.
+ */
+#ifndef MRCTX_TOOLS_REPLAY_LOG_H
+#define MRCTX_TOOLS_REPLAY_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum replay_action {
+  REPLAY_ALLOCATE,         /* an allocation that succeeded when recorded */
+  REPLAY_ALLOCATE_FAILURE, /* an allocation that failed when recorded */
+  REPLAY_FREE,
+} replay_action;
+
+/* One event, in the order of the file. */
+typedef struct replay_event {
+  double time;     /* seconds since the log's first event, never decreasing */
+  uint64_t size;   /* bytes */
+  uint32_t block;  /* allocate and free: the block's slot, 0..block_slots-1;
+                      a slot is reused once its block is freed */
+  uint32_t stream; /* index into replay_log.streams */
+  uint8_t action;  /* replay_action */
+} replay_event;
+
+/* The kinds of bad line, for the counts --skip-bad reports. */
+typedef enum replay_bad_kind {
+  REPLAY_BAD_FIELDS,      /* not six fields: a cut or foreign line */
+  REPLAY_BAD_TRUNCATED,   /* the file ends inside the line */
+  REPLAY_BAD_ACTION,      /* an action other than the three */
+  REPLAY_BAD_NUMBER,      /* a field that is not a number of its kind */
+  REPLAY_BAD_FREE,        /* a free of a pointer that is not allocated */
+  REPLAY_BAD_FREE_SIZE,   /* a free whose size is not its allocation's */
+  REPLAY_BAD_REALLOCATE,  /* an allocation of a pointer still allocated */
+  REPLAY_BAD_NULL,        /* a successful allocation of bytes at address 0 */
+  REPLAY_BAD_KIND_COUNT
+} replay_bad_kind;
+
+typedef struct replay_log {
+  const char *path;
+  replay_event *events;
+  size_t event_count;
+  uint64_t *streams;      /* the distinct Stream values, in order of appearance */
+  size_t stream_count;
+  size_t thread_count;    /* distinct Thread values */
+  size_t block_slots;     /* the most blocks live at once */
+  uint64_t allocations, failures, frees; /* events of each action */
+  uint64_t peak_bytes;    /* the most bytes live at once */
+  double peak_time;       /* when that was first reached (seconds, as events) */
+  uint64_t live_blocks, live_bytes; /* still allocated at the end */
+  double start_clock;     /* the first event's Time, seconds (of the day) */
+  uint64_t skipped[REPLAY_BAD_KIND_COUNT]; /* with skip_bad: lines skipped, by kind */
+  char first_skipped[600]; /* "line N: problem" of the first line skipped */
+} replay_log;
+
+/* Read and check `path`. On failure: false, *log freed, and `why` says
+ * "PATH:LINE: problem" (or "PATH: problem"). With skip_bad, a bad event line
+ * is skipped and counted in log->skipped instead; a file that cannot be
+ * read or has no header fails either way. */
+bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap);
+
+void replay_log_free(replay_log *log);
+
+/* A bad-line kind in words, for reports: "unknown action". */
+const char *replay_bad_kind_name(replay_bad_kind kind);
+
+/* A short key for JSON: "unknown_action". */
+const char *replay_bad_kind_key(replay_bad_kind kind);
+
+/* The lines skipped, in total. */
+uint64_t replay_log_skipped(const replay_log *log);
+
+#endif
