@@ -185,11 +185,12 @@ MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FI
  * shows the freeing stream passed the free. Allocations on a capturing
  * stream go straight upstream (graph-safe). At most `max_cached` bytes sit
  * unused in the cache (0: MR_CACHE_DEFAULT_MAX, and the description leaves
- * it out: "cache(device)"); of blocks above 1 MiB, at most a quarter of
- * that and 256 MiB: a larger miss first hands idle large blocks back, so
- * the upstream pool reuses their memory. mr_resource_trim() hands
- * everything back. A miss also takes blocks other threads freed on the
- * same stream. */
+ * it out: "cache(device)"). Idle blocks above 1 MiB are kept only up to
+ * an eighth of the large bytes in use (at least 64 MiB, at most a quarter
+ * of the cap and 256 MiB): past that, frees of such blocks go upstream,
+ * and a large miss first hands idle large blocks back, so the upstream
+ * pool reuses their memory. mr_resource_trim() hands everything back. A
+ * miss also takes blocks other threads freed on the same stream. */
 MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
                                           size_t max_cached,
                                           mr_resource **out);

@@ -40,11 +40,12 @@
  * Large blocks. Classes above 1 MiB hold real memory, and blocks cannot be
  * split: a cache that kept every large size it has seen would hold several
  * times a model's working set once the sizes in use shift. So idle large
- * blocks stay under large_idle_max (a quarter of `max`, at most 256 MiB):
- * a large free past it goes upstream, and before a large miss goes
- * upstream past it, ready idle large blocks of at least the new block's
- * size go back first, on the allocating stream, so that the upstream pool
- * makes the new block from their memory.
+ * blocks stay under a limit (an eighth of the large bytes in use, at least
+ * 64 MiB, at most a quarter of `max` and 256 MiB): a large free past it
+ * goes upstream, and before a large miss goes upstream past it, ready idle
+ * large blocks of at least the new block's size go back first, on the
+ * allocating stream, so that the upstream pool makes the new block from
+ * their memory.
  *
  * Capture. An allocation on a stream that is capturing a graph goes
  * straight upstream (the driver pools make graph-safe memory) and is
@@ -78,6 +79,7 @@
 #define RECORD_EVERY 16
 #define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
 #define LARGE_IDLE_MAX ((size_t)256 << 20)
+#define LARGE_IDLE_FLOOR ((size_t)64 << 20)
 
 /* ---- size classes ------------------------------------------------------- */
 
@@ -181,8 +183,9 @@ typedef struct cache_state {
   _Atomic(cache_slot *) slots[MRI_MAX_SLOTS];
   _Atomic int slots_high;  /* slots[] at and above this index are NULL */
   _Atomic size_t reserved; /* slot grants + shared bytes, at most max_cached */
-  _Atomic size_t idle_large; /* cached bytes of large classes, slots and shared */
-  size_t large_idle_max;   /* the most idle_large a free or a miss leaves */
+  _Atomic size_t idle_large;   /* cached bytes of large classes, slots and shared */
+  _Atomic int64_t live_large;  /* large blocks handed out and not yet freed */
+  size_t large_idle_max;       /* the most idle_large a free or a miss leaves */
 
   pthread_mutex_t lock; /* everything below */
   shared_class shared[CLASS_COUNT];
@@ -319,6 +322,21 @@ static inline void count_large(cache_state *c, unsigned k, int sign) {
     atomic_fetch_add_explicit(&c->idle_large, class_size(k), memory_order_relaxed);
   else
     atomic_fetch_sub_explicit(&c->idle_large, class_size(k), memory_order_relaxed);
+}
+
+/* How many idle large bytes the cache keeps now: an eighth of the large
+ * bytes in use, at least LARGE_IDLE_FLOOR, at most large_idle_max. Idle
+ * blocks beyond that would raise the upstream pool's peak by more than the
+ * few driver calls they save. */
+static inline size_t large_idle_limit(cache_state *c) {
+  int64_t live = atomic_load_explicit(&c->live_large, memory_order_relaxed);
+  size_t limit = live > 0 ? (size_t)live / 8 : 0;
+  if (limit < LARGE_IDLE_FLOOR) limit = LARGE_IDLE_FLOOR;
+  return limit < c->large_idle_max ? limit : c->large_idle_max;
+}
+
+static inline void count_live_large(cache_state *c, unsigned k, int sign) {
+  atomic_fetch_add_explicit(&c->live_large, sign * (int64_t)class_size(k), memory_order_relaxed);
 }
 
 /* A block of class k entered (+1) or left (-1) a slot's bins; slot locked. */
@@ -751,7 +769,7 @@ static void make_way(cache_state *c, cache_slot *own, unsigned k, mr_stream stre
                      mri_stream_id id) {
   size_t idle = atomic_load_explicit(&c->idle_large, memory_order_relaxed);
   size_t need = class_size(k);
-  if (idle + need <= c->large_idle_max) return;
+  if (idle + need <= large_idle_limit(c)) return;
   int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
   size_t released = own != NULL ? release_slot_large(c, own, need, stream, id) : 0;
   for (int i = 0; i < high && released < need; i++) {
@@ -846,6 +864,7 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
       *ptr = stack_pop(&b->classes[k]);
       b->last_use = ++s->tick;
       slot_count_block(c, s, k, -1);
+      if (MRI_UNLIKELY(k >= LARGE_CLASS)) count_live_large(c, k, +1);
       s->hits++;
       /* Hand back budget the slot no longer needs, a grant at a time. */
       if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) shrink_grant(c, s);
@@ -854,7 +873,9 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
     }
     slot_unlock(s);
   }
-  return cache_allocate_miss(c, s, k, stream, id, ptr);
+  mr_status st = cache_allocate_miss(c, s, k, stream, id, ptr);
+  if (st == MR_OK && k >= LARGE_CLASS) count_live_large(c, k, +1);
+  return st;
 }
 
 /* ---- deallocate ----------------------------------------------------------- */
@@ -924,11 +945,13 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     return mri_deallocate(c->upstream, ptr, bytes, alignment, stream);
   unsigned k = class_of(bytes);
   size_t size = class_size(k);
-  /* Idle large blocks stay under large_idle_max: past it, the upstream
-   * pool keeps the memory, where any size can reuse it. */
-  if (MRI_UNLIKELY(k >= LARGE_CLASS) &&
-      atomic_load_explicit(&c->idle_large, memory_order_relaxed) + size > c->large_idle_max)
-    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
+  /* Idle large blocks stay under their limit: past it, the upstream pool
+   * keeps the memory, where any size can reuse it. */
+  if (MRI_UNLIKELY(k >= LARGE_CLASS)) {
+    count_live_large(c, k, -1);
+    if (atomic_load_explicit(&c->idle_large, memory_order_relaxed) + size > large_idle_limit(c))
+      return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
+  }
   mri_stream_id id = 0;
   if (c->ordered) {
     mr_status st = mri_stream_get_id(stream, c->device, &id);
