@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the built mrctx command and check what it prints.
 
-usage: check_mrctx.py MODE MRCTX [VERSION]
+usage: check_mrctx.py MODE MRCTX [VERSION | SANITIZER]
   cli        help, version and usage errors (no driver needed)
   no-driver  `mrctx info` where the driver cannot be loaded: one line, exit 0
   fake-info  `mrctx info` over the fake driver (MRCTX_CUDA_DRIVER set)
@@ -11,7 +11,9 @@ usage: check_mrctx.py MODE MRCTX [VERSION]
   bench      `mrctx bench`'s help and usage errors, and where the driver
              cannot be loaded (builds with the toolkit's headers)
   fake-bench `mrctx bench` over the fake driver: the workloads --only picks,
-             in order, each compared with its baseline row; progress, JSON
+             in order, each compared with its baseline row; progress, JSON;
+             several runs, with each row's spread and reserved/requested
+             (SANITIZER: meson's b_sanitize, which picks the workloads)
 """
 import json
 import os
@@ -245,7 +247,9 @@ def check_fake_resolve(mrctx):
 # ---- mrctx bench ---------------------------------------------------------------
 
 BENCH_ONLY_HELP = ("  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
-                   "                random, pinned, arena, churn (default: all)\n")
+                   "                random, handoff, large, pinned, arena, churn (default: all)\n")
+BENCH_WORKLOADS = ("lookup", "pairs", "threads", "random", "handoff", "large", "pinned", "arena",
+                   "churn")
 
 
 def check_bench(mrctx):
@@ -259,6 +263,10 @@ def check_bench(mrctx):
                           (["--seconds", "61"], "--seconds wants a number in (0, 60], not '61'"),
                           (["--threads", "0"], "--threads wants 1..256, not '0'"),
                           (["--threads", "257"], "--threads wants 1..256, not '257'"),
+                          (["--runs", "0"], "--runs wants 1..100, not '0'"),
+                          (["--runs", "101"], "--runs wants 1..100, not '101'"),
+                          (["--runs", "2x"], "--runs wants 1..100, not '2x'"),
+                          (["--runs", ""], "--runs wants 1..100, not ''"),
                           # A typo or a part of a name must not run nothing, or the
                           # wrong workloads.
                           (["--only", "nothing-by-this-name"],
@@ -285,13 +293,15 @@ def check_bench(mrctx):
 
 
 def bench_rows(out):
-    """(workload, sizes, allocator, threads, vs raw) of each row of the table."""
+    """(workload, sizes, allocator, threads, vs raw, spread, res/req) of each row of
+    the table, read from its fixed-width columns."""
     rows = []
     for line in out.splitlines():
-        if len(line) > 67 and line[:8].strip() in ("lookup", "pairs", "threads", "random",
-                                                    "pinned", "arena", "churn"):
+        if (len(line) > 69 and line[:8].strip() in BENCH_WORKLOADS and line[8] == " " and
+                line[66:69].strip().isdigit()):
             rows.append((line[:8].strip(), line[9:22].strip(), line[23:65].strip(),
-                         int(line[66:69]), line[94:103].strip()))
+                         int(line[66:69]), line[101:109].strip(), line[81:90].strip(),
+                         line[119:126].strip()))
     return rows
 
 
@@ -331,8 +341,14 @@ def check_fake_bench(mrctx):
         expect(all((r[4] == "") == (r[2] in baselines) and r[3] == 1 for r in rows),
                "vs raw: every row but the baseline's", out)
         expect("arena(device) vs raw pool" in out and
-               "mr_context_get_mr_on                                            -            -  "
-               "not measured" in out, "targets: measured where their rows ran", out)
+               "%-52s %12s %19s %12s  not measured" % ("mr_context_get_mr_on", "-", "", "-") in out,
+               "targets: measured where their rows ran", out)
+        # One run: no spread; reserved/requested where the pool is known.
+        expect(all(r[5] == "" for r in rows), "one run: the spread column is empty", out)
+        expect(all(r[6] == "1.00x" for r in rows if r[2] == raw),
+               "the raw pool holds what was asked of it (the fake reserves exact sizes)", out)
+        expect(all(r[6] == "" for r in rows if r[2] == "cuMemHostAlloc + cuMemFreeHost"),
+               "cuMemHostAlloc has no pool: res/req left blank", out)
         # Progress: a carriage return (read here as a new line) and "\033[K",
         # then the workload, its case where it has several, and the round.
         for line in ("\033[Klookup", "\033[Kthreads", "\033[Krandom"):
@@ -360,6 +376,103 @@ def check_fake_bench(mrctx):
                  "--threads 3: 1, 2 and 3 threads")
 
 
+def check_fake_bench_runs(mrctx, sanitized):
+    """--runs 2 on the workloads with real clients' patterns: every run's
+    values in the JSON, medians and spreads in the table, reserved/requested.
+    Under a sanitizer every block the fake driver hands out costs time in
+    proportion to its size, and handoff and large move GiBs a step: there
+    the runs are checked on arena, whose blocks are small."""
+    quick = {"MALLOC_PERTURB_": "0"}
+    raw = "cuMemAllocFromPoolAsync (raw pool)"
+    cache = "mrctx cache(device), per-tag stats"
+    if sanitized:
+        only = "arena"
+        wanted = [("arena", "8 x 256B-1MiB", a, 1)
+                  for a in (raw, "mrctx arena(device, chunk=64MiB)", cache)]
+        progress = ("\033[Krun 1/2: arena, round 1: " + raw,
+                    "\033[Krun 2/2: arena, round 3: " + cache)
+    else:
+        only = "large,handoff"
+        peers = [raw, "mrctx ctx_get_mr -> device", cache]
+        wanted = ([("handoff", "256B-64MiB", a, 2) for a in peers] +
+                  [("large", "1MiB-256MiB", a, 1) for a in peers])
+        progress = ("\033[Krun 1/2: handoff: " + raw, "\033[Krun 2/2: large: " + cache)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "bench.json")
+        rc, out, err = run(mrctx, "bench", "--runs", "2", "--only", only,
+                           "--seconds", "0.005", "--json", path, env=quick)
+        first = out.split("\n", 1)[0]
+        expect(rc == 0 and first.endswith(", 0.01 s per measurement, 2 runs"),
+               "bench --runs 2: exit 0, the runs on the first line", out + err)
+        rows = bench_rows(out)
+        expect_equal([r[:4] for r in rows], wanted,
+                     "--runs 2: one row per allocator, not per run (handoff: 2 threads)")
+        expect(all(r[5].endswith("%") and "/" in r[5] for r in rows),
+               "two runs: each row has its spread", out)
+        expect(all(r[6] == "1.00x" for r in rows if r[2] in (raw, "mrctx ctx_get_mr -> device"))
+               and all(r[6].endswith("x") and float(r[6][:-1]) >= 1 for r in rows),
+               "res/req: 1.00x through the pool, at least that through the mrctx adaptors", out)
+        for line in progress:
+            expect(line in err, "progress names the run: " + line[3:], err)
+        expect("measured: the median of the runs' values" in out and
+               "%-52s %12s %19s %12s  not measured" % ("cache(device) scaling 1 -> 16 threads",
+                                                        "-", "", "-") in out,
+               "targets: the median and the runs' range; unmeasured ones say so", out)
+        try:
+            with open(path) as f:
+                report = json.load(f)
+            expect_equal(report["runs"], 2, "--json: the number of runs")
+            results = report["results"]
+            expect_equal([(x["workload"], x["sizes"], x["allocator"], x["threads"])
+                          for x in results], wanted, "--json: one entry per row")
+            for x in results:
+                what = "%s %s: " % (x["workload"], x["label"])
+                for key in ("ns_per_op", "mops", "peak_requested_bytes", "peak_reserved_bytes",
+                            "reserved_per_requested"):
+                    v = x[key]
+                    expect(len(v["runs"]) == 2 and all(r is not None and r > 0 for r in v["runs"])
+                           and v["min"] == min(v["runs"]) and v["max"] == max(v["runs"]) and
+                           abs(v["median"] - sum(v["runs"]) / 2) <= 1e-5 * v["median"],
+                           what + key + ": both runs, with their min, median and max", str(v))
+                expect(len(x["ops"]) == 2 and x["failures"] == [0, 0],
+                       what + "ops and failures per run", str(x))
+                ratio = x["reserved_per_requested"]["runs"]
+                reserved = x["peak_reserved_bytes"]["runs"]
+                requested = x["peak_requested_bytes"]["runs"]
+                expect(all(abs(ratio[i] - reserved[i] / requested[i]) <= 1e-4 * ratio[i]
+                           for i in range(2)), what + "reserved/requested is the peaks' ratio",
+                       str(x))
+                if x["label"] in ("raw", "device"):
+                    expect(all(abs(r - 1) < 1e-6 for r in ratio),
+                           what + "the pool reserves exactly what was live at most", str(x))
+                if not sanitized:
+                    expect((x["cache_hit_rate"]["median"] is not None) == (x["label"] == "cache"),
+                           what + "a hit rate for the cache only", str(x))
+            targets = {t["target"]: t for t in report["targets"]}
+            scaling = targets["cache(device) scaling 1 -> 16 threads"]
+            expect(scaling["every_run"] and scaling["met"] is None and
+                   scaling["measured"]["runs"] == [None, None],
+                   "a target whose rows did not run: not measured, in every run", str(scaling))
+            if sanitized:
+                return
+            # The handoff's sizes are drawn once, from a fixed seed, and its
+            # threads take turns: every allocator and run has the same peak.
+            peaks = {r for x in results if x["workload"] == "handoff"
+                     for r in x["peak_requested_bytes"]["runs"]}
+            expect(len(peaks) == 1 and (1 << 30) < peaks.pop() < (8 << 30),
+                   "handoff: the same peak of a few GiB requested in every row and run", str(peaks))
+            handoff = targets["cache(device) reserved/requested, handoff"]
+            row = [x for x in results if x["workload"] == "handoff" and x["label"] == "cache"][0]
+            expect(handoff["measured"]["runs"] == row["reserved_per_requested"]["runs"] and
+                   handoff["bound"] == "at_most" and handoff["wanted"] == 1.15 and
+                   handoff["met"] == (handoff["measured"]["median"] <= 1.15) and
+                   not handoff["every_run"],
+                   "the handoff target: the cache row's ratio per run, judged on the median",
+                   str(handoff))
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            expect(False, "--runs 2 --json: %r" % e)
+
+
 def main():
     mode, mrctx = sys.argv[1], sys.argv[2]
     if mode == "cli":
@@ -379,6 +492,7 @@ def main():
         check_bench(mrctx)
     elif mode == "fake-bench":
         check_fake_bench(mrctx)
+        check_fake_bench_runs(mrctx, sys.argv[3] != "none")
     else:
         sys.exit("unknown mode " + mode)
     for f in failures:

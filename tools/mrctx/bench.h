@@ -27,6 +27,7 @@ typedef struct bench_cuda {
   PFN_cuDevicePrimaryCtxRetain_v7000 cuDevicePrimaryCtxRetain;
   PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent;
   PFN_cuCtxGetDevice_v13000 cuCtxGetDevice;
+  PFN_cuCtxSynchronize_v13000 cuCtxSynchronize; /* NULL: the current context */
   PFN_cuStreamCreate_v2000 cuStreamCreate;
   PFN_cuStreamDestroy_v4000 cuStreamDestroy;
   PFN_cuStreamSynchronize_v2000 cuStreamSynchronize;
@@ -35,12 +36,16 @@ typedef struct bench_cuda {
   PFN_cuMemGetMemPool_v13000 cuMemGetMemPool;
   PFN_cuMemGetDefaultMemPool_v13000 cuMemGetDefaultMemPool;
   PFN_cuMemPoolSetAttribute_v11020 cuMemPoolSetAttribute;
+  PFN_cuMemPoolGetAttribute_v11020 cuMemPoolGetAttribute;
+  PFN_cuMemPoolTrimTo_v11020 cuMemPoolTrimTo;
   PFN_cuMemAllocFromPoolAsync_v11020 cuMemAllocFromPoolAsync;
   PFN_cuMemFreeAsync_v11020 cuMemFreeAsync;
   PFN_cuMemHostAlloc_v2020 cuMemHostAlloc;
   PFN_cuMemFreeHost_v2000 cuMemFreeHost;
   CUcontext context; /* device 0's primary context */
-  CUmemoryPool device_pool, pinned_pool;
+  /* Device 0's current and default pools (the same pool unless someone
+   * called cuMemSetMemPool), and the host-pinned default pool. */
+  CUmemoryPool device_pool, device_default_pool, pinned_pool;
   int version;
   char device_name[128];
 } bench_cuda;
@@ -64,15 +69,29 @@ typedef struct bench_allocator {
   /* The mrctx resource allocations go to (NULL for the peers): its chain is
    * searched for a cache, to report the hit rate. */
   mr_resource *mr;
+  /* Where the most memory it held during a workload (its peak reserved) is
+   * read: the driver pool its memory comes from, whose reserved high
+   * watermark says it (the raw pools, and the mrctx chains that end in one
+   * of the bench's pools); or, for the peers with books of their own, the
+   * two calls below; or neither (the row says n/a). */
+  CUmemoryPool pool;
+  /* Optional: start a workload's peak (reset_peak), and the most bytes held
+   * from the device since, cached or in use (peak_reserved; NaN if
+   * unknown). `sample_reserved` is for allocators that report only what
+   * they hold now (cub): the workloads call it whenever their requested
+   * bytes reach a new high, and at their end. */
+  void (*reset_peak)(void *state);
+  void (*sample_reserved)(void *state);
+  double (*peak_reserved)(void *state);
 } bench_allocator;
 
 /* A context tag: the allocation asks ctx_get_mr(ctx, tag), as a library's
  * allocation site does; the free goes to the resource kept from it. */
-bench_allocator bench_tag_allocator(const char *name, const char *label, mr_context *ctx,
-                                    int tag);
+bench_allocator bench_tag_allocator(const char *name, const char *label, const bench_cuda *cu,
+                                    mr_context *ctx, int tag);
 /* A resource called directly (for a context's resource: kept, no lookup). */
 bench_allocator bench_resource_allocator(const char *name, const char *label,
-                                         mr_resource *mr);
+                                         const bench_cuda *cu, mr_resource *mr);
 /* cuMemAllocFromPoolAsync / cuMemFreeAsync on `pool`. */
 bench_allocator bench_pool_allocator(const char *name, const char *label, const bench_cuda *cu,
                                      CUmemoryPool pool);
@@ -85,41 +104,91 @@ bench_allocator bench_host_alloc_allocator(const bench_cuda *cu);
  * makes it (6 MiB cap; label "cub_default"). False if it cannot be made. */
 bool bench_cub_open(bench_allocator *out, bool unbounded);
 #endif
+#if MRCTX_BENCH_TORCH
+/* PyTorch's CUDA caching allocator (bench_torch.cpp), label "torch". False,
+ * with the reason in `why`, if it cannot be used. */
+bool bench_torch_open(bench_allocator *out, char *why, size_t cap);
+#endif
 void bench_allocator_close(bench_allocator *a);
+
+/* ---- requested bytes --------------------------------------------------------- */
+
+/* The bytes a workload has live, kept by the workload itself (so it is the
+ * same for every allocator): its peak is the "requested" of
+ * reserved/requested. One per thread of a workload, or one shared by
+ * threads that take turns. */
+typedef struct bench_usage {
+  const bench_allocator *sampled; /* whose sample_reserved to call, or NULL */
+  size_t live, peak;
+} bench_usage;
+
+static inline void bench_usage_alloc(bench_usage *u, size_t bytes) {
+  u->live += bytes;
+  if (u->live > u->peak) {
+    u->peak = u->live;
+    if (u->sampled != NULL) u->sampled->sample_reserved(u->sampled->state);
+  }
+}
+
+static inline void bench_usage_free(bench_usage *u, size_t bytes) { u->live -= bytes; }
+
+/* A workload's end, before its last frees: the last sample. */
+static inline void bench_usage_end(const bench_usage *u) {
+  if (u->sampled != NULL) u->sampled->sample_reserved(u->sampled->state);
+}
 
 /* ---- results --------------------------------------------------------------- */
 
+/* At most this many runs of the suite (--runs). */
+#define BENCH_MAX_RUNS 100
+
+/* One measurement, in one run of the suite. */
 typedef struct bench_result {
   const char *workload; /* a workload's name: "lookup", "pairs", ... (cmd_bench.c) */
   const char *sizes;    /* "256B-1MiB", ... or "" */
   const char *allocator;
   const char *label;
   int threads;
+  int run;            /* which run of the suite, from 0 */
   double ns_per_op;   /* per operation, per thread (pairs: one alloc + one free) */
   double mops;        /* aggregate million operations per second */
   long ops;           /* operations timed */
   long failures;      /* allocations that failed */
   double hit_rate;    /* a cache in the chain: hits / (hits + misses); NaN if none */
+  double peak_requested; /* most bytes the workload had live; NaN if unknown */
+  double peak_reserved;  /* most bytes the allocator held meanwhile; NaN if unknown */
 } bench_result;
 
 typedef struct bench_results {
   bench_result *items;
   size_t count, capacity;
+  int runs; /* runs of the suite done */
 } bench_results;
 
 void bench_results_add(bench_results *r, bench_result result);
-/* The result for (workload, sizes, label, threads), or NULL. */
-const bench_result *bench_results_find(const bench_results *r, const char *workload,
+/* The result for (run, workload, sizes, label, threads), or NULL. */
+const bench_result *bench_results_find(const bench_results *r, int run, const char *workload,
                                        const char *sizes, const char *label, int threads);
 
-/* A target from the issue, checked against the results. */
+/* The least, median and most of a row's values over the runs, NaNs left
+ * out (count: how many were not NaN). */
+typedef struct bench_spread {
+  double min, median, max;
+  int count;
+} bench_spread;
+
+bench_spread bench_spread_of(const double *values, int n);
+
+/* A target from the issue, checked against every run. */
 typedef struct bench_target {
   const char *what;
-  double measured; /* the ratio or value measured */
   double wanted;   /* the bound */
   bool at_most;    /* measured must be <= wanted (else >=) */
   const char *unit;
-  bool available;  /* false when a peer was missing (e.g. no cub) */
+  bool every_run;  /* met only if every run meets it (else: the median) */
+  /* The ratio or value measured in each run; NaN where a row was missing
+   * or had failures (the target is then not measured). */
+  double measured[BENCH_MAX_RUNS];
 } bench_target;
 
 /* The label of the row a workload's results are compared with (the raw
@@ -128,7 +197,7 @@ typedef struct bench_target {
 const char *bench_workload_baseline(const char *workload);
 
 void bench_print_table(FILE *out, const bench_results *r);
-void bench_print_targets(FILE *out, const bench_target *targets, size_t count);
+void bench_print_targets(FILE *out, const bench_target *targets, size_t count, int runs);
 bool bench_write_json(const char *path, const bench_cuda *cu, const bench_results *r,
                       const bench_target *targets, size_t count);
 bool bench_write_svg(const char *path, const bench_results *r);

@@ -1,8 +1,10 @@
 /*
  * bench_allocators.c: the allocators `mrctx bench` compares, behind one
  * interface: mrctx resources (through a context, the way a library calls
- * them, or directly), the raw driver pools, cuMemHostAlloc, and cub.
+ * them, or directly), the raw driver pools, cuMemHostAlloc, cub, and
+ * PyTorch's caching allocator.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,6 +12,24 @@
 #include "commands.h"
 
 /* ---- mrctx -------------------------------------------------------------- */
+
+/* The bench's driver pool an mrctx chain ends in, or NULL: its reserved
+ * memory is then the chain's (nothing else allocates from it while a
+ * workload runs). A chain that ends elsewhere (an owned pool(...), a
+ * synchronous resource; MRCTX_BENCH_MEMORY can make any) has no pool
+ * whose watermark the bench reads, and its rows say n/a. */
+static CUmemoryPool pool_of(const bench_cuda *cu, mr_resource *mr) {
+  if (mr == NULL) return NULL;
+  mr_resource *root = mr;
+  while (mr_resource_upstream(root) != NULL) root = mr_resource_upstream(root);
+  mr_pool_info info = {.size = sizeof info};
+  if (mr_pool_resource_get_info(root, &info) != MR_OK) return NULL;
+  if (info.kind == MR_POOL_DEVICE && info.device == 0 && info.is_current) return cu->device_pool;
+  if (info.kind == MR_POOL_DEVICE && info.device == 0 && info.is_default)
+    return cu->device_default_pool;
+  if (info.kind == MR_POOL_PINNED && info.is_default) return cu->pinned_pool;
+  return NULL;
+}
 
 /* Through a context: the allocation site asks ctx_get_mr for its tag, as a
  * library does; the free goes to the resource the allocation came from,
@@ -46,12 +66,14 @@ static void tag_trim(void *state) {
   check_or_exit(mr_resource_trim(mr_context_get_mr_on(t->ctx, t->tag, 0)), "mr_resource_trim");
 }
 
-bench_allocator bench_tag_allocator(const char *name, const char *label, mr_context *ctx,
-                                    int tag) {
+bench_allocator bench_tag_allocator(const char *name, const char *label, const bench_cuda *cu,
+                                    mr_context *ctx, int tag) {
   tag_state *t = malloc(sizeof *t);
   if (t != NULL) *t = (tag_state){ctx, tag};
-  return (bench_allocator){name, label, t, tag_alloc, tag_free, tag_trim,
-                           mr_context_get_mr_on(ctx, tag, 0)};
+  mr_resource *mr = mr_context_get_mr_on(ctx, tag, 0);
+  return (bench_allocator){.name = name, .label = label, .state = t, .alloc = tag_alloc,
+                           .free = tag_free, .trim = tag_trim, .mr = mr,
+                           .pool = pool_of(cu, mr)};
 }
 
 /* A resource called directly: no context, no per-tag statistics. */
@@ -67,8 +89,11 @@ static void resource_trim(void *state) {
   check_or_exit(mr_resource_trim(state), "mr_resource_trim");
 }
 
-bench_allocator bench_resource_allocator(const char *name, const char *label, mr_resource *mr) {
-  return (bench_allocator){name, label, mr, resource_alloc, resource_free, resource_trim, mr};
+bench_allocator bench_resource_allocator(const char *name, const char *label,
+                                         const bench_cuda *cu, mr_resource *mr) {
+  return (bench_allocator){.name = name, .label = label, .state = mr, .alloc = resource_alloc,
+                           .free = resource_free, .trim = resource_trim, .mr = mr,
+                           .pool = pool_of(cu, mr)};
 }
 
 /* ---- the raw driver ------------------------------------------------------ */
@@ -95,7 +120,8 @@ bench_allocator bench_pool_allocator(const char *name, const char *label, const 
                                      CUmemoryPool pool) {
   pool_state *p = malloc(sizeof *p);
   if (p != NULL) *p = (pool_state){cu, pool};
-  return (bench_allocator){name, label, p, pool_alloc, pool_free, NULL, NULL};
+  return (bench_allocator){.name = name, .label = label, .state = p, .alloc = pool_alloc,
+                           .free = pool_free, .pool = pool};
 }
 
 static int host_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
@@ -109,8 +135,8 @@ static void host_free(void *state, void *ptr, size_t bytes, CUstream stream) {
 }
 
 bench_allocator bench_host_alloc_allocator(const bench_cuda *cu) {
-  return (bench_allocator){"cuMemHostAlloc + cuMemFreeHost", "cuMemHostAlloc", (void *)cu,
-                           host_alloc, host_free, NULL, NULL};
+  return (bench_allocator){.name = "cuMemHostAlloc + cuMemFreeHost", .label = "cuMemHostAlloc",
+                           .state = (void *)cu, .alloc = host_alloc, .free = host_free};
 }
 
 /* ---- cub ------------------------------------------------------------------ */
@@ -118,33 +144,114 @@ bench_allocator bench_host_alloc_allocator(const bench_cuda *cu) {
 #if MRCTX_BENCH_CUB
 #include "bench_cub.h"
 
+/* cub tells what it holds now (cached + live), not its most: the peak is
+ * the largest of the samples the workloads take (bench_usage). */
+typedef struct cub_state {
+  void *cub;
+  double base, peak;
+} cub_state;
+
 static int cub_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
-  return bench_cub_allocate(state, ptr, bytes, stream);
+  return bench_cub_allocate(((cub_state *)state)->cub, ptr, bytes, stream);
 }
 
 static void cub_free(void *state, void *ptr, size_t bytes, CUstream stream) {
-  bench_cub_deallocate(state, ptr);
+  bench_cub_deallocate(((cub_state *)state)->cub, ptr);
 }
 
-static void cub_trim(void *state) { bench_cub_trim(state); }
+static void cub_trim(void *state) { bench_cub_trim(((cub_state *)state)->cub); }
+
+static void cub_reset_peak(void *state) {
+  cub_state *c = state;
+  c->base = c->peak = (double)bench_cub_reserved(c->cub);
+}
+
+static void cub_sample(void *state) {
+  cub_state *c = state;
+  c->peak = fmax(c->peak, (double)bench_cub_reserved(c->cub));
+}
+
+static double cub_peak(void *state) {
+  cub_state *c = state;
+  return c->peak - c->base;
+}
 
 bool bench_cub_open(bench_allocator *out, bool unbounded) {
-  void *cub = bench_cub_create(unbounded);
-  if (cub == NULL) return false;
-  *out = unbounded ? (bench_allocator){"cub CachingDeviceAllocator, no cap", "cub", cub,
-                                       cub_alloc, cub_free, cub_trim, NULL}
-                   : (bench_allocator){"cub CachingDeviceAllocator() (6 MiB cap)",
-                                       "cub_default", cub, cub_alloc, cub_free, cub_trim, NULL};
+  cub_state *c = malloc(sizeof *c);
+  if (c == NULL) return false;
+  *c = (cub_state){.cub = bench_cub_create(unbounded)};
+  if (c->cub == NULL) {
+    free(c);
+    return false;
+  }
+  *out = (bench_allocator){.name = unbounded ? "cub CachingDeviceAllocator, no cap"
+                                             : "cub CachingDeviceAllocator() (6 MiB cap)",
+                           .label = unbounded ? "cub" : "cub_default",
+                           .state = c,
+                           .alloc = cub_alloc,
+                           .free = cub_free,
+                           .trim = cub_trim,
+                           .reset_peak = cub_reset_peak,
+                           .sample_reserved = cub_sample,
+                           .peak_reserved = cub_peak};
   return true;
 }
+#endif
 
-static void bench_cub_close(bench_allocator *a) { bench_cub_destroy(a->state); }
+/* ---- PyTorch ---------------------------------------------------------------- */
+
+#if MRCTX_BENCH_TORCH
+#include "bench_torch.h"
+
+/* PyTorch's allocator is one per process: no state of ours. */
+static int torch_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
+  return bench_torch_allocate(ptr, bytes, stream);
+}
+
+/* As for mrctx's frees: a refused free or trim leaves the measurement
+ * meaningless. */
+static void torch_free(void *state, void *ptr, size_t bytes, CUstream stream) {
+  if (bench_torch_deallocate(ptr) != 0) {
+    fprintf(stderr, "mrctx bench: PyTorch's raw_delete refused %p\n", ptr);
+    exit(MRCTX_EXIT_FAILURE);
+  }
+}
+
+static void torch_trim(void *state) {
+  if (bench_torch_trim() != 0) {
+    fprintf(stderr, "mrctx bench: PyTorch's emptyCache failed\n");
+    exit(MRCTX_EXIT_FAILURE);
+  }
+}
+
+static void torch_reset_peak(void *state) { bench_torch_reset_peak(); }
+static double torch_peak(void *state) { return bench_torch_peak_reserved(); }
+
+bool bench_torch_open(bench_allocator *out, char *why, size_t cap) {
+  if (!bench_torch_init(why, cap)) return false;
+  *out = (bench_allocator){
+      .name = "PyTorch CUDACachingAllocator (torch " MRCTX_BENCH_TORCH_VERSION ")",
+      .label = "torch",
+      .alloc = torch_alloc,
+      .free = torch_free,
+      .trim = torch_trim,
+      .reset_peak = torch_reset_peak,
+      .peak_reserved = torch_peak};
+  return true;
+}
 #endif
 
 void bench_allocator_close(bench_allocator *a) {
 #if MRCTX_BENCH_CUB
   if (a->alloc == cub_alloc) {
-    bench_cub_close(a);
+    bench_cub_destroy(((cub_state *)a->state)->cub);
+    free(a->state);
+    return;
+  }
+#endif
+#if MRCTX_BENCH_TORCH
+  if (a->alloc == torch_alloc) {
+    torch_trim(NULL); /* the allocator stays: it is the process's */
     return;
   }
 #endif

@@ -37,3 +37,13 @@ extern "C" void bench_cub_deallocate(void *cub, void *ptr) {
 extern "C" void bench_cub_trim(void *cub) {
   static_cast<cub::CachingDeviceAllocator *>(cub)->FreeAllCached();
 }
+
+extern "C" size_t bench_cub_reserved(void *cub) {
+  auto *a = static_cast<cub::CachingDeviceAllocator *>(cub);
+  // cub's own books: blocks in its cache (free) and handed out (live),
+  // rounded up to their bins; blocks above its largest bin are counted
+  // live at their requested size and freed on return.
+  std::lock_guard<std::mutex> lock(a->mutex);
+  const auto &bytes = a->cached_bytes[0];
+  return bytes.free + bytes.live;
+}

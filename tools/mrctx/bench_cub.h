@@ -18,6 +18,9 @@ void bench_cub_destroy(void *cub);
 int bench_cub_allocate(void *cub, void **ptr, size_t bytes, void *stream);
 void bench_cub_deallocate(void *cub, void *ptr);
 void bench_cub_trim(void *cub);
+/* The bytes it holds on device 0 now, cached and handed out (under its
+ * lock: any thread may ask). */
+size_t bench_cub_reserved(void *cub);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,7 @@ bool bench_cuda_open(bench_cuda *cu, char *why, size_t cap) {
   BENCH_LOAD(cuDevicePrimaryCtxRetain, 7000);
   BENCH_LOAD(cuCtxSetCurrent, 4000);
   BENCH_LOAD(cuCtxGetDevice, 13000);
+  BENCH_LOAD(cuCtxSynchronize, 13000);
   BENCH_LOAD(cuStreamCreate, 2000);
   BENCH_LOAD(cuStreamDestroy, 4000);
   BENCH_LOAD(cuStreamSynchronize, 2000);
@@ -55,6 +56,8 @@ bool bench_cuda_open(bench_cuda *cu, char *why, size_t cap) {
   BENCH_LOAD(cuMemGetMemPool, 13000);
   BENCH_LOAD(cuMemGetDefaultMemPool, 13000);
   BENCH_LOAD(cuMemPoolSetAttribute, 11020);
+  BENCH_LOAD(cuMemPoolGetAttribute, 11020);
+  BENCH_LOAD(cuMemPoolTrimTo, 11020);
   BENCH_LOAD(cuMemAllocFromPoolAsync, 11020);
   BENCH_LOAD(cuMemFreeAsync, 11020);
   BENCH_LOAD(cuMemHostAlloc, 2020);
@@ -72,6 +75,9 @@ bool bench_cuda_open(bench_cuda *cu, char *why, size_t cap) {
   CUmemLocation host_location = {.type = CU_MEM_LOCATION_TYPE_HOST, .id = 0};
   if (r == CUDA_SUCCESS)
     r = cu->cuMemGetMemPool(&cu->device_pool, &device_location, CU_MEM_ALLOCATION_TYPE_PINNED);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuMemGetDefaultMemPool(&cu->device_default_pool, &device_location,
+                                   CU_MEM_ALLOCATION_TYPE_PINNED);
   if (r == CUDA_SUCCESS)
     r = cu->cuMemGetDefaultMemPool(&cu->pinned_pool, &host_location, CU_MEM_ALLOCATION_TYPE_PINNED);
   /* The baselines get the same treatment mrctx gives a default pool: keep

@@ -1,6 +1,9 @@
 /*
  * bench_report.c: `mrctx bench` output: the table, the targets, JSON, and
- * an SVG chart drawn by hand (no plotting library needed).
+ * an SVG chart drawn by hand (no plotting library needed). With several
+ * runs, a row's figures are the median over the runs; a ratio between rows
+ * (vs raw, vs cub, reserved/requested) is taken within each run, whose rows
+ * were measured close together, and its median over the runs reported.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,75 +22,206 @@ void bench_results_add(bench_results *r, bench_result result) {
   r->items[r->count++] = result;
 }
 
-const bench_result *bench_results_find(const bench_results *r, const char *workload,
+const bench_result *bench_results_find(const bench_results *r, int run, const char *workload,
                                        const char *sizes, const char *label, int threads) {
   for (size_t i = 0; i < r->count; i++) {
     const bench_result *x = &r->items[i];
-    if (strcmp(x->workload, workload) == 0 && strcmp(x->sizes, sizes) == 0 &&
+    if (x->run == run && strcmp(x->workload, workload) == 0 && strcmp(x->sizes, sizes) == 0 &&
         strcmp(x->label, label) == 0 && x->threads == threads)
       return x;
   }
   return NULL;
 }
 
-/* The baseline a row is compared with: its workload's baseline row (the raw
- * driver call of its kind) at the same sizes and thread count. */
-static const bench_result *baseline(const bench_results *r, const bench_result *x) {
-  const char *label = bench_workload_baseline(x->workload);
-  return label != NULL ? bench_results_find(r, x->workload, x->sizes, label, x->threads) : NULL;
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+bench_spread bench_spread_of(const double *values, int n) {
+  double sorted[BENCH_MAX_RUNS];
+  int count = 0;
+  for (int i = 0; i < n && i < BENCH_MAX_RUNS; i++)
+    if (!isnan(values[i])) sorted[count++] = values[i];
+  if (count == 0) return (bench_spread){NAN, NAN, NAN, 0};
+  qsort(sorted, (size_t)count, sizeof sorted[0], compare_doubles);
+  /* An even count: the mean of the middle two. */
+  double median = count % 2 ? sorted[count / 2]
+                            : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
+  return (bench_spread){sorted[0], median, sorted[count - 1], count};
+}
+
+/* ---- a row over the runs ------------------------------------------------------ */
+
+/* What can be read of a row in each run. */
+typedef enum row_value {
+  VALUE_NS,
+  VALUE_MOPS,
+  VALUE_HIT_RATE,
+  VALUE_PEAK_REQUESTED,
+  VALUE_PEAK_RESERVED,
+  VALUE_RESERVED_RATIO, /* peak reserved / peak requested */
+  VALUE_VS_BASELINE,    /* how many times faster than the workload's baseline row */
+  VALUE_VS_CUB,         /* ... than the cub row */
+} row_value;
+
+/* How many times faster `x` is than `peer` (per operation at one thread,
+ * in aggregate beyond); NaN without a peer, or against itself. */
+static double faster(const bench_result *x, const bench_result *peer) {
+  if (peer == NULL || peer == x) return NAN;
+  return x->threads > 1 ? x->mops / peer->mops : peer->ns_per_op / x->ns_per_op;
+}
+
+static double value_of(const bench_results *r, const bench_result *x, row_value which) {
+  switch (which) {
+  case VALUE_NS:
+    return x->ns_per_op;
+  case VALUE_MOPS:
+    return x->mops;
+  case VALUE_HIT_RATE:
+    return x->hit_rate;
+  case VALUE_PEAK_REQUESTED:
+    return x->peak_requested;
+  case VALUE_PEAK_RESERVED:
+    return x->peak_reserved;
+  case VALUE_RESERVED_RATIO:
+    return x->peak_requested > 0 ? x->peak_reserved / x->peak_requested : NAN;
+  case VALUE_VS_BASELINE: {
+    /* The workload's baseline row (the raw driver call of its kind) at the
+     * same sizes and thread count, in the same run. */
+    const char *label = bench_workload_baseline(x->workload);
+    return label != NULL ? faster(x, bench_results_find(r, x->run, x->workload, x->sizes, label,
+                                                        x->threads))
+                         : NAN;
+  }
+  case VALUE_VS_CUB:
+    return faster(x, bench_results_find(r, x->run, x->workload, x->sizes, "cub", x->threads));
+  }
+  return NAN;
+}
+
+/* `which` of the row that `x` (a run's result) belongs to, in every run. */
+static bench_spread row_spread(const bench_results *r, const bench_result *x, row_value which) {
+  double values[BENCH_MAX_RUNS];
+  int runs = r->runs < BENCH_MAX_RUNS ? r->runs : BENCH_MAX_RUNS;
+  for (int run = 0; run < runs; run++) {
+    const bench_result *y = bench_results_find(r, run, x->workload, x->sizes, x->label, x->threads);
+    values[run] = y != NULL ? value_of(r, y, which) : NAN;
+  }
+  return bench_spread_of(values, runs);
+}
+
+/* Failed allocations in any run. */
+static long row_failures(const bench_results *r, const bench_result *x) {
+  long failures = 0;
+  for (int run = 0; run < r->runs; run++) {
+    const bench_result *y = bench_results_find(r, run, x->workload, x->sizes, x->label, x->threads);
+    if (y != NULL) failures += y->failures;
+  }
+  return failures;
+}
+
+/* The rows are the first run's results, in its order (every run has the
+ * same rows). */
+#define FOR_EACH_ROW(r, x)                                            \
+  for (const bench_result *x = (r)->items; x < (r)->items + (r)->count; x++) \
+    if (x->run == 0)
+
+/* ---- the table ------------------------------------------------------------------ */
+
+/* The slowest and fastest run against the median, in percent: "-3/+8%". */
+static void format_spread(char *out, size_t cap, bench_spread s) {
+  out[0] = '\0';
+  if (s.count > 1 && s.median > 0)
+    snprintf(out, cap, "%+.0f/%+.0f%%", (s.min / s.median - 1) * 100,
+             (s.max / s.median - 1) * 100);
+}
+
+static void format_ratio(char *out, size_t cap, double v) {
+  out[0] = '\0';
+  if (isfinite(v)) snprintf(out, cap, "%.*fx", v < 100 ? 2 - (v >= 10) : 0, v);
 }
 
 void bench_print_table(FILE *out, const bench_results *r) {
-  fprintf(out, "\n%-8s %-13s %-42s %3s %11s %11s %9s %9s %7s\n", "workload", "sizes",
-          "allocator", "thr", "ns/op", "Mops/s", "vs raw", "vs cub", "hits");
+  fprintf(out, "\n%-8s %-13s %-42s %3s %10s %9s %9s %8s %8s %7s %7s\n", "workload", "sizes",
+          "allocator", "thr", "ns/op", "spread", "Mops/s", "vs raw", "vs cub", "res/req",
+          "hits");
   const char *last = "";
-  for (size_t i = 0; i < r->count; i++) {
-    const bench_result *x = &r->items[i];
+  FOR_EACH_ROW(r, x) {
     if (strcmp(last, x->workload) != 0) fputc('\n', out);
     last = x->workload;
-    const bench_result *base = baseline(r, x);
-    const bench_result *cub = bench_results_find(r, x->workload, x->sizes, "cub", x->threads);
-    char vs_raw[16] = "", vs_cub[16] = "";
-    /* Ratios in time per operation for one thread, aggregate rate beyond. */
-    if (base != NULL && base != x)
-      snprintf(vs_raw, sizeof vs_raw, "%.1fx",
-               x->threads > 1 ? x->mops / base->mops : base->ns_per_op / x->ns_per_op);
-    if (cub != NULL && cub != x)
-      snprintf(vs_cub, sizeof vs_cub, "%.1fx",
-               x->threads > 1 ? x->mops / cub->mops : cub->ns_per_op / x->ns_per_op);
-    char hits[16] = "";
-    if (isfinite(x->hit_rate)) snprintf(hits, sizeof hits, "%.2f%%", 100 * x->hit_rate);
-    fprintf(out, "%-8s %-13s %-42s %3d %11.1f %11.2f %9s %9s %7s%s\n", x->workload, x->sizes,
-            x->allocator, x->threads, x->ns_per_op, x->mops, vs_raw, vs_cub, hits,
-            x->failures ? "  (allocations failed)" : "");
+    char spread[24], vs_raw[24], vs_cub[24], reserved[24], hits[16] = "";
+    format_spread(spread, sizeof spread, row_spread(r, x, VALUE_NS));
+    format_ratio(vs_raw, sizeof vs_raw, row_spread(r, x, VALUE_VS_BASELINE).median);
+    format_ratio(vs_cub, sizeof vs_cub, row_spread(r, x, VALUE_VS_CUB).median);
+    format_ratio(reserved, sizeof reserved, row_spread(r, x, VALUE_RESERVED_RATIO).median);
+    double hit_rate = row_spread(r, x, VALUE_HIT_RATE).median;
+    if (isfinite(hit_rate)) snprintf(hits, sizeof hits, "%.2f%%", 100 * hit_rate);
+    fprintf(out, "%-8s %-13s %-42s %3d %10.1f %9s %9.2f %8s %8s %7s %7s%s\n", x->workload,
+            x->sizes, x->allocator, x->threads, row_spread(r, x, VALUE_NS).median, spread,
+            row_spread(r, x, VALUE_MOPS).median, vs_raw, vs_cub, reserved, hits,
+            row_failures(r, x) ? "  (allocations failed)" : "");
   }
-  fputs("\nns/op: per pair (alloc + free) and per thread, or per call for lookup and per\n"
-        "operation for random; Mops/s: aggregate over threads; vs raw / vs cub: how many\n"
-        "times faster than the raw driver call of the same kind / than cub (aggregate\n"
-        "throughput when threads > 1); hits: the share of allocations a cache in the\n"
-        "chain served itself during the timed run.\n",
+  fputs("\nns/op: per pair (alloc + free) and per thread (handoff: per pair, the two\n"
+        "threads taking turns), per call for lookup, per operation for random; Mops/s:\n"
+        "aggregate over threads. With several runs both are the median of the runs,\n"
+        "and spread is the fastest and slowest run's ns/op against it. vs raw / vs\n"
+        "cub: how many times faster than the raw driver call of the same kind / than\n"
+        "cub with no cap (aggregate throughput when threads > 1). res/req: the most\n"
+        "memory the allocator held (its driver pool's reserved high watermark, or\n"
+        "cub's and PyTorch's own books) over the most the workload had live; blank\n"
+        "where unknown. Ratios are taken within each run; the median is shown.\n"
+        "hits: the share of allocations a cache in the chain served itself.\n",
         out);
 }
 
-static bool target_met(const bench_target *t) {
-  return t->at_most ? t->measured <= t->wanted : t->measured >= t->wanted;
+/* ---- the targets ---------------------------------------------------------------- */
+
+typedef enum target_verdict { NOT_MEASURED, MET, MISSED } target_verdict;
+
+static bool value_met(const bench_target *t, double v) {
+  return t->at_most ? v <= t->wanted : v >= t->wanted;
 }
 
-void bench_print_targets(FILE *out, const bench_target *targets, size_t count) {
-  fprintf(out, "\n%-52s %12s %12s  %s\n", "target", "measured", "wanted", "");
+/* Measured in every run, or not at all; then judged on the median (and on
+ * every run where the issue asks for that). `runs_met` says in how many. */
+static target_verdict judge(const bench_target *t, int runs, bench_spread *s, int *runs_met) {
+  *s = bench_spread_of(t->measured, runs);
+  *runs_met = 0;
+  if (s->count < runs || s->count == 0) return NOT_MEASURED;
+  for (int i = 0; i < runs; i++) *runs_met += value_met(t, t->measured[i]);
+  if (!value_met(t, s->median)) return MISSED;
+  return t->every_run && *runs_met < runs ? MISSED : MET;
+}
+
+void bench_print_targets(FILE *out, const bench_target *targets, size_t count, int runs) {
+  fprintf(out, "\n%-52s %12s %19s %12s  %s\n", "target", "measured", runs > 1 ? "runs" : "",
+          "wanted", "");
   for (size_t i = 0; i < count; i++) {
     const bench_target *t = &targets[i];
-    if (!t->available) {
-      fprintf(out, "%-52s %12s %12s  not measured\n", t->what, "-", "-");
+    bench_spread s;
+    int met;
+    target_verdict v = judge(t, runs, &s, &met);
+    if (v == NOT_MEASURED) {
+      fprintf(out, "%-52s %12s %19s %12s  not measured\n", t->what, "-", "", "-");
       continue;
     }
-    char measured[32], wanted[32];
-    snprintf(measured, sizeof measured, "%.2f %s", t->measured, t->unit);
+    char measured[32], spread[48] = "", wanted[32], verdict[48];
+    snprintf(measured, sizeof measured, "%.2f %s", s.median, t->unit);
+    if (runs > 1) snprintf(spread, sizeof spread, "%.2f..%.2f", s.min, s.max);
     snprintf(wanted, sizeof wanted, "%s %.4g %s", t->at_most ? "<=" : ">=", t->wanted, t->unit);
-    fprintf(out, "%-52s %12s %12s  %s\n", t->what, measured, wanted,
-            target_met(t) ? "met" : "MISSED");
+    if (t->every_run && runs > 1)
+      snprintf(verdict, sizeof verdict, "%s (in %d of %d runs)", v == MET ? "met" : "MISSED", met,
+               runs);
+    else
+      snprintf(verdict, sizeof verdict, "%s", v == MET ? "met" : "MISSED");
+    fprintf(out, "%-52s %12s %19s %12s  %s\n", t->what, measured, spread, wanted, verdict);
   }
+  if (runs > 1)
+    fputs("\nmeasured: the median of the runs' values; runs: the least and the most.\n", out);
 }
+
+/* ---- JSON ------------------------------------------------------------------------ */
 
 static void json_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -105,6 +239,50 @@ static void json_number(FILE *f, double v) {
     fputs("null", f);
 }
 
+/* {"min": .., "median": .., "max": .., "runs": [one per run]}: NaN (unknown)
+ * is null. */
+static void json_spread(FILE *f, const double *values, int runs) {
+  bench_spread s = bench_spread_of(values, runs);
+  fputs("{\"min\": ", f);
+  json_number(f, s.min);
+  fputs(", \"median\": ", f);
+  json_number(f, s.median);
+  fputs(", \"max\": ", f);
+  json_number(f, s.max);
+  fputs(", \"runs\": [", f);
+  for (int i = 0; i < runs; i++) {
+    if (i > 0) fputs(", ", f);
+    json_number(f, values[i]);
+  }
+  fputs("]}", f);
+}
+
+static void json_row_value(FILE *f, const bench_results *r, const bench_result *x,
+                           const char *key, row_value which) {
+  double values[BENCH_MAX_RUNS];
+  for (int run = 0; run < r->runs; run++) {
+    const bench_result *y = bench_results_find(r, run, x->workload, x->sizes, x->label, x->threads);
+    values[run] = y != NULL ? value_of(r, y, which) : NAN;
+  }
+  fprintf(f, ", \"%s\": ", key);
+  json_spread(f, values, r->runs);
+}
+
+/* A count per run (ops, failures). */
+static void json_row_counts(FILE *f, const bench_results *r, const bench_result *x,
+                            const char *key, bool failures) {
+  fprintf(f, ", \"%s\": [", key);
+  for (int run = 0; run < r->runs; run++) {
+    const bench_result *y = bench_results_find(r, run, x->workload, x->sizes, x->label, x->threads);
+    if (run > 0) fputs(", ", f);
+    if (y == NULL)
+      fputs("null", f);
+    else
+      fprintf(f, "%ld", failures ? y->failures : y->ops);
+  }
+  fputc(']', f);
+}
+
 bool bench_write_json(const char *path, const bench_cuda *cu, const bench_results *r,
                       const bench_target *targets, size_t count) {
   FILE *f = fopen(path, "w");
@@ -116,10 +294,11 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
   json_string(f, cu->device_name);
   fprintf(f, ",\n  \"driver_version\": %d,\n  \"mrctx_version\": ", cu->version);
   json_string(f, mr_version());
-  fputs(",\n  \"results\": [\n", f);
-  for (size_t i = 0; i < r->count; i++) {
-    const bench_result *x = &r->items[i];
-    fputs("    {\"workload\": ", f);
+  fprintf(f, ",\n  \"runs\": %d,\n  \"results\": [\n", r->runs);
+  bool first = true;
+  FOR_EACH_ROW(r, x) {
+    fputs(first ? "    {\"workload\": " : ",\n    {\"workload\": ", f);
+    first = false;
     json_string(f, x->workload);
     fputs(", \"sizes\": ", f);
     json_string(f, x->sizes);
@@ -127,27 +306,36 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
     json_string(f, x->allocator);
     fputs(", \"label\": ", f);
     json_string(f, x->label);
-    fprintf(f, ", \"threads\": %d, \"ns_per_op\": ", x->threads);
-    json_number(f, x->ns_per_op);
-    fputs(", \"mops\": ", f);
-    json_number(f, x->mops);
-    fprintf(f, ", \"ops\": %ld, \"failures\": %ld, \"cache_hit_rate\": ", x->ops, x->failures);
-    json_number(f, x->hit_rate);
-    fprintf(f, "}%s\n", i + 1 < r->count ? "," : "");
+    fprintf(f, ", \"threads\": %d", x->threads);
+    json_row_value(f, r, x, "ns_per_op", VALUE_NS);
+    json_row_value(f, r, x, "mops", VALUE_MOPS);
+    json_row_value(f, r, x, "vs_baseline", VALUE_VS_BASELINE);
+    json_row_value(f, r, x, "vs_cub", VALUE_VS_CUB);
+    json_row_value(f, r, x, "cache_hit_rate", VALUE_HIT_RATE);
+    json_row_value(f, r, x, "peak_requested_bytes", VALUE_PEAK_REQUESTED);
+    json_row_value(f, r, x, "peak_reserved_bytes", VALUE_PEAK_RESERVED);
+    json_row_value(f, r, x, "reserved_per_requested", VALUE_RESERVED_RATIO);
+    json_row_counts(f, r, x, "ops", false);
+    json_row_counts(f, r, x, "failures", true);
+    fputc('}', f);
   }
-  fputs("  ],\n  \"targets\": [\n", f);
+  fputs("\n  ],\n  \"targets\": [\n", f);
   for (size_t i = 0; i < count; i++) {
     const bench_target *t = &targets[i];
+    bench_spread s;
+    int met;
+    target_verdict v = judge(t, r->runs, &s, &met);
     fputs("    {\"target\": ", f);
     json_string(f, t->what);
     fputs(", \"measured\": ", f);
-    json_number(f, t->available ? t->measured : NAN);
+    json_spread(f, t->measured, r->runs);
     fputs(", \"wanted\": ", f);
     json_number(f, t->wanted);
     fprintf(f, ", \"bound\": \"%s\", \"unit\": ", t->at_most ? "at_most" : "at_least");
     json_string(f, t->unit);
-    fprintf(f, ", \"met\": %s}%s\n", t->available ? (target_met(t) ? "true" : "false") : "null",
-            i + 1 < count ? "," : "");
+    fprintf(f, ", \"every_run\": %s, \"runs_met\": %d, \"met\": %s}%s\n",
+            t->every_run ? "true" : "false", met,
+            v == NOT_MEASURED ? "null" : v == MET ? "true" : "false", i + 1 < count ? "," : "");
   }
   fputs("  ]\n}\n", f);
   bool ok = !ferror(f);
@@ -177,7 +365,7 @@ static void svg_text(FILE *f, double x, double y, const char *anchor, int size, 
 }
 
 /* Left: aggregate pairs/s against threads, log-log, one line per allocator.
- * Right: ns per pair at one thread, log scale bars. */
+ * Right: ns per pair at one thread, log scale bars. Medians of the runs. */
 bool bench_write_svg(const char *path, const bench_results *r) {
   FILE *f = fopen(path, "w");
   if (f == NULL) {
@@ -194,12 +382,12 @@ bool bench_write_svg(const char *path, const bench_results *r) {
   const char *labels[8];
   int nlabels = 0, max_threads = 1;
   double lo = INFINITY, hi = 0;
-  for (size_t i = 0; i < r->count; i++) {
-    const bench_result *x = &r->items[i];
-    if (strcmp(x->workload, "threads") != 0 || x->mops <= 0) continue;
+  FOR_EACH_ROW(r, x) {
+    double mops = row_spread(r, x, VALUE_MOPS).median;
+    if (strcmp(x->workload, "threads") != 0 || !(mops > 0)) continue;
     if (x->threads > max_threads) max_threads = x->threads;
-    lo = fmin(lo, x->mops);
-    hi = fmax(hi, x->mops);
+    lo = fmin(lo, mops);
+    hi = fmax(hi, mops);
     bool seen = false;
     for (int k = 0; k < nlabels; k++) seen |= strcmp(labels[k], x->label) == 0;
     if (!seen && nlabels < 8) labels[nlabels++] = x->label;
@@ -230,11 +418,11 @@ bool bench_write_svg(const char *path, const bench_results *r) {
     for (int k = 0; k < nlabels; k++) {
       fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' points='", palette[k % 8]);
       const char *name = labels[k];
-      for (size_t i = 0; i < r->count; i++) {
-        const bench_result *x = &r->items[i];
+      FOR_EACH_ROW(r, x) {
+        double mops = row_spread(r, x, VALUE_MOPS).median;
         if (strcmp(x->workload, "threads") == 0 && strcmp(x->label, labels[k]) == 0 &&
-            x->mops > 0) {
-          fprintf(f, "%.1f,%.1f ", SX(x->threads), SY(x->mops));
+            mops > 0) {
+          fprintf(f, "%.1f,%.1f ", SX(x->threads), SY(mops));
           name = x->allocator;
         }
       }
@@ -252,26 +440,25 @@ bool bench_write_svg(const char *path, const bench_results *r) {
   svg_text(f, 820, 25, "middle", 16, "ns per pair, one thread (256B-1MiB)");
   int nbars = 0;
   double bmax = 1;
-  for (size_t i = 0; i < r->count; i++) {
-    const bench_result *x = &r->items[i];
+  FOR_EACH_ROW(r, x) {
     if (strcmp(x->workload, "pairs") == 0 && strcmp(x->sizes, "256B-1MiB") == 0) {
       nbars++;
-      bmax = fmax(bmax, x->ns_per_op);
+      bmax = fmax(bmax, row_spread(r, x, VALUE_NS).median);
     }
   }
   if (nbars > 0) {
     double row = plot_h / nbars, emax = ceil(log10(bmax));
     int k = 0;
-    for (size_t i = 0; i < r->count; i++) {
-      const bench_result *x = &r->items[i];
+    FOR_EACH_ROW(r, x) {
       if (strcmp(x->workload, "pairs") != 0 || strcmp(x->sizes, "256B-1MiB") != 0) continue;
-      double len = fmax(1.0, log10(fmax(x->ns_per_op, 1.0)) / emax * (bx1 - bx0));
+      double ns = row_spread(r, x, VALUE_NS).median;
+      double len = fmax(1.0, log10(fmax(ns, 1.0)) / emax * (bx1 - bx0));
       double y = top + k * row;
       fprintf(f, "<rect x='%.0f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>\n", bx0, y + 3,
               len, row - 6, palette[k % 8]);
       svg_text(f, bx0 - 6, y + row / 2 + 4, "end", 11, x->allocator);
       char value[32];
-      snprintf(value, sizeof value, "%.0f ns", x->ns_per_op);
+      snprintf(value, sizeof value, "%.0f ns", ns);
       svg_text(f, bx0 + len + 4, y + row / 2 + 4, "start", 11, value);
       k++;
     }

@@ -1,17 +1,23 @@
 /*
  * cmd_bench.c: `mrctx bench`, mrctx against the allocators users pick today,
- * in one run on one device. The workloads are the rows of one table
- * (`workloads`, below): --only and --help take their names from it, the run
+ * on one device. The workloads are the rows of one table (`workloads`,
+ * below): --only and --help take their names from it, a run of the suite
  * goes through it in order, and the report compares each result with its
  * workload's baseline row. Baselines: the raw driver calls on the same pools,
- * cuMemHostAlloc, and cub's CachingDeviceAllocator (where built with nvcc).
- * Output: a table, the issue's targets with pass/miss, --json FILE and
- * --svg FILE.
+ * cuMemHostAlloc; peers: cub's CachingDeviceAllocator (where built with
+ * nvcc) and PyTorch's caching allocator (where built with libtorch).
+ * --runs N repeats the whole suite with fresh allocators; the report gives
+ * each row's median and spread over the runs. Every measurement also finds
+ * the workload's peak requested bytes and the allocator's peak reserved
+ * bytes. Output: a table, the issue's targets with met/missed, --json FILE
+ * and --svg FILE.
  */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,9 +44,18 @@ static inline uint64_t next_random(uint64_t *state) {
   return x;
 }
 
+/* lo..hi bytes, log-uniformly: as many blocks of 1-2 MiB as of 128-256 MiB
+ * (sizes of tensors spread over orders of magnitude). Not for timed loops:
+ * it costs a pow(). */
+static size_t log_uniform(uint64_t *rng, size_t lo, size_t hi) {
+  double u = (double)(next_random(rng) >> 11) * 0x1.0p-53; /* [0, 1) */
+  return (size_t)((double)lo * pow((double)hi / (double)lo, u));
+}
+
 typedef struct bench_options {
   double seconds;  /* per measurement */
   int max_threads;
+  int runs;        /* of the whole suite */
   bool quiet;      /* no progress on stderr */
   const char *only;
 } bench_options;
@@ -77,6 +92,60 @@ static void cache_counts(const bench_allocator *a, uint64_t *hits, uint64_t *mis
   }
 }
 
+/* ---- peak reserved ------------------------------------------------------------ */
+
+/* The bench's pools keep all freed memory (release threshold max, as mrctx
+ * sets a default pool), so what one measurement left reserved would count
+ * against the next. Each measurement therefore starts from pools trimmed
+ * to what is in use (after a device synchronization, so every free has
+ * completed), and the peak is the watermark's rise above that. */
+static void trim_pools(const bench_cuda *cu) {
+  cu->cuCtxSynchronize(NULL);
+  cu->cuMemPoolTrimTo(cu->device_pool, 0);
+  if (cu->device_default_pool != cu->device_pool) cu->cuMemPoolTrimTo(cu->device_default_pool, 0);
+  cu->cuMemPoolTrimTo(cu->pinned_pool, 0);
+}
+
+/* What a pool held when a measurement started (its watermark reset there). */
+typedef struct memory_mark {
+  cuuint64_t base;
+  bool known;
+} memory_mark;
+
+/* The allocator under test starts holding nothing (a fixed(...) keeps a
+ * slab, a cache its blocks, until trimmed): all it holds during the
+ * measurement is then above the mark. */
+static memory_mark memory_begin(const bench_cuda *cu, const bench_allocator *a) {
+  memory_mark m = {0, false};
+  cu->cuCtxSynchronize(NULL); /* every event its blocks wait on is complete */
+  if (a->trim != NULL) a->trim(a->state);
+  trim_pools(cu);
+  if (a->pool != NULL) {
+    cuuint64_t zero = 0; /* the only value the driver takes: high = current */
+    m.known = cu->cuMemPoolGetAttribute(a->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &m.base) ==
+                  CUDA_SUCCESS &&
+              cu->cuMemPoolSetAttribute(a->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &zero) ==
+                  CUDA_SUCCESS;
+  } else if (a->reset_peak != NULL) {
+    a->reset_peak(a->state);
+  }
+  return m;
+}
+
+/* The most the allocator held during the measurement, or NaN. */
+static double memory_end(const bench_cuda *cu, const bench_allocator *a, const memory_mark *m) {
+  if (a->pool != NULL) {
+    cuuint64_t high = 0;
+    if (!m->known ||
+        cu->cuMemPoolGetAttribute(a->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &high) !=
+            CUDA_SUCCESS ||
+        high < m->base)
+      return NAN;
+    return (double)(high - m->base);
+  }
+  return a->peak_reserved != NULL ? a->peak_reserved(a->state) : NAN;
+}
+
 /* ---- workloads ------------------------------------------------------------- */
 
 /* The allocators under test; a workload lists those it times. */
@@ -95,23 +164,27 @@ typedef enum allocator_id {
   ALLOC_PINNED_CACHE,   /* cache(pinned) */
   ALLOC_CUB,            /* cub, no cap on cached bytes: the "vs cub" peer */
   ALLOC_CUB_DEFAULT,    /* cub as default-constructed (6 MiB cap), for reference */
+  ALLOC_TORCH,          /* PyTorch's CUDA caching allocator */
   ALLOC_COUNT
 } allocator_id;
 
-#define MAX_WORKLOAD_ALLOCATORS 8
+#define MAX_WORKLOAD_ALLOCATORS 10
 #define MAX_WORKLOAD_CASES 2
 
 /* One range of request sizes a workload is timed with. */
 typedef struct workload_case {
   const char *sizes; /* the results' sizes column; NULL past a workload's last case */
   size_t lo, hi;     /* requests are lo..hi bytes */
+  bool log_uniform;  /* drawn log-uniformly (else uniformly) */
 } workload_case;
 
-/* What a run holds: the options, the driver, the benchmark's context, the
- * allocators and the results so far. */
+/* What a run of the suite holds: the options, the driver, the benchmark's
+ * context, the allocators and the results so far. */
 typedef struct bench_run {
   const bench_options *o;
   bench_cuda cu;
+  int run;          /* which run of the suite, from 0 */
+  char prefix[32];  /* "run 2/5: " for progress, or "" for one run */
   mr_context *ctx;
   bench_allocator allocators[ALLOC_COUNT];
   mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
@@ -120,7 +193,10 @@ typedef struct bench_run {
 
 typedef struct bench_workload bench_workload;
 
-/* One measurement: allocator `a` on case `c` with `threads` threads. */
+/* One measurement: allocator `a` on case `c` with `threads` threads. It
+ * fills in the workload's peak requested bytes (NaN where its threads'
+ * own counts cannot tell it: they are not added up while they run); the
+ * caller adds the run and the peak reserved. */
 typedef bench_result (*measure_fn)(const bench_run *b, const bench_workload *w,
                                    const workload_case *c, int threads, bench_allocator *a);
 
@@ -141,17 +217,23 @@ struct bench_workload {
 
 /* ---- pairs: alloc+free with a fixed number of live blocks ----------------- */
 
+/* Log-uniform sizes come from a table drawn before the clock starts, so
+ * the timed loop pays an index, not a pow(). */
+#define SIZE_TABLE 4096
+
 typedef struct pair_job {
   int index; /* the thread's number, for its CPU */
   const bench_cuda *cu;
   bench_allocator *allocator;
-  size_t lo, hi;
+  const workload_case *sizes;
   int live;
+  bool sample; /* the only thread: sample the allocator's reserved bytes */
   double seconds;
   pthread_barrier_t *ready;
   uint64_t seed;
   long pairs, failures;
   double elapsed;
+  size_t peak_requested;
 } pair_job;
 
 /* Keep each benchmark thread on its own CPU (CPU 0 is left to the driver's
@@ -166,6 +248,11 @@ static void pin_to_cpu(int index) {
   pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
+/* The next request's size: uniform with a modulo, or from the table. */
+static inline size_t next_size(uint64_t *rng, size_t lo, size_t span, const size_t *table) {
+  return table != NULL ? table[next_random(rng) & (SIZE_TABLE - 1)] : lo + next_random(rng) % span;
+}
+
 static void *pair_thread(void *arg) {
   pair_job *j = arg;
   bench_allocator *a = j->allocator;
@@ -176,12 +263,19 @@ static void *pair_thread(void *arg) {
   void *ptr[LIVE_BLOCKS] = {0};
   size_t size[LIVE_BLOCKS] = {0};
   uint64_t rng = j->seed;
-  size_t span = j->hi - j->lo + 1;
+  size_t lo = j->sizes->lo, span = j->sizes->hi - j->sizes->lo + 1;
+  size_t *table = NULL;
+  if (j->sizes->log_uniform && (table = malloc(SIZE_TABLE * sizeof *table)) != NULL)
+    for (int i = 0; i < SIZE_TABLE; i++) table[i] = log_uniform(&rng, j->sizes->lo, j->sizes->hi);
+  bench_usage usage = {.sampled = j->sample && a->sample_reserved != NULL ? a : NULL};
   unsigned mask = (unsigned)j->live - 1; /* live is a power of two */
   /* Fill, then warm up: the caches and pools reach their steady state. */
   for (int k = 0; k < j->live; k++) {
-    size[k] = j->lo + next_random(&rng) % span;
-    if (a->alloc(a->state, size[k], stream, &ptr[k])) ptr[k] = NULL;
+    size[k] = next_size(&rng, lo, span, table);
+    if (a->alloc(a->state, size[k], stream, &ptr[k]))
+      ptr[k] = NULL;
+    else
+      bench_usage_alloc(&usage, size[k]);
   }
   /* Warm up for a fifth of the timed run: caches reach their steady state
    * (every size class stocked) before the clock starts. */
@@ -189,9 +283,15 @@ static void *pair_thread(void *arg) {
   do {
     for (int i = 0; i < BATCH; i++) {
       unsigned k = (unsigned)next_random(&rng) & mask;
-      if (ptr[k]) a->free(a->state, ptr[k], size[k], stream);
-      size[k] = j->lo + next_random(&rng) % span;
-      if (a->alloc(a->state, size[k], stream, &ptr[k])) ptr[k] = NULL;
+      if (ptr[k]) {
+        a->free(a->state, ptr[k], size[k], stream);
+        bench_usage_free(&usage, size[k]);
+      }
+      size[k] = next_size(&rng, lo, span, table);
+      if (a->alloc(a->state, size[k], stream, &ptr[k]))
+        ptr[k] = NULL;
+      else
+        bench_usage_alloc(&usage, size[k]);
     }
   } while (now_ns() < warm_until);
   pthread_barrier_wait(j->ready);
@@ -200,11 +300,16 @@ static void *pair_thread(void *arg) {
   do {
     for (int i = 0; i < BATCH; i++) {
       unsigned k = (unsigned)next_random(&rng) & mask;
-      if (ptr[k]) a->free(a->state, ptr[k], size[k], stream);
-      size[k] = j->lo + next_random(&rng) % span;
+      if (ptr[k]) {
+        a->free(a->state, ptr[k], size[k], stream);
+        bench_usage_free(&usage, size[k]);
+      }
+      size[k] = next_size(&rng, lo, span, table);
       if (a->alloc(a->state, size[k], stream, &ptr[k])) {
         ptr[k] = NULL;
         failures++;
+      } else {
+        bench_usage_alloc(&usage, size[k]);
       }
     }
     pairs += BATCH;
@@ -213,8 +318,11 @@ static void *pair_thread(void *arg) {
   j->elapsed = end - start;
   j->pairs = pairs;
   j->failures = failures;
+  bench_usage_end(&usage);
+  j->peak_requested = usage.peak;
   for (int k = 0; k < j->live; k++)
     if (ptr[k]) a->free(a->state, ptr[k], size[k], stream);
+  free(table);
   j->cu->cuStreamSynchronize(stream);
   j->cu->cuStreamDestroy(stream);
   return NULL;
@@ -229,8 +337,8 @@ static bench_result run_pairs(const bench_run *b, const bench_workload *w,
   pair_job *jobs = calloc((size_t)threads, sizeof *jobs);
   pthread_t *tids = calloc((size_t)threads, sizeof *tids);
   for (int t = 0; t < threads; t++) {
-    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .allocator = a, .lo = c->lo, .hi = c->hi,
-                         .live = w->live, .seconds = b->o->seconds, .ready = &ready,
+    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .allocator = a, .sizes = c, .live = w->live,
+                         .sample = threads == 1, .seconds = b->o->seconds, .ready = &ready,
                          .seed = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1)};
     pthread_create(&tids[t], NULL, pair_thread, &jobs[t]);
   }
@@ -243,15 +351,160 @@ static bench_result run_pairs(const bench_run *b, const bench_workload *w,
     if (jobs[t].elapsed > longest) longest = jobs[t].elapsed;
     per_thread_ns += jobs[t].elapsed / (double)jobs[t].pairs;
   }
+  /* Each thread knows its own peak; the peaks of several need not coincide,
+   * so their sum would overstate what was live at once. */
+  double requested = threads == 1 ? (double)jobs[0].peak_requested : NAN;
   pthread_barrier_destroy(&ready);
   free(jobs);
   free(tids);
   cache_counts(a, &hits1, &misses1);
   double lookups = (double)(hits1 - hits0 + misses1 - misses0);
   if (a->trim) a->trim(a->state);
-  return (bench_result){w->name, c->sizes, a->name, a->label, threads, per_thread_ns / threads,
-                        (double)pairs / longest * 1e3, pairs, failures,
-                        lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN};
+  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
+                        .label = a->label, .threads = threads,
+                        .ns_per_op = per_thread_ns / threads,
+                        .mops = (double)pairs / longest * 1e3, .ops = pairs,
+                        .failures = failures,
+                        .hit_rate = lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN,
+                        .peak_requested = requested};
+}
+
+/* ---- handoff: one thread allocates, another frees (PyTorch's autograd) --- */
+
+/* A training step as PyTorch runs it: the main thread's forward pass
+ * allocates HANDOFF_BLOCKS activations and hands them over; the autograd
+ * thread, going backward, allocates a gradient per activation and frees
+ * the activation; the main thread's optimizer step frees the gradients.
+ * So each thread frees what the other allocated, on one shared stream, and
+ * a few GiB are live at the step's peak. The sizes are drawn once and are
+ * the same every step (a model's shapes do not change), the gradients' from
+ * their own draw: three in four blocks 1 MiB..hi log-uniformly, one in four
+ * small, lo..1 MiB. The phases take turns (as the autograd engine blocks
+ * the main thread in backward), through a flag each side spins on. */
+#define HANDOFF_BLOCKS 200
+
+enum { TURN_FORWARD, TURN_BACKWARD, TURN_OPTIMIZER, TURN_STOP };
+
+typedef struct handoff {
+  const bench_cuda *cu;
+  bench_allocator *a;
+  CUstream stream;
+  size_t act_size[HANDOFF_BLOCKS], grad_size[HANDOFF_BLOCKS];
+  void *act[HANDOFF_BLOCKS], *grad[HANDOFF_BLOCKS];
+  atomic_int turn;
+  /* Touched only by the thread whose turn it is. */
+  bench_usage usage;
+  long failures;
+} handoff;
+
+/* Wait until it is `want`'s turn (or the end); spin, yielding the CPU after
+ * a while so that two threads on one core still get on. */
+static int wait_turn(handoff *h, int want) {
+  int turn;
+  for (unsigned spins = 0;
+       (turn = atomic_load_explicit(&h->turn, memory_order_acquire)) != want && turn != TURN_STOP;
+       spins++)
+    if (spins >= 256) sched_yield();
+  return turn;
+}
+
+static void pass_turn(handoff *h, int to) {
+  atomic_store_explicit(&h->turn, to, memory_order_release);
+}
+
+static void handoff_alloc(handoff *h, void **ptr, size_t bytes) {
+  if (h->a->alloc(h->a->state, bytes, h->stream, ptr) != 0) {
+    *ptr = NULL;
+    h->failures++;
+  } else {
+    bench_usage_alloc(&h->usage, bytes);
+  }
+}
+
+static void handoff_free(handoff *h, void *ptr, size_t bytes) {
+  if (ptr == NULL) return;
+  h->a->free(h->a->state, ptr, bytes, h->stream);
+  bench_usage_free(&h->usage, bytes);
+}
+
+/* The autograd thread. */
+static void *handoff_backward(void *arg) {
+  handoff *h = arg;
+  pin_to_cpu(1);
+  h->cu->cuCtxSetCurrent(h->cu->context);
+  while (wait_turn(h, TURN_BACKWARD) == TURN_BACKWARD) {
+    for (int i = HANDOFF_BLOCKS; i-- > 0;) {
+      handoff_alloc(h, &h->grad[i], h->grad_size[i]);
+      handoff_free(h, h->act[i], h->act_size[i]);
+    }
+    pass_turn(h, TURN_OPTIMIZER);
+  }
+  return NULL;
+}
+
+/* One step on the main thread: forward, wait for backward, optimizer. */
+static void handoff_step(handoff *h) {
+  for (int i = 0; i < HANDOFF_BLOCKS; i++) handoff_alloc(h, &h->act[i], h->act_size[i]);
+  pass_turn(h, TURN_BACKWARD);
+  wait_turn(h, TURN_OPTIMIZER);
+  for (int i = 0; i < HANDOFF_BLOCKS; i++) handoff_free(h, h->grad[i], h->grad_size[i]);
+}
+
+static size_t handoff_size(uint64_t *rng, const workload_case *c) {
+  size_t split = (size_t)1 << 20;
+  return next_random(rng) % 4 == 0 ? log_uniform(rng, c->lo, split) : log_uniform(rng, split, c->hi);
+}
+
+/* Reported as 2 threads, per pair (wall time: the threads take turns). */
+static bench_result run_handoff(const bench_run *b, const bench_workload *w,
+                                const workload_case *c, int threads, bench_allocator *a) {
+  uint64_t hits0, misses0, hits1, misses1;
+  handoff *h = calloc(1, sizeof *h);
+  if (h == NULL) {
+    fprintf(stderr, "mrctx bench: out of host memory\n");
+    exit(MRCTX_EXIT_FAILURE);
+  }
+  h->cu = &b->cu;
+  h->a = a;
+  h->usage.sampled = a->sample_reserved != NULL ? a : NULL;
+  uint64_t rng = 0x243F6A8885A308D3ull;
+  for (int i = 0; i < HANDOFF_BLOCKS; i++) h->act_size[i] = handoff_size(&rng, c);
+  for (int i = 0; i < HANDOFF_BLOCKS; i++) h->grad_size[i] = handoff_size(&rng, c);
+  b->cu.cuStreamCreate(&h->stream, CU_STREAM_NON_BLOCKING);
+  atomic_init(&h->turn, TURN_FORWARD);
+  pthread_t backward;
+  pthread_create(&backward, NULL, handoff_backward, h);
+  /* Warm up for a fifth of the timed run (at least one step), then time
+   * whole steps (at least one). */
+  double warm_until = now_ns() + b->o->seconds * 0.2e9;
+  do handoff_step(h);
+  while (now_ns() < warm_until);
+  cache_counts(a, &hits0, &misses0);
+  long warm_failures = h->failures, steps = 0;
+  double start = now_ns(), deadline = start + b->o->seconds * 1e9, end;
+  do {
+    handoff_step(h);
+    steps++;
+    end = now_ns();
+  } while (end < deadline);
+  cache_counts(a, &hits1, &misses1);
+  bench_usage_end(&h->usage);
+  pass_turn(h, TURN_STOP);
+  pthread_join(backward, NULL);
+  b->cu.cuStreamSynchronize(h->stream);
+  b->cu.cuStreamDestroy(h->stream);
+  if (a->trim) a->trim(a->state);
+  long pairs = 2L * HANDOFF_BLOCKS * steps; /* each step: 2 x blocks allocations and frees */
+  double lookups = (double)(hits1 - hits0 + misses1 - misses0);
+  bench_result r = {.workload = w->name, .sizes = c->sizes, .allocator = a->name,
+                    .label = a->label, .threads = 2,
+                    .ns_per_op = (end - start) / (double)pairs,
+                    .mops = (double)pairs / (end - start) * 1e3, .ops = pairs,
+                    .failures = h->failures - warm_failures,
+                    .hit_rate = lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN,
+                    .peak_requested = (double)h->usage.peak};
+  free(h);
+  return r;
 }
 
 /* ---- rounds ------------------------------------------------------------------ */
@@ -283,6 +536,7 @@ static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
   void *ptr[TEMPORARIES];
   size_t size[TEMPORARIES];
   uint64_t rng = 12345;
+  bench_usage usage = {.sampled = a->sample_reserved != NULL ? a : NULL};
   long ops = 0, failures = 0;
   double start = 0, end = 0;
   for (int round = 0; round < 2; round++) { /* warm-up, then timed */
@@ -295,19 +549,27 @@ static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
         if (a->alloc(a->state, size[i], stream, &ptr[i])) {
           ptr[i] = NULL;
           failures++;
+        } else {
+          bench_usage_alloc(&usage, size[i]);
         }
       }
       for (int i = TEMPORARIES; i-- > 0;)
-        if (ptr[i]) a->free(a->state, ptr[i], size[i], stream);
+        if (ptr[i]) {
+          a->free(a->state, ptr[i], size[i], stream);
+          bench_usage_free(&usage, size[i]);
+        }
       ops += TEMPORARIES;
       end = now_ns();
     } while (end < deadline);
   }
+  bench_usage_end(&usage);
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){w->name, c->sizes, a->name, a->label, 1, (end - start) / ops,
-                        ops / (end - start) * 1e3, ops, failures, NAN};
+  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
+                        .label = a->label, .threads = 1, .ns_per_op = (end - start) / ops,
+                        .mops = ops / (end - start) * 1e3, .ops = ops, .failures = failures,
+                        .hit_rate = NAN, .peak_requested = (double)usage.peak};
 }
 
 /* ---- random: rmm's random_allocations pattern ------------------------------ */
@@ -327,6 +589,7 @@ static bench_result run_random(const bench_run *b, const bench_workload *w,
   cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
   void **ptr = calloc((size_t)allocations, sizeof *ptr);
   size_t *size = calloc((size_t)allocations, sizeof *size);
+  bench_usage requested = {.sampled = a->sample_reserved != NULL ? a : NULL};
   double per_op[3];
   long ops = 0, failures = 0;
   for (int run = 0; run < 3; run++) {
@@ -343,6 +606,7 @@ static bench_result run_random(const bench_run *b, const bench_workload *w,
         size[active++] = n;
         made++;
         usage += n;
+        bench_usage_alloc(&requested, n);
         run_ops++;
         continue;
       }
@@ -351,15 +615,18 @@ static bench_result run_random(const bench_run *b, const bench_workload *w,
         int k = (int)(next_random(&rng) % (uint64_t)active);
         a->free(a->state, ptr[k], size[k], stream);
         usage -= size[k];
+        bench_usage_free(&requested, size[k]);
         active--;
         ptr[k] = ptr[active];
         size[k] = size[active];
         run_ops++;
       }
     }
+    bench_usage_end(&requested);
     while (active > 0) {
       active--;
       a->free(a->state, ptr[active], size[active], stream);
+      bench_usage_free(&requested, size[active]);
       run_ops++;
     }
     per_op[run] = (now_ns() - start) / (double)run_ops;
@@ -374,8 +641,10 @@ static bench_result run_random(const bench_run *b, const bench_workload *w,
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){w->name, c->sizes, a->name, a->label, 1, median, 1e3 / median, ops,
-                        failures, NAN};
+  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
+                        .label = a->label, .threads = 1, .ns_per_op = median,
+                        .mops = 1e3 / median, .ops = ops, .failures = failures,
+                        .hit_rate = NAN, .peak_requested = (double)requested.peak};
 }
 
 /* ---- lookup ----------------------------------------------------------------- */
@@ -433,7 +702,9 @@ static bench_result time_lookup(const bench_run *b, const bench_workload *w, con
   double ns = (now_ns() - start) / LOOKUPS;
   if (stream != NULL) cu->cuStreamDestroy(stream);
   lookup_sink = acc;
-  return (bench_result){w->name, "", allocator, label, 1, ns, 1e3 / ns, LOOKUPS, 0, NAN};
+  return (bench_result){.workload = w->name, .sizes = "", .allocator = allocator, .label = label,
+                        .threads = 1, .ns_per_op = ns, .mops = 1e3 / ns, .ops = LOOKUPS,
+                        .hit_rate = NAN, .peak_requested = NAN, .peak_reserved = NAN};
 }
 
 /* Streams that come and go: each request creates a stream, allocates
@@ -449,6 +720,7 @@ static bench_result run_churn(const bench_run *b, const bench_workload *w,
   uint64_t rng = 0x9e3779b97f4a7c15ull;
   void *ptrs[REQUEST_BLOCKS];
   size_t sizes[REQUEST_BLOCKS];
+  bench_usage usage = {.sampled = a->sample_reserved != NULL ? a : NULL};
   long requests = 0, failures = 0;
   double start = now_ns(), end = start;
   while (end - start < b->o->seconds * 1e9) {
@@ -459,22 +731,40 @@ static bench_result run_churn(const bench_run *b, const bench_workload *w,
       if (a->alloc(a->state, sizes[i], stream, &ptrs[i]) != 0) {
         ptrs[i] = NULL;
         failures++;
+      } else {
+        bench_usage_alloc(&usage, sizes[i]);
       }
     }
     for (int i = REQUEST_BLOCKS; i-- > 0;)
-      if (ptrs[i] != NULL) a->free(a->state, ptrs[i], sizes[i], stream);
+      if (ptrs[i] != NULL) {
+        a->free(a->state, ptrs[i], sizes[i], stream);
+        bench_usage_free(&usage, sizes[i]);
+      }
     cu->cuStreamDestroy(stream);
     requests++;
     if ((requests & 63) == 0) end = now_ns();
   }
   end = now_ns();
+  bench_usage_end(&usage);
   if (a->trim != NULL) a->trim(a->state);
   double ns = requests > 0 ? (end - start) / requests : NAN;
-  return (bench_result){w->name, c->sizes, a->name, a->label, 1, ns, 1e3 / ns,
-                        requests, failures, NAN};
+  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
+                        .label = a->label, .threads = 1, .ns_per_op = ns, .mops = 1e3 / ns,
+                        .ops = requests, .failures = failures, .hit_rate = NAN,
+                        .peak_requested = (double)usage.peak};
 }
 
 /* ---- running a workload ------------------------------------------------------ */
+
+/* One measurement, with the peak reserved bytes around it. */
+static bench_result measure(const bench_run *b, const bench_workload *w, const workload_case *c,
+                            int threads, bench_allocator *a) {
+  memory_mark mark = memory_begin(&b->cu, a);
+  bench_result r = w->measure(b, w, c, threads, a);
+  r.peak_reserved = memory_end(&b->cu, a, &mark);
+  r.run = b->run;
+  return r;
+}
 
 /* Time every allocator of `w` on every case (and thread count), in turn,
  * round after round where the workload takes rounds, and add the results:
@@ -512,10 +802,10 @@ static void run_each(bench_run *b, const bench_workload *w) {
       for (int round = 0; round < rounds; round++) {
         for (size_t i = 0; i < n; i++) {
           if (w->rounds)
-            progress(o, "%s, round %d: %s", what, round + 1, list[i]->name);
+            progress(o, "%s%s, round %d: %s", b->prefix, what, round + 1, list[i]->name);
           else
-            progress(o, "%s: %s", what, list[i]->name);
-          r[i][round] = w->measure(b, w, c, threads, list[i]);
+            progress(o, "%s%s: %s", b->prefix, what, list[i]->name);
+          r[i][round] = measure(b, w, c, threads, list[i]);
         }
       }
       for (size_t i = 0; i < n; i++)
@@ -537,10 +827,12 @@ static const struct {
 };
 
 static void run_lookups(bench_run *b, const bench_workload *w) {
-  progress(b->o, "%s", w->name);
-  for (size_t i = 0; i < sizeof lookups / sizeof lookups[0]; i++)
-    bench_results_add(&b->results, time_lookup(b, w, lookups[i].allocator, lookups[i].label,
-                                               lookups[i].kind));
+  progress(b->o, "%s%s", b->prefix, w->name);
+  for (size_t i = 0; i < sizeof lookups / sizeof lookups[0]; i++) {
+    bench_result r = time_lookup(b, w, lookups[i].allocator, lookups[i].label, lookups[i].kind);
+    r.run = b->run;
+    bench_results_add(&b->results, r);
+  }
 }
 
 /* The workloads, in the order they run and are reported. Adding one is a
@@ -556,8 +848,8 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_pairs,
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
-                    ALLOC_CACHE_BARE, ALLOC_CUB, ALLOC_CUB_DEFAULT},
-     .cases = {{"256B-1MiB", 256, 1 << 20}, {"8B-4KiB", 8, 4096}},
+                    ALLOC_CACHE_BARE, ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH},
+     .cases = {{"256B-1MiB", 256, 1 << 20, false}, {"8B-4KiB", 8, 4096, false}},
      .live = LIVE_BLOCKS,
      .rounds = true},
     /* The same at 1, 2, 4, 8 and 16 threads (--threads), one stream each. */
@@ -565,8 +857,8 @@ static const bench_workload workloads[] = {
      .baseline = "raw",
      .run = run_each,
      .measure = run_pairs,
-     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CUB},
-     .cases = {{"256B-1MiB", 256, 1 << 20}},
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CUB, ALLOC_TORCH},
+     .cases = {{"256B-1MiB", 256, 1 << 20, false}},
      .live = LIVE_BLOCKS,
      .rounds = true,
      .scale_threads = true},
@@ -575,15 +867,31 @@ static const bench_workload workloads[] = {
      .baseline = "raw",
      .run = run_each,
      .measure = run_random,
-     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB},
-     .cases = {{"1B-1MiB", 1, 1 << 20}}},
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     .cases = {{"1B-1MiB", 1, 1 << 20, false}}},
+    /* PyTorch's autograd: allocated on one thread, freed on another. */
+    {.name = "handoff",
+     .baseline = "raw",
+     .run = run_each,
+     .measure = run_handoff,
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     /* run_handoff draws its own mix within lo..hi (see there). */
+     .cases = {{"256B-64MiB", 256, (size_t)64 << 20, false}}},
+    /* Large blocks: 32 live, one thread. */
+    {.name = "large",
+     .baseline = "raw",
+     .run = run_each,
+     .measure = run_pairs,
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     .cases = {{"1MiB-256MiB", (size_t)1 << 20, (size_t)256 << 20, true}},
+     .live = 32},
     /* Pinned host staging buffers. */
     {.name = "pinned",
      .baseline = "cuMemHostAlloc",
      .run = run_each,
      .measure = run_pairs,
      .allocators = {ALLOC_HOST_ALLOC, ALLOC_RAW_PINNED, ALLOC_FIXED, ALLOC_PINNED_CACHE},
-     .cases = {{"4KiB-4MiB", 4096, 4 << 20}},
+     .cases = {{"4KiB-4MiB", 4096, 4 << 20, false}},
      .live = 16,
      .rounds = true},
     /* Temporaries: a few allocations per "kernel", freed together. */
@@ -592,7 +900,7 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_temporaries,
      .allocators = {ALLOC_RAW, ALLOC_ARENA, ALLOC_CACHE},
-     .cases = {{"8 x 256B-1MiB", 256, 1 << 20}},
+     .cases = {{"8 x 256B-1MiB", 256, 1 << 20, false}},
      .rounds = true},
     /* A stream per request: created, used, destroyed. */
     {.name = "churn",
@@ -600,7 +908,7 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_churn,
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_ARENA},
-     .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1}},
+     .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1, false}},
      .rounds = true},
 };
 
@@ -674,81 +982,125 @@ static const mr_tag bench_tags[TAG_COUNT] = {
     [TAG_STAGING_CACHE] = {"staging_cache", "cache(pinned)"},
 };
 
-/* A result's ns per operation, or its aggregate rate; NaN if it is missing or
- * had failures (a target is then not available). */
-static double ns_of(const bench_results *r, const char *workload, const char *sizes,
+/* One run's value of a row (NaN if it is missing, had failures, or the
+ * value is unknown). */
+static const bench_result *row_of(const bench_results *r, int run, const char *workload,
+                                  const char *sizes, const char *label, int threads) {
+  const bench_result *x = bench_results_find(r, run, workload, sizes, label, threads);
+  return x != NULL && x->failures == 0 ? x : NULL;
+}
+
+static double ns_of(const bench_results *r, int run, const char *workload, const char *sizes,
                     const char *label, int threads) {
-  const bench_result *x = bench_results_find(r, workload, sizes, label, threads);
-  return x != NULL && x->failures == 0 ? x->ns_per_op : NAN;
+  const bench_result *x = row_of(r, run, workload, sizes, label, threads);
+  return x != NULL ? x->ns_per_op : NAN;
 }
 
-static double mops_of(const bench_results *r, const char *workload, const char *sizes,
+static double mops_of(const bench_results *r, int run, const char *workload, const char *sizes,
                       const char *label, int threads) {
-  const bench_result *x = bench_results_find(r, workload, sizes, label, threads);
-  return x != NULL && x->failures == 0 ? x->mops : NAN;
+  const bench_result *x = row_of(r, run, workload, sizes, label, threads);
+  return x != NULL ? x->mops : NAN;
 }
 
-static size_t make_targets(const bench_results *r, bench_target *t) {
+static double reserved_ratio_of(const bench_results *r, int run, const char *workload,
+                                const char *sizes, const char *label, int threads) {
+  const bench_result *x = row_of(r, run, workload, sizes, label, threads);
+  return x != NULL ? x->peak_reserved / x->peak_requested : NAN;
+}
+
+/* rmm 25.10's pool_memory_resource (4 GiB initial), ns per pair at one
+ * thread, 256 B-1 MiB, 64 live: measured on the same kind of H200 on
+ * 2026-12-02 by a separate program (issue 11), not by this command. The
+ * issue's target is against it. */
+#define RMM_POOL_NS_QUOTED 644.0
+
+/* Add one target's value in run `run` (its description is the same in
+ * every run). */
+static void target(bench_target *t, size_t *n, int run, const char *what, double measured,
+                   double wanted, bool at_most, const char *unit) {
+  bench_target *x = &t[(*n)++];
+  x->what = what;
+  x->wanted = wanted;
+  x->at_most = at_most;
+  x->unit = unit;
+  x->every_run = false;
+  x->measured[run] = measured;
+}
+
+/* The issue's targets, measured in run `run`. Returns how many. */
+static size_t make_targets(const bench_results *r, int run, bench_target *t) {
   size_t n = 0;
   const char *big = "256B-1MiB";
-  double get_on = ns_of(r, "lookup", "", "get_mr_on", 1);
-  double get = ns_of(r, "lookup", "", "ctx_get_mr", 1);
-  double device = ns_of(r, "lookup", "", "cuCtxGetDevice", 1);
-  t[n++] = (bench_target){"mr_context_get_mr_on", get_on, 2.0, true, "ns", !isnan(get_on)};
-  t[n++] = (bench_target){"ctx_get_mr minus cuCtxGetDevice", get - device, 2.0, true, "ns",
-                          !isnan(get) && !isnan(device)};
+  double get_on = ns_of(r, run, "lookup", "", "get_mr_on", 1);
+  double get = ns_of(r, run, "lookup", "", "ctx_get_mr", 1);
+  double device = ns_of(r, run, "lookup", "", "cuCtxGetDevice", 1);
+  target(t, &n, run, "mr_context_get_mr_on", get_on, 2.0, true, "ns");
+  target(t, &n, run, "ctx_get_mr minus cuCtxGetDevice", get - device, 2.0, true, "ns");
   /* The cache reads the stream's ID on allocate and free: 2 calls a pair. */
-  double stream_id = ns_of(r, "lookup", "", "cuStreamGetId", 1);
-  t[n++] = (bench_target){"stream identity per pair (2 x cuStreamGetId)", 2 * stream_id, 60,
-                          true, "ns", !isnan(stream_id)};
-  double raw = ns_of(r, "pairs", big, "raw", 1);
-  double routed = ns_of(r, "pairs", big, "device", 1);
-  t[n++] = (bench_target){"context -> device over the raw pool", routed / raw, 1.02, true, "x",
-                          !isnan(raw) && !isnan(routed)};
-  double cache = ns_of(r, "pairs", big, "cache", 1);
-  double cub = ns_of(r, "pairs", big, "cub", 1);
-  t[n++] = (bench_target){"cache(device) vs raw pool, 1 thread", raw / cache, 30, false, "x",
-                          !isnan(raw) && !isnan(cache)};
-  t[n++] = (bench_target){"cache(device) vs cub, 1 thread", cub / cache, 20, false, "x",
-                          !isnan(cub) && !isnan(cache)};
-  double raw16 = mops_of(r, "threads", big, "raw", 16);
-  double cache16 = mops_of(r, "threads", big, "cache", 16);
-  double cache1 = mops_of(r, "threads", big, "cache", 1);
-  t[n++] = (bench_target){"cache(device) vs raw pool, 16 threads aggregate", cache16 / raw16,
-                          1000, false, "x", !isnan(raw16) && !isnan(cache16)};
-  t[n++] = (bench_target){"cache(device) scaling 1 -> 16 threads", cache16 / cache1, 12, false,
-                          "x", !isnan(cache16) && !isnan(cache1)};
-  double arena_raw = ns_of(r, "arena", "8 x 256B-1MiB", "raw", 1);
-  double arena = ns_of(r, "arena", "8 x 256B-1MiB", "arena", 1);
-  t[n++] = (bench_target){"arena(device) vs raw pool", arena_raw / arena, 100, false, "x",
-                          !isnan(arena_raw) && !isnan(arena)};
-  double host = ns_of(r, "pinned", "4KiB-4MiB", "cuMemHostAlloc", 1);
-  double fixed = ns_of(r, "pinned", "4KiB-4MiB", "fixed", 1);
-  double pcache = ns_of(r, "pinned", "4KiB-4MiB", "cache_pinned", 1);
+  double stream_id = ns_of(r, run, "lookup", "", "cuStreamGetId", 1);
+  target(t, &n, run, "stream identity per pair (2 x cuStreamGetId)", 2 * stream_id, 60, true,
+         "ns");
+  double raw = ns_of(r, run, "pairs", big, "raw", 1);
+  double routed = ns_of(r, run, "pairs", big, "device", 1);
+  target(t, &n, run, "context -> device over the raw pool", routed / raw, 1.02, true, "x");
+  double cache = ns_of(r, run, "pairs", big, "cache", 1);
+  double cub = ns_of(r, run, "pairs", big, "cub", 1);
+  target(t, &n, run, "cache(device) vs raw pool, 1 thread", raw / cache, 30, false, "x");
+  target(t, &n, run, "cache(device) vs cub (no cap), 1 thread", cub / cache, 10, false, "x");
+  target(t, &n, run, "cache(device) vs rmm pool (644 ns, quoted)", RMM_POOL_NS_QUOTED / cache,
+         10, false, "x");
+  double raw16 = mops_of(r, run, "threads", big, "raw", 16);
+  double cache16 = mops_of(r, run, "threads", big, "cache", 16);
+  double cache1 = mops_of(r, run, "threads", big, "cache", 1);
+  target(t, &n, run, "cache(device) vs raw pool, 16 threads aggregate", cache16 / raw16, 1000,
+         false, "x");
+  target(t, &n, run, "cache(device) scaling 1 -> 16 threads", cache16 / cache1, 12, false, "x");
+  t[n - 1].every_run = true; /* the issue: "in every one of the 5 runs" */
+  double random_raw = ns_of(r, run, "random", "1B-1MiB", "raw", 1);
+  double random_cache = ns_of(r, run, "random", "1B-1MiB", "cache", 1);
+  target(t, &n, run, "random: cache(device) vs raw pool", random_raw / random_cache, 10, false,
+         "x");
+  double arena_raw = ns_of(r, run, "arena", "8 x 256B-1MiB", "raw", 1);
+  double arena = ns_of(r, run, "arena", "8 x 256B-1MiB", "arena", 1);
+  target(t, &n, run, "arena(device) vs raw pool", arena_raw / arena, 40, false, "x");
+  double host = ns_of(r, run, "pinned", "4KiB-4MiB", "cuMemHostAlloc", 1);
+  double fixed = ns_of(r, run, "pinned", "4KiB-4MiB", "fixed", 1);
+  double pcache = ns_of(r, run, "pinned", "4KiB-4MiB", "cache_pinned", 1);
   double staging = fmin(isnan(fixed) ? INFINITY : fixed, isnan(pcache) ? INFINITY : pcache);
-  t[n++] = (bench_target){"pinned staging (fixed or cache) vs cuMemHostAlloc", host / staging,
-                          500, false, "x", !isnan(host) && isfinite(staging)};
-  double stats1 = ns_of(r, "pairs", big, "cache", 1);
-  double bare1 = ns_of(r, "pairs", big, "cache_bare", 1);
-  t[n++] = (bench_target){"per-tag statistics, 1 thread", (stats1 - bare1) / bare1 * 100, 10,
-                          true, "%", !isnan(stats1) && !isnan(bare1)};
-  double stats16 = ns_of(r, "threads", big, "cache", 16);
-  double bare16 = ns_of(r, "threads", big, "cache_bare", 16);
-  t[n++] = (bench_target){"per-tag statistics, 16 threads", (stats16 - bare16) / bare16 * 100,
-                          20, true, "%", !isnan(stats16) && !isnan(bare16)};
+  target(t, &n, run, "pinned staging (fixed or cache) vs cuMemHostAlloc",
+         isfinite(staging) ? host / staging : NAN, 500, false, "x");
+  double stats1 = ns_of(r, run, "pairs", big, "cache", 1);
+  double bare1 = ns_of(r, run, "pairs", big, "cache_bare", 1);
+  target(t, &n, run, "per-tag statistics, 1 thread", (stats1 - bare1) / bare1 * 100, 10, true,
+         "%");
+  double stats16 = ns_of(r, run, "threads", big, "cache", 16);
+  double bare16 = ns_of(r, run, "threads", big, "cache_bare", 16);
+  target(t, &n, run, "per-tag statistics, 16 threads", (stats16 - bare16) / bare16 * 100, 20,
+         true, "%");
+  target(t, &n, run, "cache(device) reserved/requested, pairs",
+         reserved_ratio_of(r, run, "pairs", big, "cache", 1), 1.15, true, "x");
+  target(t, &n, run, "cache(device) reserved/requested, random",
+         reserved_ratio_of(r, run, "random", "1B-1MiB", "cache", 1), 1.15, true, "x");
+  target(t, &n, run, "cache(device) reserved/requested, handoff",
+         reserved_ratio_of(r, run, "handoff", "256B-64MiB", "cache", 2), 1.15, true, "x");
   return n;
 }
 
+#define MAX_TARGETS 24
+
 static void usage(FILE *out) {
-  fputs("usage: mrctx bench [--seconds S] [--threads N] [--only LIST] [--json FILE]\n"
-        "                   [--svg FILE] [--quiet]\n"
+  fputs("usage: mrctx bench [--seconds S] [--threads N] [--runs N] [--only LIST]\n"
+        "                   [--json FILE] [--svg FILE] [--quiet]\n"
         "\n"
-        "Times mrctx's resources against the raw driver pools, cuMemHostAlloc and\n"
-        "cub's CachingDeviceAllocator on device 0, and checks the targets.\n"
+        "Times mrctx's resources against the raw driver pools, cuMemHostAlloc, cub's\n"
+        "CachingDeviceAllocator and PyTorch's caching allocator (where built) on\n"
+        "device 0, with each one's peak reserved memory, and checks the targets.\n"
         "\n"
-        "  --seconds S   time per measurement (default 0.25; each is taken three\n"
+        "  --seconds S   time per measurement (default 0.25; most are taken three\n"
         "                times, interleaved, and the median kept)\n"
-        "  --threads N   largest thread count in the scaling run (default 16)\n",
+        "  --threads N   largest thread count in the scaling run (default 16)\n"
+        "  --runs N      run the whole suite N times, 1..100 (default 1); rows show\n"
+        "                the median and spread, targets are judged on the median\n",
         out);
   /* The workloads' names, filled into lines of at most 79 characters. */
   int column = fprintf(out, "  --only LIST   workloads to run, comma-separated:");
@@ -762,7 +1114,7 @@ static void usage(FILE *out) {
       column += fprintf(out, " %s", word);
   }
   fputs("\n"
-        "  --json FILE   write every result and target as JSON\n"
+        "  --json FILE   write every run's results and the targets as JSON\n"
         "  --svg FILE    draw thread scaling and ns per pair as an SVG chart\n"
         "  --quiet       no progress on stderr\n"
         "\n"
@@ -777,9 +1129,10 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
                          const char **svg) {
   static const struct option longopts[] = {
       {"seconds", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
-      {"only", required_argument, NULL, 'o'},    {"json", required_argument, NULL, 'j'},
-      {"svg", required_argument, NULL, 'g'},     {"quiet", no_argument, NULL, 'q'},
-      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+      {"runs", required_argument, NULL, 'r'},    {"only", required_argument, NULL, 'o'},
+      {"json", required_argument, NULL, 'j'},    {"svg", required_argument, NULL, 'g'},
+      {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
   };
   optind = 1;
   int c;
@@ -799,6 +1152,16 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
         return 2;
       }
       break;
+    case 'r': {
+      char *end;
+      long runs = strtol(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || runs < 1 || runs > BENCH_MAX_RUNS) {
+        fprintf(stderr, "mrctx bench: --runs wants 1..%d, not '%s'\n", BENCH_MAX_RUNS, optarg);
+        return 2;
+      }
+      o->runs = (int)runs;
+      break;
+    }
     case 'o':
       if (!check_only(optarg)) return 2;
       o->only = optarg;
@@ -828,23 +1191,26 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
   return -1;
 }
 
-/* Make every allocator. False, with the reason printed, if one of mrctx's
- * own cannot be made; the cub peer may be missing (it is skipped). */
+/* Make every allocator for one run. False, with the reason printed, if one
+ * of mrctx's own cannot be made; a peer may be missing (it is skipped, and
+ * the first run says why). */
 static bool open_allocators(bench_run *b) {
   bench_allocator *al = b->allocators;
   mr_context *ctx = b->ctx;
+  const bench_cuda *cu = &b->cu;
   /* "Kept" context resources are what a site that allocates several times
    * holds after one ctx_get_mr: the tag's resource with its per-tag
    * statistics. */
-  al[ALLOC_RAW] = bench_pool_allocator("cuMemAllocFromPoolAsync (raw pool)", "raw", &b->cu,
-                                       b->cu.device_pool);
-  al[ALLOC_DEVICE] = bench_tag_allocator("mrctx ctx_get_mr -> device", "device", ctx, TAG_DEVICE);
+  al[ALLOC_RAW] = bench_pool_allocator("cuMemAllocFromPoolAsync (raw pool)", "raw", cu,
+                                       cu->device_pool);
+  al[ALLOC_DEVICE] =
+      bench_tag_allocator("mrctx ctx_get_mr -> device", "device", cu, ctx, TAG_DEVICE);
   al[ALLOC_DEVICE_DEFAULT] = bench_tag_allocator(
-      "mrctx ctx_get_mr -> device_default", "device_default", ctx, TAG_DEVICE_DEFAULT);
-  al[ALLOC_CACHE] = bench_resource_allocator(
-      "mrctx cache(device), per-tag stats", "cache", mr_context_get_mr_on(ctx, TAG_CACHE, 0));
+      "mrctx ctx_get_mr -> device_default", "device_default", cu, ctx, TAG_DEVICE_DEFAULT);
+  al[ALLOC_CACHE] = bench_resource_allocator("mrctx cache(device), per-tag stats", "cache", cu,
+                                             mr_context_get_mr_on(ctx, TAG_CACHE, 0));
   al[ALLOC_CACHE_LOOKUP] = bench_tag_allocator("mrctx ctx_get_mr -> cache(device)",
-                                               "cache_lookup", ctx, TAG_CACHE);
+                                               "cache_lookup", cu, ctx, TAG_CACHE);
   /* The same chain as the context's cached tag (retry(cache(device)), the
    * retry being the default one), built directly: without per-tag
    * statistics, so the difference is what the statistics cost. */
@@ -854,37 +1220,79 @@ static bool open_allocators(bench_run *b) {
     printf("mrctx bench: %s\n", mr_last_error());
     return false;
   }
-  al[ALLOC_CACHE_BARE] =
-      bench_resource_allocator("mrctx cache(device), no stats", "cache_bare", b->bare_cache);
-  al[ALLOC_ARENA] = bench_resource_allocator(
-      "mrctx arena(device, chunk=64MiB)", "arena", mr_context_get_mr_on(ctx, TAG_ARENA, 0));
+  al[ALLOC_CACHE_BARE] = bench_resource_allocator("mrctx cache(device), no stats", "cache_bare",
+                                                  cu, b->bare_cache);
+  al[ALLOC_ARENA] = bench_resource_allocator("mrctx arena(device, chunk=64MiB)", "arena", cu,
+                                             mr_context_get_mr_on(ctx, TAG_ARENA, 0));
   al[ALLOC_RAW_PINNED] = bench_pool_allocator("cuMemAllocFromPoolAsync (pinned pool)",
-                                              "raw_pinned", &b->cu, b->cu.pinned_pool);
-  al[ALLOC_HOST_ALLOC] = bench_host_alloc_allocator(&b->cu);
-  al[ALLOC_FIXED] = bench_resource_allocator("mrctx fixed(pinned, block=4MiB, count=32)", "fixed",
-                                             mr_context_get_mr_on(ctx, TAG_STAGING_FIXED, 0));
+                                              "raw_pinned", cu, cu->pinned_pool);
+  al[ALLOC_HOST_ALLOC] = bench_host_alloc_allocator(cu);
+  al[ALLOC_FIXED] =
+      bench_resource_allocator("mrctx fixed(pinned, block=4MiB, count=32)", "fixed", cu,
+                               mr_context_get_mr_on(ctx, TAG_STAGING_FIXED, 0));
   al[ALLOC_PINNED_CACHE] = bench_resource_allocator(
-      "mrctx cache(pinned)", "cache_pinned", mr_context_get_mr_on(ctx, TAG_STAGING_CACHE, 0));
+      "mrctx cache(pinned)", "cache_pinned", cu, mr_context_get_mr_on(ctx, TAG_STAGING_CACHE, 0));
+  bool first = b->run == 0;
 #if MRCTX_BENCH_CUB
-  /* The cub peers are skipped (with a line saying so) where they cannot be
+  /* The peers are skipped (with a line saying so) where they cannot be
    * made: their rows are then absent, never estimated. */
-  if (!bench_cub_open(&al[ALLOC_CUB], true) || !bench_cub_open(&al[ALLOC_CUB_DEFAULT], false))
+  if ((!bench_cub_open(&al[ALLOC_CUB], true) || !bench_cub_open(&al[ALLOC_CUB_DEFAULT], false)) &&
+      first)
     printf("mrctx bench: cub peer not available (cudaSetDevice failed)\n");
 #else
-  printf("mrctx bench: cub peer not available (built without nvcc)\n");
+  if (first) printf("mrctx bench: cub peer not available (built without nvcc)\n");
+#endif
+#if MRCTX_BENCH_TORCH
+  char why[256];
+  if (!bench_torch_open(&al[ALLOC_TORCH], why, sizeof why) && first)
+    printf("mrctx bench: PyTorch peer not available (%s)\n", why);
+#else
+  if (first) printf("mrctx bench: PyTorch peer not available (built without libtorch)\n");
 #endif
   return true;
 }
 
 static void close_allocators(bench_run *b) {
   for (size_t i = 0; i < ALLOC_COUNT; i++) bench_allocator_close(&b->allocators[i]);
+  memset(b->allocators, 0, sizeof b->allocators);
   mr_resource_release(b->bare_cache);
   mr_resource_release(b->cache_mr);
   mr_resource_release(b->device_mr);
+  b->bare_cache = b->cache_mr = b->device_mr = NULL;
+}
+
+/* The benchmark's context for one run (fresh in each, as its allocators). */
+static bool create_context(bench_run *b) {
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mrctx-bench",
+                          .tags = bench_tags,
+                          .tag_count = TAG_COUNT,
+                          .env_var = "MRCTX_BENCH_MEMORY"};
+  if (mr_context_create(&desc, &b->ctx) != MR_OK) {
+    printf("mrctx bench: cannot create the benchmark's context:\n%s\n", mr_last_error());
+    return false;
+  }
+  return true;
+}
+
+/* One run of the suite: fresh context and allocators, every selected
+ * workload, everything given back. False if mrctx's own could not be made. */
+static bool run_suite(bench_run *b) {
+  if (b->ctx == NULL && !create_context(b)) return false;
+  bool ok = open_allocators(b);
+  pin_to_cpu(0); /* the single-threaded workloads run on this thread */
+  if (ok)
+    for (size_t i = 0; i < WORKLOAD_COUNT; i++)
+      if (selected(b->o, workloads[i].name)) workloads[i].run(b, &workloads[i]);
+  close_allocators(b);
+  mr_context_destroy(b->ctx);
+  b->ctx = NULL;
+  trim_pools(&b->cu);
+  return ok;
 }
 
 int mrctx_cmd_bench(int argc, char **argv) {
-  bench_options o = {.seconds = 0.25, .max_threads = 16};
+  bench_options o = {.seconds = 0.25, .max_threads = 16, .runs = 1};
   const char *json = NULL, *svg = NULL;
   int status = parse_options(argc, argv, &o, &json, &svg);
   if (status >= 0) return status;
@@ -899,38 +1307,37 @@ int mrctx_cmd_bench(int argc, char **argv) {
     printf("mrctx bench: %s\n", why);
     return 1;
   }
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),
-                          .library = "mrctx-bench",
-                          .tags = bench_tags,
-                          .tag_count = TAG_COUNT,
-                          .env_var = "MRCTX_BENCH_MEMORY"};
-  if (mr_context_create(&desc, &b.ctx) != MR_OK) {
-    printf("mrctx bench: cannot create the benchmark's context:\n%s\n", mr_last_error());
-    return 1;
-  }
-  printf("mrctx bench: %s, driver %d.%d, mrctx %s, %.2f s per measurement\n", b.cu.device_name,
+  /* The first run's context is made before the first line, so that a bad
+   * MRCTX_BENCH_MEMORY is all a failed start prints. */
+  if (!create_context(&b)) return 1;
+  printf("mrctx bench: %s, driver %d.%d, mrctx %s, %.2f s per measurement", b.cu.device_name,
          b.cu.version / 1000, (b.cu.version % 1000) / 10, mr_version(), o.seconds);
-  if (!open_allocators(&b)) {
-    close_allocators(&b);
-    mr_context_destroy(b.ctx);
+  if (o.runs > 1) printf(", %d runs", o.runs);
+  putchar('\n');
+
+  static bench_target targets[MAX_TARGETS];
+  size_t ntargets = 0;
+  bool ok = true;
+  for (int run = 0; run < o.runs && ok; run++) {
+    b.run = run;
+    if (o.runs > 1) snprintf(b.prefix, sizeof b.prefix, "run %d/%d: ", run + 1, o.runs);
+    ok = run_suite(&b);
+    if (ok) {
+      b.results.runs = run + 1;
+      ntargets = make_targets(&b.results, run, targets);
+    }
+  }
+  progress(&o, "%s", "");
+  if (!ok) {
+    free(b.results.items);
     return 1;
   }
-
-  pin_to_cpu(0); /* the single-threaded workloads run on this thread */
-  for (size_t i = 0; i < WORKLOAD_COUNT; i++)
-    if (selected(&o, workloads[i].name)) workloads[i].run(&b, &workloads[i]);
-  progress(&o, "%s", "");
 
   bench_print_table(stdout, &b.results);
-  bench_target targets[16];
-  size_t ntargets = make_targets(&b.results, targets);
-  bench_print_targets(stdout, targets, ntargets);
+  bench_print_targets(stdout, targets, ntargets, o.runs);
   int rc = 0;
   if (json != NULL && !bench_write_json(json, &b.cu, &b.results, targets, ntargets)) rc = 1;
   if (svg != NULL && !bench_write_svg(svg, &b.results)) rc = 1;
-
-  close_allocators(&b);
-  mr_context_destroy(b.ctx);
   free(b.results.items);
   return rc;
 }
