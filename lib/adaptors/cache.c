@@ -53,6 +53,7 @@
 
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
+#include "core/nvtx.h"
 
 #define MIN_CLASS_SHIFT 8  /* 256 B */
 #define MAX_CLASS_SHIFT 26 /* 64 MiB */
@@ -708,11 +709,12 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
       /* Hand back budget the slot no longer needs, a grant at a time. */
       if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) shrink_grant(c, s);
       slot_unlock(s);
-      return MR_OK;
+      return mri_nvtx_block_out(MR_OK, ptr, size, bytes, c->description);
     }
     slot_unlock(s);
   }
-  return cache_allocate_miss(c, s, k, stream, id, ptr);
+  return mri_nvtx_block_out(cache_allocate_miss(c, s, k, stream, id, ptr), ptr, class_size(k),
+                            bytes, c->description);
 }
 
 /* ---- deallocate ----------------------------------------------------------- */
@@ -781,6 +783,7 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     return mri_deallocate(c->upstream, ptr, bytes, alignment, stream);
   unsigned k = class_of(bytes);
   size_t size = class_size(k);
+  mri_nvtx_block_in(ptr);
   mri_stream_id id = 0;
   if (c->ordered) {
     mr_status st = mri_stream_get_id(stream, c->device, &id);
