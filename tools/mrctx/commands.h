@@ -20,6 +20,9 @@ int mrctx_cmd_info(int argc, char **argv);
 /* mrctx resolve: what a context's tags and overrides resolve to. */
 int mrctx_cmd_resolve(int argc, char **argv);
 
+/* mrctx snapshot: a snapshot file (JSON) shown as tables. */
+int mrctx_cmd_snapshot(int argc, char **argv);
+
 /* mrctx bench: mrctx against the raw driver pools, cuMemHostAlloc and cub
  * (built where the toolkit's headers are). */
 int mrctx_cmd_bench(int argc, char **argv);

@@ -21,6 +21,8 @@ typedef struct mrctx_verb {
 static const mrctx_verb verbs[] = {
     {"info", "show the CUDA driver, the devices and their memory pools", mrctx_cmd_info},
     {"resolve", "show what a context's tags and overrides resolve to", mrctx_cmd_resolve},
+    {"snapshot", "show a snapshot file: who held the memory, by library and tag",
+     mrctx_cmd_snapshot},
 #if MRCTX_HAVE_BENCH
     {"bench", "time mrctx against the raw driver pools and cub on a GPU", mrctx_cmd_bench},
 #endif
