@@ -112,7 +112,7 @@ mr_status mri_tag_resource_create(mr_resource *upstream, const char *description
     s->hooks = *hooks;
     s->hooks.label = hooks->label != NULL ? mri_strdup(hooks->label) : NULL;
     if (hooks->label != NULL && s->hooks.label == NULL) st = MR_ERR_OUT_OF_MEMORY;
-    if (s->hooks.label != NULL) s->nvtx_label = mri_nvtx_label_make(s->hooks.label);
+    s->nvtx_label.text = s->hooks.label;
   }
   return mri_adaptor_create(&stats_ops, s, MRI_ADAPTOR_PASSES, st, out);
 }

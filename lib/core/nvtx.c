@@ -14,24 +14,30 @@
 
 _Atomic bool mri_nvtx_attached;
 
+static pthread_once_t decide_once = PTHREAD_ONCE_INIT, attach_once = PTHREAD_ONCE_INIT;
 static nvtxDomainHandle_t domain;
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 /* Tools attach through NVTX_INJECTION64_PATH; without it there is nothing
- * to tell, and NVTX is not even initialised. With it, NVTX loads the tool
- * now, and every hook calls it from here on (if the tool failed to load,
- * NVTX's calls are its own no-ops). */
+ * to tell, and NVTX is never even initialised. */
 static void decide(void) {
   const char *tool = getenv("NVTX_INJECTION64_PATH");
-  if (tool == NULL || tool[0] == '\0') return;
-  nvtxInitialize(NULL);
-  domain = nvtxDomainCreateA("mrctx");
-  atomic_store_explicit(&mri_nvtx_attached, true, memory_order_release);
+  if (tool != NULL && tool[0] != '\0')
+    atomic_store_explicit(&mri_nvtx_attached, true, memory_order_release);
 }
 
-void mri_nvtx_init(void) { pthread_once(&init_once, decide); }
+void mri_nvtx_init(void) { pthread_once(&decide_once, decide); }
+
+/* NVTX loads the tool at its first call, made here at the first hook that
+ * fires: after memory was allocated, so after CUDA started (compute-
+ * sanitizer ignores NVTX calls made before). If the tool failed to load,
+ * NVTX's calls are its own no-ops from then on. */
+static void attach(void) {
+  nvtxInitialize(NULL);
+  domain = nvtxDomainCreateA("mrctx");
+}
 
 void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what) {
+  pthread_once(&attach_once, attach);
   nvtxMemVirtualRangeDesc_t range = {.size = bytes, .ptr = base};
   nvtxMemHeapDesc_t desc = {
       .extCompatID = NVTX_EXT_COMPATID_MEM,
@@ -47,11 +53,13 @@ void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what) {
 }
 
 void mri_nvtx_heap_unregister(const void *base) {
+  pthread_once(&attach_once, attach);
   /* A heap of process memory is known by its address. */
   nvtxMemHeapUnregister(domain, (nvtxMemHeapHandle_t)(uintptr_t)base);
 }
 
 void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes) {
+  pthread_once(&attach_once, attach);
   nvtxMemVirtualRangeDesc_t range = {.size = bytes, .ptr = ptr};
   nvtxMemRegionsRegisterBatch_t batch = {
       .extCompatID = NVTX_EXT_COMPATID_MEM,
@@ -66,6 +74,7 @@ void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes) {
 }
 
 void mri_nvtx_region_unregister(const void *ptr) {
+  pthread_once(&attach_once, attach);
   nvtxMemRegionRef_t ref = {.pointer = ptr};
   nvtxMemRegionsUnregisterBatch_t batch = {
       .extCompatID = NVTX_EXT_COMPATID_MEM,
@@ -78,15 +87,23 @@ void mri_nvtx_region_unregister(const void *ptr) {
   nvtxMemRegionsUnregister(domain, &batch);
 }
 
-void mri_nvtx_region_name(const void *ptr, const mri_nvtx_label *label) {
+void mri_nvtx_region_name(const void *ptr, mri_nvtx_label *label) {
   if (label->text == NULL) return; /* stats(UP): no context's label */
+  pthread_once(&attach_once, attach);
+  /* Registered with the tool at its first use; two threads racing here
+   * register it twice, which costs the tool one string. */
+  void *handle = atomic_load_explicit(&label->handle, memory_order_acquire);
+  if (handle == NULL) {
+    handle = nvtxDomainRegisterStringA(domain, label->text);
+    atomic_store_explicit(&label->handle, handle, memory_order_release);
+  }
   nvtxMemRegionNameDesc_t name = {
       .regionRefType = NVTX_MEM_REGION_REF_TYPE_POINTER,
       .region = {.pointer = ptr},
   };
-  if (label->handle != NULL) {
+  if (handle != NULL) {
     name.nameType = NVTX_MESSAGE_TYPE_REGISTERED;
-    name.name.registered = label->handle;
+    name.name.registered = handle;
   } else {
     name.nameType = NVTX_MESSAGE_TYPE_ASCII;
     name.name.ascii = label->text;
@@ -99,10 +116,4 @@ void mri_nvtx_region_name(const void *ptr, const mri_nvtx_label *label) {
       .regionElements = &name,
   };
   nvtxMemRegionsName(domain, &batch);
-}
-
-mri_nvtx_label mri_nvtx_label_make(const char *text) {
-  mri_nvtx_label label = {NULL, text};
-  if (mri_nvtx_on()) label.handle = nvtxDomainRegisterStringA(domain, text);
-  return label;
 }

@@ -11,12 +11,12 @@
  * context names every allocation of a tag "library:tag".
  *
  * Cost. Whether a tool is attached is decided once, at the first adaptor
- * created (mri_nvtx_init; NVTX's own initialisation loads the tool named by
- * NVTX_INJECTION64_PATH, which is how tools attach). Every hook below is
- * then one predictable branch on a global that never changes again; with
- * no tool the branch is not taken and nothing else is touched. A build
- * without NVTX (-Dnvtx=disabled, or no toolkit headers) compiles the hooks
- * to nothing.
+ * created (mri_nvtx_init): NVTX_INJECTION64_PATH is how tools attach, and
+ * NVTX's own initialisation, at the first hook that fires, loads the tool
+ * it names. Every hook below is one predictable branch on a global that
+ * never changes after the decision; with no tool the branch is not taken
+ * and nothing else is touched. A build without NVTX (-Dnvtx=disabled, or no
+ * toolkit headers) compiles the hooks to nothing.
  *
  * Each hook is one line at an adaptor's hand-out or take-back point. Heaps
  * are identified by their base address (NVTX documents the address of a
@@ -27,10 +27,12 @@
 
 #include "core/core.h"
 
-/* A label registered with the tool once (nvtxDomainRegisterStringA). */
+/* A name for allocations, registered with the tool at its first use
+ * (nvtxDomainRegisterStringA). Zero-initialised with `text` set. */
 typedef struct mri_nvtx_label {
-  void *handle;     /* the tool's string handle; NULL: pass `text` instead */
-  const char *text; /* borrowed: must live as long as the label is used */
+  const char *text;       /* borrowed: must live as long as the label; NULL:
+                             name nothing */
+  _Atomic(void *) handle; /* the tool's string handle, once registered */
 } mri_nvtx_label;
 
 #if MRCTX_HAVE_NVTX
@@ -42,7 +44,8 @@ static inline bool mri_nvtx_on(void) {
   return MRI_UNLIKELY(atomic_load_explicit(&mri_nvtx_attached, memory_order_relaxed));
 }
 
-/* Decide, once per process, whether a tool is attached. Thread-safe. */
+/* Decide, once per process, whether a tool is attached (every adaptor's
+ * constructor calls it, before the adaptor can fire a hook). Thread-safe. */
 void mri_nvtx_init(void);
 
 /* The out-of-line calls behind the hooks (nvtx.c). */
@@ -50,8 +53,7 @@ void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what);
 void mri_nvtx_heap_unregister(const void *base);
 void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes);
 void mri_nvtx_region_unregister(const void *ptr);
-void mri_nvtx_region_name(const void *ptr, const mri_nvtx_label *label);
-mri_nvtx_label mri_nvtx_label_make(const char *text);
+void mri_nvtx_region_name(const void *ptr, mri_nvtx_label *label);
 
 #else
 
@@ -61,10 +63,7 @@ static inline void mri_nvtx_heap_register(const void *base, size_t bytes, const 
 static inline void mri_nvtx_heap_unregister(const void *base) {}
 static inline void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes) {}
 static inline void mri_nvtx_region_unregister(const void *ptr) {}
-static inline void mri_nvtx_region_name(const void *ptr, const mri_nvtx_label *label) {}
-static inline mri_nvtx_label mri_nvtx_label_make(const char *text) {
-  return (mri_nvtx_label){NULL, text};
-}
+static inline void mri_nvtx_region_name(const void *ptr, mri_nvtx_label *label) {}
 
 #endif
 
@@ -111,7 +110,7 @@ static inline void mri_nvtx_block_in(const void *ptr) {
 }
 
 /* Name the allocation at `ptr` (a context's "library:tag"). */
-static inline void mri_nvtx_name(const void *ptr, const mri_nvtx_label *label) {
+static inline void mri_nvtx_name(const void *ptr, mri_nvtx_label *label) {
   if (mri_nvtx_on()) mri_nvtx_region_name(ptr, label);
 }
 

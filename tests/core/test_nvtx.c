@@ -142,9 +142,12 @@ static void test_context_names(void **state) {
 
 /* With the tool attached: everything above. */
 static void test_attached(void **state) {
-  mr_resource *mr = from_spec("arena(host)");
-  mr_resource_release(mr);
+  mr_resource *mr = from_spec("arena(host, chunk=1MiB)");
   assert_true(mri_nvtx_on());
+  assert_int_equal(seen().initialized, 0); /* NVTX starts at the first hook */
+  void *p = alloc(mr, 64);
+  assert_ok(mr_deallocate(mr, p, 64, 0, NULL));
+  mr_resource_release(mr);
   nvtx_injection_counts c = seen();
   assert_int_equal(c.initialized, 1);
   assert_string_equal(c.domain, "mrctx");
