@@ -45,11 +45,13 @@ MR_EXTERN_C_BEGIN
 /** A snapshot (opaque): taken from the live process or read from JSON. */
 typedef struct mr_snapshot mr_snapshot;
 
+/** @{ */
 /** The "schema" and "version" of the JSON a snapshot is written as. A
  * reader of version 1 ignores members it does not know; a change that
  * would mislead such a reader gets a new version. */
 #define MR_SNAPSHOT_SCHEMA "mrctx-snapshot"
 #define MR_SNAPSHOT_VERSION 1
+/** @} */
 
 /** The largest live blocks listed per tag and device where a track(...) is
  * in the chain, when mr_snapshot_options.largest_blocks is 0. */
