@@ -636,6 +636,60 @@ static void test_oom_unwritable(void **state) {
   mri_oom_forget_env();
 }
 
+/* Several threads run out of memory at once, each observer taking a
+ * snapshot of its own and the dumps going to one file: all finish, and
+ * the file holds one whole snapshot. */
+static _Atomic int concurrent_calls;
+
+static void observe_and_snapshot(void *user, const mr_oom_event *event) {
+  atomic_fetch_add(&concurrent_calls, 1);
+  mr_snapshot *snap = NULL;
+  if (mr_snapshot_take(NULL, &snap) != MR_OK) abort();
+  mr_snapshot_destroy(snap);
+}
+
+static void *run_out_repeatedly(void *arg) {
+  mr_context *ctx = arg;
+  for (int i = 0; i < 20; i++) {
+    void *p = NULL;
+    if (mr_allocate(mr_context_get_mr_on(ctx, SMALL, 0), 8192, 0, NULL, &p) !=
+            MR_ERR_OUT_OF_MEMORY ||
+        strstr(mr_last_error(), "limit of 4096 bytes") == NULL)
+      abort();
+  }
+  return NULL;
+}
+
+static void test_oom_from_threads(void **state) {
+  char dir[] = "/tmp/mrctx-oom-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/oom.json", dir);
+  assert_int_equal(setenv("MRCTX_OOM_SNAPSHOT", path, 1), 0);
+  mri_oom_forget_env();
+  atomic_store(&concurrent_calls, 0);
+  mr_set_oom_observer(observe_and_snapshot, NULL);
+  mr_context *ctx = create("threads", oom_tags, 2);
+  pthread_t threads[4];
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(pthread_create(&threads[i], NULL, run_out_repeatedly, ctx), 0);
+  for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+  assert_int_equal(atomic_load(&concurrent_calls), 80);
+  char *json = read_all(path);
+  assert_non_null(json);
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_read(json, strlen(json), &snap));
+  assert_int_equal(find_slot(snap, "threads", "small")->stats.failed_count >= 1, 1);
+  mr_snapshot_destroy(snap);
+  free(json);
+  mr_set_oom_observer(NULL, NULL);
+  mr_context_destroy(ctx);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0);
+  assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
+  mri_oom_forget_env();
+}
+
 /* Other failures are not out of memory: nothing is reported. */
 static void test_oom_only_for_oom(void **state) {
   static const mr_tag tags[] = {{"host", "host"}};
@@ -662,6 +716,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent),
       cmocka_unit_test(test_oom_observer_and_dump),
       cmocka_unit_test(test_oom_unwritable),
+      cmocka_unit_test(test_oom_from_threads),
       cmocka_unit_test(test_oom_only_for_oom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
