@@ -212,6 +212,31 @@ static void test_largest_blocks_option(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* A device tag without a driver stands in: its status and reason show. */
+static void test_unavailable_tags(void **state) {
+  static const mr_tag tags[] = {{"gpu", "device"}, {"host", "host"}};
+  mr_context *ctx = create("nodriver", tags, 2);
+  mr_snapshot *snap = take();
+  const mri_snap_slot *s = find_slot(snap, "nodriver", "gpu");
+  assert_string_equal(s->status, "MR_ERR_NO_DRIVER");
+  assert_non_null(strstr(s->reason, "nodriver:gpu on device 0"));
+  assert_null(find_slot(snap, "nodriver", "host")->status);
+  char *json = render(snap, true);
+  assert_contains(json, "\"status\": \"MR_ERR_NO_DRIVER\"");
+  free(json);
+  char *text = render(snap, false);
+  assert_contains(text, "tags that cannot allocate here\nnodriver:gpu on device 0: MR_ERR_NO_DRIVER: ");
+  free(text);
+  mr_snapshot *back = NULL;
+  json = render(snap, true);
+  assert_ok(mr_snapshot_read(json, strlen(json), &back));
+  assert_string_equal(find_slot(back, "nodriver", "gpu")->reason, s->reason);
+  mr_snapshot_destroy(back);
+  free(json);
+  mr_snapshot_destroy(snap);
+  mr_context_destroy(ctx);
+}
+
 /* ---- JSON ------------------------------------------------------------------------- */
 
 /* Texts that must be equal; on a difference, the first differing line
@@ -708,6 +733,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_contexts),
       cmocka_unit_test(test_largest_blocks_option),
+      cmocka_unit_test(test_unavailable_tags),
       cmocka_unit_test(test_json_round_trip),
       cmocka_unit_test(test_read_accepts),
       cmocka_unit_test(test_read_refuses),
