@@ -160,6 +160,8 @@ typedef struct mr_track_record {
   mr_stream stream;  /**< the stream it was allocated on */
   const char *owner; /**< "library:tag" of the context that owns the chain,
                           or "" where unknown */
+  uint64_t age_ns;   /**< how long it has been live, in nanoseconds, when
+                          the walk began */
 } mr_track_record;
 
 /** Records every live allocation. On destroy, reports outstanding ones to

@@ -16,5 +16,6 @@
 #include <mrctx/config.h>
 #include <mrctx/context.h>
 #include <mrctx/device_map.h>
+#include <mrctx/snapshot.h>
 
 #endif /* MRCTX_MRCTX_H */

@@ -9,6 +9,7 @@
 
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
+#include "core/nvtx.h"
 
 mr_status mri_adaptor_check(const mr_resource_ops *ops, mr_resource *upstream,
                             mr_resource **out) {
@@ -20,6 +21,9 @@ mr_status mri_adaptor_check(const mr_resource_ops *ops, mr_resource *upstream,
 }
 
 void *mri_adaptor_alloc(size_t size, mr_resource *upstream, const char *format, ...) {
+  /* Before any adaptor exists: from here on its NVTX hooks know whether a
+   * tool is attached. */
+  mri_nvtx_init();
   mri_adaptor_head *head = mri_calloc(1, size);
   if (head == NULL) return NULL;
   va_list args;

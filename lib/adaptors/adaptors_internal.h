@@ -87,6 +87,21 @@ mr_status mri_forward_trim(void *self);
 mr_status mri_stats_resource_create(mr_resource *upstream, const char *description,
                                     mr_resource **out);
 
+/* What a context's tag wrapper adds to the stats adaptor: the label
+ * "library:tag", which NVTX tools are given for each allocation, and who to
+ * tell when an allocation fails with MR_ERR_OUT_OF_MEMORY (after the
+ * chain's retry gave up): `on_oom`, on the allocating thread, with the
+ * failure's message as this thread's last error (it must leave it so). */
+typedef struct mri_tag_hooks {
+  const char *label; /* copied */
+  void (*on_oom)(void *user, size_t bytes, mr_stream stream);
+  void *user;
+} mri_tag_hooks;
+
+/* mri_stats_resource_create with a context's hooks. */
+mr_status mri_tag_resource_create(mr_resource *upstream, const char *description,
+                                  const mri_tag_hooks *hooks, mr_resource **out);
+
 /* The counters of a stats adaptor (NULL if `mr` is not one). */
 const mri_stats *mri_stats_resource_counters(const mr_resource *mr);
 

@@ -32,12 +32,15 @@
  * hold them. One mutex guards the bookkeeping; it is not held across
  * upstream calls, so an upstream that calls back into this arena (an OOM
  * handler that frees) cannot deadlock.
+ * For NVTX tools each chunk is a heap and each allocation a region in it
+ * (core/nvtx.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
+#include "core/nvtx.h"
 
 #define ARENA_ALIGNMENT MR_DEFAULT_ALIGNMENT
 
@@ -181,17 +184,19 @@ oom:
                    a->description);
 }
 
-static void *carve(arena_chunk *c, size_t need) {
+/* `bytes` asked for, `need` of the chunk taken (rounded up). */
+static void *carve(arena_chunk *c, size_t need, size_t bytes) {
   void *p = (void *)(c->base + c->offset);
   c->offset += need;
   c->live++;
   c->empty_recorded = false;
+  mri_nvtx_region_add((void *)c->base, p, bytes);
   return p;
 }
 
 /* Take a new chunk from upstream on `stream` and carve `need` from it. */
-static mr_status allocate_from_new_chunk(arena_state *a, size_t need, mr_stream stream,
-                                         mri_stream_id key, void **ptr) {
+static mr_status allocate_from_new_chunk(arena_state *a, size_t need, size_t bytes,
+                                         mr_stream stream, mri_stream_id key, void **ptr) {
   arena_chunk *c = mri_calloc(1, sizeof *c);
   if (c == NULL) return mri_error_prefix(MR_ERR_OUT_OF_MEMORY, "%s", a->description);
   void *base = NULL;
@@ -201,11 +206,13 @@ static mr_status allocate_from_new_chunk(arena_state *a, size_t need, mr_stream 
     return mri_error_prefix(st, "%s: taking a new chunk from upstream", a->description);
   }
   c->base = (uintptr_t)base;
+  mri_nvtx_heap_add(base, a->chunk_size, a->description);
   pthread_mutex_lock(&a->lock);
   note_stream(a, key);
   st = add_chunk(a, c);
   if (st != MR_OK) {
     pthread_mutex_unlock(&a->lock);
+    mri_nvtx_heap_remove(base);
     mri_deallocate(a->upstream, base, a->chunk_size, ARENA_ALIGNMENT, stream);
     free(c);
     return st;
@@ -217,7 +224,7 @@ static mr_status allocate_from_new_chunk(arena_state *a, size_t need, mr_stream 
   } else {
     c->owner = key;
   }
-  *ptr = carve(c, need);
+  *ptr = carve(c, need, bytes);
   pthread_mutex_unlock(&a->lock);
   return MR_OK;
 }
@@ -254,12 +261,12 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
     if (c != NULL) make_current(a, c, key);
   }
   if (c != NULL) {
-    *ptr = carve(c, need);
+    *ptr = carve(c, need, bytes);
     pthread_mutex_unlock(&a->lock);
     return MR_OK;
   }
   pthread_mutex_unlock(&a->lock);
-  return allocate_from_new_chunk(a, need, stream, key, ptr);
+  return allocate_from_new_chunk(a, need, bytes, stream, key, ptr);
 }
 
 static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
@@ -302,6 +309,7 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
       return mri_error_prefix(st, "%s: freeing %p", a->description, ptr);
     }
   }
+  mri_nvtx_region_remove(ptr);
   if (--c->live == 0) {
     if (!c->current) {
       a->idle[a->idle_count++] = c;
@@ -372,11 +380,13 @@ static mr_status arena_trim(void *self) {
   mr_status result = MR_OK;
   for (size_t i = 0; i < n; i++) {
     arena_chunk *c = out[i];
+    mri_nvtx_heap_remove((void *)c->base);
     mr_status st =
         mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT, NULL);
     pthread_mutex_lock(&a->lock);
     a->releasing--;
     if (st != MR_OK) {
+      mri_nvtx_heap_add((void *)c->base, a->chunk_size, a->description);
       /* Upstream refused it: it is still ours, idle. Its room in the
        * bookkeeping was kept, so re-registering cannot fail. */
       if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", a->description);
@@ -403,6 +413,7 @@ static void arena_destroy(void *self) {
   for (size_t i = 0; i < a->chunks.count; i++) {
     arena_chunk *c = a->chunks.items[i].owner;
     mri_waits_wait_all(&c->waits);
+    mri_nvtx_heap_remove((void *)c->base);
     mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT, NULL);
     mri_waits_fini(&c->waits);
     free(c);

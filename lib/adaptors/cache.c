@@ -66,6 +66,7 @@
 
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
+#include "core/nvtx.h"
 
 #define MIN_CLASS_SHIFT 8   /* 256 B */
 #define LARGE_SHIFT 20      /* 1 MiB */
@@ -869,13 +870,13 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
       /* Hand back budget the slot no longer needs, a grant at a time. */
       if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) shrink_grant(c, s);
       slot_unlock(s);
-      return MR_OK;
+      return mri_nvtx_block_out(MR_OK, ptr, class_size(k), bytes, c->description);
     }
     slot_unlock(s);
   }
   mr_status st = cache_allocate_miss(c, s, k, stream, id, ptr);
   if (st == MR_OK && k >= LARGE_CLASS) count_live_large(c, k, +1);
-  return st;
+  return mri_nvtx_block_out(st, ptr, class_size(k), bytes, c->description);
 }
 
 /* ---- deallocate ----------------------------------------------------------- */
@@ -945,6 +946,7 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     return mri_deallocate(c->upstream, ptr, bytes, alignment, stream);
   unsigned k = class_of(bytes);
   size_t size = class_size(k);
+  mri_nvtx_block_in(ptr);
   /* Idle large blocks stay under their limit: past it, the upstream pool
    * keeps the memory, where any size can reuse it. */
   if (MRI_UNLIKELY(k >= LARGE_CLASS)) {

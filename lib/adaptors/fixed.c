@@ -12,13 +12,16 @@
  * is ready). Blocks of a slab grown on stream S carry S's event likewise.
  * Over pageable host memory streams do not matter and no events are used.
  * Requests larger than a block go straight upstream. One mutex guards the
- * bookkeeping; upstream calls are made without it.
+ * bookkeeping; upstream calls are made without it. For NVTX tools each
+ * slab is a heap and each block handed out a region of the bytes asked for
+ * (core/nvtx.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
+#include "core/nvtx.h"
 
 #define FIXED_ALIGNMENT MR_DEFAULT_ALIGNMENT
 
@@ -137,8 +140,9 @@ static void free_slab(fixed_slab *s, size_t count) {
 }
 
 /* Every block is taken: grow by a slab allocated on `stream`; its first
- * block serves this request. */
-static mr_status grow(fixed_state *f, mr_stream stream, mri_stream_id key, void **ptr) {
+ * block serves this request of `bytes`. */
+static mr_status grow(fixed_state *f, size_t bytes, mr_stream stream, mri_stream_id key,
+                      void **ptr) {
   void *base = NULL;
   mr_status st = mri_allocate(f->upstream, f->slab_bytes, FIXED_ALIGNMENT, stream, &base);
   if (st != MR_OK)
@@ -165,9 +169,11 @@ static mr_status grow(fixed_state *f, mr_stream stream, mri_stream_id key, void 
     goto fail;
   }
   s->blocks[0].in_use = true;
+  mri_nvtx_heap_add(base, f->slab_bytes, f->description);
   register_slab(f, s);
   pthread_mutex_unlock(&f->lock);
-  *ptr = (void *)s->base;
+  mri_nvtx_region_add(base, base, bytes);
+  *ptr = base;
   return MR_OK;
 fail:
   if (s != NULL) free_slab(s, f->count);
@@ -192,11 +198,12 @@ static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_s
   fixed_block *b = take_free(f, key);
   if (b != NULL) {
     *ptr = block_address(f, b);
+    mri_nvtx_region_add((void *)b->slab->base, *ptr, bytes);
     pthread_mutex_unlock(&f->lock);
     return MR_OK;
   }
   pthread_mutex_unlock(&f->lock);
-  return grow(f, stream, key, ptr);
+  return grow(f, bytes, stream, key, ptr);
 }
 
 static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
@@ -233,6 +240,7 @@ static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t al
       return mri_error_prefix(st, "%s: freeing %p", f->description, ptr);
     }
   }
+  mri_nvtx_region_remove(ptr);
   b->in_use = false;
   f->free_blocks[f->free_count++] = b;
   s->free_count++;
@@ -275,9 +283,11 @@ static mr_status release_idle_slabs(fixed_state *f) {
     return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", f->description);
   mr_status result = MR_OK;
   for (size_t i = 0; i < n; i++) {
+    mri_nvtx_heap_remove((void *)out[i]->base);
     mr_status st = mri_deallocate(f->upstream, (void *)out[i]->base, f->slab_bytes,
                                   FIXED_ALIGNMENT, NULL);
     if (st != MR_OK) {
+      mri_nvtx_heap_add((void *)out[i]->base, f->slab_bytes, f->description);
       /* Still ours: put it back (its room was never given up). */
       if (result == MR_OK) result = mri_error_prefix(st, "%s: trim", f->description);
       pthread_mutex_lock(&f->lock);
@@ -308,6 +318,7 @@ static void fixed_destroy(void *self) {
     fixed_slab *s = f->slabs.items[i].owner;
     mri_waits_wait_all(&s->ready);
     for (size_t j = 0; j < f->count; j++) mri_waits_wait_all(&s->blocks[j].waits);
+    mri_nvtx_heap_remove((void *)s->base);
     mri_deallocate(f->upstream, (void *)s->base, f->slab_bytes, FIXED_ALIGNMENT, NULL);
     free_slab(s, f->count);
   }
@@ -351,6 +362,7 @@ static mr_status first_slab(fixed_state *f) {
     }
     return mri_error_prefix(st, "%s", f->description);
   }
+  mri_nvtx_heap_add(base, f->slab_bytes, f->description);
   register_slab(f, s);
   return MR_OK;
 }

@@ -4,24 +4,46 @@
  * The counters are the core's sharded statistics, the same ones every
  * context keeps per tag (a context wraps each tag in this adaptor). Bytes
  * are counted as requested, not as the upstream rounds them.
+ *
+ * A context's tag wrapper is this adaptor with hooks (mri_tag_hooks): its
+ * allocations are named "library:tag" for NVTX tools, and an allocation
+ * that fails for lack of memory is reported to the context (the
+ * out-of-memory dump). Both sit off the common path: the name behind one
+ * untaken branch when no tool is attached, the report on the failure path.
  */
+#include <stdlib.h>
+
 #include "adaptors/adaptors_internal.h"
+#include "core/nvtx.h"
 
 typedef struct stats_state {
   mr_resource *upstream;
   char *description;
   mri_stats stats;
+  mri_tag_hooks hooks; /* all NULL for stats(UP); the label is owned */
+  mri_nvtx_label nvtx_label;
 } stats_state;
 MRI_ADAPTOR_STATE(stats_state);
+
+static void stats_failed(stats_state *s, mr_status st, size_t bytes, mr_stream stream)
+    __attribute__((noinline, cold));
+
+static void stats_failed(stats_state *s, mr_status st, size_t bytes, mr_stream stream) {
+  mri_stats_on_fail(&s->stats);
+  if (st == MR_ERR_OUT_OF_MEMORY && s->hooks.on_oom != NULL)
+    s->hooks.on_oom(s->hooks.user, bytes, stream);
+}
 
 static mr_status stats_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                 void **ptr) {
   stats_state *s = self;
   mr_status st = mri_allocate(s->upstream, bytes, alignment, stream, ptr);
-  if (MRI_LIKELY(st == MR_OK))
+  if (MRI_LIKELY(st == MR_OK)) {
     mri_stats_on_alloc(&s->stats, bytes);
-  else
-    mri_stats_on_fail(&s->stats);
+    mri_nvtx_name(*ptr, &s->nvtx_label);
+  } else {
+    stats_failed(s, st, bytes, stream);
+  }
   return st;
 }
 
@@ -37,10 +59,12 @@ static mr_status stats_deallocate(void *self, void *ptr, size_t bytes, size_t al
 static mr_status stats_allocate_sync(void *self, size_t bytes, size_t alignment, void **ptr) {
   stats_state *s = self;
   mr_status st = mr_allocate_sync(s->upstream, bytes, alignment, ptr);
-  if (st == MR_OK)
+  if (st == MR_OK) {
     mri_stats_on_alloc(&s->stats, bytes);
-  else
-    mri_stats_on_fail(&s->stats);
+    mri_nvtx_name(*ptr, &s->nvtx_label);
+  } else {
+    stats_failed(s, st, bytes, NULL);
+  }
   return st;
 }
 
@@ -54,6 +78,7 @@ static mr_status stats_deallocate_sync(void *self, void *ptr, size_t bytes, size
 static void stats_destroy(void *self) {
   stats_state *s = self;
   mri_stats_fini(&s->stats);
+  free((char *)s->hooks.label);
   mri_adaptor_free(s);
 }
 
@@ -69,8 +94,8 @@ static const mr_resource_ops stats_ops = {
     .destroy = stats_destroy,
 };
 
-mr_status mri_stats_resource_create(mr_resource *upstream, const char *description,
-                                    mr_resource **out) {
+mr_status mri_tag_resource_create(mr_resource *upstream, const char *description,
+                                  const mri_tag_hooks *hooks, mr_resource **out) {
   mr_status st = mri_adaptor_check(&stats_ops, upstream, out);
   if (st != MR_OK) return st;
   stats_state *s = description != NULL
@@ -83,7 +108,18 @@ mr_status mri_stats_resource_create(mr_resource *upstream, const char *descripti
     mri_adaptor_free(s); /* the counters were never set up */
     return st;
   }
-  return mri_adaptor_create(&stats_ops, s, MRI_ADAPTOR_PASSES, MR_OK, out);
+  if (hooks != NULL) {
+    s->hooks = *hooks;
+    s->hooks.label = hooks->label != NULL ? mri_strdup(hooks->label) : NULL;
+    if (hooks->label != NULL && s->hooks.label == NULL) st = MR_ERR_OUT_OF_MEMORY;
+    s->nvtx_label.text = s->hooks.label;
+  }
+  return mri_adaptor_create(&stats_ops, s, MRI_ADAPTOR_PASSES, st, out);
+}
+
+mr_status mri_stats_resource_create(mr_resource *upstream, const char *description,
+                                    mr_resource **out) {
+  return mri_tag_resource_create(upstream, description, NULL, out);
 }
 
 mr_status mr_stats_resource_create(mr_resource *upstream, mr_resource **out) {

@@ -1,8 +1,8 @@
 /*
  * track.c: "track(UP)": record live allocations, to find leaks.
  *
- * Every live allocation is kept (pointer -> bytes, alignment, stream) under
- * one mutex. A free of a pointer the tracker does not know, or with another
+ * Every live allocation is kept (pointer -> bytes, alignment, stream, the
+ * time it was made) under one mutex. A free of a pointer the tracker does not know, or with another
  * size or alignment, is refused with MR_ERR_INVALID_ARGUMENT before it
  * reaches upstream. Reports go to a FILE the caller names, and on destroy
  * to stderr (never stdout).
@@ -26,9 +26,11 @@ static mr_status track_allocate(void *self, size_t bytes, size_t alignment, mr_s
   track_state *t = self;
   mr_status st = mri_allocate(t->upstream, bytes, alignment, stream, ptr);
   if (st != MR_OK) return st;
+  uint64_t now = mri_monotonic_ns();
   pthread_mutex_lock(&t->lock);
   st = mri_ptrmap_put(t->live, *ptr,
-                      (mri_ptrmap_value){.bytes = bytes, .alignment = alignment, .stream = stream});
+                      (mri_ptrmap_value){
+                          .bytes = bytes, .alignment = alignment, .stream = stream, .time_ns = now});
   pthread_mutex_unlock(&t->lock);
   if (st != MR_OK) {
     mri_deallocate(t->upstream, *ptr, bytes, alignment, stream);
@@ -74,6 +76,7 @@ typedef struct foreach_ctx {
   void (*fn)(void *user, const mr_track_record *rec);
   void *user;
   const char *owner;
+  uint64_t now; /* when the walk began: ages are measured to it */
 } foreach_ctx;
 
 static void visit(void *user, const void *key, const mri_ptrmap_value *value) {
@@ -85,6 +88,7 @@ static void visit(void *user, const void *key, const mri_ptrmap_value *value) {
       .alignment = value->alignment,
       .stream = value->stream,
       .owner = ctx->owner,
+      .age_ns = ctx->now > value->time_ns ? ctx->now - value->time_ns : 0,
   };
   ctx->fn(ctx->user, &rec);
 }
@@ -92,8 +96,9 @@ static void visit(void *user, const void *key, const mri_ptrmap_value *value) {
 static mr_status track_foreach(track_state *t,
                                void (*fn)(void *user, const mr_track_record *rec), void *user,
                                size_t *count) {
-  foreach_ctx ctx = {fn, user, mri_resource_owner(t->self)};
+  foreach_ctx ctx = {fn, user, mri_resource_owner(t->self), 0};
   pthread_mutex_lock(&t->lock);
+  ctx.now = mri_monotonic_ns();
   if (count != NULL) *count = mri_ptrmap_count(t->live);
   if (fn != NULL) mri_ptrmap_foreach(t->live, visit, &ctx);
   pthread_mutex_unlock(&t->lock);

@@ -8,6 +8,10 @@
  * the per-tag statistics. After that the context never changes: the table
  * is a flat array read without locks, and ctx_get_mr is a bounds check and
  * a load.
+ *
+ * Live contexts are also on a process-wide list, for snapshots: a context
+ * joins it as the last step of creation and leaves it as the first step of
+ * destruction, under one mutex that nothing on the allocation path takes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +53,8 @@ typedef struct entry_key {
 
 /* Everything known about one (tag, device). */
 typedef struct slot {
+  const mr_context *ctx; /* for the out-of-memory report */
+  int tag, device;
   mr_spec_source source;           /* what get_source reports */
   const mri_config *config;        /* the text the spec came from */
   const mri_config_entry *entry;   /* the chosen entry in it */
@@ -82,7 +88,57 @@ struct mr_context {
   char *tag_list;                     /* "temp, pinned, result" for messages */
   ignored_item *ignored;
   size_t ignored_count;
+
+  /* The list of live contexts (under live_lock); id 0: not on it. */
+  uint64_t live_id;
+  mr_context *live_prev, *live_next;
 };
+
+/* ---- the live contexts ---------------------------------------------------------- */
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static mr_context *live_first, *live_last;
+static uint64_t live_ids;
+
+static void live_add(mr_context *ctx) {
+  pthread_mutex_lock(&live_lock);
+  ctx->live_id = ++live_ids;
+  ctx->live_prev = live_last;
+  if (live_last != NULL)
+    live_last->live_next = ctx;
+  else
+    live_first = ctx;
+  live_last = ctx;
+  pthread_mutex_unlock(&live_lock);
+}
+
+/* Waits for a snapshot that is reading the context. */
+static void live_remove(mr_context *ctx) {
+  pthread_mutex_lock(&live_lock);
+  if (ctx->live_id != 0) {
+    if (ctx->live_prev != NULL)
+      ctx->live_prev->live_next = ctx->live_next;
+    else
+      live_first = ctx->live_next;
+    if (ctx->live_next != NULL)
+      ctx->live_next->live_prev = ctx->live_prev;
+    else
+      live_last = ctx->live_prev;
+    ctx->live_id = 0;
+  }
+  pthread_mutex_unlock(&live_lock);
+}
+
+mr_status mri_context_foreach_live(mr_status (*fn)(void *user, const mr_context *ctx,
+                                                   uint64_t id),
+                                   void *user) {
+  mr_status st = MR_OK;
+  pthread_mutex_lock(&live_lock);
+  for (mr_context *ctx = live_first; ctx != NULL && st == MR_OK; ctx = ctx->live_next)
+    st = fn(user, ctx, ctx->live_id);
+  pthread_mutex_unlock(&live_lock);
+  return st;
+}
 
 /* ---- the allocation path ------------------------------------------------------ */
 
@@ -592,6 +648,12 @@ static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_so
   return MR_OK;
 }
 
+/* A tag's allocation failed for lack of memory (the wrapper's hook). */
+static void report_oom(void *user, size_t bytes, mr_stream stream) {
+  const slot *s = user;
+  mri_oom_report(s->ctx->library, s->ctx->tag_names[s->tag], s->device, bytes, stream);
+}
+
 static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *name)) {
   size_t slots = ctx->tag_count * (size_t)ctx->device_count;
   builder b = {.ctx = ctx, .skip_factory = skip_factory};
@@ -607,12 +669,17 @@ static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *n
   free(b.chain);
   for (size_t i = 0; i < slots && st == MR_OK; i++) {
     slot *s = &ctx->slots[i];
-    /* Per-tag statistics: the same adaptor as stats(UP), described as the
-     * resource it wraps. */
-    st = mri_stats_resource_create(s->inner, mr_resource_describe(s->inner), &ctx->table[i]);
-    if (st != MR_OK) break;
+    s->ctx = ctx;
+    s->tag = (int)(i / (size_t)ctx->device_count);
+    s->device = (int)(i % (size_t)ctx->device_count);
     char owner[256];
-    snprintf(owner, sizeof owner, "%s:%s", ctx->library, ctx->tag_names[i / (size_t)ctx->device_count]);
+    snprintf(owner, sizeof owner, "%s:%s", ctx->library, ctx->tag_names[s->tag]);
+    /* Per-tag statistics: the same adaptor as stats(UP), described as the
+     * resource it wraps, with the context's hooks. */
+    mri_tag_hooks hooks = {.label = owner, .on_oom = report_oom, .user = s};
+    st = mri_tag_resource_create(s->inner, mr_resource_describe(s->inner), &hooks,
+                                 &ctx->table[i]);
+    if (st != MR_OK) break;
     mri_resource_set_owner(ctx->table[i], owner);
   }
   /* The wrappers hold the references now. */
@@ -699,6 +766,7 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
     mr_context_destroy(ctx);
     return st;
   }
+  live_add(ctx);
   *out = ctx;
   return MR_OK;
 }
@@ -709,6 +777,7 @@ mr_status mr_context_create(const mr_context_desc *desc, mr_context **ctx) {
 
 void mr_context_destroy(mr_context *ctx) {
   if (ctx == NULL) return;
+  live_remove(ctx);
   size_t slots = ctx->slots != NULL ? ctx->tag_count * (size_t)ctx->device_count : 0;
   for (size_t i = 0; i < slots; i++) {
     if (ctx->table != NULL) mr_resource_release(ctx->table[i]);

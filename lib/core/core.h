@@ -84,6 +84,9 @@ char *mri_strdup(const char *s);
 char *mri_asprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 char *mri_vasprintf(const char *format, va_list args) __attribute__((format(printf, 1, 0)));
 
+/* CLOCK_MONOTONIC in nanoseconds: for ages and intervals. */
+uint64_t mri_monotonic_ns(void);
+
 /* Format a byte count as spec text: the largest binary unit that divides it
  * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
 void mri_format_size(uint64_t bytes, char *buf, size_t cap);
@@ -365,6 +368,7 @@ typedef struct mri_ptrmap_value {
     void *raw;        /* over-aligned: the upstream block the key points into
                          (bytes and alignment are then that block's) */
   };
+  uint64_t time_ns; /* track: when it was allocated (mri_monotonic_ns) */
 } mri_ptrmap_value;
 
 typedef struct mri_ptrmap mri_ptrmap;

@@ -43,6 +43,10 @@ mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *re
  * the driver (no driver loaded means no device can be current). */
 int mri_current_device(void);
 
+/* True once the driver is loaded (never loads it): what reads the driver's
+ * state without wanting to start it (snapshots) asks first. */
+bool mri_driver_loaded(void);
+
 /* Make sure the calling thread has a current context: if it has none, make
  * `device`'s primary context current (what the CUDA runtime does on first
  * use). A thread that has a context keeps it. */

@@ -222,6 +222,8 @@ int mri_current_device(void) {
   return (int)device;
 }
 
+bool mri_driver_loaded(void) { return mri_cuda() != NULL; }
+
 int mr_current_device(void) {
   /* The public form loads the driver; the internal one never does. */
   if (mri_cuda_load(NULL) != MR_OK) return 0;

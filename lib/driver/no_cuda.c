@@ -71,6 +71,7 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
 }
 
 int mri_current_device(void) { return 0; }
+bool mri_driver_loaded(void) { return false; }
 mr_status mri_ensure_context(int device) { return no_driver("making a context current"); }
 mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
   *id = (mri_stream_id)(uintptr_t)stream; /* host memory only: handles will do */

@@ -18,6 +18,10 @@ mrctx.cupy, mrctx.numba (a Numba EMM plugin) and mrctx.cuda_core (a
 cuda.core MemoryResource). They are imported on demand; none is needed to
 import mrctx.
 
+mrctx.snapshot() says who holds the memory now: every live context's tags
+on every device, in any library of the process (mrctx.write_snapshot(path)
+writes it for ``mrctx snapshot PATH``).
+
 libmrctx is found through MRCTX_LIBRARY, next to the package, in a source
 checkout's build directory, or on the system's library path, and is loaded on
 first use.
@@ -55,6 +59,7 @@ from ._errors import (
     UnsupportedError,
 )
 from ._lib import library_path
+from ._snapshot import snapshot, snapshot_json, snapshot_text, write_snapshot
 
 __all__ = [
     "ClosedError",
@@ -82,5 +87,9 @@ __all__ = [
     "last_error",
     "library_path",
     "resolve",
+    "snapshot",
+    "snapshot_json",
+    "snapshot_text",
     "version",
+    "write_snapshot",
 ]

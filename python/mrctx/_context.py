@@ -481,21 +481,7 @@ class Context:
     def stats_text(self) -> str:
         """mr_context_print_stats' table as a string."""
         handle = self.handle
-        libc = ctypes.CDLL(None)
-        libc.open_memstream.restype = ctypes.c_void_p
-        libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
-        libc.fclose.argtypes = [ctypes.c_void_p]
-        libc.free.argtypes = [ctypes.c_void_p]
-        buffer, size = ctypes.c_void_p(), ctypes.c_size_t()
-        stream = libc.open_memstream(ctypes.byref(buffer), ctypes.byref(size))
-        if not stream:
-            raise MemoryError("mrctx: open_memstream failed")
-        status = _lib.lib().mr_context_print_stats(handle, stream)
-        libc.fclose(stream)
-        try:
-            table = ctypes.string_at(buffer.value, size.value).decode("utf-8", "replace") if buffer.value else ""
-        finally:
-            libc.free(buffer)
+        status, table = _lib.write_to_string(lambda stream: _lib.lib().mr_context_print_stats(handle, stream))
         _check(status, f"mrctx: library {self._library!r}: ")
         return table
 

@@ -13,7 +13,7 @@ import glob
 import os
 import threading
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from ._errors import LibraryNotFoundError
 
@@ -107,6 +107,10 @@ class PoolInfo(ctypes.Structure):
     ]
 
 
+class SnapshotOptions(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("largest_blocks", ctypes.c_size_t)]
+
+
 def sized(struct_type: type) -> ctypes.Structure:
     """A zeroed struct with its leading ``size`` set, as every versioned
     struct of the C API needs (docs/abi.md)."""
@@ -158,6 +162,11 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_context_get_ignored": (c_status, [c_context_p, ctypes.c_size_t, _P(IgnoredEntry)]),
     "mr_context_get_stats": (c_status, [c_context_p, ctypes.c_int, ctypes.c_int, _P(Stats)]),
     "mr_context_print_stats": (c_status, [c_context_p, ctypes.c_void_p]),
+    "mr_snapshot_take": (c_status, [_P(SnapshotOptions), _P(ctypes.c_void_p)]),
+    "mr_snapshot_read": (c_status, [ctypes.c_char_p, ctypes.c_size_t, _P(ctypes.c_void_p)]),
+    "mr_snapshot_write_json": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
+    "mr_snapshot_write_text": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
+    "mr_snapshot_destroy": (None, [ctypes.c_void_p]),
 }
 
 
@@ -232,6 +241,27 @@ def library_path() -> str:
     lib()
     assert _library_path is not None
     return _library_path
+
+
+def write_to_string(write: Callable[[int], int]) -> tuple[int, str]:
+    """Run ``write(FILE *)`` (a C call that writes to a stdio stream) into
+    memory. Returns its status and what it wrote."""
+    libc = ctypes.CDLL(None)
+    libc.open_memstream.restype = ctypes.c_void_p
+    libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    libc.free.argtypes = [ctypes.c_void_p]
+    buffer, size = ctypes.c_void_p(), ctypes.c_size_t()
+    stream = libc.open_memstream(ctypes.byref(buffer), ctypes.byref(size))
+    if not stream:
+        raise MemoryError("mrctx: open_memstream failed")
+    status = write(stream)
+    libc.fclose(stream)
+    try:
+        written = ctypes.string_at(buffer.value, size.value).decode("utf-8", "replace") if buffer.value else ""
+    finally:
+        libc.free(buffer)
+    return status, written
 
 
 def text(value: Optional[bytes]) -> str:

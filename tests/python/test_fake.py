@@ -132,3 +132,27 @@ def test_torch_shim_with_device_memory(library_name):
     for ptr, device in pointers:
         free(ptr, 3 << 20, device, None)
     assert mtorch.failed_frees()[0] == failed_before
+
+
+def test_snapshot_two_libraries(library_name, fake):
+    other = library_name + "_codec"
+    with mrctx.Context(library_name, {"temp": "track(device)"}) as solver, \
+            mrctx.Context(other, {"frames": "device"}) as codec:
+        temp, frames = solver.get_resource("temp", 1), codec.get_resource("frames", 1)
+        a, b = temp.allocate(3 << 20), frames.allocate(5 << 20)
+        snap = mrctx.snapshot()
+        held = {}
+        for context in snap["contexts"]:
+            for tag in context["tags"]:
+                for slot in tag["devices"]:
+                    if slot["stats"]["current_bytes"]:
+                        held[(context["library"], tag["tag"], slot["device"])] = slot["stats"]["current_bytes"]
+        assert held[(library_name, "temp", 1)] == 3 << 20
+        assert held[(other, "frames", 1)] == 5 << 20
+        (tracked,) = [t for c in snap["contexts"] if c["library"] == library_name for t in c["tags"]]
+        assert tracked["devices"][1]["track"]["largest"][0]["bytes"] == 3 << 20
+        pools = {(p["pool"], p["device"]): p for p in snap["pools"]}
+        assert pools[("device_current", 1)]["used_bytes"] >= 8 << 20
+        assert ("pinned_default", -1) in pools and ("managed_default", -1) in pools
+        temp.deallocate(a, 3 << 20)
+        frames.deallocate(b, 5 << 20)

@@ -3,6 +3,7 @@ statistics, the override sources, use after close, the PyTorch shim's
 routes."""
 
 import ctypes
+import json
 import os
 import subprocess
 import sys
@@ -297,3 +298,40 @@ def test_torch_shim_routes(library_name, shim):
     assert count == before + 1 and "device 5" in message
     free(None, 0, 0, None)
     assert mtorch.failed_frees()[0] == count
+
+
+def _find_tag(snap, library, tag):
+    (context,) = [c for c in snap["contexts"] if c["library"] == library]
+    (entry,) = [t for t in context["tags"] if t["tag"] == tag]
+    return entry["devices"]
+
+
+def test_snapshot(library_name, tmp_path):
+    other = library_name + "_other"
+    with mrctx.Context(library_name, {"kept": "track(host)", "plain": "host"}) as ctx, \
+            mrctx.Context(other, {"cached": "cache(host)"}) as ctx2:
+        kept, cached = ctx.get_resource("kept"), ctx2.get_resource("cached")
+        blocks = [kept.allocate(size) for size in (1000, 5000, 3000)]
+        ptr = cached.allocate(1 << 20)
+        snap = mrctx.snapshot(largest_blocks=2)
+        assert snap["schema"] == "mrctx-snapshot" and snap["version"] == 1
+        assert snap["trigger"] == "request" and snap["pid"] == os.getpid()
+        assert snap["pools"] == []  # no driver
+        (slot,) = _find_tag(snap, library_name, "kept")
+        assert slot["spec"] == "track(host)" and slot["stats"]["current_bytes"] == 9000
+        assert slot["track"]["live_count"] == 3
+        assert [b["bytes"] for b in slot["track"]["largest"]] == [5000, 3000]
+        (slot,) = _find_tag(snap, other, "cached")
+        assert slot["stats"]["current_bytes"] == 1 << 20 and slot["cache"]["misses"] == 1
+        text = mrctx.snapshot_text()
+        assert f"{other}:cached" in text and "1.0 MiB" in text
+        path = tmp_path / "snap.json"
+        mrctx.write_snapshot(path)
+        written = json.loads(path.read_text())
+        assert _find_tag(written, library_name, "plain")[0]["stats"]["total_count"] == 0
+        for size, block in zip((1000, 5000, 3000), blocks):
+            kept.deallocate(block, size)
+        cached.deallocate(ptr, 1 << 20)
+    assert all(c["library"] != library_name for c in mrctx.snapshot()["contexts"])
+    with pytest.raises(ValueError):
+        mrctx.snapshot(largest_blocks=-1)

@@ -26,6 +26,9 @@ int mrctx_cmd_replay(int argc, char **argv);
 /* mrctx plot: memory in use over time from allocation logs, as SVG. */
 int mrctx_cmd_plot(int argc, char **argv);
 
+/* mrctx snapshot: a snapshot file (JSON) shown as tables. */
+int mrctx_cmd_snapshot(int argc, char **argv);
+
 /* mrctx bench: mrctx against the raw driver pools, cuMemHostAlloc and cub
  * (built where the toolkit's headers are). */
 int mrctx_cmd_bench(int argc, char **argv);

@@ -24,6 +24,8 @@ static const mrctx_verb verbs[] = {
     {"replay", "replay an allocation log against resource specs and compare them",
      mrctx_cmd_replay},
     {"plot", "draw memory in use over time from allocation logs as SVG", mrctx_cmd_plot},
+    {"snapshot", "show a snapshot file: who held the memory, by library and tag",
+     mrctx_cmd_snapshot},
 #if MRCTX_HAVE_BENCH
     {"bench", "time mrctx against the raw driver pools and cub on a GPU", mrctx_cmd_bench},
 #endif

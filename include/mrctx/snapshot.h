@@ -1,0 +1,137 @@
+/**
+ * @file
+ * snapshot.h: who holds the memory — snapshots of every live context, and
+ * what happens when an allocation runs out of memory.
+ *
+ * A snapshot records, for every live context (every mr_context created and
+ * not yet destroyed, in any library of the process), each tag on each
+ * device: its resolved spec and where it came from, its statistics
+ * (current, peak and total bytes and counts, failures), the cache's
+ * counters where a cache(...) is in the chain, and, where a track(...) is
+ * in the chain, the largest live blocks with their sizes, streams and
+ * ages. It also records each driver pool's reserved and used bytes (the
+ * current and default device pools of every device, the pinned and managed
+ * default pools, and the pools pool(...) resources own).
+ *
+ * @code
+ *   mr_snapshot *snap;
+ *   if (mr_snapshot_take(NULL, &snap) == MR_OK) {
+ *     if (mr_snapshot_write_text(snap, stderr) != MR_OK) ... mr_last_error() ...
+ *     mr_snapshot_destroy(snap);
+ *   }
+ * @endcode
+ *
+ * The JSON form is a documented, versioned schema ("schema":
+ * "mrctx-snapshot", "version": 1; docs/observability.md): a file written
+ * by one process can be read back by another (mr_snapshot_read, `mrctx
+ * snapshot FILE`) and shown as the same text table.
+ *
+ * Threads: taking a snapshot is safe while other threads allocate, free,
+ * and create or destroy contexts (a context being destroyed waits until
+ * the snapshot has read it). It never allocates device memory and never
+ * loads the CUDA driver: without a loaded driver it lists no pools.
+ * Numbers read while other threads allocate are each exact but not taken
+ * at one instant.
+ */
+#ifndef MRCTX_SNAPSHOT_H
+#define MRCTX_SNAPSHOT_H
+
+#include <stdio.h>
+
+#include <mrctx/resource.h>
+
+MR_EXTERN_C_BEGIN
+
+/** A snapshot (opaque): taken from the live process or read from JSON. */
+typedef struct mr_snapshot mr_snapshot;
+
+/** @{ */
+/** The "schema" and "version" of the JSON a snapshot is written as. A
+ * reader of version 1 ignores members it does not know; a change that
+ * would mislead such a reader gets a new version. */
+#define MR_SNAPSHOT_SCHEMA "mrctx-snapshot"
+#define MR_SNAPSHOT_VERSION 1
+/** @} */
+
+/** The largest live blocks listed per tag and device where a track(...) is
+ * in the chain, when mr_snapshot_options.largest_blocks is 0. */
+#define MR_SNAPSHOT_DEFAULT_BLOCKS 10
+
+/** What mr_snapshot_take records. */
+typedef struct mr_snapshot_options {
+  size_t size;           /**< sizeof(mr_snapshot_options): required */
+  size_t largest_blocks; /**< blocks listed per tracked tag and device;
+                              0: MR_SNAPSHOT_DEFAULT_BLOCKS */
+} mr_snapshot_options;
+
+/** Take a snapshot of the process now. `options` may be NULL (the
+ * defaults). OUT: *snapshot, owned by the caller (mr_snapshot_destroy).
+ * Fails only for want of host memory or for bad options. */
+MR_NODISCARD MR_API mr_status mr_snapshot_take(const mr_snapshot_options *options,
+                                               mr_snapshot **snapshot);
+
+/** Read a snapshot from its JSON text (`length` bytes; they need not end
+ * with a NUL), as mr_snapshot_write_json or another process wrote it.
+ * OUT: *snapshot. Text that is not JSON, or JSON that is not a version-1
+ * mrctx snapshot, is MR_ERR_INVALID_ARGUMENT; mr_last_error() names the
+ * line and column, or the member (contexts[0].tags[1].devices[0].stats)
+ * and what is wrong with it. */
+MR_NODISCARD MR_API mr_status mr_snapshot_read(const char *json, size_t length,
+                                               mr_snapshot **snapshot);
+
+/** Write the snapshot as one JSON object (and a newline). Reading it back
+ * with mr_snapshot_read gives a snapshot that writes the same bytes. */
+MR_NODISCARD MR_API mr_status mr_snapshot_write_json(const mr_snapshot *snapshot, FILE *out);
+
+/** Write the snapshot as tables for people: memory by library, tag and
+ * device (largest first), cache counters, the largest live blocks, the
+ * driver pools. */
+MR_NODISCARD MR_API mr_status mr_snapshot_write_text(const mr_snapshot *snapshot, FILE *out);
+
+/** Free a snapshot. NULL is ignored. */
+MR_API void mr_snapshot_destroy(mr_snapshot *snapshot);
+
+/* ---- out of memory -------------------------------------------------------
+ *
+ * When an allocation through a context fails with MR_ERR_OUT_OF_MEMORY --
+ * after the chain's retry(...) gave up, where it has one (every default
+ * device chain does) -- mrctx can record who held the memory:
+ *  - if the environment variable MRCTX_OOM_SNAPSHOT names a file (read once,
+ *    at the first out-of-memory; "%p" in it becomes the process id, "%%" a
+ *    '%'), a JSON snapshot is written there, replacing the file each time;
+ *  - the observer set with mr_set_oom_observer is called.
+ * Neither happens unless asked for. The allocation returns its own status
+ * and mr_last_error() message either way; a file that cannot be written is
+ * reported on stderr (its path and the system's reason). Dumps from several
+ * threads are written one at a time; an out-of-memory inside the observer
+ * (or while a dump is written, on the same thread) records nothing more.
+ */
+
+/** What an observer is told. Owned by the library, valid during the call;
+ * `size` says how many bytes of it are valid (read a field only if it lies
+ * within). */
+typedef struct mr_oom_event {
+  size_t size;         /**< sizeof(mr_oom_event) as the library sees it */
+  const char *library; /**< the context's library */
+  const char *tag;     /**< the tag that failed */
+  int device;          /**< the device of the tag's resource */
+  size_t bytes;        /**< the size asked for */
+  mr_stream stream;    /**< the stream asked for (NULL: legacy default) */
+  const char *message; /**< the allocation's mr_last_error() */
+  /** The snapshot file written ("%p" replaced), or NULL when
+   * MRCTX_OOM_SNAPSHOT is not set or the file could not be written. */
+  const char *snapshot_path;
+} mr_oom_event;
+
+/** Called after an allocation through a context failed for lack of memory,
+ * on the allocating thread, with no mrctx lock held (several threads may
+ * call it at once). It may take a snapshot, free memory (the allocation
+ * is not retried: retry(...)'s mr_oom_handler is for that) or allocate. */
+typedef void (*mr_oom_observer)(void *user, const mr_oom_event *event);
+
+/** Set the process-wide observer; NULL removes it. */
+MR_API void mr_set_oom_observer(mr_oom_observer observer, void *user);
+
+MR_EXTERN_C_END
+
+#endif /* MRCTX_SNAPSHOT_H */

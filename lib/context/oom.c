@@ -1,0 +1,169 @@
+/*
+ * oom.c: what happens when an allocation through a context runs out of
+ * memory (snapshot.h): the snapshot file MRCTX_OOM_SNAPSHOT names, and the
+ * application's observer.
+ *
+ * It runs on the allocating thread after the tag's chain gave up (its
+ * retry included), holding no mrctx lock. Dumps are written one at a time
+ * (dump_lock); a thread that runs out of memory again while it reports
+ * (in its observer, say) reports nothing more (tls_reporting). The snapshot
+ * reads counters and driver pool attributes and allocates host memory
+ * only. Whatever happens here, the allocation's own status and message
+ * stand: the message is saved first and restored last.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "context/context_internal.h"
+#include "context/snapshot_internal.h"
+
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool env_read;
+static char *path_template; /* MRCTX_OOM_SNAPSHOT, NULL if unset or empty */
+
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t observer_lock = PTHREAD_MUTEX_INITIALIZER;
+static mr_oom_observer observer;
+static void *observer_user;
+
+static _Thread_local bool tls_reporting;
+
+/* The path template, read from the environment the first time; false if
+ * there is none (or it does not fit `cap`). */
+static bool get_template(char *out, size_t cap) {
+  pthread_mutex_lock(&env_lock);
+  if (!env_read) {
+    const char *value = getenv("MRCTX_OOM_SNAPSHOT");
+    if (value != NULL && value[0] != '\0') {
+      path_template = mri_host_strdup(value);
+      if (path_template == NULL)
+        fprintf(stderr, "mrctx: out of host memory reading MRCTX_OOM_SNAPSHOT: no "
+                        "out-of-memory snapshot written\n");
+    }
+    env_read = true;
+  }
+  bool found = path_template != NULL && strlen(path_template) < cap;
+  if (found) memcpy(out, path_template, strlen(path_template) + 1);
+  pthread_mutex_unlock(&env_lock);
+  return found;
+}
+
+void mri_oom_forget_env(void) {
+  pthread_mutex_lock(&env_lock);
+  free(path_template);
+  path_template = NULL;
+  env_read = false;
+  pthread_mutex_unlock(&env_lock);
+}
+
+void mr_set_oom_observer(mr_oom_observer fn, void *user) {
+  pthread_mutex_lock(&observer_lock);
+  observer = fn;
+  observer_user = user;
+  pthread_mutex_unlock(&observer_lock);
+}
+
+/* The template with "%p" as the process id and "%%" as '%'; any other '%'
+ * stays as it is. false if the result does not fit. */
+static bool expand_path(const char *template, char *out, size_t cap) {
+  size_t n = 0;
+  for (const char *c = template; *c != '\0'; c++) {
+    char pid[24] = "";
+    const char *piece = NULL;
+    if (c[0] == '%' && c[1] == 'p') {
+      snprintf(pid, sizeof pid, "%ld", (long)getpid());
+      piece = pid;
+      c++;
+    } else if (c[0] == '%' && c[1] == '%') {
+      piece = "%";
+      c++;
+    }
+    size_t len = piece != NULL ? strlen(piece) : 1;
+    if (n + len >= cap) return false;
+    memcpy(out + n, piece != NULL ? piece : c, len);
+    n += len;
+  }
+  out[n] = '\0';
+  return true;
+}
+
+/* Write the snapshot to `path` (dump_lock held). On failure, say why on
+ * stderr. */
+static bool write_dump(const char *path, const mri_snap_oom *oom) {
+  mr_snapshot *snap = NULL;
+  mr_status st = mri_snapshot_take(NULL, oom, &snap);
+  if (st != MR_OK) {
+    fprintf(stderr, "mrctx: out-of-memory snapshot not written to '%s': %s\n", path,
+            mr_last_error());
+    return false;
+  }
+  FILE *file = fopen(path, "we");
+  if (file == NULL) {
+    fprintf(stderr, "mrctx: cannot write the out-of-memory snapshot to '%s': %s\n", path,
+            strerror(errno));
+    mr_snapshot_destroy(snap);
+    return false;
+  }
+  st = mr_snapshot_write_json(snap, file);
+  int saved_errno = errno;
+  bool closed = fclose(file) == 0;
+  if (st == MR_OK && !closed) saved_errno = errno;
+  mr_snapshot_destroy(snap);
+  if (st != MR_OK || !closed) {
+    fprintf(stderr, "mrctx: cannot write the out-of-memory snapshot to '%s': %s\n", path,
+            strerror(saved_errno));
+    return false;
+  }
+  return true;
+}
+
+void mri_oom_report(const char *library, const char *tag, int device, size_t bytes,
+                    mr_stream stream) {
+  if (tls_reporting) return;
+  tls_reporting = true;
+  char message[MRI_ERROR_CAPACITY];
+  snprintf(message, sizeof message, "%s", mr_last_error());
+
+  char template[PATH_MAX], path[PATH_MAX];
+  const char *written = NULL;
+  if (get_template(template, sizeof template)) {
+    if (!expand_path(template, path, sizeof path)) {
+      fprintf(stderr, "mrctx: MRCTX_OOM_SNAPSHOT names a path longer than %d bytes: no "
+                      "out-of-memory snapshot written\n",
+              PATH_MAX - 1);
+    } else {
+      mri_snap_oom oom = {.library = (char *)library,
+                          .tag = (char *)tag,
+                          .device = device,
+                          .bytes = bytes,
+                          .stream = (uint64_t)(uintptr_t)stream,
+                          .message = message};
+      pthread_mutex_lock(&dump_lock);
+      if (write_dump(path, &oom)) written = path;
+      pthread_mutex_unlock(&dump_lock);
+    }
+  }
+
+  pthread_mutex_lock(&observer_lock);
+  mr_oom_observer fn = observer;
+  void *user = observer_user;
+  pthread_mutex_unlock(&observer_lock);
+  if (fn != NULL) {
+    mr_oom_event event = {.size = sizeof event,
+                          .library = library,
+                          .tag = tag,
+                          .device = device,
+                          .bytes = bytes,
+                          .stream = stream,
+                          .message = message,
+                          .snapshot_path = written};
+    fn(user, &event);
+  }
+
+  mri_error(MR_ERR_OUT_OF_MEMORY, "%s", message);
+  tls_reporting = false;
+}

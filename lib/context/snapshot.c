@@ -1,0 +1,356 @@
+/*
+ * snapshot.c: taking a snapshot of the live process, and freeing one.
+ *
+ * The driver pools are read first, then every live context under the
+ * list's lock (context.c), so none is destroyed while it is read. For each
+ * tag and device: the spec and its origin, the tag's statistics, and down
+ * the chain the first cache(...) (its counters), the first track(...) (the
+ * largest live blocks, chosen while the tracker's lock is held, with a
+ * heap of fixed size: nothing is allocated under it) and any pool(...)
+ * (its pool's use). A tag that shares another's resource (tag=@other)
+ * names that tag instead of showing the same chain twice.
+ *
+ * Everything is read, nothing changed: no trim, no synchronization, no
+ * device memory; the driver is not loaded if it was not.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "context/context_internal.h"
+#include "context/snapshot_internal.h"
+#include "driver/driver_internal.h"
+
+/* ---- freeing ------------------------------------------------------------------- */
+
+static void free_slot(mri_snap_slot *s) {
+  free(s->spec);
+  free(s->origin);
+  free(s->status);
+  free(s->reason);
+  free(s->shares);
+  free(s->blocks);
+}
+
+static void free_context(mri_snap_context *c) {
+  for (size_t t = 0; t < c->tag_count; t++) {
+    mri_snap_tag *tag = &c->tags[t];
+    for (size_t d = 0; d < tag->slot_count; d++) free_slot(&tag->slots[d]);
+    free(tag->slots);
+    free(tag->name);
+  }
+  free(c->tags);
+  free(c->library);
+}
+
+void mr_snapshot_destroy(mr_snapshot *snapshot) {
+  if (snapshot == NULL) return;
+  for (size_t i = 0; i < snapshot->context_count; i++) free_context(&snapshot->contexts[i]);
+  free(snapshot->contexts);
+  for (size_t i = 0; i < snapshot->pool_count; i++) {
+    free(snapshot->pools[i].which);
+    free(snapshot->pools[i].owner);
+  }
+  free(snapshot->pools);
+  free(snapshot->oom.library);
+  free(snapshot->oom.tag);
+  free(snapshot->oom.message);
+  free(snapshot->mrctx_version);
+  free(snapshot);
+}
+
+/* ---- the largest live blocks of a tracker ---------------------------------------- */
+
+/* A min-heap by size of at most `capacity` blocks: the smallest of the
+ * largest seen so far is on top, and a larger block replaces it. */
+typedef struct largest {
+  mri_snap_block *items;
+  size_t count, capacity;
+  uint64_t live_count, live_bytes;
+} largest;
+
+/* Whether block a should sort before block b in the result: larger first,
+ * then older, then by address (so a snapshot is reproducible). */
+static bool comes_before(const mri_snap_block *a, const mri_snap_block *b) {
+  if (a->bytes != b->bytes) return a->bytes > b->bytes;
+  if (a->age_ns != b->age_ns) return a->age_ns > b->age_ns;
+  return a->ptr < b->ptr;
+}
+
+static void sift_down(largest *h, size_t i) {
+  for (;;) {
+    size_t least = i, l = 2 * i + 1, r = l + 1;
+    /* The heap's top is the block that comes last. */
+    if (l < h->count && comes_before(&h->items[least], &h->items[l])) least = l;
+    if (r < h->count && comes_before(&h->items[least], &h->items[r])) least = r;
+    if (least == i) return;
+    mri_snap_block tmp = h->items[i];
+    h->items[i] = h->items[least];
+    h->items[least] = tmp;
+    i = least;
+  }
+}
+
+static void sift_up(largest *h, size_t i) {
+  while (i > 0) {
+    size_t parent = (i - 1) / 2;
+    if (!comes_before(&h->items[parent], &h->items[i])) return;
+    mri_snap_block tmp = h->items[i];
+    h->items[i] = h->items[parent];
+    h->items[parent] = tmp;
+    i = parent;
+  }
+}
+
+/* Under the tracker's lock: no allocation here. */
+static void consider_block(void *user, const mr_track_record *rec) {
+  largest *h = user;
+  mri_snap_block b = {.ptr = (uint64_t)(uintptr_t)rec->ptr,
+                      .bytes = rec->bytes,
+                      .alignment = rec->alignment,
+                      .stream = (uint64_t)(uintptr_t)rec->stream,
+                      .age_ns = rec->age_ns};
+  h->live_count++;
+  h->live_bytes += rec->bytes;
+  if (h->capacity == 0) return;
+  if (h->count < h->capacity) {
+    h->items[h->count++] = b;
+    sift_up(h, h->count - 1);
+  } else if (comes_before(&b, &h->items[0])) {
+    h->items[0] = b;
+    sift_down(h, 0);
+  }
+}
+
+static int compare_blocks(const void *a, const void *b) {
+  const mri_snap_block *x = a, *y = b;
+  return comes_before(x, y) ? -1 : comes_before(y, x) ? 1 : 0;
+}
+
+static mr_status take_blocks(mri_snap_slot *s, const mr_resource *tracker, size_t capacity) {
+  largest h = {.capacity = capacity};
+  if (capacity > 0) {
+    h.items = mri_calloc(capacity, sizeof *h.items);
+    if (h.items == NULL) return MR_ERR_OUT_OF_MEMORY;
+  }
+  mr_status st = mr_track_resource_foreach(tracker, consider_block, &h, NULL);
+  if (st != MR_OK) {
+    free(h.items);
+    return st;
+  }
+  qsort(h.items, h.count, sizeof *h.items, compare_blocks);
+  s->has_track = true;
+  s->track_live_count = h.live_count;
+  s->track_live_bytes = h.live_bytes;
+  s->blocks = h.items;
+  s->block_count = h.count;
+  return MR_OK;
+}
+
+/* ---- contexts ------------------------------------------------------------------ */
+
+typedef struct taker {
+  mr_snapshot *snap;
+  size_t largest_blocks;
+  size_t context_capacity, pool_capacity;
+} taker;
+
+static mr_status add_pool(taker *t, const char *which, const char *owner,
+                          const mr_pool_info *info, const void *resource) {
+  mr_snapshot *snap = t->snap;
+  if (snap->pool_count == t->pool_capacity) {
+    size_t capacity = t->pool_capacity ? 2 * t->pool_capacity : 8;
+    mri_snap_pool *grown = mri_host_realloc(snap->pools, capacity * sizeof *grown);
+    if (grown == NULL) return MR_ERR_OUT_OF_MEMORY;
+    snap->pools = grown;
+    t->pool_capacity = capacity;
+  }
+  mri_snap_pool *p = &snap->pools[snap->pool_count++];
+  *p = (mri_snap_pool){.info = *info, .resource = resource};
+  p->which = mri_strdup(which);
+  p->owner = owner != NULL ? mri_strdup(owner) : NULL;
+  if (p->which == NULL || (owner != NULL && p->owner == NULL)) return MR_ERR_OUT_OF_MEMORY;
+  return MR_OK;
+}
+
+/* The pool a pool(...) resource owns, once even if several chains hold it. */
+static mr_status take_owned_pool(taker *t, const mr_resource *pool, const char *owner) {
+  for (size_t i = 0; i < t->snap->pool_count; i++)
+    if (t->snap->pools[i].resource == pool) return MR_OK;
+  mr_pool_info info = {.size = sizeof info};
+  if (mr_pool_resource_get_info(pool, &info) != MR_OK) return MR_OK; /* left out */
+  return add_pool(t, "owned", owner, &info, pool);
+}
+
+static bool owned_pool(const mr_resource *r) {
+  return strcmp(mr_resource_name(r), "pool") == 0 &&
+         strncmp(mr_resource_describe(r), "pool(", 5) == 0;
+}
+
+/* What the chain below a tag holds: the first cache and tracker, and
+ * owned pools. */
+static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner,
+                            const char *owner) {
+  for (const mr_resource *r = inner; r != NULL; r = mr_resource_upstream(r)) {
+    const char *name = mr_resource_name(r);
+    mr_status st = MR_OK;
+    if (strcmp(name, "cache") == 0 && !s->has_cache) {
+      s->cache = (mr_cache_stats){.size = sizeof s->cache};
+      st = mr_cache_resource_get_stats(r, &s->cache);
+      s->has_cache = st == MR_OK;
+    } else if (strcmp(name, "track") == 0 && !s->has_track) {
+      st = take_blocks(s, r, t->largest_blocks);
+    } else if (owned_pool(r)) {
+      st = take_owned_pool(t, r, owner);
+    }
+    if (st != MR_OK) return st;
+  }
+  return MR_OK;
+}
+
+static mr_status take_slot(taker *t, const mr_context *ctx, int tag, int device,
+                           mri_snap_slot *s) {
+  s->device = device;
+  const mr_resource *wrapper = mr_context_get_mr_on(ctx, tag, device);
+  const mr_resource *inner = mr_resource_upstream(wrapper);
+  mr_spec_source source = {.size = sizeof source};
+  mr_status st = mr_context_get_source(ctx, tag, device, &source);
+  if (st != MR_OK) return st;
+  s->spec = mri_strdup(mr_resource_describe(wrapper));
+  s->origin = mri_strdup(mr_spec_origin_name(source.origin));
+  if (s->spec == NULL || s->origin == NULL) return MR_ERR_OUT_OF_MEMORY;
+  if (source.status != MR_OK) {
+    s->status = mri_strdup(mr_status_name(source.status));
+    s->reason = mri_strdup(source.reason);
+    if (s->status == NULL || s->reason == NULL) return MR_ERR_OUT_OF_MEMORY;
+  }
+  mr_stats_init(&s->stats);
+  st = mr_context_get_stats(ctx, tag, device, &s->stats);
+  if (st != MR_OK) return st;
+  for (int other = 0; other < tag; other++) {
+    if (mr_resource_upstream(mr_context_get_mr_on(ctx, other, device)) == inner) {
+      s->shares = mri_strdup(mr_context_tag_name(ctx, other));
+      return s->shares != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+    }
+  }
+  char owner[256];
+  snprintf(owner, sizeof owner, "%s:%s", mr_context_library(ctx), mr_context_tag_name(ctx, tag));
+  return take_chain(t, s, inner, owner);
+}
+
+static mr_status take_context(void *user, const mr_context *ctx, uint64_t id) {
+  taker *t = user;
+  mr_snapshot *snap = t->snap;
+  if (snap->context_count == t->context_capacity) {
+    size_t capacity = t->context_capacity ? 2 * t->context_capacity : 8;
+    mri_snap_context *grown = mri_host_realloc(snap->contexts, capacity * sizeof *grown);
+    if (grown == NULL) return MR_ERR_OUT_OF_MEMORY;
+    snap->contexts = grown;
+    t->context_capacity = capacity;
+  }
+  mri_snap_context *c = &snap->contexts[snap->context_count++];
+  *c = (mri_snap_context){.id = id, .device_count = mr_context_device_count(ctx)};
+  c->library = mri_strdup(mr_context_library(ctx));
+  size_t tags = mr_context_tag_count(ctx);
+  c->tags = mri_calloc(tags, sizeof *c->tags);
+  if (c->library == NULL || c->tags == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t tag = 0; tag < tags; tag++) {
+    mri_snap_tag *tg = &c->tags[c->tag_count++];
+    tg->name = mri_strdup(mr_context_tag_name(ctx, (int)tag));
+    tg->slots = mri_calloc((size_t)c->device_count, sizeof *tg->slots);
+    if (tg->name == NULL || tg->slots == NULL) return MR_ERR_OUT_OF_MEMORY;
+    for (int device = 0; device < c->device_count; device++) {
+      mr_status st = take_slot(t, ctx, (int)tag, device, &tg->slots[tg->slot_count++]);
+      if (st != MR_OK) return st;
+    }
+  }
+  return MR_OK;
+}
+
+/* ---- driver pools ---------------------------------------------------------------- */
+
+/* Each device's current pool (and its default pool when another is
+ * current), then the pinned and managed default pools. A pool that cannot
+ * be read (no pool support on the device, say) is left out. */
+static mr_status take_driver_pools(taker *t) {
+  int devices = 0;
+  if (!mri_driver_loaded() || mr_device_count(&devices) != MR_OK) return MR_OK;
+  for (int d = 0; d < devices; d++) {
+    mr_pool_info info = {.size = sizeof info};
+    if (mr_driver_pool_get_info(MR_DRIVER_POOL_DEVICE_CURRENT, d, &info) != MR_OK) continue;
+    mr_status st = add_pool(t, "device_current", NULL, &info, NULL);
+    if (st == MR_OK && !info.is_default &&
+        mr_driver_pool_get_info(MR_DRIVER_POOL_DEVICE_DEFAULT, d, &info) == MR_OK)
+      st = add_pool(t, "device_default", NULL, &info, NULL);
+    if (st != MR_OK) return st;
+  }
+  if (devices == 0) return MR_OK;
+  static const struct {
+    mr_driver_pool pool;
+    const char *which;
+  } hosts[] = {{MR_DRIVER_POOL_PINNED_DEFAULT, "pinned_default"},
+               {MR_DRIVER_POOL_MANAGED_DEFAULT, "managed_default"}};
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(hosts); i++) {
+    mr_pool_info info = {.size = sizeof info};
+    if (mr_driver_pool_get_info(hosts[i].pool, 0, &info) != MR_OK) continue;
+    mr_status st = add_pool(t, hosts[i].which, NULL, &info, NULL);
+    if (st != MR_OK) return st;
+  }
+  return MR_OK;
+}
+
+/* ---- taking --------------------------------------------------------------------- */
+
+static mr_status copy_oom(mri_snap_oom *to, const mri_snap_oom *from) {
+  *to = *from;
+  to->library = mri_strdup(from->library);
+  to->tag = mri_strdup(from->tag);
+  to->message = mri_strdup(from->message);
+  if (to->library == NULL || to->tag == NULL || to->message == NULL) return MR_ERR_OUT_OF_MEMORY;
+  return MR_OK;
+}
+
+mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom,
+                            mr_snapshot **out) {
+  mr_snapshot_options given = {.size = sizeof given};
+  if (options != NULL) {
+    mr_status st = MRI_STRUCT_READ(&given, options, mr_snapshot_options, largest_blocks,
+                                   "mr_snapshot_take");
+    if (st != MR_OK) return st;
+  }
+  taker t = {.largest_blocks =
+                 given.largest_blocks != 0 ? given.largest_blocks : MR_SNAPSHOT_DEFAULT_BLOCKS};
+  mr_snapshot *snap = mri_calloc(1, sizeof *snap);
+  if (snap == NULL) goto oom;
+  t.snap = snap;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  snap->time_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+  snap->pid = (int64_t)getpid();
+  snap->mrctx_version = mri_strdup(mr_version());
+  if (snap->mrctx_version == NULL) goto oom;
+  if (oom != NULL) {
+    snap->has_oom = true;
+    if (copy_oom(&snap->oom, oom) != MR_OK) goto oom;
+  }
+  if (take_driver_pools(&t) != MR_OK) goto oom;
+  mr_status st = mri_context_foreach_live(take_context, &t);
+  if (st == MR_ERR_OUT_OF_MEMORY) goto oom;
+  if (st != MR_OK) {
+    mr_snapshot_destroy(snap);
+    return mri_error_prefix(st, "mr_snapshot_take");
+  }
+  *out = snap;
+  return MR_OK;
+oom:
+  mr_snapshot_destroy(snap);
+  return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_snapshot_take: out of host memory");
+}
+
+mr_status mr_snapshot_take(const mr_snapshot_options *options, mr_snapshot **snapshot) {
+  if (snapshot == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_take: snapshot is NULL");
+  *snapshot = NULL;
+  return mri_snapshot_take(options, NULL, snapshot);
+}

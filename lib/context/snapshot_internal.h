@@ -1,0 +1,94 @@
+/*
+ * context/snapshot_internal.h (internal): what a snapshot holds, shared by
+ * the files that take it (snapshot.c), read and write it as JSON
+ * (snapshot_json.c), write it as text (snapshot_text.c) and dump it at
+ * out-of-memory (oom.c).
+ *
+ * A snapshot owns copies of everything it shows (strings included), so it
+ * outlives the contexts it was taken from, and one read from JSON is the
+ * same object as one taken live: the writers cannot tell them apart.
+ */
+#ifndef MRCTX_LIB_CONTEXT_SNAPSHOT_INTERNAL_H
+#define MRCTX_LIB_CONTEXT_SNAPSHOT_INTERNAL_H
+
+#include "core/core.h"
+
+/* One live block of a tracked tag. */
+typedef struct mri_snap_block {
+  uint64_t ptr, bytes, alignment, stream, age_ns;
+} mri_snap_block;
+
+/* One tag on one device. */
+typedef struct mri_snap_slot {
+  int device;
+  char *spec;   /* the resolved spec text */
+  char *origin; /* mr_spec_origin_name of where the spec came from */
+  char *status; /* NULL, or the status name of a tag that cannot allocate here */
+  char *reason; /* with status: why */
+  char *shares; /* NULL, or the earlier tag whose resource this tag shares */
+  mr_stats stats;
+  bool has_cache;
+  mr_cache_stats cache;
+  bool has_track;
+  uint64_t track_live_count, track_live_bytes;
+  mri_snap_block *blocks; /* the largest live blocks, largest first */
+  size_t block_count;
+} mri_snap_slot;
+
+typedef struct mri_snap_tag {
+  char *name;
+  mri_snap_slot *slots; /* one per device slot of the context */
+  size_t slot_count;
+} mri_snap_tag;
+
+typedef struct mri_snap_context {
+  uint64_t id; /* creation order in the process, from 1 */
+  char *library;
+  int device_count;
+  mri_snap_tag *tags;
+  size_t tag_count;
+} mri_snap_context;
+
+/* One driver pool. `which` is "device_current", "device_default",
+ * "pinned_default", "managed_default" or "owned" (a pool(...) resource's,
+ * `owner` then names its library:tag). */
+typedef struct mri_snap_pool {
+  char *which;
+  char *owner; /* NULL unless owned */
+  mr_pool_info info;
+  const void *resource; /* an owned pool's resource while taking; NULL when read */
+} mri_snap_pool;
+
+/* The allocation that ran out of memory, for a dump. */
+typedef struct mri_snap_oom {
+  char *library, *tag;
+  int device;
+  uint64_t bytes, stream;
+  char *message;
+} mri_snap_oom;
+
+struct mr_snapshot {
+  char *mrctx_version;
+  int64_t pid;
+  uint64_t time_unix_ns;
+  bool has_oom; /* trigger: out_of_memory (else request) */
+  mri_snap_oom oom;
+  mri_snap_context *contexts;
+  size_t context_count;
+  mri_snap_pool *pools;
+  size_t pool_count;
+};
+
+/* Format bytes for people: "0 B", "512 B", "1.5 KiB", "60.0 GiB". */
+void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap);
+
+/* The UTC time of a snapshot as ISO 8601 with milliseconds
+ * ("2025-06-01T10:00:00.123Z"). */
+void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap);
+
+/* A snapshot taken now, the OOM record (copied) included when `oom` is
+ * not NULL. */
+mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom,
+                            mr_snapshot **out);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * snapshot_text.c: a snapshot as tables for people.
+ *
+ *   mrctx snapshot of pid 4242 at 2025-06-01T10:00:00.123Z (mrctx 0.2.0)
+ *   out of memory: liba:temp on device 0 asked for 8.0 GiB on stream 0x0
+ *     retry(device): still out of memory ...
+ *
+ *   memory by library, tag and device, most held first
+ *   library:tag   device    current       peak      total     live   allocs  failed  spec
+ *   liba:temp          0   60.0 GiB   60.0 GiB    1.2 TiB       12     4096       1  retry(...)
+ *   ...
+ *   total                 63.0 GiB
+ *
+ * then the caches, the largest live blocks of tracked tags, and the driver
+ * pools. Tag and device slots that never allocated are counted, not listed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "context/snapshot_internal.h"
+
+void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap) {
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) {
+    snprintf(buf, cap, "%" PRIu64 " B", bytes);
+    return;
+  }
+  double value = (double)bytes / 1024;
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < MRI_ARRAY_SIZE(units)) {
+    value /= 1024;
+    unit++;
+  }
+  snprintf(buf, cap, "%.1f %s", value, units[unit]);
+}
+
+void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap) {
+  time_t seconds = (time_t)(unix_ns / 1000000000u);
+  struct tm utc;
+  if (gmtime_r(&seconds, &utc) == NULL) {
+    snprintf(buf, cap, "%" PRIu64 " ns after 1970", unix_ns);
+    return;
+  }
+  char date[40];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
+  snprintf(buf, cap, "%s.%03uZ", date, (unsigned)(unix_ns / 1000000u % 1000u));
+}
+
+static void format_age(uint64_t ns, char *buf, size_t cap) {
+  if (ns < 1000000u)
+    snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
+  else if (ns < 1000000000u)
+    snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
+  else if (ns < 120000000000u)
+    snprintf(buf, cap, "%.1f s", (double)ns / 1e9);
+  else
+    snprintf(buf, cap, "%.1f min", (double)ns / 6e10);
+}
+
+/* One tag on one device that has allocated: a row of the main table. */
+typedef struct row {
+  const mri_snap_context *context;
+  const mri_snap_tag *tag;
+  const mri_snap_slot *slot;
+} row;
+
+static int by_current_bytes(const void *a, const void *b) {
+  const row *x = a, *y = b;
+  uint64_t cx = x->slot->stats.current_bytes, cy = y->slot->stats.current_bytes;
+  if (cx != cy) return cx > cy ? -1 : 1;
+  if (x->context->id != y->context->id) return x->context->id < y->context->id ? -1 : 1;
+  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+  return x->slot->device - y->slot->device;
+}
+
+static bool has_allocated(const mri_snap_slot *s) {
+  return s->stats.total_count > 0 || s->stats.failed_count > 0 || s->stats.current_bytes > 0;
+}
+
+static void label(const row *r, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s:%s", r->context->library, r->tag->name);
+}
+
+static void write_header(const mr_snapshot *snap, FILE *out) {
+  char time[64];
+  mri_format_time_utc(snap->time_unix_ns, time, sizeof time);
+  fprintf(out, "mrctx snapshot of pid %" PRId64 " at %s (mrctx %s)\n", snap->pid, time,
+          snap->mrctx_version);
+  if (!snap->has_oom) return;
+  const mri_snap_oom *o = &snap->oom;
+  char bytes[32];
+  mri_format_bytes_human(o->bytes, bytes, sizeof bytes);
+  fprintf(out, "out of memory: %s:%s on device %d asked for %s (%" PRIu64
+               " bytes) on stream 0x%" PRIx64 "\n  %s\n",
+          o->library, o->tag, o->device, bytes, o->bytes, o->stream, o->message);
+}
+
+static void write_rows(FILE *out, row *rows, size_t count, size_t idle) {
+  int width = 11; /* "library:tag" */
+  for (size_t i = 0; i < count; i++) {
+    char name[512];
+    label(&rows[i], name, sizeof name);
+    if ((int)strlen(name) > width) width = (int)strlen(name);
+  }
+  fprintf(out, "\nmemory by library, tag and device, most held first\n");
+  fprintf(out, "%-*s %6s %10s %10s %10s %8s %10s %7s  %s\n", width, "library:tag", "device",
+          "current", "peak", "total", "live", "allocs", "failed", "spec");
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; i++) {
+    const row *r = &rows[i];
+    const mr_stats *s = &r->slot->stats;
+    char name[512], current[32], peak[32], all[32];
+    label(r, name, sizeof name);
+    mri_format_bytes_human(s->current_bytes, current, sizeof current);
+    mri_format_bytes_human(s->peak_bytes, peak, sizeof peak);
+    mri_format_bytes_human(s->total_bytes, all, sizeof all);
+    fprintf(out, "%-*s %6d %10s %10s %10s %8" PRIu64 " %10" PRIu64 " %7" PRIu64 "  ", width, name,
+            r->slot->device, current, peak, all, s->current_count, s->total_count,
+            s->failed_count);
+    if (r->slot->shares != NULL)
+      fprintf(out, "@%s\n", r->slot->shares);
+    else
+      fprintf(out, "%s\n", r->slot->spec);
+    total += s->current_bytes;
+  }
+  char sum[32];
+  mri_format_bytes_human(total, sum, sizeof sum);
+  fprintf(out, "%-*s %6s %10s\n", width, "total", "", sum);
+  if (count == 0) fprintf(out, "(no tag has allocated)\n");
+  if (idle > 0)
+    fprintf(out, "(%zu tag and device slot%s that never allocated not shown)\n", idle,
+            idle == 1 ? "" : "s");
+}
+
+static void write_unavailable(FILE *out, const mr_snapshot *snap) {
+  bool first = true;
+  for (size_t c = 0; c < snap->context_count; c++) {
+    const mri_snap_context *ctx = &snap->contexts[c];
+    for (size_t t = 0; t < ctx->tag_count; t++) {
+      for (size_t d = 0; d < ctx->tags[t].slot_count; d++) {
+        const mri_snap_slot *s = &ctx->tags[t].slots[d];
+        if (s->status == NULL || s->shares != NULL) continue;
+        if (first) fprintf(out, "\ntags that cannot allocate here\n");
+        first = false;
+        fprintf(out, "%s:%s on device %d: %s: %s\n", ctx->library, ctx->tags[t].name, s->device,
+                s->status, s->reason);
+      }
+    }
+  }
+}
+
+static void write_caches(FILE *out, const row *rows, size_t count) {
+  bool first = true;
+  for (size_t i = 0; i < count; i++) {
+    const mri_snap_slot *s = rows[i].slot;
+    if (!s->has_cache) continue;
+    if (first) fprintf(out, "\ncaches\n");
+    first = false;
+    char name[512], cached[32];
+    label(&rows[i], name, sizeof name);
+    mri_format_bytes_human(s->cache.cached_bytes, cached, sizeof cached);
+    fprintf(out,
+            "%s on device %d: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64
+            " from other streams, %" PRIu64 " bypassed, %s cached in %" PRIu64
+            " blocks, %" PRIu64 " given back\n",
+            name, s->device, s->cache.hits, s->cache.misses, s->cache.cross_stream,
+            s->cache.bypassed, cached, s->cache.cached_blocks, s->cache.trims);
+  }
+}
+
+static void write_blocks(FILE *out, const row *rows, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    const mri_snap_slot *s = rows[i].slot;
+    if (!s->has_track) continue;
+    char name[512], live[32];
+    label(&rows[i], name, sizeof name);
+    mri_format_bytes_human(s->track_live_bytes, live, sizeof live);
+    fprintf(out, "\nlargest live blocks of %s on device %d (%" PRIu64 " live, %s)\n", name,
+            s->device, s->track_live_count, live);
+    if (s->block_count == 0) continue;
+    fprintf(out, "%10s %10s %18s  %s\n", "size", "age", "stream", "address");
+    for (size_t b = 0; b < s->block_count; b++) {
+      const mri_snap_block *blk = &s->blocks[b];
+      char size[32], age[32], stream[24];
+      mri_format_bytes_human(blk->bytes, size, sizeof size);
+      format_age(blk->age_ns, age, sizeof age);
+      snprintf(stream, sizeof stream, "0x%" PRIx64, blk->stream);
+      fprintf(out, "%10s %10s %18s  0x%" PRIx64 "\n", size, age, stream, blk->ptr);
+    }
+  }
+}
+
+static void write_pools(FILE *out, const mr_snapshot *snap) {
+  if (snap->pool_count == 0) {
+    fprintf(out, "\ndriver pools: none read (the CUDA driver is not loaded, or has no "
+                 "devices)\n");
+    return;
+  }
+  fprintf(out, "\ndriver pools\n%-16s %-22s %10s %10s %10s %10s %10s\n", "pool", "owner",
+          "reserved", "used", "res. high", "used high", "keeps");
+  for (size_t i = 0; i < snap->pool_count; i++) {
+    const mri_snap_pool *p = &snap->pools[i];
+    char reserved[32], used[32], reserved_high[32], used_high[32], keeps[32], where[64];
+    mri_format_bytes_human(p->info.reserved_bytes, reserved, sizeof reserved);
+    mri_format_bytes_human(p->info.used_bytes, used, sizeof used);
+    mri_format_bytes_human(p->info.reserved_high, reserved_high, sizeof reserved_high);
+    mri_format_bytes_human(p->info.used_high, used_high, sizeof used_high);
+    if (p->info.release_threshold == MR_POOL_RELEASE_MAX)
+      snprintf(keeps, sizeof keeps, "all");
+    else
+      mri_format_bytes_human(p->info.release_threshold, keeps, sizeof keeps);
+    if (p->info.device >= 0)
+      snprintf(where, sizeof where, "%s %d", mr_pool_kind_name(p->info.kind), p->info.device);
+    else
+      snprintf(where, sizeof where, "%s", mr_pool_kind_name(p->info.kind));
+    char pool[96];
+    snprintf(pool, sizeof pool, "%s%s", where,
+             strcmp(p->which, "owned") == 0        ? " owned"
+             : strcmp(p->which, "device_default") == 0 ? " default"
+             : p->info.is_default                  ? ""
+                                                   : " set");
+    fprintf(out, "%-16s %-22s %10s %10s %10s %10s %10s\n", pool,
+            p->owner != NULL ? p->owner : "-", reserved, used, reserved_high, used_high, keeps);
+  }
+}
+
+mr_status mr_snapshot_write_text(const mr_snapshot *snap, FILE *out) {
+  if (snap == NULL || out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_write_text: NULL argument");
+  size_t slots = 0;
+  for (size_t c = 0; c < snap->context_count; c++)
+    for (size_t t = 0; t < snap->contexts[c].tag_count; t++)
+      slots += snap->contexts[c].tags[t].slot_count;
+  row *rows = slots > 0 ? mri_calloc(slots, sizeof *rows) : NULL;
+  if (slots > 0 && rows == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_snapshot_write_text: out of host memory");
+  size_t count = 0;
+  for (size_t c = 0; c < snap->context_count; c++) {
+    const mri_snap_context *ctx = &snap->contexts[c];
+    for (size_t t = 0; t < ctx->tag_count; t++)
+      for (size_t d = 0; d < ctx->tags[t].slot_count; d++)
+        if (has_allocated(&ctx->tags[t].slots[d]))
+          rows[count++] = (row){ctx, &ctx->tags[t], &ctx->tags[t].slots[d]};
+  }
+  if (count > 1) qsort(rows, count, sizeof *rows, by_current_bytes);
+  write_header(snap, out);
+  write_rows(out, rows, count, slots - count);
+  write_unavailable(out, snap);
+  write_caches(out, rows, count);
+  write_blocks(out, rows, count);
+  write_pools(out, snap);
+  free(rows);
+  if (fflush(out) != 0 || ferror(out))
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_write_text: writing failed: %s",
+                     strerror(errno));
+  return MR_OK;
+}

@@ -1,0 +1,119 @@
+/*
+ * nvtx.c: the calls behind core/nvtx.h's hooks, made only when a tool is
+ * attached. NVTX v3 is header-only: its implementation is compiled in
+ * here, private to the library (hidden, not exported), and opens the tool
+ * named by NVTX_INJECTION64_PATH on its first call. Only the core and
+ * memory APIs are used; neither includes cuda.h.
+ */
+#include <stdlib.h>
+
+#define NVTX_AS_SYSTEM_HEADER
+#include <nvtx3/nvToolsExtMem.h>
+
+#include "core/nvtx.h"
+
+_Atomic bool mri_nvtx_attached;
+
+static pthread_once_t decide_once = PTHREAD_ONCE_INIT, attach_once = PTHREAD_ONCE_INIT;
+static nvtxDomainHandle_t domain;
+
+/* Tools attach through NVTX_INJECTION64_PATH; without it there is nothing
+ * to tell, and NVTX is never even initialised. */
+static void decide(void) {
+  const char *tool = getenv("NVTX_INJECTION64_PATH");
+  if (tool != NULL && tool[0] != '\0')
+    atomic_store_explicit(&mri_nvtx_attached, true, memory_order_release);
+}
+
+void mri_nvtx_init(void) { pthread_once(&decide_once, decide); }
+
+/* NVTX loads the tool at its first call, made here at the first hook that
+ * fires: after memory was allocated, so after CUDA started (compute-
+ * sanitizer ignores NVTX calls made before). If the tool failed to load,
+ * NVTX's calls are its own no-ops from then on. */
+static void attach(void) {
+  nvtxInitialize(NULL);
+  domain = nvtxDomainCreateA("mrctx");
+}
+
+void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what) {
+  pthread_once(&attach_once, attach);
+  nvtxMemVirtualRangeDesc_t range = {.size = bytes, .ptr = base};
+  nvtxMemHeapDesc_t desc = {
+      .extCompatID = NVTX_EXT_COMPATID_MEM,
+      .structSize = sizeof desc,
+      .usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR,
+      .type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS,
+      .typeSpecificDescSize = sizeof range,
+      .typeSpecificDesc = &range,
+      .messageType = NVTX_MESSAGE_TYPE_ASCII,
+      .message = {.ascii = what},
+  };
+  nvtxMemHeapRegister(domain, &desc);
+}
+
+void mri_nvtx_heap_unregister(const void *base) {
+  pthread_once(&attach_once, attach);
+  /* A heap of process memory is known by its address. */
+  nvtxMemHeapUnregister(domain, (nvtxMemHeapHandle_t)(uintptr_t)base);
+}
+
+void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes) {
+  pthread_once(&attach_once, attach);
+  nvtxMemVirtualRangeDesc_t range = {.size = bytes, .ptr = ptr};
+  nvtxMemRegionsRegisterBatch_t batch = {
+      .extCompatID = NVTX_EXT_COMPATID_MEM,
+      .structSize = sizeof batch,
+      .regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS,
+      .heap = (nvtxMemHeapHandle_t)(uintptr_t)heap,
+      .regionCount = 1,
+      .regionDescElementSize = sizeof range,
+      .regionDescElements = &range,
+  };
+  nvtxMemRegionsRegister(domain, &batch);
+}
+
+void mri_nvtx_region_unregister(const void *ptr) {
+  pthread_once(&attach_once, attach);
+  nvtxMemRegionRef_t ref = {.pointer = ptr};
+  nvtxMemRegionsUnregisterBatch_t batch = {
+      .extCompatID = NVTX_EXT_COMPATID_MEM,
+      .structSize = sizeof batch,
+      .refType = NVTX_MEM_REGION_REF_TYPE_POINTER,
+      .refCount = 1,
+      .refElementSize = sizeof ref,
+      .refElements = &ref,
+  };
+  nvtxMemRegionsUnregister(domain, &batch);
+}
+
+void mri_nvtx_region_name(const void *ptr, mri_nvtx_label *label) {
+  if (label->text == NULL) return; /* stats(UP): no context's label */
+  pthread_once(&attach_once, attach);
+  /* Registered with the tool at its first use; two threads racing here
+   * register it twice, which costs the tool one string. */
+  void *handle = atomic_load_explicit(&label->handle, memory_order_acquire);
+  if (handle == NULL) {
+    handle = nvtxDomainRegisterStringA(domain, label->text);
+    atomic_store_explicit(&label->handle, handle, memory_order_release);
+  }
+  nvtxMemRegionNameDesc_t name = {
+      .regionRefType = NVTX_MEM_REGION_REF_TYPE_POINTER,
+      .region = {.pointer = ptr},
+  };
+  if (handle != NULL) {
+    name.nameType = NVTX_MESSAGE_TYPE_REGISTERED;
+    name.name.registered = handle;
+  } else {
+    name.nameType = NVTX_MESSAGE_TYPE_ASCII;
+    name.name.ascii = label->text;
+  }
+  nvtxMemRegionsNameBatch_t batch = {
+      .extCompatID = NVTX_EXT_COMPATID_MEM,
+      .structSize = sizeof batch,
+      .regionCount = 1,
+      .regionElementSize = sizeof name,
+      .regionElements = &name,
+  };
+  nvtxMemRegionsName(domain, &batch);
+}

@@ -1,0 +1,261 @@
+/*
+ * test_snapshot_fake.c (fake): snapshots and the out-of-memory dump with
+ * device tags over the fake driver. Two libraries share device 0, whose
+ * memory is cut to 64 MiB; one of them runs out (after the retry every
+ * device chain has): the dump names both libraries and tags with their
+ * live bytes and the driver pools' use, or is not written when
+ * MRCTX_OOM_SNAPSHOT is unset, or cannot be written, and the allocation's
+ * own status and message stand either way.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "context/context_internal.h"
+#include "context/snapshot_internal.h"
+#include "fake_test.h"
+
+#define MiB ((size_t)1 << 20)
+
+enum { TEMP, WORK, OWN };
+static const mr_tag solver_tags[] = {
+    [TEMP] = {"temp", "device"},
+    [WORK] = {"work", "track(device)"},
+    [OWN] = {"own", "pool(kind=device)"},
+};
+enum { FRAMES };
+static const mr_tag codec_tags[] = {[FRAMES] = {"frames", "cache(device)"}};
+
+typedef struct scene {
+  mr_context *solver, *codec;
+  void *temp, *work, *frames;
+} scene;
+
+static mr_context *create(const char *library, const mr_tag *tags, size_t count) {
+  mr_context_desc desc = {.size = sizeof desc, .library = library, .tags = tags,
+                          .tag_count = count};
+  mr_context *ctx = NULL;
+  assert_ok(mr_context_create(&desc, &ctx));
+  return ctx;
+}
+
+static void *alloc(mr_context *ctx, int tag, size_t bytes) {
+  void *p = NULL;
+  assert_ok(mr_allocate(mr_context_get_mr_on(ctx, tag, 0), bytes, 0, NULL, &p));
+  return p;
+}
+
+/* solver holds 24 + 8 MiB, codec 16 MiB of device 0's 64. */
+static scene set_up(void) {
+  assert_int_equal(fake_cuda_set_total_memory(0, 64 * MiB), CUDA_SUCCESS);
+  scene s = {.solver = create("solver", solver_tags, 3), .codec = create("codec", codec_tags, 1)};
+  s.temp = alloc(s.solver, TEMP, 24 * MiB);
+  s.work = alloc(s.solver, WORK, 8 * MiB);
+  s.frames = alloc(s.codec, FRAMES, 16 * MiB);
+  return s;
+}
+
+static void tear_down(scene *s) {
+  assert_ok(mr_deallocate(mr_context_get_mr_on(s->solver, TEMP, 0), s->temp, 24 * MiB, 0, NULL));
+  assert_ok(mr_deallocate(mr_context_get_mr_on(s->solver, WORK, 0), s->work, 8 * MiB, 0, NULL));
+  assert_ok(mr_deallocate(mr_context_get_mr_on(s->codec, FRAMES, 0), s->frames, 16 * MiB, 0, NULL));
+  mr_context_destroy(s->solver);
+  mr_context_destroy(s->codec);
+}
+
+/* 32 MiB more for solver's temp: past the device, after retry. */
+static void run_out(const scene *s) {
+  void *p = (void *)0x1;
+  assert_status(mr_allocate(mr_context_get_mr_on(s->solver, TEMP, 0), 32 * MiB, 0, NULL, &p),
+                MR_ERR_OUT_OF_MEMORY);
+  assert_null(p);
+  assert_error_contains("retry(device): still out of memory for 33554432 bytes");
+  assert_error_contains("CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+static const mri_snap_slot *find_slot(const mr_snapshot *snap, const char *library,
+                                      const char *tag, int device) {
+  for (size_t c = 0; c < snap->context_count; c++) {
+    if (strcmp(snap->contexts[c].library, library) != 0) continue;
+    for (size_t t = 0; t < snap->contexts[c].tag_count; t++)
+      if (strcmp(snap->contexts[c].tags[t].name, tag) == 0)
+        return &snap->contexts[c].tags[t].slots[device];
+  }
+  fail_msg("no %s:%s in the snapshot", library, tag);
+  return NULL;
+}
+
+static const mri_snap_pool *find_pool(const mr_snapshot *snap, const char *which, int device) {
+  for (size_t i = 0; i < snap->pool_count; i++)
+    if (strcmp(snap->pools[i].which, which) == 0 && snap->pools[i].info.device == device)
+      return &snap->pools[i];
+  return NULL;
+}
+
+static mr_snapshot *read_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t n = getdelim(&text, &cap, '\0', f);
+  fclose(f);
+  assert_true(n > 0);
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_read(text, (size_t)n, &snap));
+  free(text);
+  return snap;
+}
+
+static void test_dump_names_both_libraries(void **state) {
+  char path[] = "/tmp/mrctx-oom-fake-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(setenv("MRCTX_OOM_SNAPSHOT", path, 1), 0);
+  mri_oom_forget_env();
+  scene s = set_up();
+  run_out(&s);
+
+  mr_snapshot *snap = read_file(path);
+  unlink(path);
+  assert_true(snap->has_oom);
+  assert_string_equal(snap->oom.library, "solver");
+  assert_string_equal(snap->oom.tag, "temp");
+  assert_int_equal(snap->oom.device, 0);
+  assert_int_equal(snap->oom.bytes, 32 * MiB);
+  assert_non_null(strstr(snap->oom.message, "CUDA_ERROR_OUT_OF_MEMORY"));
+  const mri_snap_slot *temp = find_slot(snap, "solver", "temp", 0);
+  assert_int_equal(temp->stats.current_bytes, 24 * MiB);
+  assert_int_equal(temp->stats.failed_count, 1);
+  assert_string_equal(temp->spec, "retry(device)");
+  const mri_snap_slot *work = find_slot(snap, "solver", "work", 0);
+  assert_int_equal(work->stats.current_bytes, 8 * MiB);
+  assert_true(work->has_track);
+  assert_int_equal(work->blocks[0].bytes, 8 * MiB);
+  const mri_snap_slot *frames = find_slot(snap, "codec", "frames", 0);
+  assert_int_equal(frames->stats.current_bytes, 16 * MiB);
+  assert_true(frames->has_cache);
+  assert_int_equal(frames->cache.misses, 1);
+  assert_int_equal(find_slot(snap, "codec", "frames", 1)->stats.total_count, 0);
+  /* The driver's view: every device's current pool, pinned, managed. */
+  const mri_snap_pool *pool = find_pool(snap, "device_current", 0);
+  assert_non_null(pool);
+  assert_true(pool->info.is_default && pool->info.is_current);
+  assert_int_equal(pool->info.used_bytes, 48 * MiB);
+  for (int d = 1; d < fake_cuda_device_count(); d++)
+    assert_non_null(find_pool(snap, "device_current", d));
+  assert_non_null(find_pool(snap, "pinned_default", -1));
+  assert_non_null(find_pool(snap, "managed_default", -1));
+  /* solver's own pool(...) on every device, once each. */
+  size_t owned = 0;
+  for (size_t i = 0; i < snap->pool_count; i++) {
+    if (strcmp(snap->pools[i].which, "owned") != 0) continue;
+    assert_string_equal(snap->pools[i].owner, "solver:own");
+    owned++;
+  }
+  assert_int_equal(owned, (size_t)fake_cuda_device_count());
+
+  char *text = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&text, &length);
+  assert_ok(mr_snapshot_write_text(snap, out));
+  fclose(out);
+  assert_non_null(strstr(text, "out of memory: solver:temp on device 0 asked for 32.0 MiB"));
+  assert_non_null(strstr(text, "solver:temp"));
+  assert_non_null(strstr(text, "codec:frames"));
+  assert_non_null(strstr(text, "device 0"));
+  /* Most held first. */
+  assert_true(strstr(text, "solver:temp ") < strstr(text, "codec:frames "));
+  assert_true(strstr(text, "codec:frames ") < strstr(text, "solver:work "));
+  free(text);
+  mr_snapshot_destroy(snap);
+  tear_down(&s);
+  assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
+  mri_oom_forget_env();
+}
+
+static void note_path(void *user, const mr_oom_event *event) {
+  int *calls = user;
+  (*calls)++;
+  if (event->snapshot_path != NULL) abort();
+}
+
+/* MRCTX_OOM_SNAPSHOT unset: the observer hears of it, no file is written. */
+static void test_no_dump_unless_asked(void **state) {
+  assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
+  mri_oom_forget_env();
+  int calls = 0;
+  mr_set_oom_observer(note_path, &calls);
+  scene s = set_up();
+  run_out(&s);
+  assert_int_equal(calls, 1);
+  mr_set_oom_observer(NULL, NULL);
+  tear_down(&s);
+}
+
+static void test_unwritable_dump(void **state) {
+  assert_int_equal(setenv("MRCTX_OOM_SNAPSHOT", "/proc/mrctx-cannot-be-here-%p.json", 1), 0);
+  mri_oom_forget_env();
+  scene s = set_up();
+  fflush(stderr);
+  char err_path[] = "/tmp/mrctx-oom-fake-stderr-XXXXXX";
+  int err_fd = mkstemp(err_path);
+  int saved = dup(2);
+  assert_int_equal(dup2(err_fd, 2), 2);
+  run_out(&s); /* the status and message are the allocation's own */
+  fflush(stderr);
+  assert_int_equal(dup2(saved, 2), 2);
+  close(saved);
+  close(err_fd);
+  FILE *f = fopen(err_path, "r");
+  char said[512] = "";
+  assert_non_null(fgets(said, sizeof said, f));
+  fclose(f);
+  unlink(err_path);
+  char expected[160];
+  snprintf(expected, sizeof expected,
+           "mrctx: cannot write the out-of-memory snapshot to '/proc/mrctx-cannot-be-here-%d.json': ",
+           (int)getpid());
+  assert_non_null(strstr(said, expected));
+  tear_down(&s);
+  assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
+  mri_oom_forget_env();
+}
+
+/* A device whose current pool is the application's: both pools listed. */
+static void test_pools_set_by_the_application(void **state) {
+  CUmemPoolProps props;
+  memset(&props, 0, sizeof props);
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 1};
+  CUmemoryPool app = NULL;
+  assert_int_equal(fake_cu()->cuMemPoolCreate(&app, &props), CUDA_SUCCESS);
+  CUmemLocation location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 1};
+  assert_int_equal(fake_cu()->cuMemSetMemPool(&location, CU_MEM_ALLOCATION_TYPE_PINNED, app),
+                   CUDA_SUCCESS);
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_take(NULL, &snap));
+  const mri_snap_pool *current = find_pool(snap, "device_current", 1);
+  assert_non_null(current);
+  assert_false(current->info.is_default);
+  assert_non_null(find_pool(snap, "device_default", 1));
+  assert_null(find_pool(snap, "device_default", 0));
+  mr_snapshot_destroy(snap);
+  assert_int_equal(fake_cu()->cuMemSetMemPool(&location, CU_MEM_ALLOCATION_TYPE_PINNED,
+                                              fake_default_pool(MR_POOL_DEVICE, 1)),
+                   CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuMemPoolDestroy(app), CUDA_SUCCESS);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_dump_names_both_libraries, fake_test_setup,
+                                      fake_teardown),
+      cmocka_unit_test_setup_teardown(test_no_dump_unless_asked, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_unwritable_dump, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_pools_set_by_the_application, fake_test_setup,
+                                      fake_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

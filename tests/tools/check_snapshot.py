@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Run `mrctx snapshot` on snapshot files, good and bad, and check what it
+prints and how it exits.
+
+usage: check_snapshot.py MRCTX SNAPSHOT_JSON
+
+SNAPSHOT_JSON is an out-of-memory dump in the canonical form (what
+`mrctx snapshot --json` writes back): two libraries on device 0 of a fake
+driver, solver's results tag tracked, codec's frames tag cached.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+passed = 0
+
+
+def run(mrctx, *args, stdin=None):
+    p = subprocess.run([mrctx, "snapshot", *args], capture_output=True, text=True, input=stdin,
+                       timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(condition, what, output=""):
+    global passed
+    if condition:
+        passed += 1
+    else:
+        failures.append(what + ("\n--- output ---\n" + output if output else ""))
+
+
+def check_shown(mrctx, path, text):
+    rc, out, err = run(mrctx, path)
+    expect(rc == 0 and err == "", "a good file: exit 0, nothing on stderr", out + err)
+    lines = out.splitlines()
+    expect(lines[0] == "mrctx snapshot of pid 4242 at 2026-01-01T00:00:00.123Z (mrctx 0.2.0)",
+           "the first line says whose snapshot and when", out)
+    expect(lines[1].startswith("out of memory: solver:results on device 0 asked for 40.0 MiB "
+                               "(41943040 bytes)"), "the failed allocation is named", out)
+    rows = [l.split()[0] for l in lines if l.startswith(("solver:", "codec:"))]
+    expect(rows[:4] == ["solver:results", "solver:temp", "codec:frames", "codec:staging"],
+           "rows by current bytes, largest first", out)
+    expect(any(l.split()[:2] == ["total", "56.0"] for l in lines), "the total of live bytes", out)
+    expect("largest live blocks of solver:results on device 0 (3 live, 23.0 MiB)" in out,
+           "the tracked tag's blocks", out)
+    expect(any(l.split()[:3] == ["20.0", "MiB", "9.8"] for l in lines),
+           "the largest block, with its age", out)
+    expect("codec:frames on device 0: 1 hits, 2 misses" in out, "the cache's counters", out)
+    expect("driver pools" in out and any(l.startswith("device 0 ") and "65.0 MiB" in l
+                                         for l in lines), "the device pool's use", out)
+
+    rc, out, err = run(mrctx, path, "--json")
+    expect(rc == 0 and out == text, "--json writes the canonical file back unchanged", err)
+    rc, out_stdin, err = run(mrctx, "-", stdin=text)
+    rc_file, out_file, _ = run(mrctx, path)
+    expect(rc == 0 and out_stdin == out_file, "- reads standard input", err)
+    rc, out, err = run(mrctx, "--help")
+    expect(rc == 0 and out.startswith("usage: mrctx snapshot FILE"), "--help", out + err)
+
+
+def check_bad_files(mrctx, text, folder):
+    def bad(name, content, message):
+        path = os.path.join(folder, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(content)
+        rc, out, err = run(mrctx, path)
+        expect(rc == 1 and out == "" and (path + ": ") in err and message in err,
+               "%s: exit 1 saying %r" % (name, message), out + err)
+
+    bad("truncated.json", text[: len(text) // 2], "does not end")
+    bad("not-json.json", "Thread,Time,Action,Pointer,Size,Stream\n",
+        "line 1, column 1: expected a value")
+    bad("list.json", "[1, 2]", "expected an object, found an array")
+    bad("other.json", '{"schema": "something-else", "version": 1}',
+        "this is not an mrctx snapshot")
+    newer = json.loads(text)
+    newer["version"] = 2
+    bad("newer.json", json.dumps(newer), "version 2 is newer than this mrctx")
+    broken = json.loads(text)
+    broken["contexts"][1]["tags"][0]["devices"][0]["stats"]["peak_bytes"] = "lots"
+    bad("broken.json", json.dumps(broken, indent=1),
+        "contexts[1].tags[0].devices[0].stats.peak_bytes: expected a number, found a string")
+    missing = json.loads(text)
+    del missing["pools"][0]["used_bytes"]
+    bad("missing.json", json.dumps(missing), 'pools[0]: the member "used_bytes" is missing')
+
+    rc, out, err = run(mrctx, os.path.join(folder, "absent.json"))
+    expect(rc == 1 and "cannot open" in err and "No such file" in err, "a missing file: exit 1",
+           out + err)
+    rc, out, err = run(mrctx, folder)
+    expect(rc == 1 and "cannot read" in err, "a directory: exit 1", out + err)
+    for args, message in (([], "which file?"), (["a", "b"], "one file at a time"),
+                          (["--bogus"], "unknown option '--bogus'")):
+        rc, out, err = run(mrctx, *args)
+        expect(rc == 2 and message in err and out == "", "%s: exit 2 saying %r" % (args, message),
+               out + err)
+
+
+def main():
+    mrctx, path = sys.argv[1], sys.argv[2]
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    check_shown(mrctx, path, text)
+    with tempfile.TemporaryDirectory() as folder:
+        check_bad_files(mrctx, text, folder)
+    for failure in failures:
+        print("FAIL:", failure)
+    print("%d passed, %d failed" % (passed, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
