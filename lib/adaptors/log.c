@@ -7,7 +7,8 @@
  *   12345,14:03:07.123456,allocate,0x7f3a00000000,1024,0x0
  * (thread id, local time with microseconds, "allocate" | "allocate
  * failure" | "free", pointer in hex, bytes, stream as a pointer). The header
- * is written when the file is opened, at creation.
+ * is written when the file is opened, at creation. Logs of one process that
+ * name the same file share it (see open_file): the first truncates it.
  *
  * File I/O never holds an allocating thread up: a thread formats its line
  * on its own stack, appends it to an in-memory buffer under a short lock,
@@ -47,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -512,6 +514,40 @@ static const mr_resource_ops log_ops = {
     .destroy = log_destroy,
 };
 
+/* True if a live log writes the file `fd` is open on; registry_lock held. */
+static bool file_in_use(int fd) {
+  struct stat mine;
+  if (fstat(fd, &mine) != 0) return false;
+  for (log_state *other = registry; other != NULL; other = other->next) {
+    struct stat theirs;
+    if (other->fd >= 0 && fstat(other->fd, &theirs) == 0 && theirs.st_dev == mine.st_dev &&
+        theirs.st_ino == mine.st_ino)
+      return true;
+  }
+  return false;
+}
+
+/* Open the log's file for appending. A file no live log writes is
+ * truncated and gets the header; one that another live log of this process
+ * writes (a context makes one log per device from one spec) is shared:
+ * every batch is one append of whole lines, so the logs' lines never
+ * tear each other. registry_lock held. */
+static mr_status open_file(log_state *s, const char *path) {
+  s->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (s->fd < 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s",
+                     s->description, path, strerror(errno));
+  if (file_in_use(s->fd)) return MR_OK;
+  /* Only a regular file can be truncated (file=/dev/stderr is fine too). */
+  struct stat st;
+  int error = fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(s->fd, 0) != 0 ? errno : 0;
+  if (error == 0) error = write_all(s->fd, LOG_HEADER, sizeof LOG_HEADER - 1);
+  if (error != 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->description,
+                     path, strerror(error));
+  return MR_OK;
+}
+
 mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_resource **out) {
   mr_status st = mri_adaptor_check(&log_ops, upstream, out);
   if (st != MR_OK) return st;
@@ -534,26 +570,18 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   init_conds(s);
   s->path = mri_strdup(path);
   st = s->path != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  if (st == MR_OK) {
-    s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (s->fd < 0)
-      st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s",
-                     s->description, path, strerror(errno));
-  }
-  if (st == MR_OK) {
-    int error = write_all(s->fd, LOG_HEADER, sizeof LOG_HEADER - 1);
-    if (error != 0)
-      st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->description,
-                     path, strerror(error));
-  }
+  /* The registry stays locked from the open to the insertion, so of two
+   * logs created at once for one file, exactly one truncates it. */
+  pthread_mutex_lock(&registry_lock);
+  if (st == MR_OK) st = open_file(s, path);
   if (st != MR_OK) {
+    pthread_mutex_unlock(&registry_lock);
     /* Creation failed: the file holds at most a header; no need to say so. */
     log_free(s);
     return st;
   }
   /* The log is whole now: should creating the resource still fail, it is
    * destroyed as an unused log is. */
-  pthread_mutex_lock(&registry_lock);
   s->next = registry;
   if (registry != NULL) registry->prev = s;
   registry = s;

@@ -211,6 +211,55 @@ static bool eventually_threads(long want) {
   return false;
 }
 
+/* Two live logs of one file share it (a context builds one log per device
+ * from one spec): one header, every line of both. Once both are gone, a new
+ * log of that file starts it afresh. */
+static void test_logs_share_a_file(void **state) {
+  faulty_upstream u = faulty_new(false);
+  char *path = temp_path("shared");
+  mr_resource *a = NULL, *b = NULL;
+  assert_ok(mr_log_resource_create(u.mr, path, &a));
+  void *p = NULL, *q = NULL;
+  assert_ok(mr_allocate(a, 64, 0, NULL, &p));
+  assert_ok(mr_log_resource_flush(a));
+  assert_ok(mr_log_resource_create(u.mr, path, &b)); /* must not truncate a's lines */
+  assert_ok(mr_allocate(b, 128, 0, NULL, &q));
+  assert_ok(mr_deallocate(a, p, 64, 0, NULL));
+  assert_ok(mr_deallocate(b, q, 128, 0, NULL));
+  mr_resource_release(a);
+  mr_resource_release(b);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[256];
+  int headers = 0, allocates = 0, frees = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    headers += strcmp(line, "Thread,Time,Action,Pointer,Size,Stream\n") == 0;
+    allocates += strstr(line, ",allocate,") != NULL;
+    frees += strstr(line, ",free,") != NULL;
+  }
+  fclose(f);
+  assert_int_equal(headers, 1);
+  assert_int_equal(allocates, 2);
+  assert_int_equal(frees, 2);
+  /* No live log writes it any more: the next one truncates. */
+  assert_ok(mr_log_resource_create(u.mr, path, &a));
+  f = fopen(path, "r");
+  assert_non_null(f);
+  int lines = 0;
+  while (fgets(line, sizeof line, f) != NULL) lines++;
+  fclose(f);
+  assert_int_equal(lines, 1);
+  mr_resource_release(a);
+  /* A character device is shared too, and never truncated. */
+  assert_ok(mr_log_resource_create(u.mr, "/dev/null", &a));
+  assert_ok(mr_log_resource_create(u.mr, "/dev/null", &b));
+  mr_resource_release(a);
+  mr_resource_release(b);
+  unlink(path);
+  free(path);
+  mr_resource_release(u.mr);
+}
+
 static void test_header_at_creation(void **state) {
   faulty_upstream u = faulty_new(false);
   char *path = temp_path("header");
@@ -338,6 +387,7 @@ int main(void) {
       cmocka_unit_test(test_destroy_writes_everything),
       cmocka_unit_test(test_threads),
       cmocka_unit_test(test_header_at_creation),
+      cmocka_unit_test(test_logs_share_a_file),
       cmocka_unit_test(test_writer_ends_when_idle),
       cmocka_unit_test(test_fork_child_writes_only_its_own),
   };

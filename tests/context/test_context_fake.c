@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver/cuda_api.h"
 #include "test_util.h"
@@ -124,6 +125,44 @@ static void test_device_tags_allocate_per_device(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* A log(...) tag is built once per device, all writing the spec's one file:
+ * the file keeps every device's lines under one header. */
+static void test_log_tag_on_every_device(void **state) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/mrctx-ctx-log-%ld.csv",
+           getenv("TMPDIR") != NULL && getenv("TMPDIR")[0] != '\0' ? getenv("TMPDIR") : "/tmp",
+           (long)getpid());
+  char spec[320];
+  snprintf(spec, sizeof spec, "log(device, file=%s)", path);
+  const mr_tag logged[] = {{"temp", spec}};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc), .library = "mylib", .tags = logged,
+                          .tag_count = 1};
+  mr_context *ctx;
+  assert_ok(mr_context_create(&desc, &ctx));
+  void *p[64];
+  for (int d = 0; d < device_count; d++) {
+    make_current(d);
+    assert_ok(mr_allocate(mr_context_get_mr_on(ctx, 0, d), 4096, 0, NULL, &p[d]));
+    assert_ok(mr_deallocate(mr_context_get_mr_on(ctx, 0, d), p[d], 4096, 0, NULL));
+  }
+  make_current(-1);
+  mr_context_destroy(ctx); /* writes everything */
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[256];
+  int headers = 0, allocates = 0, frees = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    headers += strncmp(line, "Thread,", 7) == 0;
+    allocates += strstr(line, ",allocate,") != NULL;
+    frees += strstr(line, ",free,") != NULL;
+  }
+  fclose(f);
+  unlink(path);
+  assert_int_equal(headers, 1);
+  assert_int_equal(allocates, device_count);
+  assert_int_equal(frees, device_count);
+}
+
 static void test_percent_sizes_per_device(void **state) {
   static const mr_tag probe_tags[] = {{"quarter", "probe(bytes=25%)"},
                                       {"eighth", "probe(bytes=12.5%)"}};
@@ -192,6 +231,7 @@ int main(void) {
       cmocka_unit_test(test_per_device_overrides),
       cmocka_unit_test(test_device_tags_allocate_per_device),
       cmocka_unit_test(test_percent_sizes_per_device),
+      cmocka_unit_test(test_log_tag_on_every_device),
       cmocka_unit_test(test_get_mr_follows_the_current_device),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
