@@ -909,9 +909,9 @@ mr_status mr_context_get_stats(const mr_context *ctx, int tag, int device, mr_st
 static void print_row(FILE *out, int tag_width, const char *tag, const char *device,
                       const mr_stats *s) {
   char current[32], peak[32], total[32];
-  mri_format_size(s->current_bytes, current, sizeof current);
-  mri_format_size(s->peak_bytes, peak, sizeof peak);
-  mri_format_size(s->total_bytes, total, sizeof total);
+  mri_format_bytes_human(s->current_bytes, current, sizeof current);
+  mri_format_bytes_human(s->peak_bytes, peak, sizeof peak);
+  mri_format_bytes_human(s->total_bytes, total, sizeof total);
   fprintf(out, "%-*s %6s %10s %10s %10s %8llu %10llu %8llu\n", tag_width, tag, device, current,
           peak, total, (unsigned long long)s->current_count, (unsigned long long)s->total_count,
           (unsigned long long)s->failed_count);

@@ -80,7 +80,6 @@ struct mr_snapshot {
 };
 
 /* Format bytes for people: "0 B", "512 B", "1.5 KiB", "60.0 GiB". */
-void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap);
 
 /* The UTC time of a snapshot as ISO 8601 with milliseconds
  * ("2025-06-01T10:00:00.123Z"). */

@@ -22,21 +22,6 @@
 
 #include "context/snapshot_internal.h"
 
-void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap) {
-  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) {
-    snprintf(buf, cap, "%" PRIu64 " B", bytes);
-    return;
-  }
-  double value = (double)bytes / 1024;
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < MRI_ARRAY_SIZE(units)) {
-    value /= 1024;
-    unit++;
-  }
-  snprintf(buf, cap, "%.1f %s", value, units[unit]);
-}
-
 void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap) {
   time_t seconds = (time_t)(unix_ns / 1000000000u);
   struct tm utc;

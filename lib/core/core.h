@@ -91,6 +91,11 @@ uint64_t mri_monotonic_ns(void);
  * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
 void mri_format_size(uint64_t bytes, char *buf, size_t cap);
 
+/* Format a byte count for people, rounded to one decimal of the largest
+ * binary unit it reaches ("705.2 MiB", "512 B"): the tables of statistics
+ * and snapshots (the exact numbers are in the API and the JSON). */
+void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap);
+
 /* ---- versioned public structs (docs/abi.md) ------------------------------ */
 
 /* The bytes of `type` up to and including `field`: the struct's size in the

@@ -1,6 +1,7 @@
 /*
  * error.c: status names and the per-thread error message.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,21 @@ mr_status mri_spec_quote(const char *what, const char *text, char **out) {
   quoted[k] = '\0';
   *out = quoted;
   return MR_OK;
+}
+
+void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap) {
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) {
+    snprintf(buf, cap, "%" PRIu64 " B", bytes);
+    return;
+  }
+  double value = (double)bytes / 1024;
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < MRI_ARRAY_SIZE(units)) {
+    value /= 1024;
+    unit++;
+  }
+  snprintf(buf, cap, "%.1f %s", value, units[unit]);
 }
 
 void mri_format_size(uint64_t bytes, char *buf, size_t cap) {

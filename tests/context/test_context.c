@@ -658,9 +658,9 @@ static void test_print_stats(void **state) {
   const char *expected =
       "mylib memory by tag\n"
       "tag            device    current       peak      total     live     allocs failures\n"
-      "temp                0       2KiB       3KiB       3KiB        1          2        0\n"
-      "temp              all       2KiB       3KiB       3KiB        1          2        0\n"
-      "result_buffers    all         0B         0B         0B        0          0        0\n";
+      "temp                0    2.0 KiB    3.0 KiB    3.0 KiB        1          2        0\n"
+      "temp              all    2.0 KiB    3.0 KiB    3.0 KiB        1          2        0\n"
+      "result_buffers    all        0 B        0 B        0 B        0          0        0\n";
   if (strcmp(text, expected) != 0) {
     print_error("expected:\n%s\ngot:\n%s\n", expected, text);
     fail();
