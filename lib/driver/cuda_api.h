@@ -50,6 +50,7 @@
   X(cuMemPoolSetAttribute, 11020)    \
   X(cuMemPoolGetAttribute, 11020)    \
   X(cuMemPoolSetAccess, 11020)       \
+  X(cuMemPoolGetAccess, 11020)       \
   X(cuMemPoolTrimTo, 11020)          \
   X(cuMemAllocFromPoolAsync, 11020)  \
   X(cuMemFreeAsync, 11020)           \
@@ -60,6 +61,7 @@
   X(cuMemAllocManaged, 6000)         \
   X(cuMemsetD8Async, 3020)           \
   X(cuMemcpyAsync, 4000)             \
+  X(cuPointerGetAttribute, 4000)     \
   X(cuStreamCreate, 2000)            \
   X(cuStreamDestroy, 4000)           \
   X(cuStreamSynchronize, 2000)       \

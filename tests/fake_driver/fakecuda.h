@@ -52,6 +52,11 @@
  *    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the capture
  *    (cuStreamEndCapture then returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED). Modules,
  *    kernels and graphs are CUDA_ERROR_NOT_SUPPORTED.
+ *  - cuPointerGetAttribute answers the device an allocation is charged to
+ *    (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) and the pool it came from
+ *    (..._MEMPOOL_HANDLE), for any address inside a live allocation.
+ *    Copies (cuMemcpyAsync) do not check pool access: the access flags are
+ *    bookkeeping, read back with cuMemPoolGetAccess.
  *  - Before cuInit every call but cuInit, cuDriverGetVersion, cuGetErrorName
  *    and cuGetErrorString returns CUDA_ERROR_NOT_INITIALIZED.
  *

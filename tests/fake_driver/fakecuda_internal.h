@@ -245,5 +245,7 @@ CUresult new_alloc(size_t bytes, enum alloc_kind kind, int charged_to, CUmemoryP
                    void **out);
 CUresult free_alloc(const void *ptr, unsigned kinds);
 bool inside_alloc(uintptr_t ptr, size_t bytes);
+/* The live allocation whose bytes include `ptr`, or NULL. */
+fake_alloc *find_alloc_containing(uintptr_t ptr);
 
 #endif

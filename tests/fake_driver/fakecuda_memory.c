@@ -227,6 +227,22 @@ CUresult fake_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map,
   FAKE_CALL(cuMemPoolSetAccess, NEEDS_INIT, do_pool_set_access(pool, map, count));
 }
 
+/* The owner of a device pool reads read-write, as cuMemPoolSetAccess keeps it. */
+static CUresult do_pool_get_access(CUmemAccess_flags *flags, CUmemoryPool pool,
+                                   const CUmemLocation *location) {
+  struct CUmemPoolHandle_st *p = find_pool(pool);
+  if (p == NULL || flags == NULL || location == NULL) return CUDA_ERROR_INVALID_VALUE;
+  if (location->type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(location->id)) return CUDA_ERROR_INVALID_DEVICE;
+  *flags = p->access[location->id];
+  return CUDA_SUCCESS;
+}
+
+CUresult fake_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool pool,
+                                 CUmemLocation *location) {
+  FAKE_CALL(cuMemPoolGetAccess, NEEDS_INIT, do_pool_get_access(flags, pool, location));
+}
+
 static CUresult do_pool_trim_to(CUmemoryPool pool, size_t keep) {
   struct CUmemPoolHandle_st *p = find_pool(pool);
   if (p == NULL) return CUDA_ERROR_INVALID_VALUE;
@@ -386,4 +402,30 @@ static CUresult do_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s
 
 CUresult fake_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
   FAKE_CALL(cuMemcpyAsync, NEEDS_INIT, do_memcpy(dst, src, n, stream));
+}
+
+/* Two attributes of any address inside a live allocation: the device it
+ * lives on (memory charged to a device; host and managed memory are
+ * CUDA_ERROR_NOT_SUPPORTED, not modelled) and the pool it came from (NULL
+ * for memory from no pool). Any other pointer is CUDA_ERROR_INVALID_VALUE,
+ * any other attribute CUDA_ERROR_NOT_SUPPORTED. */
+static CUresult do_pointer_get_attribute(void *data, CUpointer_attribute attribute,
+                                         CUdeviceptr ptr) {
+  const fake_alloc *a = find_alloc_containing((uintptr_t)ptr);
+  if (a == NULL || data == NULL) return CUDA_ERROR_INVALID_VALUE;
+  switch (attribute) {
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+    if (a->charged_to < 0) return CUDA_ERROR_NOT_SUPPORTED;
+    *(int *)data = a->charged_to;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+    *(CUmemoryPool *)data = a->pool;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+CUresult fake_cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  FAKE_CALL(cuPointerGetAttribute, NEEDS_INIT, do_pointer_get_attribute(data, attribute, ptr));
 }

@@ -498,3 +498,12 @@ bool inside_alloc(uintptr_t ptr, size_t bytes) {
     }
   return false;
 }
+
+fake_alloc *find_alloc_containing(uintptr_t ptr) {
+  for (int b = 0; b < ALLOC_BUCKETS; b++)
+    for (fake_alloc *a = alloc_table[b]; a != NULL; a = a->next) {
+      uintptr_t start = (uintptr_t)a->ptr;
+      if (ptr >= start && ptr - start < a->bytes) return a;
+    }
+  return NULL;
+}

@@ -97,8 +97,9 @@ def check_fake_info(mrctx):
     rc, out, err = run(mrctx, "info", "--json")
     try:
         info = json.loads(out)
-        expect(rc == 0 and info["driver_version"] == 13000 and len(info["devices"]) == 4,
-               "--json: version and devices", out)
+        expect(rc == 0 and info["driver_version"] == 13000 and
+               [d["device"] for d in info["devices"]] == [0, 1, 2, 3],
+               "--json: version and every device, in order", out)
         for d in info["devices"]:
             expect(d["available"] and d["current_pool"]["is_default"] and
                    d["default_pool"]["release_threshold"] == 0 and d["total_memory"] == 16 << 30,
@@ -247,9 +248,10 @@ def check_fake_resolve(mrctx):
 # ---- mrctx bench ---------------------------------------------------------------
 
 BENCH_ONLY_HELP = ("  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
-                   "                random, handoff, large, pinned, arena, churn (default: all)\n")
+                   "                random, handoff, large, pinned, arena, churn,\n"
+                   "                devices (default: all)\n")
 BENCH_WORKLOADS = ("lookup", "pairs", "threads", "random", "handoff", "large", "pinned", "arena",
-                   "churn")
+                   "churn", "devices")
 
 
 def check_bench(mrctx):
@@ -376,6 +378,28 @@ def check_fake_bench(mrctx):
                  "--threads 3: 1, 2 and 3 threads")
 
 
+def check_fake_bench_devices(mrctx):
+    """--only devices: the raw pool and cache(device) on 1, 2, ... every
+    device at once, a group of 4 threads per device; one device: one count."""
+    quick = {"MALLOC_PERTURB_": "0"}
+    raw, cache = "cuMemAllocFromPoolAsync (raw pool)", "mrctx cache(device), per-tag stats"
+    for devices in (4, 1):
+        env = dict(quick, FAKECUDA_DEVICES=str(devices))
+        rc, out, err = run(mrctx, "bench", "--only", "devices", "--seconds", "0.005", env=env)
+        rows = bench_rows(out)
+        counts = ["%d device%s" % (n, "" if n == 1 else "s") for n in range(1, devices + 1)]
+        expect(rc == 0, "bench --only devices on %d devices: exit 0" % devices, out + err)
+        expect_equal([r[:4] for r in rows],
+                     [("devices", c, a, 4 * n) for n, c in enumerate(counts, 1)
+                      for a in (raw, cache)],
+                     "bench --only devices on %d devices: a row per device count" % devices)
+        expect(all((r[4] == "") == (r[2] == raw) for r in rows),
+               "bench --only devices: cache(device) compared with the raw pools", out)
+        for n in range(1, devices + 1):
+            expect("\033[Kdevices %d: %s" % (n, cache) in err,
+                   "progress: devices %d: %s" % (n, cache), err)
+
+
 def check_fake_bench_runs(mrctx, sanitized):
     """--runs 2 on the workloads with real clients' patterns: every run's
     values in the JSON, medians and spreads in the table, reserved/requested.
@@ -492,6 +516,7 @@ def main():
         check_bench(mrctx)
     elif mode == "fake-bench":
         check_fake_bench(mrctx)
+        check_fake_bench_devices(mrctx)
         check_fake_bench_runs(mrctx, sys.argv[3] != "none")
     else:
         sys.exit("unknown mode " + mode)

@@ -224,6 +224,7 @@ struct bench_workload {
 typedef struct pair_job {
   int index; /* the thread's number, for its CPU */
   const bench_cuda *cu;
+  CUcontext context; /* made current on the thread: its device's primary context */
   bench_allocator *allocator;
   const workload_case *sizes;
   int live;
@@ -257,7 +258,7 @@ static void *pair_thread(void *arg) {
   pair_job *j = arg;
   bench_allocator *a = j->allocator;
   pin_to_cpu(j->index);
-  j->cu->cuCtxSetCurrent(j->cu->context);
+  j->cu->cuCtxSetCurrent(j->context);
   CUstream stream = NULL;
   j->cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
   void *ptr[LIVE_BLOCKS] = {0};
@@ -337,7 +338,8 @@ static bench_result run_pairs(const bench_run *b, const bench_workload *w,
   pair_job *jobs = calloc((size_t)threads, sizeof *jobs);
   pthread_t *tids = calloc((size_t)threads, sizeof *tids);
   for (int t = 0; t < threads; t++) {
-    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .allocator = a, .sizes = c, .live = w->live,
+    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .context = b->cu.context, .allocator = a,
+                         .sizes = c, .live = w->live,
                          .sample = threads == 1, .seconds = b->o->seconds, .ready = &ready,
                          .seed = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1)};
     pthread_create(&tids[t], NULL, pair_thread, &jobs[t]);
@@ -835,6 +837,8 @@ static void run_lookups(bench_run *b, const bench_workload *w) {
   }
 }
 
+static void run_devices(bench_run *b, const bench_workload *w);
+
 /* The workloads, in the order they run and are reported. Adding one is a
  * row here (and its measure function, if none of these fits). */
 static const bench_workload workloads[] = {
@@ -910,6 +914,13 @@ static const bench_workload workloads[] = {
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_ARENA},
      .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1, false}},
      .rounds = true},
+    /* pairs on 1, 2, ... every device at once, a group of threads per
+     * device: the aggregate shows how throughput scales with GPUs. */
+    {.name = "devices",
+     .baseline = "raw",
+     .run = run_devices,
+     .cases = {{"256B-1MiB", 256, 1 << 20, false}},
+     .live = LIVE_BLOCKS},
 };
 
 #define WORKLOAD_COUNT (sizeof workloads / sizeof workloads[0])
@@ -981,6 +992,133 @@ static const mr_tag bench_tags[TAG_COUNT] = {
     [TAG_STAGING_FIXED] = {"staging", "fixed(pinned, block=4MiB, count=32)"},
     [TAG_STAGING_CACHE] = {"staging_cache", "cache(pinned)"},
 };
+
+/* ---- devices: the pairs workload on several devices at once --------------- */
+
+/* Threads in each device's group. */
+#define DEVICE_GROUP_THREADS 4
+/* At most this many devices are measured (the results' sizes column names
+ * the count, from a fixed table). */
+#define MAX_BENCH_DEVICES 64
+
+/* One device's share of the devices workload: its primary context, its
+ * current pool (the raw baseline) and the benchmark context's cache(device)
+ * for it. */
+typedef struct bench_device {
+  CUcontext context;
+  bench_allocator raw, cache;
+} bench_device;
+
+/* "3 devices": the results' sizes column (the sizes are the case's,
+ * 256B-1MiB), which keeps the rows of each device count apart. Built once;
+ * lives as long as the process. */
+static const char *devices_label(int devices) {
+  static char labels[MAX_BENCH_DEVICES + 1][16];
+  if (labels[devices][0] == '\0')
+    snprintf(labels[devices], sizeof labels[devices], "%d device%s", devices,
+             devices == 1 ? "" : "s");
+  return labels[devices];
+}
+
+/* Devices 0..devices-1 each run DEVICE_GROUP_THREADS threads of pairs, all
+ * at once, each group on its own device's allocator: cache(device), or the
+ * raw pool. Throughput is the aggregate over every thread. */
+static bench_result run_device_groups(const bench_run *b, const bench_workload *w,
+                                      bench_device *dev, int devices, bool cache) {
+  const workload_case *c = &w->cases[0];
+  int threads = devices * DEVICE_GROUP_THREADS;
+  pthread_barrier_t ready;
+  pthread_barrier_init(&ready, NULL, (unsigned)threads);
+  pair_job *jobs = calloc((size_t)threads, sizeof *jobs);
+  pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+  if (jobs == NULL || tids == NULL) {
+    fprintf(stderr, "mrctx bench: out of host memory\n");
+    exit(MRCTX_EXIT_FAILURE);
+  }
+  for (int t = 0; t < threads; t++) {
+    bench_device *d = &dev[t / DEVICE_GROUP_THREADS];
+    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .context = d->context,
+                         .allocator = cache ? &d->cache : &d->raw, .sizes = c, .live = w->live,
+                         .seconds = b->o->seconds, .ready = &ready,
+                         .seed = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1)};
+    pthread_create(&tids[t], NULL, pair_thread, &jobs[t]);
+  }
+  long pairs = 0, failures = 0;
+  double longest = 0, per_thread_ns = 0;
+  for (int t = 0; t < threads; t++) {
+    pthread_join(tids[t], NULL);
+    pairs += jobs[t].pairs;
+    failures += jobs[t].failures;
+    if (jobs[t].elapsed > longest) longest = jobs[t].elapsed;
+    per_thread_ns += jobs[t].elapsed / (double)jobs[t].pairs;
+  }
+  pthread_barrier_destroy(&ready);
+  free(jobs);
+  free(tids);
+  for (int i = 0; i < devices; i++) {
+    bench_allocator *a = cache ? &dev[i].cache : &dev[i].raw;
+    if (a->trim) a->trim(a->state);
+  }
+  const bench_allocator *a = cache ? &dev[0].cache : &dev[0].raw;
+  return (bench_result){.workload = w->name, .sizes = devices_label(devices),
+                        .allocator = a->name, .label = a->label, .threads = threads,
+                        .run = b->run, .ns_per_op = per_thread_ns / threads,
+                        .mops = (double)pairs / longest * 1e3, .ops = pairs,
+                        .failures = failures, .hit_rate = NAN, .peak_requested = NAN,
+                        .peak_reserved = NAN};
+}
+
+/* The devices workload: for 1, 2, ... every device, the raw pools and
+ * cache(device) (the benchmark context's tag, kept per device), each
+ * device's group of threads bound to it. */
+static void run_devices(bench_run *b, const bench_workload *w) {
+  const bench_cuda *cu = &b->cu;
+  int count = 0;
+  if (mr_device_count(&count) != MR_OK || count < 1) {
+    printf("mrctx bench: devices: %s\n", mr_last_error());
+    return;
+  }
+  if (count > MAX_BENCH_DEVICES) count = MAX_BENCH_DEVICES;
+  bench_device *dev = calloc((size_t)count, sizeof *dev);
+  if (dev == NULL) {
+    fprintf(stderr, "mrctx bench: out of host memory\n");
+    exit(MRCTX_EXIT_FAILURE);
+  }
+  /* As for device 0 (bench_cuda_open), the raw pools keep freed memory. */
+  cuuint64_t keep_all = UINT64_MAX;
+  for (int d = 0; d < count; d++) {
+    CUdevice device;
+    CUmemoryPool pool = NULL;
+    CUmemLocation where = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = d};
+    CUresult r = cu->cuDeviceGet(&device, d);
+    if (r == CUDA_SUCCESS) r = cu->cuDevicePrimaryCtxRetain(&dev[d].context, device);
+    if (r == CUDA_SUCCESS) r = cu->cuMemGetMemPool(&pool, &where, CU_MEM_ALLOCATION_TYPE_PINNED);
+    if (r == CUDA_SUCCESS)
+      r = cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep_all);
+    if (r != CUDA_SUCCESS) {
+      printf("mrctx bench: devices: cannot set up device %d (CUDA error %d)\n", d, (int)r);
+      count = d;
+      break;
+    }
+    dev[d].raw = bench_pool_allocator("cuMemAllocFromPoolAsync (raw pool)", "raw", cu, pool);
+    dev[d].cache = bench_resource_allocator("mrctx cache(device), per-tag stats", "cache", cu,
+                                            mr_context_get_mr_on(b->ctx, TAG_CACHE, d));
+  }
+  for (int devices = 1; devices <= count; devices++) {
+    for (int which = 0; which < 2; which++) {
+      progress(b->o, "%s%s %d: %s", b->prefix, w->name, devices,
+               which ? dev[0].cache.name : dev[0].raw.name);
+      bench_results_add(&b->results,
+                        run_device_groups(b, w, dev, devices, which == 1));
+    }
+  }
+  for (int d = 0; d < count; d++) {
+    bench_allocator_close(&dev[d].raw);
+    bench_allocator_close(&dev[d].cache);
+  }
+  free(dev);
+  cu->cuCtxSetCurrent(cu->context);
+}
 
 /* One run's value of a row (NaN if it is missing, had failures, or the
  * value is unknown). */
@@ -1094,7 +1232,8 @@ static void usage(FILE *out) {
         "\n"
         "Times mrctx's resources against the raw driver pools, cuMemHostAlloc, cub's\n"
         "CachingDeviceAllocator and PyTorch's caching allocator (where built) on\n"
-        "device 0, with each one's peak reserved memory, and checks the targets.\n"
+        "device 0 (devices: on 1, 2, ... every device at once), with each one's\n"
+        "peak reserved memory, and checks the targets.\n"
         "\n"
         "  --seconds S   time per measurement (default 0.25; most are taken three\n"
         "                times, interleaved, and the median kept)\n"
