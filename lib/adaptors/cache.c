@@ -759,7 +759,7 @@ done:
 }
 
 /* Before a large block of class k comes from upstream: when the cache
- * already holds more idle large bytes than large_idle_max, give back ready
+ * already holds more idle large bytes than large_idle_limit, give back ready
  * large blocks of at least that size first, so that the upstream pool makes
  * the new block from their memory instead of growing. Blocks cannot be
  * split, and a cache that kept every large size it has seen would hold
