@@ -39,6 +39,7 @@
 #include <stdio.h>
 
 #include <mrctx/resource.h>
+#include <mrctx/stats.h>
 
 MR_EXTERN_C_BEGIN
 
@@ -90,6 +91,43 @@ MR_NODISCARD MR_API mr_status mr_snapshot_write_text(const mr_snapshot *snapshot
 
 /** Free a snapshot. NULL is ignored. */
 MR_API void mr_snapshot_destroy(mr_snapshot *snapshot);
+
+/** When and why a snapshot was taken (mr_snapshot_get_info). */
+typedef struct mr_snapshot_info {
+  size_t size;           /**< sizeof(mr_snapshot_info): set it before the call */
+  uint64_t time_unix_ns; /**< when it was taken: nanoseconds since 1970, UTC */
+  int64_t pid;           /**< the process it was taken in */
+  int out_of_memory;     /**< 1: written at an out-of-memory; 0: asked for */
+  /** With out_of_memory: the allocation that failed. The strings are the
+   * snapshot's own, valid while it lives; NULL otherwise. */
+  const char *oom_library, *oom_tag;
+  int oom_device;        /**< with out_of_memory: its device, else -1 */
+  uint64_t oom_bytes;    /**< with out_of_memory: the size asked for, else 0 */
+  size_t context_count;  /**< the contexts it records */
+} mr_snapshot_info;
+
+/** OUT: *info (set info->size first). */
+MR_NODISCARD MR_API mr_status mr_snapshot_get_info(const mr_snapshot *snapshot,
+                                                   mr_snapshot_info *info);
+
+/** One tag on one device of a snapshot, as mr_snapshot_foreach_tag hands
+ * it over. Owned by the library, valid during the call; `size` says how
+ * many bytes of it are valid (read a field only if it lies within). */
+typedef struct mr_snapshot_tag_entry {
+  size_t size;          /**< sizeof(mr_snapshot_tag_entry) as the library sees it */
+  const char *library;  /**< the context's library */
+  const char *tag;      /**< the tag */
+  int device;           /**< the device slot */
+  const char *spec;     /**< the resolved spec text */
+  const mr_stats *stats; /**< the tag's statistics on that device */
+} mr_snapshot_tag_entry;
+
+/** Call `fn` for every tag on every device slot of every context the
+ * snapshot records, in the snapshot's order (contexts, then tags, then
+ * devices). */
+MR_NODISCARD MR_API mr_status mr_snapshot_foreach_tag(
+    const mr_snapshot *snapshot, void (*fn)(void *user, const mr_snapshot_tag_entry *entry),
+    void *user);
 
 /* ---- out of memory -------------------------------------------------------
  *

@@ -354,3 +354,44 @@ mr_status mr_snapshot_take(const mr_snapshot_options *options, mr_snapshot **sna
   *snapshot = NULL;
   return mri_snapshot_take(options, NULL, snapshot);
 }
+
+mr_status mr_snapshot_get_info(const mr_snapshot *snapshot, mr_snapshot_info *info) {
+  if (snapshot == NULL || info == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_get_info: NULL argument");
+  mr_snapshot_info full = {
+      .size = sizeof full,
+      .time_unix_ns = snapshot->time_unix_ns,
+      .pid = snapshot->pid,
+      .out_of_memory = snapshot->has_oom,
+      .oom_library = snapshot->has_oom ? snapshot->oom.library : NULL,
+      .oom_tag = snapshot->has_oom ? snapshot->oom.tag : NULL,
+      .oom_device = snapshot->has_oom ? snapshot->oom.device : -1,
+      .oom_bytes = snapshot->has_oom ? snapshot->oom.bytes : 0,
+      .context_count = snapshot->context_count,
+  };
+  return MRI_STRUCT_WRITE(info, &full, mr_snapshot_info, context_count, "mr_snapshot_get_info");
+}
+
+mr_status mr_snapshot_foreach_tag(const mr_snapshot *snapshot,
+                                  void (*fn)(void *user, const mr_snapshot_tag_entry *entry),
+                                  void *user) {
+  if (snapshot == NULL || fn == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_foreach_tag: NULL argument");
+  for (size_t c = 0; c < snapshot->context_count; c++) {
+    const mri_snap_context *ctx = &snapshot->contexts[c];
+    for (size_t t = 0; t < ctx->tag_count; t++) {
+      const mri_snap_tag *tag = &ctx->tags[t];
+      for (size_t d = 0; d < tag->slot_count; d++) {
+        const mri_snap_slot *slot = &tag->slots[d];
+        mr_snapshot_tag_entry entry = {.size = sizeof entry,
+                                       .library = ctx->library,
+                                       .tag = tag->name,
+                                       .device = slot->device,
+                                       .spec = slot->spec,
+                                       .stats = &slot->stats};
+        fn(user, &entry);
+      }
+    }
+  }
+  return MR_OK;
+}

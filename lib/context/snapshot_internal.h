@@ -79,8 +79,6 @@ struct mr_snapshot {
   size_t pool_count;
 };
 
-/* Format bytes for people: "0 B", "512 B", "1.5 KiB", "60.0 GiB". */
-
 /* The UTC time of a snapshot as ISO 8601 with milliseconds
  * ("2025-06-01T10:00:00.123Z"). */
 void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap);

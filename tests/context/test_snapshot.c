@@ -729,6 +729,58 @@ static void test_oom_only_for_oom(void **state) {
   mr_context_destroy(ctx);
 }
 
+typedef struct tag_walk {
+  int entries;
+  uint64_t liba_small_bytes, libb_big_bytes;
+} tag_walk;
+
+static void walk_tag(void *user, const mr_snapshot_tag_entry *e) {
+  tag_walk *w = user;
+  w->entries++;
+  assert_true(e->size >= sizeof *e);
+  if (strcmp(e->library, "liba") == 0 && strcmp(e->tag, "small") == 0)
+    w->liba_small_bytes += e->stats->current_bytes;
+  if (strcmp(e->library, "libb") == 0 && strcmp(e->tag, "big") == 0)
+    w->libb_big_bytes += e->stats->current_bytes;
+  assert_non_null(e->spec);
+}
+
+/* What a program reading a dump sees through the accessors: when, why, and
+ * every tag on every device with its statistics. */
+static void test_info_and_tags(void **state) {
+  mr_context *a = create("liba", oom_tags, 2);
+  mr_context *b = create("libb", oom_tags, 2);
+  void *held = alloc(b, BIG, 3 << 20);
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_take(NULL, &snap));
+  mr_snapshot_info info = {.size = sizeof info};
+  assert_ok(mr_snapshot_get_info(snap, &info));
+  assert_int_equal(info.out_of_memory, 0);
+  assert_null(info.oom_library);
+  assert_int_equal(info.oom_device, -1);
+  assert_true(info.time_unix_ns > 0);
+  assert_int_equal(info.pid, getpid());
+  assert_true(info.context_count >= 2);
+  tag_walk w = {0};
+  assert_ok(mr_snapshot_foreach_tag(snap, walk_tag, &w));
+  assert_true(w.entries >= 4); /* two tags of each library, on every device slot */
+  assert_int_equal(w.libb_big_bytes, 3 << 20);
+  assert_int_equal(w.liba_small_bytes, 0);
+
+  /* Bad input: a clear error, nothing written. */
+  assert_status(mr_snapshot_get_info(NULL, &info), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_snapshot_get_info(snap, NULL), MR_ERR_INVALID_ARGUMENT);
+  mr_snapshot_info unsized = {0};
+  assert_status(mr_snapshot_get_info(snap, &unsized), MR_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mr_last_error(), "mr_snapshot_info"));
+  assert_status(mr_snapshot_foreach_tag(snap, NULL, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_snapshot_foreach_tag(NULL, walk_tag, &w), MR_ERR_INVALID_ARGUMENT);
+  mr_snapshot_destroy(snap);
+  release(b, BIG, held, 3 << 20);
+  mr_context_destroy(a);
+  mr_context_destroy(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_contexts),
@@ -744,6 +796,7 @@ int main(void) {
       cmocka_unit_test(test_oom_unwritable),
       cmocka_unit_test(test_oom_from_threads),
       cmocka_unit_test(test_oom_only_for_oom),
+      cmocka_unit_test(test_info_and_tags),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

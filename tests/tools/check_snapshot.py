@@ -99,6 +99,54 @@ def check_bad_files(mrctx, text, folder):
                out + err)
 
 
+def check_plot(mrctx, text, folder):
+    """`mrctx plot` from a series of snapshots: one layer per library:tag,
+    the out-of-memory dump marked; logs and snapshots are not mixed."""
+    import xml.etree.ElementTree as ElementTree
+    base = json.loads(text)
+    paths = []
+    for i in range(3):  # two requests, then the dump itself
+        snap = json.loads(text)
+        snap["time_unix_ns"] = base["time_unix_ns"] - (2 - i) * 1000000000
+        if i < 2:
+            snap["trigger"] = "request"
+            snap.pop("out_of_memory", None)
+            for c in snap["contexts"]:
+                for t in c["tags"]:
+                    for d in t["devices"]:
+                        d["stats"]["current_bytes"] = d["stats"]["current_bytes"] * (i + 1) // 3
+        path = os.path.join(folder, "series-%d.json" % i)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(snap, f)
+        paths.append(path)
+    svg = os.path.join(folder, "series.svg")
+    p = subprocess.run([mrctx, "plot", "--svg", svg, *reversed(paths)], capture_output=True,
+                       text=True, timeout=60)
+    expect(p.returncode == 0 and "3 snapshots over 2.000 s" in p.stdout,
+           "plot from snapshots draws the series", p.stdout + p.stderr)
+    if p.returncode == 0:
+        root = ElementTree.parse(svg).getroot()
+        words = " ".join(t for t in root.itertext())
+        for layer in ("solver:results", "solver:temp", "codec:frames", "codec:staging"):
+            expect(layer in words, "plot from snapshots has the layer " + layer, words)
+        expect("1 failed allocation" in words, "plot from snapshots marks the dump", words)
+        expect("3 snapshots" in words, "plot from snapshots says so in its subtitle", words)
+    log = os.path.join(folder, "temp.csv")
+    with open(log, "w", encoding="utf-8") as f:
+        f.write("Thread,Time,Action,Pointer,Size,Stream\n1,1.0,allocate,0x10,64,0x0\n")
+    p = subprocess.run([mrctx, "plot", "--svg", svg, paths[0], log], capture_output=True,
+                       text=True, timeout=60)
+    expect(p.returncode == 1 and "logs or snapshots, not both" in p.stderr,
+           "plot refuses logs mixed with snapshots", p.stderr)
+    bad = os.path.join(folder, "bad.json")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write('{"schema": "something else"}')
+    p = subprocess.run([mrctx, "plot", "--svg", svg, paths[0], bad], capture_output=True,
+                       text=True, timeout=60)
+    expect(p.returncode == 1 and "bad.json: not a snapshot" in p.stderr,
+           "plot names a file that is not a snapshot", p.stderr)
+
+
 def main():
     mrctx, path = sys.argv[1], sys.argv[2]
     with open(path, encoding="utf-8") as f:
@@ -106,6 +154,7 @@ def main():
     check_shown(mrctx, path, text)
     with tempfile.TemporaryDirectory() as folder:
         check_bad_files(mrctx, text, folder)
+        check_plot(mrctx, text, folder)
     for failure in failures:
         print("FAIL:", failure)
     print("%d passed, %d failed" % (passed, len(failures)))

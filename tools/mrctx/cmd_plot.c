@@ -11,6 +11,9 @@
  * falls between columns. The highest total is marked with its value and
  * time, each layer's own peak is in the legend, and failed allocations are
  * marked under the time axis.
+ *
+ * From snapshot files instead (plot_snapshots.c): one layer per
+ * library:tag, the same drawing.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -24,11 +27,15 @@
 
 static void usage(FILE *out) {
   fputs("usage: mrctx plot --svg FILE [--title TEXT] [--skip-bad] [NAME=]LOG ...\n"
+        "       mrctx plot --svg FILE [--title TEXT] SNAPSHOT.json ...\n"
         "\n"
         "Draw memory in use over time from allocation logs in rmm's CSV format (what\n"
         "the log adaptor writes) as an SVG chart: one layer per log, stacked, the\n"
         "peak marked. Record each library's tag to a log of its own and name the\n"
         "layers: mylib:temp=temp.csv mylib:result=result.csv.\n"
+        "Or from a series of snapshot files (JSON): one layer per library:tag, its\n"
+        "devices summed, each value held until the next snapshot; a dump at\n"
+        "out-of-memory marks a failed allocation.\n"
         "\n"
         "  --svg FILE    the SVG file to write (required)\n"
         "  --title TEXT  the chart's title (default: Memory in use)\n"
@@ -223,10 +230,28 @@ static void free_plot(plot *p) {
   free(p->failures);
 }
 
-static int run(const plot_options *o) {
-  plot p = {.title = o->title != NULL ? o->title : "Memory in use"};
-  p.layers = calloc(o->log_count, sizeof *p.layers);
-  if (p.layers == NULL) {
+/* Snapshots instead of logs: every argument a snapshot file, no NAME=. */
+static int read_snapshots(const plot_options *o, plot *p) {
+  for (size_t i = 0; i < o->log_count; i++) {
+    if (!plot_is_snapshot(o->logs[i])) {
+      fprintf(stderr,
+              "mrctx plot: %s is not a snapshot file, but %s is: draw logs or snapshots, not "
+              "both\n",
+              o->logs[i], o->logs[0]);
+      return MRCTX_EXIT_FAILURE;
+    }
+  }
+  char why[1024];
+  if (!plot_read_snapshots(o->logs, o->log_count, p, why, sizeof why)) {
+    fprintf(stderr, "mrctx plot: %s\n", why);
+    return MRCTX_EXIT_FAILURE;
+  }
+  return MRCTX_EXIT_OK;
+}
+
+static int read_logs(const plot_options *o, plot *p) {
+  p->layers = calloc(o->log_count, sizeof *p->layers);
+  if (p->layers == NULL) {
     fputs("mrctx plot: out of memory\n", stderr);
     return MRCTX_EXIT_FAILURE;
   }
@@ -234,13 +259,13 @@ static int run(const plot_options *o) {
   for (size_t l = 0; l < o->log_count && status == MRCTX_EXIT_OK; l++) {
     char name[256], why[1024];
     const char *path = layer_path(o->logs[l], name, sizeof name);
-    plot_layer *layer = &p.layers[p.layer_count];
+    plot_layer *layer = &p->layers[p->layer_count];
     if (!replay_log_read(path, o->skip_bad, &layer->log, why, sizeof why)) {
       fprintf(stderr, "mrctx plot: %s\n", why);
       status = MRCTX_EXIT_FAILURE;
       break;
     }
-    p.layer_count++;
+    p->layer_count++;
     layer->name = strdup(name);
     if (layer->name == NULL) {
       fputs("mrctx plot: out of memory\n", stderr);
@@ -251,6 +276,12 @@ static int run(const plot_options *o) {
       fprintf(stderr, "mrctx plot: %s: skipped %" PRIu64 " bad line%s; the first: %s\n", path,
               skipped, skipped == 1 ? "" : "s", layer->log.first_skipped);
   }
+  return status;
+}
+
+static int run(const plot_options *o) {
+  plot p = {.title = o->title != NULL ? o->title : "Memory in use"};
+  int status = plot_is_snapshot(o->logs[0]) ? read_snapshots(o, &p) : read_logs(o, &p);
   if (status == MRCTX_EXIT_OK) {
     line_up(&p);
     if (!reduce(&p)) {
@@ -261,9 +292,14 @@ static int run(const plot_options *o) {
     } else {
       char peak[32];
       mrctx_format_bytes(p.peak, peak, sizeof peak);
-      printf("mrctx plot: wrote %s: %zu layer%s, %zu events over %.3f s, peak %s at %.3f s\n",
-             o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.event_count, p.span, peak,
-             p.peak_time);
+      if (p.snapshot_count > 0)
+        printf("mrctx plot: wrote %s: %zu layer%s, %zu snapshots over %.3f s, peak %s at %.3f s\n",
+               o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.snapshot_count, p.span,
+               peak, p.peak_time);
+      else
+        printf("mrctx plot: wrote %s: %zu layer%s, %zu events over %.3f s, peak %s at %.3f s\n",
+               o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.event_count, p.span, peak,
+               p.peak_time);
     }
   }
   free_plot(&p);

@@ -45,10 +45,20 @@ typedef struct plot {
   double *failures; /* times of failed allocations */
   size_t failure_count;
   size_t event_count;
+  size_t snapshot_count; /* drawn from snapshots: how many; 0 for logs */
 } plot;
 
 /* Draw `p` into `path`. False, with the reason printed on stderr, if the
  * file cannot be written. */
 bool plot_write_svg(const plot *p, const char *path);
+
+/* True if the file at `path` looks like a snapshot (JSON: its first
+ * character is '{') rather than a log; a file named *.csv is a log. */
+bool plot_is_snapshot(const char *path);
+
+/* Read snapshot files (plot_snapshots.c) into p's layers, one per
+ * library:tag. False with a reason in `why` on a file that cannot be read
+ * or is not a snapshot. */
+bool plot_read_snapshots(char **paths, size_t count, plot *p, char *why, size_t cap);
 
 #endif

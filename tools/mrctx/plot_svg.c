@@ -265,9 +265,14 @@ bool plot_write_svg(const plot *p, const char *path) {
   text(f, (PLOT_X0 + PLOT_X1) / 2, 32, "middle", 20, "font-weight='bold'", p->title);
   char when[64], subtitle[160];
   clock_text(p->start_clock, when, sizeof when);
-  snprintf(subtitle, sizeof subtitle,
-           "bytes requested and not yet freed, stacked by log; first event at %s; %zu events",
-           when, p->event_count);
+  if (p->snapshot_count > 0)
+    snprintf(subtitle, sizeof subtitle,
+             "bytes in use by library:tag; first snapshot at %s UTC; %zu snapshots", when,
+             p->snapshot_count);
+  else
+    snprintf(subtitle, sizeof subtitle,
+             "bytes requested and not yet freed, stacked by log; first event at %s; %zu events",
+             when, p->event_count);
   text(f, (PLOT_X0 + PLOT_X1) / 2, 54, "middle", 12, "fill='#555'", subtitle);
   draw_axes(f, p, ymax, unit, unit_name, in_ms);
   for (size_t l = 0; l < p->layer_count; l++) draw_layer(f, p, l, ymax);
