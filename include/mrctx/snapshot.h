@@ -98,9 +98,10 @@ typedef struct mr_snapshot_info {
   uint64_t time_unix_ns; /**< when it was taken: nanoseconds since 1970, UTC */
   int64_t pid;           /**< the process it was taken in */
   int out_of_memory;     /**< 1: written at an out-of-memory; 0: asked for */
-  /** With out_of_memory: the allocation that failed. The strings are the
-   * snapshot's own, valid while it lives; NULL otherwise. */
-  const char *oom_library, *oom_tag;
+  /** With out_of_memory: the library of the allocation that failed (the
+   * snapshot's own string, valid while it lives); NULL otherwise. */
+  const char *oom_library;
+  const char *oom_tag;   /**< with out_of_memory: its tag; NULL otherwise */
   int oom_device;        /**< with out_of_memory: its device, else -1 */
   uint64_t oom_bytes;    /**< with out_of_memory: the size asked for, else 0 */
   size_t context_count;  /**< the contexts it records */
