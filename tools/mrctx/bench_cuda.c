@@ -1,45 +1,18 @@
 /*
  * bench_cuda.c: the driver entry points the benchmark's baselines need,
- * opened the way mrctx opens them (dlopen + cuGetProcAddress), so the
- * `mrctx` command links nothing from CUDA either.
+ * opened the way mrctx opens them (driver_open.h).
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
-
-typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t,
-                                CUdriverProcAddressQueryResult *);
+#include "driver_open.h"
 
 bool bench_cuda_open(bench_cuda *cu, char *why, size_t cap) {
   memset(cu, 0, sizeof *cu);
-  const char *path = getenv("MRCTX_CUDA_DRIVER");
-  if (path == NULL || path[0] == '\0') path = "libcuda.so.1";
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    snprintf(why, cap, "cannot open the CUDA driver: %s", dlerror());
-    return false;
-  }
-  void *sym = dlsym(lib, "cuGetProcAddress_v2");
-  get_proc_fn get_proc;
-  memcpy(&get_proc, &sym, sizeof sym);
-  if (get_proc == NULL) {
-    snprintf(why, cap, "%s has no cuGetProcAddress_v2", path);
-    return false;
-  }
-#define BENCH_LOAD(name, version)                                                        \
-  do {                                                                                   \
-    void *fn = NULL;                                                                     \
-    CUdriverProcAddressQueryResult found;                                                \
-    if (get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found) !=      \
-            CUDA_SUCCESS ||                                                              \
-        fn == NULL) {                                                                    \
-      snprintf(why, cap, "the driver lacks %s", #name);                                  \
-      return false;                                                                      \
-    }                                                                                    \
-    memcpy(&cu->name, &fn, sizeof fn);                                                   \
-  } while (0)
+  mrctx_get_proc_fn get_proc;
+  if (!mrctx_driver_open(&get_proc, why, cap)) return false;
+#define BENCH_LOAD(name, version) MRCTX_DRIVER_LOAD(get_proc, cu, name, #name, version, why, cap)
   BENCH_LOAD(cuInit, 2000);
   BENCH_LOAD(cuDriverGetVersion, 2020);
   BENCH_LOAD(cuDeviceGet, 2000);

@@ -36,30 +36,6 @@ static void usage(FILE *out) {
         out);
 }
 
-/* The whole of `file`. OUT: *text (malloc'd), *length. */
-static bool read_all(FILE *file, char **text, size_t *length) {
-  size_t capacity = 1 << 16, n = 0;
-  char *buf = malloc(capacity);
-  while (buf != NULL) {
-    if (n == capacity) {
-      char *grown = capacity <= SIZE_MAX / 2 ? realloc(buf, capacity * 2) : NULL;
-      if (grown == NULL) break;
-      buf = grown;
-      capacity *= 2;
-    }
-    size_t got = fread(buf + n, 1, capacity - n, file);
-    n += got;
-    if (got == 0) {
-      if (ferror(file)) break;
-      *text = buf;
-      *length = n;
-      return true;
-    }
-  }
-  free(buf);
-  return false;
-}
-
 int mrctx_cmd_snapshot(int argc, char **argv) {
   if (mrctx_wants_help(argc, argv)) {
     usage(stdout);
@@ -92,7 +68,7 @@ int mrctx_cmd_snapshot(int argc, char **argv) {
   }
   char *text = NULL;
   size_t length = 0;
-  bool read = read_all(file, &text, &length);
+  bool read = mrctx_read_all(file, &text, &length);
   int read_errno = errno;
   if (!from_stdin) fclose(file);
   if (!read) {

@@ -45,4 +45,8 @@ bool mrctx_wants_help(int argc, char **argv);
 /* A byte count for people: "0 B", "512 B", "64 KiB", "1.5 GiB". */
 void mrctx_format_bytes(uint64_t bytes, char *buf, size_t cap);
 
+/* The whole of `file`, to its end. OUT: *text (malloc'd, not NUL-ended),
+ * *length. False on a read error (errno says which) or without memory. */
+bool mrctx_read_all(FILE *file, char **text, size_t *length);
+
 #endif

@@ -83,29 +83,14 @@ static char *read_whole(const char *path, size_t *length, char *why, size_t cap)
     snprintf(why, cap, "%s: cannot open: %s", path, strerror(errno));
     return NULL;
   }
-  size_t size = 0, capacity = 1 << 16;
-  char *text = malloc(capacity);
-  while (text != NULL) {
-    size_t n = fread(text + size, 1, capacity - size, f);
-    size += n;
-    if (size < capacity) break;
-    char *grown = realloc(text, capacity * 2);
-    if (grown == NULL) {
-      free(text);
-      text = NULL;
-      break;
-    }
-    text = grown;
-    capacity *= 2;
-  }
-  bool bad = ferror(f) != 0;
+  char *text = NULL;
+  bool read = mrctx_read_all(f, &text, length);
+  int read_errno = errno;
   fclose(f);
-  if (text == NULL || bad) {
-    snprintf(why, cap, "%s: %s", path, text == NULL ? "out of memory" : "cannot be read");
-    free(text);
+  if (!read) {
+    snprintf(why, cap, "%s: cannot read: %s", path, strerror(read_errno));
     return NULL;
   }
-  *length = size;
   return text;
 }
 

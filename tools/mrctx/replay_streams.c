@@ -1,9 +1,7 @@
 /*
  * replay_streams.c: streams for `mrctx replay`, from the driver opened the
- * way mrctx opens it (dlopen of $MRCTX_CUDA_DRIVER or libcuda.so.1, then
- * cuGetProcAddress).
+ * way mrctx opens it (driver_open.h).
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +9,8 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include "driver_open.h"
 #include "replay_streams.h"
-
-typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t,
-                                CUdriverProcAddressQueryResult *);
 
 /* The driver's entry points, loaded by the first replay_streams_create. */
 static struct {
@@ -28,32 +24,10 @@ static struct {
 
 static bool load(char *why, size_t cap) {
   if (cu.cuStreamDestroy != NULL) return true;
-  const char *path = getenv("MRCTX_CUDA_DRIVER");
-  if (path == NULL || path[0] == '\0') path = "libcuda.so.1";
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    snprintf(why, cap, "cannot open the CUDA driver: %s", dlerror());
-    return false;
-  }
-  void *sym = dlsym(lib, "cuGetProcAddress_v2");
-  get_proc_fn get_proc;
-  memcpy(&get_proc, &sym, sizeof sym);
-  if (get_proc == NULL) {
-    snprintf(why, cap, "%s has no cuGetProcAddress_v2", path);
-    return false;
-  }
-#define REPLAY_LOAD(name, version)                                                       \
-  do {                                                                                   \
-    void *fn = NULL;                                                                     \
-    CUdriverProcAddressQueryResult found;                                                \
-    if (get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found) !=      \
-            CUDA_SUCCESS ||                                                              \
-        fn == NULL) {                                                                    \
-      snprintf(why, cap, "the driver lacks %s", #name);                                  \
-      return false;                                                                      \
-    }                                                                                    \
-    memcpy(&cu.name, &fn, sizeof fn);                                                    \
-  } while (0)
+  mrctx_get_proc_fn get_proc;
+  if (!mrctx_driver_open(&get_proc, why, cap)) return false;
+#define REPLAY_LOAD(name, version) \
+  MRCTX_DRIVER_LOAD(get_proc, &cu, name, #name, version, why, cap)
   REPLAY_LOAD(cuInit, 2000);
   REPLAY_LOAD(cuDeviceGet, 2000);
   REPLAY_LOAD(cuDevicePrimaryCtxRetain, 7000);

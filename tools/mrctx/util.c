@@ -1,4 +1,6 @@
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -26,4 +28,27 @@ void mrctx_format_bytes(uint64_t bytes, char *buf, size_t cap) {
     snprintf(buf, cap, "%.0f %s", value, units[unit]);
   else
     snprintf(buf, cap, "%.1f %s", value, units[unit]);
+}
+
+bool mrctx_read_all(FILE *file, char **text, size_t *length) {
+  size_t capacity = 1 << 16, n = 0;
+  char *buf = malloc(capacity);
+  while (buf != NULL) {
+    if (n == capacity) {
+      char *grown = capacity <= SIZE_MAX / 2 ? realloc(buf, capacity * 2) : NULL;
+      if (grown == NULL) break;
+      buf = grown;
+      capacity *= 2;
+    }
+    size_t got = fread(buf + n, 1, capacity - n, file);
+    n += got;
+    if (got == 0) {
+      if (ferror(file)) break;
+      *text = buf;
+      *length = n;
+      return true;
+    }
+  }
+  free(buf);
+  return false;
 }
