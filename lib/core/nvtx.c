@@ -16,6 +16,21 @@ _Atomic bool mri_nvtx_attached;
 
 static pthread_once_t decide_once = PTHREAD_ONCE_INIT, attach_once = PTHREAD_ONCE_INIT;
 static nvtxDomainHandle_t domain;
+static _Atomic(mri_nvtx_pool_query) pool_query;
+
+void mri_nvtx_set_pool_query(mri_nvtx_pool_query query) {
+  atomic_store_explicit(&pool_query, query, memory_order_release);
+}
+
+/* Whether the tool refuses a heap or region at `ptr` (core/nvtx.h: memory
+ * from a stream-ordered pool); *starts_allocation as the query says. */
+static bool in_pool_memory(const void *ptr, bool *starts_allocation) {
+  mri_nvtx_pool_query query = atomic_load_explicit(&pool_query, memory_order_acquire);
+  bool starts = false;
+  bool in_pool = query != NULL && query(ptr, &starts);
+  if (starts_allocation != NULL) *starts_allocation = starts;
+  return in_pool;
+}
 
 /* Tools attach through NVTX_INJECTION64_PATH; without it there is nothing
  * to tell, and NVTX is never even initialised. */
@@ -37,6 +52,7 @@ static void attach(void) {
 }
 
 void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what) {
+  if (in_pool_memory(base, NULL)) return;
   pthread_once(&attach_once, attach);
   nvtxMemVirtualRangeDesc_t range = {.size = bytes, .ptr = base};
   nvtxMemHeapDesc_t desc = {
@@ -53,12 +69,16 @@ void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what) {
 }
 
 void mri_nvtx_heap_unregister(const void *base) {
+  /* Asked before the block goes back upstream, so the answer is the one
+   * its registration got. */
+  if (in_pool_memory(base, NULL)) return;
   pthread_once(&attach_once, attach);
   /* A heap of process memory is known by its address. */
   nvtxMemHeapUnregister(domain, (nvtxMemHeapHandle_t)(uintptr_t)base);
 }
 
 void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes) {
+  if (in_pool_memory(heap, NULL)) return;
   pthread_once(&attach_once, attach);
   nvtxMemVirtualRangeDesc_t range = {.size = bytes, .ptr = ptr};
   nvtxMemRegionsRegisterBatch_t batch = {
@@ -74,6 +94,7 @@ void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes) {
 }
 
 void mri_nvtx_region_unregister(const void *ptr) {
+  if (in_pool_memory(ptr, NULL)) return;
   pthread_once(&attach_once, attach);
   nvtxMemRegionRef_t ref = {.pointer = ptr};
   nvtxMemRegionsUnregisterBatch_t batch = {
@@ -89,6 +110,8 @@ void mri_nvtx_region_unregister(const void *ptr) {
 
 void mri_nvtx_region_name(const void *ptr, mri_nvtx_label *label) {
   if (label->text == NULL) return; /* stats(UP): no context's label */
+  bool starts_allocation = false;
+  if (in_pool_memory(ptr, &starts_allocation) && !starts_allocation) return;
   pthread_once(&attach_once, attach);
   /* Registered with the tool at its first use; two threads racing here
    * register it twice, which costs the tool one string. */

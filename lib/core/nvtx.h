@@ -20,7 +20,17 @@
  *
  * Each hook is one line at an adaptor's hand-out or take-back point. Heaps
  * are identified by their base address (NVTX documents the address of a
- * heap of process memory as its handle), so no handle is stored.
+ * heap of process memory as its handle, and compute-sanitizer returns it),
+ * so no handle is stored.
+ *
+ * Memory from a stream-ordered pool. compute-sanitizer (CUDA 13.0) refuses
+ * a heap inside an allocation from a driver pool, and then every region
+ * and name in it, each refusal a warning counted in its error summary. So
+ * the driver layer, once loaded, gives the hooks a question to ask of an
+ * address (mri_nvtx_set_pool_query): heaps and regions in pool memory are
+ * not announced, and a name is given to pool memory only where it starts
+ * an allocation of the pool's (the tool knows those). The question is a
+ * pointer-attribute call, asked only with a tool attached.
  */
 #ifndef MRCTX_LIB_CORE_NVTX_H
 #define MRCTX_LIB_CORE_NVTX_H
@@ -48,6 +58,14 @@ static inline bool mri_nvtx_on(void) {
  * constructor calls it, before the adaptor can fire a hook). Thread-safe. */
 void mri_nvtx_init(void);
 
+/* Whether `ptr` lies in memory from a stream-ordered pool; if so,
+ * *starts_allocation says whether it is where that allocation starts. */
+typedef bool (*mri_nvtx_pool_query)(const void *ptr, bool *starts_allocation);
+
+/* Set by the driver layer when the driver is loaded; until then (and for
+ * memory the driver did not give) addresses count as no pool's. */
+void mri_nvtx_set_pool_query(mri_nvtx_pool_query query);
+
 /* The out-of-line calls behind the hooks (nvtx.c). */
 void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what);
 void mri_nvtx_heap_unregister(const void *base);
@@ -57,8 +75,11 @@ void mri_nvtx_region_name(const void *ptr, mri_nvtx_label *label);
 
 #else
 
+typedef bool (*mri_nvtx_pool_query)(const void *ptr, bool *starts_allocation);
+
 static inline bool mri_nvtx_on(void) { return false; }
 static inline void mri_nvtx_init(void) {}
+static inline void mri_nvtx_set_pool_query(mri_nvtx_pool_query query) {}
 static inline void mri_nvtx_heap_register(const void *base, size_t bytes, const char *what) {}
 static inline void mri_nvtx_heap_unregister(const void *base) {}
 static inline void mri_nvtx_region_register(const void *heap, const void *ptr, size_t bytes) {}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/nvtx.h"
 #include "driver/cuda_api.h"
 
 #define MRI_CUDA_REQUIRED_VERSION 13000
@@ -40,6 +41,25 @@ static void load_fail(mr_status status, const char *format, ...) {
   vsnprintf(load_message, sizeof load_message, format, args);
   va_end(args);
   load_status = status;
+}
+
+/* For NVTX tools (core/nvtx.h): whether `ptr` is in memory from one of the
+ * driver's stream-ordered pools, and whether it starts that allocation. An
+ * address the driver does not know (host memory of malloc) is no pool's. */
+static bool pool_memory_query(const void *ptr, bool *starts_allocation) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUmemoryPool pool = NULL;
+  CUdeviceptr address = (CUdeviceptr)(uintptr_t)ptr, start = 0;
+  if (cu == NULL ||
+      cu->cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, address) !=
+          CUDA_SUCCESS ||
+      pool == NULL)
+    return false;
+  *starts_allocation =
+      cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address) ==
+          CUDA_SUCCESS &&
+      start == address;
+  return true;
 }
 
 static void load_driver(void) {
@@ -120,6 +140,7 @@ static void load_driver(void) {
   loaded = t;
   load_status = MR_OK;
   atomic_store_explicit(&mri_cuda_table, &loaded, memory_order_release);
+  mri_nvtx_set_pool_query(pool_memory_query);
 }
 
 mr_status mri_cuda_load(const mri_cuda_api **cu) {

@@ -9,6 +9,11 @@
  *                        the end, and the tool saw nothing it would refuse
  *   test_nvtx detached   no tool: the hooks are off and the tool never hears
  *                        a thing
+ *   test_nvtx pools      attached, over the fake driver: memory from a
+ *                        driver pool is announced to no heap or region
+ *                        (compute-sanitizer refuses heaps there) and named
+ *                        only where a pool allocation starts; memory of
+ *                        cuMemAlloc (sync_device) gets heaps and regions
  */
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +170,58 @@ static void test_detached(void **state) {
   assert_int_equal(c.heap_registers + c.region_registers + c.names, 0);
 }
 
+/* Over the fake driver's pools: nothing the tool would refuse is sent. */
+static void test_pool_memory(void **state) {
+  nvtx_injection_counts before = seen();
+  mr_resource *arena = from_spec("arena(device, chunk=1MiB)");
+  void *a = alloc(arena, 1000), *b = alloc(arena, 3000);
+  mr_resource *cache = from_spec("cache(device)");
+  void *c = alloc(cache, 1000);
+  nvtx_injection_counts now = seen();
+  assert_int_equal(now.heap_registers, before.heap_registers);
+  assert_int_equal(now.region_registers, before.region_registers);
+  assert_ok(mr_deallocate(arena, a, 1000, 0, NULL));
+  assert_ok(mr_deallocate(arena, b, 3000, 0, NULL));
+  assert_ok(mr_deallocate(cache, c, 1000, 0, NULL));
+  mr_resource_release(arena);
+  mr_resource_release(cache);
+  now = seen();
+  assert_int_equal(now.heap_unregisters, before.heap_unregisters);
+  assert_int_equal(now.region_unregisters, before.region_unregisters);
+
+  /* cuMemAlloc memory: the tool takes heaps there. */
+  arena = from_spec("arena(sync_device, chunk=1MiB)");
+  a = alloc(arena, 1000);
+  now = seen();
+  assert_int_equal(now.heap_registers - before.heap_registers, 1);
+  assert_int_equal(now.region_registers - before.region_registers, 1);
+  assert_ok(mr_deallocate(arena, a, 1000, 0, NULL));
+  mr_resource_release(arena);
+  assert_int_equal(seen().live_heaps, 0);
+
+  /* Names: a whole pool allocation is named; a piece of an arena chunk in
+   * pool memory is not (the tool knows no region there). */
+  static const mr_tag tags[] = {{"temp", "arena(device, chunk=1MiB)"}, {"result", "device"}};
+  mr_context_desc desc = {.size = sizeof desc, .library = "mylib", .tags = tags, .tag_count = 2};
+  mr_context *ctx = NULL;
+  assert_ok(mr_context_create(&desc, &ctx));
+  before = seen();
+  void *t = alloc(mr_context_get_mr_on(ctx, 0, 0), 64);
+  void *t2 = alloc(mr_context_get_mr_on(ctx, 0, 0), 64); /* inside the chunk */
+  assert_int_equal(seen().names - before.names, 1); /* the first starts the chunk */
+  void *r = alloc(mr_context_get_mr_on(ctx, 1, 0), 64);
+  now = seen();
+  assert_int_equal(now.names - before.names, 2);
+  assert_string_equal(now.last_name, "mylib:result");
+  assert_ok(mr_deallocate(mr_context_get_mr_on(ctx, 0, 0), t, 64, 0, NULL));
+  assert_ok(mr_deallocate(mr_context_get_mr_on(ctx, 0, 0), t2, 64, 0, NULL));
+  assert_ok(mr_deallocate(mr_context_get_mr_on(ctx, 1, 0), r, 64, 0, NULL));
+  mr_context_destroy(ctx);
+  now = seen();
+  assert_int_equal(now.live_heaps, 0);
+  assert_int_equal(now.live_regions, 0);
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "attached") == 0) {
     if (getenv("NVTX_INJECTION64_PATH") == NULL) {
@@ -180,11 +237,15 @@ int main(int argc, char **argv) {
     };
     return cmocka_run_group_tests_name("nvtx attached", tests, NULL, NULL);
   }
+  if (argc == 2 && strcmp(argv[1], "pools") == 0) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pool_memory)};
+    return cmocka_run_group_tests_name("nvtx over driver pools", tests, NULL, NULL);
+  }
   if (argc == 2 && strcmp(argv[1], "detached") == 0) {
     unsetenv("NVTX_INJECTION64_PATH");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_detached)};
     return cmocka_run_group_tests_name("nvtx detached", tests, NULL, NULL);
   }
-  print_error("usage: test_nvtx attached|detached\n");
+  print_error("usage: test_nvtx attached|detached|pools\n");
   return 2;
 }

@@ -10,6 +10,8 @@
  *    interleaving ending with the pool's used bytes back where they were;
  *  - the legacy (NULL), per-thread and a non-blocking stream; allocated on
  *    one thread, freed on another that has no context;
+ *  - pool(max=64MiB) hands out 64 MiB and refuses the next with
+ *    out-of-memory;
  *  - `device` follows an application's cuMemSetMemPool; a default pool's
  *    release threshold is raised at first use, an application's pool keeps
  *    the threshold it set.
@@ -375,6 +377,34 @@ static void test_application_current_pool(void **state) {
   gpu_check(cu->cuMemPoolDestroy(app));
 }
 
+/* pool(max=64MiB): the driver refuses the 65th MiB, with out-of-memory
+ * and a message, and the pool goes on serving once memory is freed. 64 MiB
+ * is a whole number of the driver's 32 MiB chunks; a max between chunks is
+ * rounded up by the driver (docs/driver.md). */
+static void test_pool_max(void **state) {
+  mr_resource *mr = NULL;
+  assert_ok(mr_resource_from_spec("pool(kind=device, max=64MiB)", DEVICE, &mr));
+  void *blocks[65] = {0};
+  size_t n = 0;
+  mr_status st = MR_OK;
+  while (n < MRI_ARRAY_SIZE(blocks)) {
+    st = mr_allocate(mr, MiB, 0, NULL, &blocks[n]);
+    if (st != MR_OK) break;
+    n++;
+  }
+  if (n != 64 || st != MR_ERR_OUT_OF_MEMORY || strstr(mr_last_error(), "OUT_OF_MEMORY") == NULL) {
+    print_error("pool(max=64MiB) handed out %zu blocks of 1 MiB, then %s: %s (expected 64, "
+                "then MR_ERR_OUT_OF_MEMORY)\n",
+                n, mr_status_name(st), mr_last_error());
+    fail();
+  }
+  assert_ok(mr_deallocate(mr, blocks[0], MiB, 0, NULL));
+  assert_ok(mr_allocate(mr, MiB, 0, NULL, &blocks[0]));
+  for (size_t i = 0; i < n; i++) assert_ok(mr_deallocate(mr, blocks[i], MiB, 0, NULL));
+  assert_ok(mr_resource_synchronize(mr, NULL));
+  mr_resource_release(mr);
+}
+
 /* A default pool at threshold 0 is raised to the maximum at the first
  * allocation, not at creation. */
 static void test_default_pool_threshold(void **state) {
@@ -405,6 +435,7 @@ int main(void) {
       cmocka_unit_test(test_application_current_pool),
       cmocka_unit_test(test_sizes),
       cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_pool_max),
       cmocka_unit_test(test_alignment),
       cmocka_unit_test(test_host_access),
       cmocka_unit_test(test_two_small_allocations_differ),

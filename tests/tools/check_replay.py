@@ -441,15 +441,17 @@ def check_device(mrctx, data, workload, exact):
                        "%s: the peaks from its pool, the failures again" % r["spec"], str(r))
             expect(rows[0]["cache_hit_rate"] is None and rows[1]["cache_hit_rate"] > 0,
                    "the cache's hit rate", str(rows))
-        # A pool capped below the results' peak refuses some of them; the
-        # frees of those are skipped, and nothing is reserved past the cap.
+        # A cap below the results' peak refuses some of them; the frees of
+        # those are skipped. limit(...) caps what is handed out exactly; a
+        # pool's max is rounded up by the driver to whole chunks (32 MiB on
+        # the H200), so with the real driver it caps nothing this small.
         rc, out, err, j = replay_json(mrctx, folder, result, "--spec",
-                                      "pool(kind=device, max=8MiB)")
+                                      "limit(device, bytes=8MiB)")
         if j:
             r = j["results"][0]
             expect(rc == 0 and r["failures"] > 0 and r["free_errors"] == 0 and
-                   r["peak_reserved"] <= 8 << 20 and r["peak_requested"] <= 8 << 20,
-                   "a capped pool: failures counted, not fatal", out + err)
+                   r["peak_requested"] <= 8 << 20,
+                   "a capped resource: failures counted, not fatal", out + err)
         svg = os.path.join(folder, "plot.svg")
         rc, out, err = run(mrctx, "plot", "--svg", svg, "mylib:temp=" + temp,
                            "mylib:result=" + result)
