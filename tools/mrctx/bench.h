@@ -27,6 +27,7 @@ typedef struct bench_cuda {
   PFN_cuDevicePrimaryCtxRetain_v7000 cuDevicePrimaryCtxRetain;
   PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent;
   PFN_cuCtxGetDevice_v13000 cuCtxGetDevice;
+  PFN_cuCtxGetCurrent_v4000 cuCtxGetCurrent;
   PFN_cuCtxSynchronize_v13000 cuCtxSynchronize; /* NULL: the current context */
   PFN_cuStreamCreate_v2000 cuStreamCreate;
   PFN_cuStreamDestroy_v4000 cuStreamDestroy;

@@ -20,6 +20,7 @@ bool bench_cuda_open(bench_cuda *cu, char *why, size_t cap) {
   BENCH_LOAD(cuDevicePrimaryCtxRetain, 7000);
   BENCH_LOAD(cuCtxSetCurrent, 4000);
   BENCH_LOAD(cuCtxGetDevice, 13000);
+  BENCH_LOAD(cuCtxGetCurrent, 4000);
   BENCH_LOAD(cuCtxSynchronize, 13000);
   BENCH_LOAD(cuStreamCreate, 2000);
   BENCH_LOAD(cuStreamDestroy, 4000);

@@ -660,6 +660,7 @@ typedef enum lookup_kind {
   LOOKUP_CTX_GET_MR,
   LOOKUP_GET_MR_ON,
   LOOKUP_CTX_GET_DEVICE,
+  LOOKUP_CTX_GET_CURRENT,   /* a cheaper way to know the current device? */
   LOOKUP_STREAM_GET_ID,     /* the stream identity the reuse adaptors read */
   LOOKUP_STREAM_CAPTURING,  /* the capture check on every allocation */
 } lookup_kind;
@@ -670,6 +671,7 @@ static bench_result time_lookup(const bench_run *b, const bench_workload *w, con
   mr_context *ctx = b->ctx;
   uintptr_t acc = 0;
   CUdevice device;
+  CUcontext current = NULL;
   unsigned long long id = 0;
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   CUstream stream = NULL;
@@ -686,6 +688,12 @@ static bench_result time_lookup(const bench_run *b, const bench_workload *w, con
     for (long i = 0; i < LOOKUPS; i++) {
       cu->cuCtxGetDevice(&device, NULL);
       acc ^= (uintptr_t)device;
+    }
+    break;
+  case LOOKUP_CTX_GET_CURRENT:
+    for (long i = 0; i < LOOKUPS; i++) {
+      cu->cuCtxGetCurrent(&current);
+      acc ^= (uintptr_t)current;
     }
     break;
   case LOOKUP_STREAM_GET_ID:
@@ -822,6 +830,7 @@ static const struct {
   lookup_kind kind;
 } lookups[] = {
     {"cuCtxGetDevice", "cuCtxGetDevice", LOOKUP_CTX_GET_DEVICE},
+    {"cuCtxGetCurrent", "cuCtxGetCurrent", LOOKUP_CTX_GET_CURRENT},
     {"ctx_get_mr", "ctx_get_mr", LOOKUP_CTX_GET_MR},
     {"mr_context_get_mr_on", "get_mr_on", LOOKUP_GET_MR_ON},
     {"cuStreamGetId", "cuStreamGetId", LOOKUP_STREAM_GET_ID},
