@@ -133,12 +133,18 @@ static void clock_text(char *buf, size_t cap) {
 /* ---- writing -------------------------------------------------------------- */
 
 /* Cut a write that failed part-way back to its last whole line, so a full
- * disk or a file size limit never leaves a torn line. Best effort. */
+ * disk or a file size limit never leaves a torn line. Best effort. The
+ * file may be shared with other logs of this process (open_file), each
+ * appending through its own descriptor: if anything was appended after
+ * this write's bytes, cutting would take those lines too, so the file is
+ * cut only while its end is still this write's end. */
 static void cut_torn_line(int fd, const char *data, size_t done) {
   size_t whole = done;
   while (whole > 0 && data[whole - 1] != '\n') whole--;
   off_t end = lseek(fd, 0, SEEK_CUR);
-  if (whole == done || end < (off_t)(done - whole)) return;
+  struct stat st;
+  if (whole == done || end < (off_t)(done - whole) || fstat(fd, &st) != 0 || st.st_size != end)
+    return;
   end -= (off_t)(done - whole);
   if (ftruncate(fd, end) == 0) lseek(fd, end, SEEK_SET);
 }
