@@ -406,7 +406,7 @@ static mr_status take_tag_name(parser *p, const char *expected, token *name) {
 }
 
 static mr_status parse_ref(parser *p, const token *at, mri_spec_node **out) {
-  token name;
+  token name = {0}; /* set by take_tag_name on MR_OK; zeroed for -O3's flow analysis */
   mr_status st = take_tag_name(p, "a tag name after '@'", &name);
   if (st != MR_OK) return st;
   mri_spec_node *node = new_node(p, MRI_NODE_REF, at);
@@ -649,7 +649,7 @@ static mr_status set_spec(parser *p, mri_config_entry *entry) {
 
 /* entry := tag [ '@' device ] '=' spec */
 static mr_status parse_entry(parser *p, mri_config_entry *entry) {
-  token tag;
+  token tag = {0}; /* as in parse_ref */
   mr_status st = take_tag_name(p, "a tag name (tag=spec)", &tag);
   if (st != MR_OK) return st;
   const token *t;
