@@ -23,13 +23,11 @@ void mri_nvtx_set_pool_query(mri_nvtx_pool_query query) {
 }
 
 /* Whether the tool refuses a heap or region at `ptr` (core/nvtx.h: memory
- * from a stream-ordered pool); *starts_allocation as the query says. */
+ * from a stream-ordered pool); *starts_allocation, where asked, as the
+ * query says. */
 static bool in_pool_memory(const void *ptr, bool *starts_allocation) {
   mri_nvtx_pool_query query = atomic_load_explicit(&pool_query, memory_order_acquire);
-  bool starts = false;
-  bool in_pool = query != NULL && query(ptr, &starts);
-  if (starts_allocation != NULL) *starts_allocation = starts;
-  return in_pool;
+  return query != NULL && query(ptr, starts_allocation);
 }
 
 /* Tools attach through NVTX_INJECTION64_PATH; without it there is nothing

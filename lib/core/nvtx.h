@@ -58,8 +58,9 @@ static inline bool mri_nvtx_on(void) {
  * constructor calls it, before the adaptor can fire a hook). Thread-safe. */
 void mri_nvtx_init(void);
 
-/* Whether `ptr` lies in memory from a stream-ordered pool; if so,
- * *starts_allocation says whether it is where that allocation starts. */
+/* Whether `ptr` lies in memory from a stream-ordered pool; if so and
+ * `starts_allocation` is not NULL, *starts_allocation says whether it is
+ * where that allocation starts. */
 typedef bool (*mri_nvtx_pool_query)(const void *ptr, bool *starts_allocation);
 
 /* Set by the driver layer when the driver is loaded; until then (and for

@@ -44,8 +44,9 @@ static void load_fail(mr_status status, const char *format, ...) {
 }
 
 /* For NVTX tools (core/nvtx.h): whether `ptr` is in memory from one of the
- * driver's stream-ordered pools, and whether it starts that allocation. An
- * address the driver does not know (host memory of malloc) is no pool's. */
+ * driver's stream-ordered pools, and (where asked) whether it starts that
+ * allocation. An address the driver does not know (host memory of malloc)
+ * is no pool's. */
 static bool pool_memory_query(const void *ptr, bool *starts_allocation) {
   const mri_cuda_api *cu = mri_cuda();
   CUmemoryPool pool = NULL;
@@ -55,10 +56,11 @@ static bool pool_memory_query(const void *ptr, bool *starts_allocation) {
           CUDA_SUCCESS ||
       pool == NULL)
     return false;
-  *starts_allocation =
-      cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address) ==
-          CUDA_SUCCESS &&
-      start == address;
+  if (starts_allocation != NULL)
+    *starts_allocation =
+        cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address) ==
+            CUDA_SUCCESS &&
+        start == address;
   return true;
 }
 

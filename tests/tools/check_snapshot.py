@@ -131,21 +131,17 @@ def check_plot(mrctx, text, folder):
             expect(layer in words, "plot from snapshots has the layer " + layer, words)
         expect("1 failed allocation" in words, "plot from snapshots marks the dump", words)
         expect("3 snapshots" in words, "plot from snapshots says so in its subtitle", words)
-    log = os.path.join(folder, "temp.csv")
-    with open(log, "w", encoding="utf-8") as f:
-        f.write("Thread,Time,Action,Pointer,Size,Stream\n1,1.0,allocate,0x10,64,0x0\n")
-    p = subprocess.run([mrctx, "plot", "--svg", svg, paths[0], log], capture_output=True,
-                       text=True, timeout=60)
-    expect(p.returncode == 1 and "logs or snapshots, not both" in p.stderr,
-           "plot refuses logs mixed with snapshots", p.stderr)
-    bad = os.path.join(folder, "bad.json")
-    with open(bad, "w", encoding="utf-8") as f:
-        f.write('{"schema": "something else"}')
-    p = subprocess.run([mrctx, "plot", "--svg", svg, paths[0], bad], capture_output=True,
-                       text=True, timeout=60)
-    expect(p.returncode == 1 and "bad.json: not a snapshot" in p.stderr,
-           "plot names a file that is not a snapshot", p.stderr)
-
+    refused = [("temp.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,1.0,allocate,0x10,64,0x0\n",
+                "logs or snapshots, not both", "plot refuses logs mixed with snapshots"),
+               ("bad.json", '{"schema": "something else"}', "bad.json: not a snapshot",
+                "plot names a file that is not a snapshot")]
+    for name, content, message, what in refused:
+        path = os.path.join(folder, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(content)
+        p = subprocess.run([mrctx, "plot", "--svg", svg, paths[0], path], capture_output=True,
+                           text=True, timeout=60)
+        expect(p.returncode == 1 and message in p.stderr, what, p.stderr)
 
 def main():
     mrctx, path = sys.argv[1], sys.argv[2]
