@@ -329,6 +329,11 @@ def check_fake_bench(mrctx):
         pairs = [raw, "mrctx ctx_get_mr -> device", "mrctx ctx_get_mr -> device_default",
                  "mrctx cache(device), per-tag stats", "mrctx ctx_get_mr -> cache(device)",
                  "mrctx cache(device), no stats"]
+        # Timed for reference: a cached pair's driver calls alone, and the
+        # cache over host memory (no driver calls): never compared.
+        reference = ["driver calls of a cached pair (no memory)",
+                     "mrctx cache(host), no driver calls"]
+        pairs += reference
         wanted = ([("pairs", big, a) for a in pairs] + [("pairs", small, a) for a in pairs] +
                   [("pinned", "4KiB-4MiB", a) for a in (
                       "cuMemHostAlloc + cuMemFreeHost", "cuMemAllocFromPoolAsync (pinned pool)",
@@ -340,8 +345,11 @@ def check_fake_bench(mrctx):
         expect_equal([r[:3] for r in rows], wanted, "the rows --only picks, in the table's order")
         # Each row but a workload's baseline is compared with the baseline.
         baselines = {raw, "cuMemHostAlloc + cuMemFreeHost"}
-        expect(all((r[4] == "") == (r[2] in baselines) and r[3] == 1 for r in rows),
-               "vs raw: every row but the baseline's", out)
+        expect(all((r[4] == "") == (r[2] in baselines or r[2] in reference) and r[3] == 1
+                   for r in rows),
+               "vs raw: every row but the baseline's and the reference rows", out)
+        expect(all(r[6] == "" for r in rows if r[2] in reference),
+               "the reference rows: res/req left blank", out)
         expect("arena(device) vs raw pool" in out and
                "%-52s %12s %19s %12s  not measured" % ("mr_context_get_mr_on", "-", "", "-") in out,
                "targets: measured where their rows ran", out)
@@ -374,7 +382,9 @@ def check_fake_bench(mrctx):
     expect_equal([(r[2], r[3]) for r in rows],
                  [(a, t) for t in (1, 2, 3) for a in ("cuMemAllocFromPoolAsync (raw pool)",
                                                       "mrctx cache(device), per-tag stats",
-                                                      "mrctx cache(device), no stats")],
+                                                      "mrctx cache(device), no stats",
+                                                      "driver calls of a cached pair (no memory)",
+                                                      "mrctx cache(host), no driver calls")],
                  "--threads 3: 1, 2 and 3 threads")
 
 

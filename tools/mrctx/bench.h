@@ -84,6 +84,10 @@ typedef struct bench_allocator {
   void (*reset_peak)(void *state);
   void (*sample_reserved)(void *state);
   double (*peak_reserved)(void *state);
+  /* Timed for reference only, never compared with the baseline or cub (it
+   * allocates nothing, or other memory than they do): the rows that split
+   * a cached pair into the driver's share and mrctx's own. */
+  bool reference;
 } bench_allocator;
 
 /* A context tag: the allocation asks ctx_get_mr(ctx, tag), as a library's
@@ -98,6 +102,8 @@ bench_allocator bench_pool_allocator(const char *name, const char *label, const 
                                      CUmemoryPool pool);
 /* cuMemHostAlloc / cuMemFreeHost. */
 bench_allocator bench_host_alloc_allocator(const bench_cuda *cu);
+/* The driver calls a cache(device) hit makes, allocating nothing. */
+bench_allocator bench_stream_query_allocator(const bench_cuda *cu);
 #if MRCTX_BENCH_CUB
 /* cub::CachingDeviceAllocator (bench_cub.cu): with no cap on cached bytes
  * (`unbounded`: the configuration a user tuning for speed picks, label
@@ -158,6 +164,7 @@ typedef struct bench_result {
   double hit_rate;    /* a cache in the chain: hits / (hits + misses); NaN if none */
   double peak_requested; /* most bytes the workload had live; NaN if unknown */
   double peak_reserved;  /* most bytes the allocator held meanwhile; NaN if unknown */
+  bool reference;        /* the allocator's `reference`: no "vs" ratios */
 } bench_result;
 
 typedef struct bench_results {

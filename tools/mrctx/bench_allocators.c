@@ -139,6 +139,37 @@ bench_allocator bench_host_alloc_allocator(const bench_cuda *cu) {
                            .state = (void *)cu, .alloc = host_alloc, .free = host_free};
 }
 
+/* ---- the driver's share of a cached pair ---------------------------------- */
+
+/* No memory at all: only the driver calls a cache(device) hit makes (the
+ * stream's ID and the capture check on the allocation, the stream's ID on
+ * the free). Run beside the cache, at every thread count, it says how much
+ * of a cached pair, and of its scaling, is the driver's and how much is
+ * mrctx's own. The "blocks" are tokens, never dereferenced. */
+static int stream_query_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
+  const bench_cuda *cu = state;
+  unsigned long long id = 0;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (cu->cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
+      cu->cuStreamGetId(stream, &id) != CUDA_SUCCESS)
+    return 1;
+  *ptr = (void *)(uintptr_t)(((uintptr_t)id << 1) | 1u);
+  return 0;
+}
+
+static void stream_query_free(void *state, void *ptr, size_t bytes, CUstream stream) {
+  const bench_cuda *cu = state;
+  unsigned long long id = 0;
+  cu->cuStreamGetId(stream, &id);
+}
+
+bench_allocator bench_stream_query_allocator(const bench_cuda *cu) {
+  return (bench_allocator){
+      .name = "driver calls of a cached pair (no memory)", .label = "driver_calls",
+      .state = (void *)cu, .alloc = stream_query_alloc, .free = stream_query_free,
+      .reference = true};
+}
+
 /* ---- cub ------------------------------------------------------------------ */
 
 #if MRCTX_BENCH_CUB

@@ -68,7 +68,7 @@ typedef enum row_value {
 /* How many times faster `x` is than `peer` (per operation at one thread,
  * in aggregate beyond); NaN without a peer, or against itself. */
 static double faster(const bench_result *x, const bench_result *peer) {
-  if (peer == NULL || peer == x) return NAN;
+  if (peer == NULL || peer == x || x->reference) return NAN;
   return x->threads > 1 ? x->mops / peer->mops : peer->ns_per_op / x->ns_per_op;
 }
 

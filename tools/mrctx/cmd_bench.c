@@ -165,10 +165,12 @@ typedef enum allocator_id {
   ALLOC_CUB,            /* cub, no cap on cached bytes: the "vs cub" peer */
   ALLOC_CUB_DEFAULT,    /* cub as default-constructed (6 MiB cap), for reference */
   ALLOC_TORCH,          /* PyTorch's CUDA caching allocator */
+  ALLOC_DRIVER_CALLS,   /* a cached pair's driver calls alone, no memory */
+  ALLOC_HOST_CACHE,     /* cache(host): the cache's own work, no driver calls */
   ALLOC_COUNT
 } allocator_id;
 
-#define MAX_WORKLOAD_ALLOCATORS 10
+#define MAX_WORKLOAD_ALLOCATORS 12
 #define MAX_WORKLOAD_CASES 2
 
 /* One range of request sizes a workload is timed with. */
@@ -188,6 +190,7 @@ typedef struct bench_run {
   mr_context *ctx;
   bench_allocator allocators[ALLOC_COUNT];
   mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
+  mr_resource *host_mr, *host_cache;              /* cache(host) */
   bench_results results;
 } bench_run;
 
@@ -773,6 +776,7 @@ static bench_result measure(const bench_run *b, const bench_workload *w, const w
   bench_result r = w->measure(b, w, c, threads, a);
   r.peak_reserved = memory_end(&b->cu, a, &mark);
   r.run = b->run;
+  r.reference = a->reference;
   return r;
 }
 
@@ -861,7 +865,8 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_pairs,
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
-                    ALLOC_CACHE_BARE, ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH},
+                    ALLOC_CACHE_BARE, ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE, ALLOC_CUB,
+                    ALLOC_CUB_DEFAULT, ALLOC_TORCH},
      .cases = {{"256B-1MiB", 256, 1 << 20, false}, {"8B-4KiB", 8, 4096, false}},
      .live = LIVE_BLOCKS,
      .rounds = true},
@@ -870,7 +875,8 @@ static const bench_workload workloads[] = {
      .baseline = "raw",
      .run = run_each,
      .measure = run_pairs,
-     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CUB, ALLOC_TORCH},
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_DRIVER_CALLS,
+                    ALLOC_HOST_CACHE, ALLOC_CUB, ALLOC_TORCH},
      .cases = {{"256B-1MiB", 256, 1 << 20, false}},
      .live = LIVE_BLOCKS,
      .rounds = true,
@@ -1370,11 +1376,23 @@ static bool open_allocators(bench_run *b) {
   }
   al[ALLOC_CACHE_BARE] = bench_resource_allocator("mrctx cache(device), no stats", "cache_bare",
                                                   cu, b->bare_cache);
+  /* The same cache over pageable host memory makes no driver call at all:
+   * beside the device rows, it separates the cache's own cost, and its own
+   * thread scaling, from the driver's. */
+  if (mr_host_resource_create(&b->host_mr) != MR_OK ||
+      mr_cache_resource_create(b->host_mr, 0, &b->host_cache) != MR_OK) {
+    printf("mrctx bench: %s\n", mr_last_error());
+    return false;
+  }
+  al[ALLOC_HOST_CACHE] = bench_resource_allocator("mrctx cache(host), no driver calls",
+                                                  "cache_host", cu, b->host_cache);
+  al[ALLOC_HOST_CACHE].reference = true;
   al[ALLOC_ARENA] = bench_resource_allocator("mrctx arena(device, chunk=64MiB)", "arena", cu,
                                              mr_context_get_mr_on(ctx, TAG_ARENA, 0));
   al[ALLOC_RAW_PINNED] = bench_pool_allocator("cuMemAllocFromPoolAsync (pinned pool)",
                                               "raw_pinned", cu, cu->pinned_pool);
   al[ALLOC_HOST_ALLOC] = bench_host_alloc_allocator(cu);
+  al[ALLOC_DRIVER_CALLS] = bench_stream_query_allocator(cu);
   al[ALLOC_FIXED] =
       bench_resource_allocator("mrctx fixed(pinned, block=4MiB, count=32)", "fixed", cu,
                                mr_context_get_mr_on(ctx, TAG_STAGING_FIXED, 0));
@@ -1406,7 +1424,9 @@ static void close_allocators(bench_run *b) {
   mr_resource_release(b->bare_cache);
   mr_resource_release(b->cache_mr);
   mr_resource_release(b->device_mr);
-  b->bare_cache = b->cache_mr = b->device_mr = NULL;
+  mr_resource_release(b->host_cache);
+  mr_resource_release(b->host_mr);
+  b->bare_cache = b->cache_mr = b->device_mr = b->host_cache = b->host_mr = NULL;
 }
 
 /* The benchmark's context for one run (fresh in each, as its allocators). */
