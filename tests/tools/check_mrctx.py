@@ -328,7 +328,7 @@ def check_fake_bench(mrctx):
         raw = "cuMemAllocFromPoolAsync (raw pool)"
         pairs = [raw, "mrctx ctx_get_mr -> device", "mrctx ctx_get_mr -> device_default",
                  "mrctx cache(device), per-tag stats", "mrctx ctx_get_mr -> cache(device)",
-                 "mrctx cache(device), no stats"]
+                 "mrctx cache(device), no stats", "mrctx cache(bin(device, ...)), slabs"]
         # Timed for reference: a cached pair's driver calls alone, and the
         # cache over host memory (no driver calls): never compared.
         reference = ["driver calls of a cached pair (no memory)",

@@ -167,6 +167,7 @@ typedef enum allocator_id {
   ALLOC_TORCH,          /* PyTorch's CUDA caching allocator */
   ALLOC_DRIVER_CALLS,   /* a cached pair's driver calls alone, no memory */
   ALLOC_HOST_CACHE,     /* cache(host): the cache's own work, no driver calls */
+  ALLOC_CACHE_SLABS,    /* cache(bin(device, ...)): misses carved from slabs */
   ALLOC_COUNT
 } allocator_id;
 
@@ -865,8 +866,8 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_pairs,
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
-                    ALLOC_CACHE_BARE, ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE, ALLOC_CUB,
-                    ALLOC_CUB_DEFAULT, ALLOC_TORCH},
+                    ALLOC_CACHE_BARE, ALLOC_CACHE_SLABS, ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE,
+                    ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH},
      .cases = {{"256B-1MiB", 256, 1 << 20, false}, {"8B-4KiB", 8, 4096, false}},
      .live = LIVE_BLOCKS,
      .rounds = true},
@@ -886,7 +887,8 @@ static const bench_workload workloads[] = {
      .baseline = "raw",
      .run = run_each,
      .measure = run_random,
-     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CACHE_SLABS, ALLOC_CUB,
+                    ALLOC_TORCH},
      .cases = {{"1B-1MiB", 1, 1 << 20, false}}},
     /* PyTorch's autograd: allocated on one thread, freed on another. */
     {.name = "handoff",
@@ -994,6 +996,7 @@ enum {
   TAG_ARENA,
   TAG_STAGING_FIXED,
   TAG_STAGING_CACHE,
+  TAG_SLABS,
   TAG_COUNT
 };
 
@@ -1006,6 +1009,7 @@ static const mr_tag bench_tags[TAG_COUNT] = {
     [TAG_ARENA] = {"temp", "arena(device, chunk=64MiB)"},
     [TAG_STAGING_FIXED] = {"staging", "fixed(pinned, block=4MiB, count=32)"},
     [TAG_STAGING_CACHE] = {"staging_cache", "cache(pinned)"},
+    [TAG_SLABS] = {"slabs", "cache(bin(device, min=256B, max=1MiB, count=16))"},
 };
 
 /* ---- devices: the pairs workload on several devices at once --------------- */
@@ -1273,7 +1277,7 @@ static void usage(FILE *out) {
         "  --quiet       no progress on stderr\n"
         "\n"
         "MRCTX_BENCH_MEMORY overrides the benchmark's tags (device, device_default,\n"
-        "cached, temp, staging, staging_cache) like any library's variable.\n",
+        "cached, temp, staging, staging_cache, slabs) like any library's variable.\n",
         out);
 }
 
@@ -1387,6 +1391,9 @@ static bool open_allocators(bench_run *b) {
   al[ALLOC_HOST_CACHE] = bench_resource_allocator("mrctx cache(host), no driver calls",
                                                   "cache_host", cu, b->host_cache);
   al[ALLOC_HOST_CACHE].reference = true;
+  al[ALLOC_CACHE_SLABS] =
+      bench_resource_allocator("mrctx cache(bin(device, ...)), slabs",
+                               "cache_slabs", cu, mr_context_get_mr_on(ctx, TAG_SLABS, 0));
   al[ALLOC_ARENA] = bench_resource_allocator("mrctx arena(device, chunk=64MiB)", "arena", cu,
                                              mr_context_get_mr_on(ctx, TAG_ARENA, 0));
   al[ALLOC_RAW_PINNED] = bench_pool_allocator("cuMemAllocFromPoolAsync (pinned pool)",
