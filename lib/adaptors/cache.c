@@ -34,7 +34,8 @@
  * common path. A miss looks in the slot's other streams, then in the other
  * threads' slots (a block freed there on the same stream is reusable at
  * once: one thread allocating what another frees, as PyTorch's autograd
- * does, is served from the cache), then in the shared pool, then asks
+ * does, is served from the cache; a slot another thread holds right then
+ * is passed over, never waited for), then in the shared pool, then asks
  * upstream.
  *
  * Large blocks. Classes above 1 MiB hold real memory, and blocks cannot be
@@ -144,6 +145,7 @@ typedef struct stream_bin {
  * and by others only to trim, to read statistics, or when the owner exits. */
 typedef struct cache_slot {
   _Atomic int lock;
+  int index; /* in cache_state.slots: where its steals start looking */
   int bins_in_use;
   int mru; /* the bin used last: checked first */
   uint64_t tick;
@@ -266,6 +268,13 @@ static void slot_lock_contended(cache_slot *s) {
 static inline void slot_lock(cache_slot *s) {
   if (MRI_UNLIKELY(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire)))
     slot_lock_contended(s);
+}
+
+/* Take another thread's slot only if it is free now: a thief never waits
+ * for an owner (nor spins on its line while the owner works). */
+static inline bool slot_try_lock(cache_slot *s) {
+  return !atomic_load_explicit(&s->lock, memory_order_relaxed) &&
+         !atomic_exchange_explicit(&s->lock, 1, memory_order_acquire);
 }
 
 static inline void slot_unlock(cache_slot *s) {
@@ -530,6 +539,7 @@ static cache_slot *slot_create(cache_state *c, int index) {
   cache_slot *s = mri_host_aligned_alloc(MRI_CACHE_LINE, sizeof *s);
   if (s == NULL) return NULL;
   memset(s, 0, sizeof *s);
+  s->index = index;
   atomic_store_explicit(&c->slots[index], s, memory_order_release);
   int high = atomic_load_explicit(&c->slots_high, memory_order_relaxed);
   while (high < index + 1 &&
@@ -704,10 +714,14 @@ static void *take_from_other_bins(cache_state *c, cache_slot *s, stream_bin *own
  * The block's budget goes back to the cache. */
 static void *steal(cache_state *c, cache_slot *own, unsigned k, mri_stream_id id, bool *cross) {
   int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
-  for (int i = 0; i < high; i++) {
+  /* Each thief starts after its own slot, so that thieves spread over the
+   * slots instead of all queueing on the first; a slot whose owner (or
+   * another thief) holds it is passed over. */
+  int start = own != NULL ? own->index + 1 : 0;
+  for (int n = 0; n < high; n++) {
+    int i = (start + n) % high;
     cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
-    if (o == NULL || o == own) continue;
-    slot_lock(o);
+    if (o == NULL || o == own || !slot_try_lock(o)) continue;
     stream_bin *b = find_bin(o, id);
     void *p = NULL;
     if (b != NULL && b->classes[k].count > 0) {
@@ -1115,10 +1129,12 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   }
   pthread_mutex_init(&c->lock, NULL);
   c->max_cached = max_cached != 0 ? max_cached : MR_CACHE_DEFAULT_MAX;
-  /* Slots take budget in steps of 1/64 of the cap, between 1 and 64 MiB. */
-  c->grant_unit = c->max_cached / 64;
+  /* Slots take budget in steps of 1/256 of the cap, between 1 and 16 MiB:
+   * a slot keeps up to two steps it does not use, and with larger steps the
+   * slots of 16 threads held half of the default cap unused. */
+  c->grant_unit = c->max_cached / 256;
   if (c->grant_unit < ((size_t)1 << 20)) c->grant_unit = (size_t)1 << 20;
-  if (c->grant_unit > ((size_t)64 << 20)) c->grant_unit = (size_t)64 << 20;
+  if (c->grant_unit > ((size_t)16 << 20)) c->grant_unit = (size_t)16 << 20;
   c->large_idle_max = c->max_cached / 4 < LARGE_IDLE_MAX ? c->max_cached / 4 : LARGE_IDLE_MAX;
   c->ordered = mri_reuse_follows_streams(&upstream->props);
   c->device = upstream->props.kind == MR_MEMORY_DEVICE ? upstream->props.device : -1;
