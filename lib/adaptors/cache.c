@@ -192,7 +192,10 @@ typedef struct cache_state {
 
   pthread_mutex_t lock; /* everything below */
   shared_class shared[CLASS_COUNT];
-  size_t shared_bytes, shared_blocks;
+  size_t shared_bytes;
+  /* Written under `lock`; read without it by a miss, which skips the lock
+   * while the shared pool is empty (a stale value only costs a miss). */
+  _Atomic size_t shared_blocks;
   /* Device synchronizations: a shared block put with epoch < safe_epoch was
    * freed before one of them started, and is safe for every stream. */
   uint64_t epoch, safe_epoch;
@@ -436,7 +439,9 @@ static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
   if (blk.event != NULL) blk.event->refs++;
   if (uncovered(c, &blk)) c->uncovered_bytes += class_size(k);
   c->shared_bytes += class_size(k);
-  c->shared_blocks++;
+  atomic_store_explicit(&c->shared_blocks,
+                        atomic_load_explicit(&c->shared_blocks, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
   if (k >= LARGE_CLASS) count_large(c, k, +1);
   return true;
 }
@@ -455,7 +460,9 @@ static void *shared_remove(cache_state *c, unsigned k, size_t i) {
   shared_event_release(b->event);
   *b = sc->items[--sc->count];
   c->shared_bytes -= class_size(k);
-  c->shared_blocks--;
+  atomic_store_explicit(&c->shared_blocks,
+                        atomic_load_explicit(&c->shared_blocks, memory_order_relaxed) - 1,
+                        memory_order_relaxed);
   if (k >= LARGE_CLASS) count_large(c, k, -1);
   unreserve(c, class_size(k));
   return p;
@@ -840,8 +847,10 @@ static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, 
     }
   }
   p = steal(c, s, k, id, &cross);
-  if (p == NULL) p = take_from_shared(c, k, id, &cross);
-  if (p == NULL && worth_settling(c) && settle(c) == MR_OK)
+  /* Uncovered blocks are shared blocks: an empty pool needs no settling. */
+  bool shared = atomic_load_explicit(&c->shared_blocks, memory_order_relaxed) > 0;
+  if (p == NULL && shared) p = take_from_shared(c, k, id, &cross);
+  if (p == NULL && shared && worth_settling(c) && settle(c) == MR_OK)
     p = take_from_shared(c, k, id, &cross);
   if (p != NULL) {
     count(c, s, cross ? COUNT_CROSS_HIT : COUNT_HIT);
@@ -1169,7 +1178,7 @@ mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *sta
   sum.misses += c->shared_misses;
   sum.bypassed += c->shared_bypassed;
   sum.cached_bytes += c->shared_bytes;
-  sum.cached_blocks += c->shared_blocks;
+  sum.cached_blocks += atomic_load_explicit(&c->shared_blocks, memory_order_relaxed);
   sum.trims = c->trimmed + atomic_load_explicit(&c->trimmed_large, memory_order_relaxed);
   pthread_mutex_unlock(&c->lock);
   return MRI_STRUCT_WRITE(stats, &sum, mr_cache_stats, trims, "mr_cache_resource_get_stats");
