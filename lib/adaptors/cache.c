@@ -439,9 +439,7 @@ static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
   if (blk.event != NULL) blk.event->refs++;
   if (uncovered(c, &blk)) c->uncovered_bytes += class_size(k);
   c->shared_bytes += class_size(k);
-  atomic_store_explicit(&c->shared_blocks,
-                        atomic_load_explicit(&c->shared_blocks, memory_order_relaxed) + 1,
-                        memory_order_relaxed);
+  atomic_fetch_add_explicit(&c->shared_blocks, 1, memory_order_relaxed);
   if (k >= LARGE_CLASS) count_large(c, k, +1);
   return true;
 }
@@ -460,9 +458,7 @@ static void *shared_remove(cache_state *c, unsigned k, size_t i) {
   shared_event_release(b->event);
   *b = sc->items[--sc->count];
   c->shared_bytes -= class_size(k);
-  atomic_store_explicit(&c->shared_blocks,
-                        atomic_load_explicit(&c->shared_blocks, memory_order_relaxed) - 1,
-                        memory_order_relaxed);
+  atomic_fetch_sub_explicit(&c->shared_blocks, 1, memory_order_relaxed);
   if (k >= LARGE_CLASS) count_large(c, k, -1);
   unreserve(c, class_size(k));
   return p;
