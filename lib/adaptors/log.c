@@ -17,7 +17,9 @@
  * and destroy write what is left on the calling thread. A free is logged
  * before it reaches upstream, so a replay never sees an address handed out
  * again before the free that released it. A write that fails part-way (a
- * full disk, a file size limit) is cut back to its last whole line.
+ * full disk, a file size limit) is cut back to its last whole line; SIGXFSZ
+ * is blocked around every write (write_all), so a file size limit fails a
+ * write on the application's thread instead of killing the process.
  *
  * Writer lifetime: the writer is a detached thread that ends once it has
  * had nothing to write for LOG_IDLE_NS, and the next line starts a new one
@@ -149,20 +151,16 @@ static void cut_torn_line(int fd, const char *data, size_t done) {
   if (ftruncate(fd, end) == 0) lseek(fd, end, SEEK_SET);
 }
 
-/* Write whole lines: 0, or the errno of the failed write. */
+/* Write whole lines: 0, or the errno of the failed write. SIGXFSZ is
+ * blocked meanwhile (mri_write_all): this runs on the application's
+ * threads too (flush, destroy, the exit writing, the header at creation),
+ * and a file size limit must fail the write, not end the process in the
+ * middle of a line. */
 static int write_all(int fd, const char *data, size_t length) {
   size_t done = 0;
-  while (done < length) {
-    ssize_t n = write(fd, data + done, length - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int error = n < 0 ? errno : EIO;
-      cut_torn_line(fd, data, done);
-      return error;
-    }
-    done += (size_t)n;
-  }
-  return 0;
+  int error = mri_write_all(fd, data, length, &done);
+  if (error != 0) cut_torn_line(fd, data, done);
+  return error;
 }
 
 /* Take the whole buffer and write it, the lock released meanwhile; the

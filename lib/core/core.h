@@ -231,6 +231,16 @@ mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
                                           const mr_resource_props *props,
                                           const char *description, mr_resource **out);
 
+/* ---- files (file_write.c) -------------------------------------------------- */
+
+/* Write all `length` bytes to `fd` (short writes and EINTR retried) with
+ * SIGXFSZ blocked on the calling thread meanwhile: a file size limit then
+ * fails the write with EFBIG instead of killing the process, and the
+ * SIGXFSZ it raised is consumed, never delivered later. Returns 0 or the
+ * failed write's errno (EIO for a write of nothing); *done (if not NULL)
+ * gets the bytes written. */
+int mri_write_all(int fd, const void *data, size_t length, size_t *done);
+
 /* ---- thread slots --------------------------------------------------------- */
 
 /* Each live thread that uses a sharded structure gets a small slot number,

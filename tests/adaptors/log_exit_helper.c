@@ -23,6 +23,12 @@
  *                 SIGXFSZ ignored); main logs 20 pairs, checks that
  *                 mr_log_resource_flush fails, and returns without
  *                 destroying the log.
+ *   xfsz-flush    the file may not grow past 1000 bytes, and SIGXFSZ is
+ *   xfsz-destroy  at its default action (which ends the process); main
+ *   xfsz-exit     logs 20 pairs and then flushes the log (which must fail
+ *                 with "File too large") and releases it, releases it
+ *                 without a flush, or returns with the log live, so that
+ *                 the write past the limit happens on main's thread.
  * A pair is an allocation of 64 bytes of host memory and its free. Exits 2
  * on a usage or library error (printed to stderr).
  */
@@ -110,7 +116,7 @@ static void *log_then_exit(void *arg) {
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: log_exit_helper pthread-exit|return|exit-thread|exit-blocked|"
-                    "exit-churn|write-error FILE\n");
+                    "exit-churn|write-error|xfsz-flush|xfsz-destroy|xfsz-exit FILE\n");
     return 2;
   }
   const char *scenario = argv[1], *path = argv[2];
@@ -155,6 +161,25 @@ int main(int argc, char **argv) {
     if (mr_log_resource_flush(log_mr) != MR_ERR_INVALID_ARGUMENT) return 4;
     fprintf(stderr, "log_exit_helper: flush: %s\n", mr_last_error());
     return 0; /* the exit says the log is incomplete */
+  }
+  if (strncmp(scenario, "xfsz-", 5) == 0) {
+    const char *when = scenario + 5;
+    if (strcmp(when, "flush") != 0 && strcmp(when, "destroy") != 0 && strcmp(when, "exit") != 0)
+      return 2;
+    signal(SIGXFSZ, SIG_DFL);
+    struct rlimit no_core = {0, 0}, limit = {1000, 1000};
+    if (setrlimit(RLIMIT_CORE, &no_core) != 0 || setrlimit(RLIMIT_FSIZE, &limit) != 0) return 2;
+    open_log(path);
+    for (int i = 0; i < 20; i++) pair(STREAM_MAIN); /* about 2000 bytes */
+    if (strcmp(when, "flush") == 0) {
+      if (mr_log_resource_flush(log_mr) != MR_ERR_INVALID_ARGUMENT) return 4;
+      fprintf(stderr, "log_exit_helper: flush: %s\n", mr_last_error());
+    }
+    if (strcmp(when, "exit") != 0) {
+      mr_resource_release(log_mr);
+      log_mr = NULL;
+    }
+    return 0;
   }
   fprintf(stderr, "log_exit_helper: unknown scenario '%s'\n", scenario);
   return 2;

@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,6 +276,40 @@ static void test_write_error_reported_at_exit(void **state) {
   free(path);
 }
 
+/* A file size limit with SIGXFSZ at its default action, which ends the
+ * process: the log's own writes on the application's thread (a flush,
+ * destroy, the exit writing) fail with EFBIG instead, the process lives on
+ * to say so, and the file ends in a whole line. */
+static void test_size_limit_signal_does_not_kill(void **state) {
+  static const char *const scenarios[] = {"xfsz-flush", "xfsz-destroy", "xfsz-exit"};
+  char *path = temp_path("xfsz");
+  for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++) {
+    unlink(path);
+    child_result r = run_helper(scenarios[i], path);
+    assert_ended(scenarios[i], &r);
+    if (strstr(r.errors, ": the log is incomplete: File too large\n") == NULL) {
+      print_error("%s: expected the log to say it is incomplete, got:\n%s", scenarios[i],
+                  r.errors);
+      fail();
+    }
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, -1, SEEK_END), 0);
+    int last = fgetc(f);
+    fclose(f);
+    log_summary sum = log_check(path);
+    if (st.st_size > 1000 || last != '\n' || sum.format_errors != 0 || sum.allocates < 5) {
+      print_error("%s: %ld bytes, last byte 0x%02x, %ld allocates, %ld format errors\n",
+                  scenarios[i], (long)st.st_size, last, sum.allocates, sum.format_errors);
+      fail();
+    }
+  }
+  unlink(path);
+  free(path);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_adaptor_log_exit PATH-OF-log_exit_helper\n");
@@ -287,6 +323,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_exit_from_thread_while_main_waits),
       cmocka_unit_test(test_exit_while_main_creates_and_destroys),
       cmocka_unit_test(test_write_error_reported_at_exit),
+      cmocka_unit_test(test_size_limit_signal_does_not_kill),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
