@@ -535,11 +535,27 @@ static bool file_in_use(int fd) {
  * truncated and gets the header; one that another live log of this process
  * writes (a context makes one log per device from one spec) is shared:
  * every batch is one append of whole lines, so the logs' lines never
- * tear each other. registry_lock held. */
+ * tear each other. The open never waits: a FIFO with no reader would hold
+ * creation (and so context creation) forever, and is refused; one with a
+ * reader (a pipe, /dev/stderr on a pipe) is written like any file, the
+ * descriptor made blocking again so that no line is lost to a full pipe.
+ * registry_lock held. */
 static mr_status open_file(log_state *s, const char *path) {
-  s->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-  if (s->fd < 0)
+  s->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
+  if (s->fd < 0) {
+    int error = errno;
+    struct stat st;
+    if (error == ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
+      return mri_error(MR_ERR_INVALID_ARGUMENT,
+                       "%s: cannot open '%s' for writing: it is a FIFO with no reader (a log "
+                       "does not wait for one)",
+                       s->description, path);
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s",
+                     s->description, path, strerror(error));
+  }
+  int flags = fcntl(s->fd, F_GETFL);
+  if (flags < 0 || fcntl(s->fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot set up '%s' for writing: %s",
                      s->description, path, strerror(errno));
   if (file_in_use(s->fd)) return MR_OK;
   /* Only a regular file can be truncated (file=/dev/stderr is fine too). */

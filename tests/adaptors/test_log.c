@@ -1,4 +1,5 @@
 /* unit: log(UP, file=PATH) */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,56 @@ static void test_unopenable_file(void **state) {
   assert_error_contains("log(faulty): no file given");
   mr_resource_release(u.mr);
   assert_checks_upstream_and_out("log", create_log);
+}
+
+/* A FIFO with no reader fails creation at once, from C and from a spec,
+ * instead of waiting for a reader forever (the alarm fails the test if it
+ * waits); one with a reader (a pipe, like /dev/stderr) is written to. */
+static void test_fifo(void **state) {
+  char *path = temp_path("fifo");
+  unlink(path);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  alarm(20);
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = (mr_resource *)1;
+  assert_status(mr_log_resource_create(u.mr, path, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  char expected[1400];
+  snprintf(expected, sizeof expected,
+           "log(faulty, file=%s): cannot open '%s' for writing: it is a FIFO with no reader",
+           path, path);
+  assert_error_contains(expected);
+
+  static const mr_tag tags[] = {{"temp", "host"}};
+  char overrides[700];
+  snprintf(overrides, sizeof overrides, "temp=log(host, file=\"%s\")", path);
+  mr_context_desc desc = {.size = sizeof desc, .library = "fifo", .tags = tags,
+                          .tag_count = 1, .overrides = overrides};
+  mr_context *ctx = (mr_context *)1;
+  assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
+  assert_null(ctx);
+  assert_error_contains("it is a FIFO with no reader");
+
+  int reader = open(path, O_RDONLY | O_NONBLOCK);
+  assert_true(reader >= 0);
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 64, 0, STREAM_A, &p));
+  assert_ok(mr_deallocate(mr, p, 64, 0, STREAM_A));
+  assert_ok(mr_log_resource_flush(mr));
+  char got[4096];
+  ssize_t n = read(reader, got, sizeof got - 1);
+  assert_true(n > 0);
+  got[n] = '\0';
+  assert_non_null(strstr(got, "Thread,Time,Action,Pointer,Size,Stream\n"));
+  assert_non_null(strstr(got, ",allocate,"));
+  assert_non_null(strstr(got, ",free,"));
+  mr_resource_release(mr);
+  close(reader);
+  alarm(0);
+  mr_resource_release(u.mr);
+  unlink(path);
+  free(path);
 }
 
 /* A path that is not a bare word is quoted in the description, which
@@ -454,6 +505,7 @@ int main(void) {
       cmocka_unit_test(test_writer_ends_when_idle),
       cmocka_unit_test(test_fork_child_writes_only_its_own),
       cmocka_unit_test(test_size_limit_keeps_whole_lines),
+      cmocka_unit_test(test_fifo),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
