@@ -137,7 +137,11 @@ MR_NODISCARD MR_API mr_status mr_snapshot_foreach_tag(
  * device chain does) -- mrctx can record who held the memory:
  *  - if the environment variable MRCTX_OOM_SNAPSHOT names a file (read once,
  *    at the first out-of-memory; "%p" in it becomes the process id, "%%" a
- *    '%'), a JSON snapshot is written there, replacing the file each time;
+ *    '%'), a JSON snapshot is written there, replacing the file each time
+ *    (written beside it and renamed over it once whole, so a failed write
+ *    keeps the previous one; anything there but a regular file -- a
+ *    symbolic link, a FIFO, a directory -- is left alone and nothing
+ *    written);
  *  - the observer set with mr_set_oom_observer is called.
  * Neither happens unless asked for. The allocation returns its own status
  * and mr_last_error() message either way; a file that cannot be written is

@@ -12,10 +12,12 @@
  * stand: the message is saved first and restored last.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "context/context_internal.h"
@@ -91,31 +93,105 @@ static bool expand_path(const char *template, char *out, size_t cap) {
   return true;
 }
 
-/* Write the snapshot to `path` (dump_lock held). On failure, say why on
- * stderr. */
-static bool write_dump(const char *path, const mri_snap_oom *oom) {
+/* What is at the path instead of a regular file, for the message. */
+static const char *file_type_words(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
+/* A new file beside `path`, created exclusively: O_EXCL and O_NOFOLLOW
+ * create it or fail, never open what is there (a link, a FIFO), and
+ * O_NONBLOCK keeps the open from ever waiting. OUT: its name in `temp`.
+ * -1 with errno on failure. */
+static int create_beside(const char *path, char *temp, size_t cap) {
+  static unsigned serial; /* dump_lock held */
+  for (int attempt = 0; attempt < 100; attempt++) {
+    int n = snprintf(temp, cap, "%s.tmp-%ld-%u", path, (long)getpid(), serial++);
+    if (n < 0 || (size_t)n >= cap) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+                            O_NOCTTY, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+/* The snapshot as JSON in memory (malloc'd); NULL with the reason in
+ * `why` on failure. */
+static char *render(const mri_snap_oom *oom, size_t *length, char *why, size_t cap) {
   mr_snapshot *snap = NULL;
   mr_status st = mri_snapshot_take(NULL, oom, &snap);
   if (st != MR_OK) {
-    fprintf(stderr, "mrctx: out-of-memory snapshot not written to '%s': %s\n", path,
-            mr_last_error());
-    return false;
+    snprintf(why, cap, "%s", mr_last_error());
+    return NULL;
   }
-  FILE *file = fopen(path, "we");
-  if (file == NULL) {
-    fprintf(stderr, "mrctx: cannot write the out-of-memory snapshot to '%s': %s\n", path,
-            strerror(errno));
+  char *text = NULL;
+  FILE *memory = open_memstream(&text, length);
+  if (memory == NULL) {
     mr_snapshot_destroy(snap);
-    return false;
+    snprintf(why, cap, "out of host memory");
+    return NULL;
   }
-  st = mr_snapshot_write_json(snap, file);
-  int saved_errno = errno;
-  bool closed = fclose(file) == 0;
-  if (st == MR_OK && !closed) saved_errno = errno;
+  st = mr_snapshot_write_json(snap, memory);
+  snprintf(why, cap, "%s", st != MR_OK ? mr_last_error() : "out of host memory");
+  bool closed = fclose(memory) == 0;
   mr_snapshot_destroy(snap);
   if (st != MR_OK || !closed) {
-    fprintf(stderr, "mrctx: cannot write the out-of-memory snapshot to '%s': %s\n", path,
-            strerror(saved_errno));
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* Write the snapshot to `path` (dump_lock held); on failure, say why on
+ * stderr. The file at the path is replaced, never written through: the
+ * JSON goes to a new file beside it, which is renamed over the path once
+ * whole. So a reader never sees half a dump, a dump that cannot be written
+ * whole (a full disk, a file size limit) leaves the previous one as it was,
+ * and nothing here can wait on a FIFO. Anything at the path but a regular
+ * file -- a symbolic link (in a shared temporary directory, another user's
+ * trap), a FIFO, a directory, a device -- is left alone and no dump
+ * written. rename() replaces the name itself, so a link put there after
+ * the check is replaced, not followed. */
+static bool write_dump(const char *path, const mri_snap_oom *oom) {
+  struct stat there;
+  bool exists = lstat(path, &there) == 0;
+  if (exists && !S_ISREG(there.st_mode)) {
+    fprintf(stderr,
+            "mrctx: out-of-memory snapshot not written to '%s': it is %s, not a regular file "
+            "(a snapshot only replaces a regular file)\n",
+            path, file_type_words(there.st_mode));
+    return false;
+  }
+  char why[MRI_ERROR_CAPACITY];
+  size_t length = 0;
+  char *text = render(oom, &length, why, sizeof why);
+  if (text == NULL) {
+    fprintf(stderr, "mrctx: out-of-memory snapshot not written to '%s': %s\n", path, why);
+    return false;
+  }
+  char temp[PATH_MAX + 64];
+  int fd = create_beside(path, temp, sizeof temp);
+  int error = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    /* SIGXFSZ blocked: a file size limit fails the write, not the process. */
+    error = mri_write_all(fd, text, length, NULL);
+    if (close(fd) != 0 && error == 0) error = errno;
+    if (error == 0 && rename(temp, path) != 0) error = errno;
+    if (error != 0) unlink(temp);
+  }
+  free(text);
+  if (error != 0) {
+    fprintf(stderr, "mrctx: cannot write the out-of-memory snapshot to '%s': %s%s\n", path,
+            strerror(error), exists ? " (the snapshot already there is kept)" : "");
     return false;
   }
   return true;

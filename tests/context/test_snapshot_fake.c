@@ -7,9 +7,13 @@
  * MRCTX_OOM_SNAPSHOT is unset, or cannot be written, and the allocation's
  * own status and message stand either way.
  */
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "context/context_internal.h"
@@ -223,6 +227,171 @@ static void test_unwritable_dump(void **state) {
   mri_oom_forget_env();
 }
 
+/* run_out, with what the library says on stderr in `said`. */
+static void run_out_capturing(const scene *s, char *said, size_t cap) {
+  fflush(stderr);
+  char err_path[] = "/tmp/mrctx-oom-fake-stderr-XXXXXX";
+  int err_fd = mkstemp(err_path);
+  assert_true(err_fd >= 0);
+  int saved = dup(2);
+  assert_int_equal(dup2(err_fd, 2), 2);
+  run_out(s); /* the status and message are the allocation's own */
+  fflush(stderr);
+  assert_int_equal(dup2(saved, 2), 2);
+  close(saved);
+  ssize_t n = pread(err_fd, said, cap - 1, 0);
+  said[n > 0 ? n : 0] = '\0';
+  close(err_fd);
+  unlink(err_path);
+}
+
+static void set_dump_path(const char *path) {
+  assert_int_equal(setenv("MRCTX_OOM_SNAPSHOT", path, 1), 0);
+  mri_oom_forget_env();
+}
+
+static void unset_dump_path(void) {
+  assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
+  mri_oom_forget_env();
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_int_equal(fputs(text, f) >= 0, 1);
+  assert_int_equal(fclose(f), 0);
+}
+
+static void assert_file_holds(const char *path, const char *text) {
+  char got[256] = "";
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t n = fread(got, 1, sizeof got - 1, f);
+  got[n] = '\0';
+  fclose(f);
+  assert_string_equal(got, text);
+}
+
+/* The names in `dir`, but . and .., as "a b c" (sorted by readdir's order;
+ * the tests expect at most one). */
+static void list_dir(const char *dir, char *out, size_t cap) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  out[0] = '\0';
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    size_t n = strlen(out);
+    snprintf(out + n, cap - n, "%s%s", n > 0 ? " " : "", e->d_name);
+  }
+  closedir(d);
+}
+
+/* A dump replaces the file at the path; it never writes through a symbolic
+ * link there (the shared temporary directory's classic trap: another user
+ * plants /tmp/oom.json -> a file of the victim's). The link is refused and
+ * left, its target untouched. */
+static void test_dump_refuses_a_symlink(void **state) {
+  char dir[] = "/tmp/mrctx-oom-link-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char victim[128], link[128];
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  snprintf(link, sizeof link, "%s/oom.json", dir);
+  write_text(victim, "the victim's data\n");
+  assert_int_equal(symlink(victim, link), 0);
+  set_dump_path(link);
+  scene s = set_up();
+  char said[1024];
+  run_out_capturing(&s, said, sizeof said);
+  assert_file_holds(victim, "the victim's data\n");
+  struct stat st;
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  char expected[256];
+  snprintf(expected, sizeof expected,
+           "mrctx: out-of-memory snapshot not written to '%s': it is a symbolic link, not a "
+           "regular file",
+           link);
+  if (strstr(said, expected) == NULL) fail_msg("stderr said: %s", said);
+  char names[256];
+  list_dir(dir, names, sizeof names);
+  assert_true(strcmp(names, "victim oom.json") == 0 || strcmp(names, "oom.json victim") == 0);
+  tear_down(&s);
+  unset_dump_path();
+  unlink(link);
+  unlink(victim);
+  rmdir(dir);
+}
+
+/* A FIFO at the path would hold the failing allocation until a reader
+ * came: it is refused at once (the alarm fails the test if it waits). */
+static void test_dump_refuses_a_fifo(void **state) {
+  char dir[] = "/tmp/mrctx-oom-fifo-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char fifo[128];
+  snprintf(fifo, sizeof fifo, "%s/oom.json", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  set_dump_path(fifo);
+  scene s = set_up();
+  char said[1024];
+  alarm(20);
+  run_out_capturing(&s, said, sizeof said);
+  alarm(0);
+  char expected[256];
+  snprintf(expected, sizeof expected,
+           "mrctx: out-of-memory snapshot not written to '%s': it is a FIFO, not a regular file",
+           fifo);
+  if (strstr(said, expected) == NULL) fail_msg("stderr said: %s", said);
+  char names[256];
+  list_dir(dir, names, sizeof names);
+  assert_string_equal(names, "oom.json");
+  tear_down(&s);
+  unset_dump_path();
+  unlink(fifo);
+  rmdir(dir);
+}
+
+/* A dump that cannot be written whole (here a file size limit, SIGXFSZ at
+ * its default action) leaves the previous dump as it was, no partial file
+ * beside it, and the process alive; one that can replaces the previous. */
+static void test_failed_dump_keeps_the_previous(void **state) {
+  char dir[] = "/tmp/mrctx-oom-keep-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/oom.json", dir);
+  write_text(path, "the previous dump\n");
+  set_dump_path(path);
+  scene s = set_up();
+  struct rlimit old, low = {.rlim_cur = 512, .rlim_max = RLIM_INFINITY};
+  assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+  low.rlim_max = old.rlim_max;
+  void (*old_handler)(int) = signal(SIGXFSZ, SIG_DFL);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &low), 0);
+  char said[1024];
+  run_out_capturing(&s, said, sizeof said);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, old_handler);
+  assert_file_holds(path, "the previous dump\n");
+  char names[256];
+  list_dir(dir, names, sizeof names);
+  assert_string_equal(names, "oom.json");
+  char expected[256];
+  snprintf(expected, sizeof expected,
+           "mrctx: cannot write the out-of-memory snapshot to '%s': File too large", path);
+  if (strstr(said, expected) == NULL) fail_msg("stderr said: %s", said);
+
+  /* Without the limit the next one replaces it. */
+  run_out(&s);
+  mr_snapshot *snap = read_file(path);
+  assert_true(snap->has_oom);
+  mr_snapshot_destroy(snap);
+  list_dir(dir, names, sizeof names);
+  assert_string_equal(names, "oom.json");
+  tear_down(&s);
+  unset_dump_path();
+  unlink(path);
+  rmdir(dir);
+}
+
 /* A device whose current pool is the application's: both pools listed. */
 static void test_pools_set_by_the_application(void **state) {
   CUmemPoolProps props;
@@ -254,6 +423,11 @@ int main(void) {
                                       fake_teardown),
       cmocka_unit_test_setup_teardown(test_no_dump_unless_asked, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_unwritable_dump, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_dump_refuses_a_symlink, fake_test_setup,
+                                      fake_teardown),
+      cmocka_unit_test_setup_teardown(test_dump_refuses_a_fifo, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_failed_dump_keeps_the_previous, fake_test_setup,
+                                      fake_teardown),
       cmocka_unit_test_setup_teardown(test_pools_set_by_the_application, fake_test_setup,
                                       fake_teardown),
   };
