@@ -89,7 +89,10 @@ MR_NODISCARD MR_API mr_status mr_spec_args_upstream(const mr_spec_args *args, si
 MR_API bool mr_spec_args_has(const mr_spec_args *args, const char *key);
 
 /** `key` as a size in bytes (units B K KiB M MiB G GiB T TiB, or N% of the
- * device's memory); `fallback` if absent. Overflow is an error. */
+ * device's memory); `fallback` if absent. Overflow is an error, and so is a
+ * bare number (no unit) from 1 to 4095, as a likely forgotten unit
+ * ("chunk=64"), except for a key named "alignment" or ending in
+ * "_alignment". */
 MR_NODISCARD MR_API mr_status mr_spec_args_size(const mr_spec_args *args, const char *key,
                                    uint64_t fallback, uint64_t *out);
 

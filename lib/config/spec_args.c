@@ -147,6 +147,23 @@ static mr_status atom_value(const mr_spec_args *args, long i, const char *expect
   return MR_OK;
 }
 
+/* A bare number (no unit) below this, where a size is meant, is refused.
+ * Every built-in size below it is at most a page: one or a few 256-byte
+ * chunks, blocks or size classes, or a limit or cache of almost nothing,
+ * which nobody sets on purpose without saying so; "chunk=64" meant 64MiB.
+ * From a page up a bare number reads as a byte count written out on purpose
+ * (bytes=1073741824). */
+#define BARE_SIZE_FLOOR 4096
+
+/* An alignment is a small byte count by nature (alignment=512), and its
+ * factory checks it is a power of two: bare numbers stay accepted for a key
+ * named "alignment" or ending in "_alignment". */
+static bool is_alignment_key(const char *key) {
+  size_t n = strlen(key);
+  return strcmp(key, "alignment") == 0 ||
+         (n > 10 && strcmp(key + n - 10, "_alignment") == 0);
+}
+
 mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t fallback,
                             uint64_t *out) {
   if (out != NULL) *out = 0;
@@ -178,6 +195,13 @@ mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t 
   uint64_t bytes;
   if (mri_size_bytes(&size, total, &bytes, why, sizeof why) != MR_OK)
     return mri_spec_args_config_error(args, v->pos, "%s=%s: %s", key, text, why);
+  size_t length = strlen(v->text);
+  bool bare = length > 0 && v->text[length - 1] >= '0' && v->text[length - 1] <= '9';
+  if (bare && bytes > 0 && bytes < BARE_SIZE_FLOOR && !is_alignment_key(key))
+    return mri_spec_args_config_error(args, v->pos,
+                                      "%s=%s: a size needs a unit (%sB, %sKiB, %sMiB); bare "
+                                      "numbers below %d are refused as likely mistakes",
+                                      key, text, text, text, text, BARE_SIZE_FLOOR);
   *out = bytes;
   return MR_OK;
 }

@@ -86,13 +86,13 @@ static void test_builtins_parse_back(void **state) {
   static const char *const specs[] = {
       "host", "host()", "stats(host)", "track(host)", "retry(host)", "retry(host, attempts=3)",
       "retry(host, attempts=7)", "retry(host, attempts=0)", "cache(host)", "cache(host, max=0)",
-      "cache(host, max=1)", "cache(host, max=1.5GiB)", "cache(host, max=16777215T)",
-      "arena(host)", "arena(host, chunk=1)", "arena(host, chunk=255B)", "arena(host, chunk=3000)",
+      "cache(host, max=1B)", "cache(host, max=1.5GiB)", "cache(host, max=16777215T)",
+      "arena(host)", "arena(host, chunk=1B)", "arena(host, chunk=255B)", "arena(host, chunk=3000B)",
       "arena(host, chunk=1.25MiB)", "arena(host, chunk=3TiB)",
       "arena(host, chunk=9223372036854775552)", "fixed(host)",
-      "fixed(host, block=1, count=1)", "fixed(host, block=4097, count=3)",
-      "fixed(host, block=1.5K, count=2)", "bin(host)", "bin(host, min=256, max=256, count=1)",
-      "bin(host, min=1K, max=64K, count=2)", "limit(host, bytes=0)", "limit(host, bytes=1)",
+      "fixed(host, block=1B, count=1)", "fixed(host, block=4097, count=3)",
+      "fixed(host, block=1.5K, count=2)", "bin(host)", "bin(host, min=256B, max=256B, count=1)",
+      "bin(host, min=1K, max=64K, count=2)", "limit(host, bytes=0)", "limit(host, bytes=1B)",
       "limit(host, bytes=18446744073709551615)", "limit(host, bytes=1.5T)",
       "align(host, alignment=1)", "align(host, alignment=256)", "align(host, alignment=2GiB)",
       "align(host, alignment=4k)", "log(host, file=DIR/plain.csv)",
@@ -105,7 +105,7 @@ static void test_builtins_parse_back(void **state) {
        "chunk=1MiB), max=64MiB), attempts=2)))"),
       "cache( # a comment\n  arena(host,\n chunk = 2MiB ) )",
       "log(stats(log(host, file=DIR/x.csv)), file=\"DIR/my log.csv\")",
-      "bin(fixed(arena(host, chunk=4MiB), block=64K, count=4), min=512, max=2K, count=3)",
+      "bin(fixed(arena(host, chunk=4MiB), block=64K, count=4), min=512B, max=2K, count=3)",
       "retry(log(bin(limit(host, bytes=64MiB)), file=\"DIR/(1).csv\"), attempts=9)",
   };
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {

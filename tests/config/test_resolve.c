@@ -274,7 +274,7 @@ static void test_adaptor_specs(void **state) {
              "  ^");
   /* 0 is the constructor's default, as if the parameter were left out. */
   spec_describes("fixed(host, block=0, count=0)", "fixed(host, block=1MiB, count=16)");
-  spec_fails("bin(host, min=100)", MR_ERR_CONFIG, NULL);
+  spec_fails("bin(host, min=100B)", MR_ERR_CONFIG, NULL);
   assert_error_contains("spec, column 1: bin(host): min 100 and max 65536 must be powers of two");
   /* At most 48 size classes (over addresses only, every class could be made). */
   spec_fails("bin(vspace, min=256B, max=4611686018427387904B, count=1)", MR_ERR_CONFIG,
@@ -282,7 +282,7 @@ static void test_adaptor_specs(void **state) {
              "most 48 (e.g. max=32768TiB with min=256B)\n"
              "  bin(vspace, min=256B, max=4611686018427387904B, count=1)\n"
              "  ^");
-  spec_describes("bin(vspace, min=256, max=32768TiB, count=1)",
+  spec_describes("bin(vspace, min=256B, max=32768TiB, count=1)",
                  "bin(vspace, min=256B, max=32768TiB, count=1)");
   /* Chunks and blocks are rounded up to 256 bytes and must stay below 2^63
    * once rounded, or the description would name a size they refuse. */
@@ -458,6 +458,50 @@ static void test_getters_read_values(void **state) {
   assert_int_equal(probe.size, 0);
   spec_describes("probe(count=18446744073709551615)", "host");
   assert_int_equal(probe.count, UINT64_MAX);
+}
+
+/* A bare number where a size is meant is bytes, and below 4096 that is
+ * almost always a forgotten unit (arena(device, chunk=64) meant 64MiB, not
+ * one 256-byte chunk): refused, saying so, at the value. 0 means what it
+ * means to the resource, a bare number from 4096 up is taken as written
+ * bytes, and an alignment is naturally a small byte count. */
+static void test_bare_sizes_need_a_unit(void **state) {
+  spec_fails("arena(host, chunk=64)", MR_ERR_CONFIG,
+             "spec, column 19: arena: chunk=64: a size needs a unit (64B, 64KiB, 64MiB); bare "
+             "numbers below 4096 are refused as likely mistakes\n"
+             "  arena(host, chunk=64)\n"
+             "                    ^");
+  spec_fails("fixed(host, block=1, count=2)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("fixed: block=1: a size needs a unit (1B, 1KiB, 1MiB)");
+  spec_fails("cache(host, max=512)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("cache: max=512: a size needs a unit");
+  spec_fails("limit(host, bytes=4095)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("limit: bytes=4095: a size needs a unit");
+  spec_fails("bin(host, min=256, max=64KiB)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("bin: min=256: a size needs a unit");
+  spec_fails("pool(max=100)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("pool: max=100: a size needs a unit");
+  spec_fails("pool(release=1024)", MR_ERR_CONFIG, NULL);
+  spec_fails("pool(initial=2.5)", MR_ERR_CONFIG, NULL); /* not whole bytes, either way */
+  spec_fails("probe(size=12)", MR_ERR_CONFIG, NULL); /* an application's factory too */
+  assert_error_contains("probe: size=12: a size needs a unit (12B, 12KiB, 12MiB)");
+  spec_fails("arena(host, chunk=64.0)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("arena: chunk=64.0: a size needs a unit (64.0B, 64.0KiB, 64.0MiB)");
+  /* With a unit, any size; 0 and bare numbers from 4096 up as before. */
+  spec_describes("arena(host, chunk=64B)", "arena(host, chunk=256B)");
+  spec_describes("limit(host, bytes=1b)", "limit(host, bytes=1B)");
+  spec_describes("limit(host, bytes=4096)", "limit(host, bytes=4KiB)");
+  spec_describes("limit(host, bytes=0)", "limit(host, bytes=0B)");
+  spec_describes("arena(host, chunk=0.0)", "arena(host, chunk=64MiB)");
+  spec_describes("bin(host, min=256B, max=1024B, count=1)",
+                 "bin(host, min=256B, max=1KiB, count=1)");
+  /* Alignments are byte counts by nature: bare ones stay accepted. */
+  spec_describes("align(host, alignment=512)", "align(host, alignment=512B)");
+  spec_describes("align(host, alignment=1)", "align(host, alignment=1B)");
+  spec_fails("align(host, alignment=3)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("alignment=3 is not a power of two");
+  /* Counts are not sizes. */
+  spec_describes("fixed(host, block=4KiB, count=3)", "fixed(host, block=4KiB, count=3)");
 }
 
 static void test_getter_errors(void **state) {
@@ -739,7 +783,7 @@ static void test_long_values_keep_the_reason(void **state) {
   assert_reason_survives("for writing: ");
 
   /* A constructor's message with a long upstream description keeps its end. */
-  spec_fails("bin(verbose, min=100)", MR_ERR_CONFIG, NULL);
+  spec_fails("bin(verbose, min=100B)", MR_ERR_CONFIG, NULL);
   assert_reason_survives("min 100 and max 65536 must be powers of two with 256 <= min <= max");
   spec_fails("align(verbose, alignment=3)", MR_ERR_CONFIG, NULL);
   assert_reason_survives("alignment=3 is not a power of two");
@@ -782,6 +826,7 @@ int main(void) {
       cmocka_unit_test(test_registry_is_thread_safe),
       cmocka_unit_test(test_getters_read_values),
       cmocka_unit_test(test_getter_errors),
+      cmocka_unit_test(test_bare_sizes_need_a_unit),
       cmocka_unit_test(test_unknown_parameters),
       cmocka_unit_test(test_missing_upstream),
       cmocka_unit_test(test_factory_failures_are_located),
