@@ -68,6 +68,8 @@ typedef struct mr_resource_props {
  * The methods of a custom resource. `size` comes first: set it to
  * sizeof(mr_resource_ops) as your compiler sees it. New methods are only ever
  * appended; the library treats methods past an older table's size as NULL.
+ * A size that does not end after a member (from deallocate on) is refused:
+ * it would end partway through a method pointer (docs/abi.md).
  * Every method takes the resource's own state (`self`) first.
  *
  * The core checks arguments before a method runs: `bytes` > 0, `alignment` a

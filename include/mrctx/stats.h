@@ -53,7 +53,9 @@ static inline void mr_stats_init(mr_stats *stats) {
 }
 
 /** Add `b` into `a` (peaks add too: the sum of peaks bounds the joint peak).
- * Only the fields both structs have (their `size`) are touched. */
+ * Only the fields both structs have (their `size`) are touched; a struct
+ * whose size no header gives (more than 4 KiB past this library's) is left
+ * alone and adds nothing. */
 MR_API void mr_stats_add(mr_stats *a, const mr_stats *b);
 
 /** Write one JSON object {"current_bytes": ..., ...}. */

@@ -136,5 +136,11 @@ mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats) {
   if (counters == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_stats_resource_get: %s is not a stats resource",
                      mr_resource_describe(mr));
-  return mri_stats_read(counters, stats);
+  if (stats == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_stats_resource_get: stats is NULL");
+  mr_stats full;
+  mr_stats_init(&full);
+  mr_status st = mri_stats_read(counters, &full);
+  if (st != MR_OK) return st;
+  return MRI_STRUCT_WRITE(stats, &full, mr_stats, failed_count, "mr_stats_resource_get");
 }

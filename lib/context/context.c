@@ -883,10 +883,6 @@ static mr_status read_slot_stats(const mr_context *ctx, size_t tag, int device, 
 mr_status mr_context_get_stats(const mr_context *ctx, int tag, int device, mr_stats *stats) {
   if (stats == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_stats: stats is NULL");
-  if (stats->size < sizeof(mr_stats))
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_context_get_stats: stats->size is %zu, expected %zu (call mr_stats_init)",
-                     stats->size, sizeof(mr_stats));
   mr_status st = check_slot(ctx, "mr_context_get_stats", tag, device == -1 ? 0 : device);
   if (st != MR_OK) return st;
   mr_stats sum;
@@ -899,11 +895,11 @@ mr_status mr_context_get_stats(const mr_context *ctx, int tag, int device, mr_st
     if (st != MR_OK) return st;
     mr_stats_add(&sum, &one);
   }
-  size_t size = stats->size;
-  memset(stats, 0, size);
-  memcpy(stats, &sum, sizeof sum);
-  stats->size = size;
-  return MR_OK;
+  /* The caller's size is checked and honoured where every filled struct's
+   * is (docs/abi.md): an older struct filled as far as it goes, a newer
+   * one zeroed past ours, a size no header has refused before a byte is
+   * written. */
+  return MRI_STRUCT_WRITE(stats, &sum, mr_stats, failed_count, "mr_context_get_stats");
 }
 
 static void print_row(FILE *out, int tag_width, const char *tag, const char *device,

@@ -36,8 +36,33 @@ mr_resource_props mri_memory_kind_props(mr_memory_kind kind, int device, bool st
 }
 
 /* The oldest ops table we accept: one that has the two required methods. */
-#define MRI_OPS_MIN_SIZE \
-  (offsetof(mr_resource_ops, deallocate) + sizeof(((mr_resource_ops *)0)->deallocate))
+#define MRI_OPS_MIN_SIZE MRI_SIZE_THROUGH(mr_resource_ops, deallocate)
+
+/* Whether an ops table of `size` bytes ends where a header's table can end:
+ * after one of its members, from deallocate on (an older header's table
+ * ends after the last method it knew), or, for a newer header, after more
+ * methods, each a function pointer, within the growth every versioned
+ * struct has. Any other size ends partway through a method pointer: the
+ * bytes the library would take for the rest of that pointer are not the
+ * caller's, and calling them would jump to a garbage address. */
+static bool ops_size_is_whole(size_t size) {
+  static const size_t ends[] = {
+      MRI_SIZE_THROUGH(mr_resource_ops, deallocate),
+      MRI_SIZE_THROUGH(mr_resource_ops, allocate_sync),
+      MRI_SIZE_THROUGH(mr_resource_ops, deallocate_sync),
+      MRI_SIZE_THROUGH(mr_resource_ops, synchronize),
+      MRI_SIZE_THROUGH(mr_resource_ops, trim),
+      MRI_SIZE_THROUGH(mr_resource_ops, describe),
+      MRI_SIZE_THROUGH(mr_resource_ops, destroy),
+  };
+  _Static_assert(sizeof(mr_resource_ops) == MRI_SIZE_THROUGH(mr_resource_ops, destroy),
+                 "a method appended to mr_resource_ops goes into ops_size_is_whole");
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(ends); i++)
+    if (size == ends[i]) return true;
+  size_t method = sizeof(((mr_resource_ops *)0)->destroy);
+  size_t known = sizeof(mr_resource_ops);
+  return size > known && size - known <= MRI_STRUCT_MAX_GROWTH && (size - known) % method == 0;
+}
 
 mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
                               const mr_resource_props *props,
@@ -54,6 +79,12 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
                      "bytes that hold allocate and deallocate (set it to "
                      "sizeof(mr_resource_ops))",
                      ops->size, (size_t)MRI_OPS_MIN_SIZE);
+  if (!ops_size_is_whole(ops->size))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_resource_create: ops->size is %zu, which ends partway through a "
+                     "method pointer or lies past any table a header has (set it to "
+                     "sizeof(mr_resource_ops), %zu with this library's header)",
+                     ops->size, sizeof(mr_resource_ops));
   if (ops->allocate == NULL || ops->deallocate == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_resource_create: ops->allocate and ops->deallocate "
@@ -105,6 +136,7 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
     free(mr);
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating a resource");
   }
+  mri_fork_register_mutex(&mr->align_fork, &mr->align_lock, MRI_FORK_RANK_LEAF);
   *out = mr;
   return MR_OK;
 }
@@ -132,6 +164,7 @@ void mr_resource_release(mr_resource *mr) {
     mri_error(MR_OK, "%s", saved);
   }
   if (mr->align_map != NULL) mri_ptrmap_destroy(mr->align_map);
+  mri_fork_unregister(&mr->align_fork);
   pthread_mutex_destroy(&mr->align_lock);
   free(atomic_load_explicit(&mr->owner, memory_order_acquire));
   free(mr->description);

@@ -32,6 +32,7 @@ mr_status mri_stats_init(mri_stats *stats) {
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory for statistics");
   memset(stats->overflow, 0, sizeof *stats->overflow);
   pthread_mutex_init(&stats->overflow_lock, NULL);
+  mri_fork_register_mutex(&stats->overflow_fork, &stats->overflow_lock, MRI_FORK_RANK_LEAF);
   return MR_OK;
 }
 
@@ -39,6 +40,7 @@ void mri_stats_fini(mri_stats *stats) {
   for (int i = 0; i < MRI_MAX_SLOTS; i++)
     free(atomic_load_explicit(&stats->shards[i], memory_order_relaxed));
   free(stats->overflow);
+  mri_fork_unregister(&stats->overflow_fork);
   pthread_mutex_destroy(&stats->overflow_lock);
 }
 
@@ -141,8 +143,15 @@ mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
  * know fewer fields). */
 #define MRI_STATS_HAS_(size, field) (MRI_SIZE_THROUGH(mr_stats, field) <= (size))
 
+/* Whether `size` is one a header can give (docs/abi.md): mr_stats_add has
+ * no status to refuse with, so it leaves such a struct alone. */
+static bool stats_size_possible(size_t size) {
+  return size <= sizeof(mr_stats) + MRI_STRUCT_MAX_GROWTH;
+}
+
 void mr_stats_add(mr_stats *a, const mr_stats *b) {
   if (a == NULL || b == NULL) return;
+  if (!stats_size_possible(a->size) || !stats_size_possible(b->size)) return;
 #define MRI_ADD_FIELD_(field, description)                                               \
   if (MRI_STATS_HAS_(a->size, field) && MRI_STATS_HAS_(b->size, field)) a->field += b->field;
   MR_STATS_FIELDS(MRI_ADD_FIELD_)
@@ -152,17 +161,18 @@ void mr_stats_add(mr_stats *a, const mr_stats *b) {
 mr_status mr_stats_write_json(const mr_stats *stats, FILE *out) {
   if (stats == NULL || out == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_stats_write_json: NULL argument");
-  /* The fields both the caller's struct and this library know. */
-  if (!MRI_STATS_HAS_(stats->size, failed_count))
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_stats_write_json: stats->size is %zu, less than the oldest mr_stats "
-                     "(set it with mr_stats_init)",
-                     stats->size);
+  /* Read as every struct given to the library is (a size no header has
+   * refused, fields this library does not know must be zero), then written
+   * as far as both the caller's struct and this library go. */
+  mr_stats given = {0};
+  mr_status st = MRI_STRUCT_READ(&given, stats, mr_stats, failed_count, "mr_stats_write_json");
+  if (st != MR_OK) return st;
+  size_t have = stats->size < sizeof given ? stats->size : sizeof given;
   const char *sep = "";
   fputc('{', out);
 #define MRI_JSON_FIELD_(field, description)                                           \
-  if (MRI_STATS_HAS_(stats->size, field)) {                                          \
-    fprintf(out, "%s\"" #field "\": %llu", sep, (unsigned long long)stats->field);     \
+  if (MRI_STATS_HAS_(have, field)) {                                                 \
+    fprintf(out, "%s\"" #field "\": %llu", sep, (unsigned long long)given.field);      \
     sep = ", ";                                                                        \
   }
   MR_STATS_FIELDS(MRI_JSON_FIELD_)
