@@ -160,7 +160,8 @@ MR_NODISCARD MR_API mr_status mr_context_get_stats(const mr_context *ctx, int ta
                                       int device, mr_stats *stats);
 
 /** Print every tag's statistics as a table (one row per tag and device that
- * has allocated, and a total per tag). */
+ * has allocated, and a total per tag). The library's name is escaped as
+ * mr_snapshot_write_text escapes names. */
 MR_NODISCARD MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
 
 MR_EXTERN_C_END

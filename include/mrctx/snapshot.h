@@ -86,7 +86,9 @@ MR_NODISCARD MR_API mr_status mr_snapshot_write_json(const mr_snapshot *snapshot
 
 /** Write the snapshot as tables for people: memory by library, tag and
  * device (largest first), cache counters, the largest live blocks, the
- * driver pools. */
+ * driver pools. Control characters, bytes that are not UTF-8 and the
+ * backslash in its strings are written as \\xNN (the backslash as \\\\),
+ * so no name can drive the terminal. */
 MR_NODISCARD MR_API mr_status mr_snapshot_write_text(const mr_snapshot *snapshot, FILE *out);
 
 /** Free a snapshot. NULL is ignored. */

@@ -25,6 +25,7 @@
 #include "adaptors/adaptors_internal.h"
 #include "config/config_internal.h"
 #include "context/context_internal.h"
+#include "context/json.h"
 #include "driver/driver_internal.h"
 
 /* The override sources, lowest precedence first (the tag's default spec
@@ -423,7 +424,10 @@ static mr_status read_sources(mr_context *ctx, const mr_context_desc *desc) {
     size_t length;
     st = read_file(desc->config_file, &text, &length);
     if (st != MR_OK) return st;
-    st = add_source(ctx, SOURCE_FILE, desc->config_file, true, text, length);
+    /* A UTF-8 byte-order mark (editors on Windows write one) is no part of
+     * the text; lines and columns count from after it. */
+    size_t bom = length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    st = add_source(ctx, SOURCE_FILE, desc->config_file, true, text + bom, length - bom);
     free(text);
     if (st != MR_OK) return st;
   }
@@ -921,7 +925,9 @@ mr_status mr_context_print_stats(const mr_context *ctx, FILE *out) {
     int n = (int)strlen(ctx->tag_names[t]);
     if (n > tag_width) tag_width = n;
   }
-  fprintf(out, "%s memory by tag\n", ctx->library);
+  /* The library's name is the caller's, any bytes: escaped for the terminal. */
+  mri_write_printable(out, ctx->library);
+  fputs(" memory by tag\n", out);
   fprintf(out, "%-*s %6s %10s %10s %10s %8s %10s %8s\n", tag_width, "tag", "device", "current",
           "peak", "total", "live", "allocs", "failures");
   for (size_t t = 0; t < ctx->tag_count; t++) {

@@ -445,3 +445,60 @@ void mri_json_write_string(FILE *out, const char *text) {
   }
   fputc('"', out);
 }
+
+/* How `text` at `s` (`left` bytes to its end) is shown: the length of the
+ * character taken as it is, or 0 and `escape` filled ("\\x1b", "\\\\")
+ * for one byte taken escaped. */
+static size_t printable_step(const unsigned char *s, size_t left, char escape[5]) {
+  unsigned char c = *s;
+  if (c == '\\') {
+    memcpy(escape, "\\\\", 3);
+    return 0;
+  }
+  if (c >= 0x20 && c < 0x7f) return 1;
+  size_t n = c >= 0x80 ? utf8_length(s, left) : 0;
+  if (n != 0 && !(n == 2 && c == 0xc2 && s[1] < 0xa0)) return n; /* not a C1 control */
+  static const char hex[] = "0123456789abcdef";
+  escape[0] = '\\';
+  escape[1] = 'x';
+  escape[2] = hex[c >> 4];
+  escape[3] = hex[c & 15];
+  escape[4] = '\0';
+  return 0;
+}
+
+void mri_write_printable(FILE *out, const char *text) {
+  const unsigned char *s = (const unsigned char *)text;
+  size_t left = strlen(text);
+  while (left > 0) {
+    char escape[5];
+    size_t n = printable_step(s, left, escape);
+    if (n == 0) {
+      fputs(escape, out);
+      n = 1;
+    } else {
+      fwrite(s, 1, n, out);
+    }
+    s += n;
+    left -= n;
+  }
+}
+
+const char *mri_printable(const char *text, char *buf, size_t cap) {
+  const unsigned char *s = (const unsigned char *)text;
+  size_t left = strlen(text), used = 0;
+  while (left > 0) {
+    char escape[5];
+    size_t n = printable_step(s, left, escape);
+    const char *piece = n == 0 ? escape : (const char *)s;
+    size_t length = n == 0 ? strlen(escape) : n;
+    if (used + length >= cap) break;
+    memcpy(buf + used, piece, length);
+    used += length;
+    n = n == 0 ? 1 : n;
+    s += n;
+    left -= n;
+  }
+  buf[used] = '\0';
+  return buf;
+}

@@ -13,6 +13,10 @@
  *
  * then the caches, the largest live blocks of tracked tags, and the driver
  * pools. Tag and device slots that never allocated are counted, not listed.
+ *
+ * Every string of the snapshot (names, specs, messages: a snapshot read
+ * from a file holds whatever its writer put there) goes out through
+ * mri_write_printable or mri_printable, so none can drive the terminal.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "context/json.h"
 #include "context/snapshot_internal.h"
 
 void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap) {
@@ -65,22 +70,34 @@ static bool has_allocated(const mri_snap_slot *s) {
   return s->stats.total_count > 0 || s->stats.failed_count > 0 || s->stats.current_bytes > 0;
 }
 
+/* "library:tag", escaped for the terminal (as much as fits in `cap`). */
 static void label(const row *r, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s:%s", r->context->library, r->tag->name);
+  mri_printable(r->context->library, buf, cap);
+  size_t n = strlen(buf);
+  if (n + 1 < cap) {
+    buf[n] = ':';
+    mri_printable(r->tag->name, buf + n + 1, cap - n - 1);
+  }
 }
 
 static void write_header(const mr_snapshot *snap, FILE *out) {
   char time[64];
   mri_format_time_utc(snap->time_unix_ns, time, sizeof time);
-  fprintf(out, "mrctx snapshot of pid %" PRId64 " at %s (mrctx %s)\n", snap->pid, time,
-          snap->mrctx_version);
+  fprintf(out, "mrctx snapshot of pid %" PRId64 " at %s (mrctx ", snap->pid, time);
+  mri_write_printable(out, snap->mrctx_version);
+  fputs(")\n", out);
   if (!snap->has_oom) return;
   const mri_snap_oom *o = &snap->oom;
   char bytes[32];
   mri_format_bytes_human(o->bytes, bytes, sizeof bytes);
-  fprintf(out, "out of memory: %s:%s on device %d asked for %s (%" PRIu64
-               " bytes) on stream 0x%" PRIx64 "\n  %s\n",
-          o->library, o->tag, o->device, bytes, o->bytes, o->stream, o->message);
+  fputs("out of memory: ", out);
+  mri_write_printable(out, o->library);
+  fputc(':', out);
+  mri_write_printable(out, o->tag);
+  fprintf(out, " on device %d asked for %s (%" PRIu64 " bytes) on stream 0x%" PRIx64 "\n  ",
+          o->device, bytes, o->bytes, o->stream);
+  mri_write_printable(out, o->message);
+  fputc('\n', out);
 }
 
 static void write_rows(FILE *out, row *rows, size_t count, size_t idle) {
@@ -105,14 +122,15 @@ static void write_rows(FILE *out, row *rows, size_t count, size_t idle) {
     fprintf(out, "%-*s %6d %10s %10s %10s %8" PRIu64 " %10" PRIu64 " %7" PRIu64 "  ", width, name,
             r->slot->device, current, peak, all, s->current_count, s->total_count,
             s->failed_count);
-    if (r->slot->shares != NULL)
-      fprintf(out, "@%s\n", r->slot->shares);
-    else
-      fprintf(out, "%s\n", r->slot->spec);
-    total += s->current_bytes;
+    if (r->slot->shares != NULL) fputc('@', out);
+    mri_write_printable(out, r->slot->shares != NULL ? r->slot->shares : r->slot->spec);
+    fputc('\n', out);
+    /* A snapshot from a file may claim any counts: the total saturates. */
+    if (__builtin_add_overflow(total, s->current_bytes, &total)) total = UINT64_MAX;
   }
   char sum[32];
   mri_format_bytes_human(total, sum, sizeof sum);
+  if (total == UINT64_MAX) snprintf(sum, sizeof sum, "> 16 EiB");
   fprintf(out, "%-*s %6s %10s\n", width, "total", "", sum);
   if (count == 0) fprintf(out, "(no tag has allocated)\n");
   if (idle > 0)
@@ -130,8 +148,14 @@ static void write_unavailable(FILE *out, const mr_snapshot *snap) {
         if (s->status == NULL || s->shares != NULL) continue;
         if (first) fprintf(out, "\ntags that cannot allocate here\n");
         first = false;
-        fprintf(out, "%s:%s on device %d: %s: %s\n", ctx->library, ctx->tags[t].name, s->device,
-                s->status, s->reason);
+        mri_write_printable(out, ctx->library);
+        fputc(':', out);
+        mri_write_printable(out, ctx->tags[t].name);
+        fprintf(out, " on device %d: ", s->device);
+        mri_write_printable(out, s->status);
+        fputs(": ", out);
+        mri_write_printable(out, s->reason);
+        fputc('\n', out);
       }
     }
   }
@@ -201,14 +225,15 @@ static void write_pools(FILE *out, const mr_snapshot *snap) {
       snprintf(where, sizeof where, "%s %d", mr_pool_kind_name(p->info.kind), p->info.device);
     else
       snprintf(where, sizeof where, "%s", mr_pool_kind_name(p->info.kind));
-    char pool[96];
+    char pool[96], owner[256];
     snprintf(pool, sizeof pool, "%s%s", where,
              strcmp(p->which, "owned") == 0        ? " owned"
              : strcmp(p->which, "device_default") == 0 ? " default"
              : p->info.is_default                  ? ""
                                                    : " set");
-    fprintf(out, "%-16s %-22s %10s %10s %10s %10s %10s\n", pool,
-            p->owner != NULL ? p->owner : "-", reserved, used, reserved_high, used_high, keeps);
+    mri_printable(p->owner != NULL ? p->owner : "-", owner, sizeof owner);
+    fprintf(out, "%-16s %-22s %10s %10s %10s %10s %10s\n", pool, owner, reserved, used,
+            reserved_high, used_high, keeps);
   }
 }
 

@@ -464,6 +464,34 @@ static void test_errors_name_their_source(void **state) {
                "            ^");
 }
 
+/* A UTF-8 byte-order mark at the start of a config file is skipped: lines
+ * and columns count as without it. Anywhere else it is text, and an error
+ * names its byte. */
+static void test_config_file_bom(void **state) {
+  char *path = write_file("\xef\xbb\xbf" "b = mark(id=file_b)\n"
+                          "c = mark(id=file_c)\n");
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = five_tags,
+                          .tag_count = 5,
+                          .config_file = path};
+  mr_context *ctx = create(&desc);
+  assert_string_equal(describe(ctx, P_B), "mark(id=file_b)");
+  assert_source(ctx, P_B, MR_SPEC_FILE, path, 1, "mark(id=file_b)");
+  assert_source(ctx, P_C, MR_SPEC_FILE, path, 2, "mark(id=file_c)");
+  mr_context_destroy(ctx);
+  remove_file(path);
+
+  path = write_file("b = mark(id=file_b)\n\xef\xbb\xbf" "c = mark(id=file_c)\n");
+  desc.config_file = path;
+  char expected[1024];
+  snprintf(expected, sizeof expected, "%s, line 2, column 1: unexpected byte 0xef\n", path);
+  create_fails(&desc, MR_ERR_CONFIG, NULL);
+  if (strstr(mr_last_error(), expected) != mr_last_error())
+    fail_msg("expected a message starting \"%s\", got \"%s\"", expected, mr_last_error());
+  remove_file(path);
+}
+
 static void test_config_file_errors(void **state) {
   mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
                           .config_file = "/nonexistent/dir/mylib.conf"};
@@ -669,6 +697,30 @@ static void test_print_stats(void **state) {
   assert_status(mr_context_print_stats(ctx, NULL), MR_ERR_INVALID_ARGUMENT);
   assert_status(mr_context_print_stats(NULL, stdout), MR_ERR_INVALID_ARGUMENT);
   assert_ok(mr_deallocate(ctx_get_mr(ctx, 0), b, 2048, 0, NULL));
+  mr_context_destroy(ctx);
+}
+
+/* The library's name is the caller's, any bytes: the table escapes what
+ * could drive a terminal (control characters, bytes that are not UTF-8). */
+static void test_print_stats_escapes_library(void **state) {
+  static const mr_tag tags[] = {{"temp", "host"}};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "my\x1b[2Jlib\x01\xff\\\xc2\x9b\xc3\xa9",
+                          .tags = tags,
+                          .tag_count = 1};
+  mr_context *ctx = create(&desc);
+  char *text = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&text, &length);
+  assert_non_null(out);
+  assert_ok(mr_context_print_stats(ctx, out));
+  fclose(out);
+  const char *first = "my\\x1b[2Jlib\\x01\\xff\\\\\\xc2\\x9b\xc3\xa9 memory by tag\n";
+  if (strncmp(text, first, strlen(first)) != 0) {
+    print_error("expected the first line:\n%s\ngot:\n%s\n", first, text);
+    fail();
+  }
+  free(text);
   mr_context_destroy(ctx);
 }
 
@@ -913,11 +965,13 @@ int main(void) {
       cmocka_unit_test(test_cycles),
       cmocka_unit_test(test_unknown_tags),
       cmocka_unit_test(test_errors_name_their_source),
+      cmocka_unit_test(test_config_file_bom),
       cmocka_unit_test(test_config_file_errors),
       cmocka_unit_test(test_config_file_size_limit),
       cmocka_unit_test(test_desc_validation),
       cmocka_unit_test(test_per_tag_statistics),
       cmocka_unit_test(test_print_stats),
+      cmocka_unit_test(test_print_stats_escapes_library),
       cmocka_unit_test(test_two_libraries_are_independent),
       cmocka_unit_test(test_without_a_driver),
       cmocka_unit_test(test_many_tags),

@@ -355,6 +355,64 @@ static void test_read_accepts(void **state) {
   mr_snapshot_destroy(snap);
 }
 
+/* No byte of a snapshot's strings reaches the terminal raw: the text
+ * tables escape control characters (C0, DEL, C1) and bytes that are not
+ * UTF-8, from a file and from live contexts alike. */
+static void assert_no_control(const char *text) {
+  for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+    bool c1 = c[0] == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0;
+    if ((*c < 0x20 && *c != '\n') || *c == 0x7f || c1)
+      fail_msg("byte 0x%02x at offset %zu of:\n%s", *c, (size_t)(c - (const unsigned char *)text),
+               text);
+  }
+}
+
+static void test_text_escapes_names(void **state) {
+  const char *doc =
+      HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"out_of_memory\", "
+           "\"out_of_memory\": {\"library\": \"ev\\u001b]0;il\\u0007\", \"tag\": \"t\\u007f\", "
+           "\"device\": 0, \"bytes\": 1, \"stream\": \"0x0\", \"message\": \"m\\u001b[2J\"}, "
+           "\"contexts\": [{\"id\": 3, \"library\": \"lib\\u001b[31m\\u009b\\u00e9\", "
+           "\"device_count\": 1, \"tags\": [{\"tag\": \"t\\r\", \"devices\": [{\"device\": 0, "
+           "\"spec\": \"host\\u0008\", \"origin\": \"env\", \"status\": \"S\\u0001\", "
+           "\"reason\": \"r\\n\", " STATS "}]}]}], \"pools\": [{\"pool\": \"owned\", "
+           "\"owner\": \"o\\u001b\", \"kind\": \"device\", \"device\": 0, \"is_default\": false, "
+           "\"is_current\": false, \"release_threshold\": 0, \"reserved_bytes\": 0, "
+           "\"reserved_high\": 0, \"used_bytes\": 0, \"used_high\": 0}]}";
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_read(doc, strlen(doc), &snap));
+  char *text = render(snap, false);
+  assert_no_control(text);
+  assert_contains(text, "out of memory: ev\\x1b]0;il\\x07:t\\x7f on device 0");
+  assert_contains(text, "\n  m\\x1b[2J\n");
+  assert_contains(text, "lib\\x1b[31m\\xc2\\x9b\xc3\xa9:t\\x0d ");
+  assert_contains(text, "host\\x08\n");
+  assert_contains(text, "on device 0: S\\x01: r\\x0a\n");
+  assert_contains(text, " o\\x1b ");
+  free(text);
+  /* The JSON keeps the strings as they are. */
+  text = render(snap, true);
+  assert_contains(text, "\"lib\\u001b[31m\xc2\x9b\xc3\xa9\"");
+  free(text);
+  mr_snapshot_destroy(snap);
+
+  /* A live context's name is the caller's, any bytes. */
+  static const mr_tag tags[] = {{"temp", "host"}};
+  mr_context_desc desc = {.size = sizeof desc, .library = "live\x1b[H\xff", .tags = tags,
+                          .tag_count = 1};
+  mr_context *ctx = NULL;
+  assert_ok(mr_context_create(&desc, &ctx));
+  void *p = alloc(ctx, 0, 64);
+  snap = take();
+  text = render(snap, false);
+  assert_no_control(text);
+  assert_contains(text, "live\\x1b[H\\xff:temp ");
+  free(text);
+  mr_snapshot_destroy(snap);
+  release(ctx, 0, p, 64);
+  mr_context_destroy(ctx);
+}
+
 static void test_read_refuses(void **state) {
   read_fails("", "snapshot JSON: line 1, column 1: the text ends where a value should be");
   read_fails("not json", "line 1, column 1: expected a value");
@@ -797,6 +855,7 @@ int main(void) {
       cmocka_unit_test(test_oom_from_threads),
       cmocka_unit_test(test_oom_only_for_oom),
       cmocka_unit_test(test_info_and_tags),
+      cmocka_unit_test(test_text_escapes_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
