@@ -49,7 +49,10 @@ bool mri_driver_loaded(void);
 
 /* Make sure the calling thread has a current context: if it has none, make
  * `device`'s primary context current (what the CUDA runtime does on first
- * use). A thread that has a context keeps it. */
+ * use). A thread that has a context keeps it. After the driver shut down
+ * (process exit) there is none to make current: MR_OK, and the caller's
+ * next driver call says CUDA_ERROR_DEINITIALIZED (which frees take as
+ * done). */
 mr_status mri_ensure_context(int device);
 
 /* A stream's identity. A handle is not one: once a stream is destroyed the
@@ -75,8 +78,14 @@ mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info);
  * it for a capturing stream (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and the
  * capture is invalidated): as with cuMemFreeAsync, memory freed during a
  * capture must be a graph allocation, which the adaptors recognise before
- * asking. mri_stream_query asks for the ID only when not capturing. */
+ * asking. mri_stream_query asks for the ID only when not capturing.
+ * After the driver shut down at process exit (CUDA_ERROR_DEINITIALIZED)
+ * every stream is gone, and all the memory with it: this returns MR_OK with
+ * the ID MRI_STREAM_ID_SHUT_DOWN, so the free succeeds (as
+ * docs/semantics.md promises), while mri_stream_query, which allocations
+ * ask, still fails: nothing can be allocated any more. */
 mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id);
+#define MRI_STREAM_ID_SHUT_DOWN UINT64_MAX
 
 /* Events for stream-ordered reuse across streams. An event is created
  * without timing. The handle is the same type as CUevent, an incomplete

@@ -259,7 +259,15 @@ int mr_current_device(void) {
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext *primary_contexts;
 
-mr_status mri_primary_context(int device, CUcontext *ctx) {
+/* The driver shut down at process exit: every context, stream and block is
+ * gone with it. Context handling then has nothing to do, and what frees,
+ * waits and stream-ID queries for frees ask of it counts as done. */
+static inline bool shut_down(CUresult r) { return r == CUDA_ERROR_DEINITIALIZED; }
+
+/* mri_primary_context, also saying (*gone) when it failed because the
+ * driver shut down. */
+static mr_status primary_context(int device, CUcontext *ctx, bool *gone) {
+  *gone = false;
   *ctx = NULL;
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return st;
@@ -279,12 +287,18 @@ mr_status mri_primary_context(int device, CUcontext *ctx) {
     if (r != CUDA_SUCCESS) {
       primary_contexts[device] = NULL;
       pthread_mutex_unlock(&primary_lock);
+      *gone = shut_down(r);
       return mri_cuda_fail(r, "retaining the primary context of device %d", device);
     }
   }
   *ctx = primary_contexts[device];
   pthread_mutex_unlock(&primary_lock);
   return MR_OK;
+}
+
+mr_status mri_primary_context(int device, CUcontext *ctx) {
+  bool gone;
+  return primary_context(device, ctx, &gone);
 }
 
 mr_status mri_ensure_context(int device) {
@@ -294,10 +308,16 @@ mr_status mri_ensure_context(int device) {
   CUcontext current = NULL;
   CUresult r = cu->cuCtxGetCurrent(&current);
   if (r == CUDA_SUCCESS && current != NULL) return MR_OK;
+  /* After the driver shut down there is no context to make current; the
+   * caller's own driver call reports the shutdown (frees take it as done). */
+  if (shut_down(r)) return MR_OK;
   CUcontext primary;
-  st = mri_primary_context(device < 0 ? 0 : device, &primary);
+  bool gone;
+  st = primary_context(device < 0 ? 0 : device, &primary, &gone);
+  if (gone) return MR_OK;
   if (st != MR_OK) return st;
   r = cu->cuCtxSetCurrent(primary);
+  if (shut_down(r)) return MR_OK;
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuCtxSetCurrent(device %d)", device);
   return MR_OK;
 }
@@ -308,14 +328,16 @@ mr_status mri_push_context(int device, bool *pushed) {
   mr_status st = mri_cuda_load(&cu);
   if (st != MR_OK) return st;
   CUcontext primary;
-  st = mri_primary_context(device < 0 ? 0 : device, &primary);
+  bool gone;
+  st = primary_context(device < 0 ? 0 : device, &primary, &gone);
+  /* After the driver shut down at exit there is no context to push; the
+   * caller's own call reports the shutdown (frees treat it as done). */
+  if (gone) return MR_OK;
   if (st != MR_OK) return st;
   CUcontext current = NULL;
   if (cu->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == primary) return MR_OK;
   CUresult r = cu->cuCtxPushCurrent(primary);
-  /* After the driver shut down at exit there is no context to push; the
-   * caller's own call reports the shutdown (frees treat it as done). */
-  if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
+  if (shut_down(r)) return MR_OK;
   if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuCtxPushCurrent(device %d)", device);
   *pushed = true;
   return MR_OK;
@@ -371,6 +393,12 @@ mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
   unsigned long long value = 0;
   CUresult r;
   MRI_CALL_ON_STREAM(stream, device, r, cu->cuStreamGetId((CUstream)stream, &value));
+  if (MRI_UNLIKELY(shut_down(r))) {
+    /* Every stream went with the driver, and the memory freed on it: the
+     * free has nothing left to order. */
+    *id = MRI_STREAM_ID_SHUT_DOWN;
+    return MR_OK;
+  }
   if (MRI_UNLIKELY(r != CUDA_SUCCESS)) {
     *id = 0;
     return mri_cuda_fail(r, "cuStreamGetId(stream %p)", (void *)stream);
@@ -389,7 +417,15 @@ mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info) 
     mr_status st = capture_status(cu, stream, device, &info->capturing);
     if (MRI_UNLIKELY(st != MR_OK) || info->capturing) return st;
   }
-  return mri_stream_get_id(stream, device, &info->id);
+  mr_status st = mri_stream_get_id(stream, device, &info->id);
+  /* An allocation after the driver shut down fails: what a cache or arena
+   * kept went with the driver (the legacy stream's capture check above
+   * asks the driver nothing). */
+  if (MRI_UNLIKELY(st == MR_OK && info->id == MRI_STREAM_ID_SHUT_DOWN && cu != NULL)) {
+    info->id = 0;
+    return mri_cuda_fail(CUDA_ERROR_DEINITIALIZED, "cuStreamGetId(stream %p)", (void *)stream);
+  }
+  return st;
 }
 
 mr_status mri_event_create(mri_event *event) {
