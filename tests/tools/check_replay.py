@@ -170,6 +170,11 @@ BAD_LOGS = [
      "allocate of 0x1000, which is still allocated (by line 2)", 3),
     ("null", HEADER + "7,10:00:00.000000,allocate,(nil),1024,0x0\n",
      "allocate of 1024 bytes returned a null pointer", 2),
+    # Byte totals never wrap: 2^63 + 2^63 bytes live is no process's log.
+    ("bytes overflow", HEADER + "7,10:00:00.000000,allocate,0x1000,9223372036854775808,0x0\n"
+     "7,10:00:00.000001,allocate,0x2000,9223372036854775808,0x0\n",
+     "allocate of 9223372036854775808 bytes while 9223372036854775808 are live: more than "
+     "2^64 - 1 bytes live at once, which no process can hold", 3),
 ]
 
 
@@ -228,6 +233,112 @@ def check_skip_bad(mrctx, folder):
     expect(rc == 0 and err == "mrctx plot: %s: skipped 6 bad lines; the first: line 3: unknown "
            "action 'realloc' (known: allocate, allocate failure, free)\n" % path,
            "plot --skip-bad: says what it skipped", out + err)
+
+
+# ---- input from outside: names of any bytes, huge lines and totals ----------------------
+
+def run_bytes(*args, limit_as=None):
+    """Run with bytes arguments; (rc, stdout, stderr) as bytes. limit_as:
+    an address-space limit (RLIMIT_AS) for the child, in bytes."""
+    env = dict(os.environ)
+    env["MALLOC_PERTURB_"] = "0"
+
+    def limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
+
+    p = subprocess.run([os.fsencode(a) for a in args], capture_output=True, env=env, timeout=120,
+                       preexec_fn=limit if limit_as else None)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check_svg_names(mrctx, folder):
+    """Layer names and titles of any bytes give well-formed SVG: bytes that
+    are not UTF-8 and characters XML cannot carry are U+FFFD, whitespace is
+    kept as it is, and a long name is never cut."""
+    log = write(folder, "one.csv", HEADER + "1,10:00:00.000000,allocate,0x1000,1024,0x0\n")
+    long_name = "\u00e9" * 150  # 300 bytes: a cut at 255 falls inside a character
+    names = [b"bad\xff\xfe", b"ctl\x01\x1b[31m", long_name.encode(), b"tab\tand\nline"]
+    svg = os.path.join(folder, "names.svg")
+    rc, out, err = run_bytes(mrctx, "plot", "--svg", svg, "--title", b"t\x1b\xc3<",
+                             *[n + b"=" + os.fsencode(log) for n in names])
+    expect(rc == 0 and err == b"", "plot: names of any bytes draw", (out + err).decode("latin-1"))
+    root = parse_svg(svg)
+    if root is None:
+        return
+    layers = [g.get("data-name") for g in root.iter(SVG + "g") if g.get("class") == "layer"]
+    expect_equal(layers, ["bad\ufffd\ufffd", "ctl\ufffd\ufffd[31m", long_name, "tab\tand\nline"],
+                 "plot: each layer's name in data-name, whole, U+FFFD for what XML cannot carry")
+    expect("t\ufffd\ufffd<" in texts(root), "plot: the title escaped", str(texts(root)))
+    expect(long_name in texts(root), "plot: a 300-byte name in the legend, whole",
+           str(texts(root)))
+
+
+def check_json_names(mrctx, folder):
+    """replay --json is JSON, UTF-8, whatever bytes the log's name holds:
+    bytes that are not UTF-8 become U+FFFD (as the library's own JSON
+    writer does), control characters \\u escapes."""
+    name = b"log-\xff\xc3\x1b.csv"
+    path = os.path.join(os.fsencode(folder), name)
+    with open(path, "w") as f:
+        f.write(HEADER + "1,10:00:00.000000,allocate,0x1000,1024,0x0\n")
+    out_json = os.path.join(folder, "names.json")
+    rc, out, err = run_bytes(mrctx, "replay", path, "--spec", "host", "--json", out_json)
+    expect(rc == 0, "replay of a log whose name is not UTF-8", (out + err).decode("latin-1"))
+    try:
+        with open(out_json, "rb") as f:
+            raw = f.read()
+        j = json.loads(raw.decode("utf-8"))  # strict: every byte UTF-8
+        expect_equal(j["log"], folder + "/log-\ufffd\ufffd\x1b.csv",
+                     "replay --json: the log's name with U+FFFD for bytes that are not UTF-8")
+        expect(b"\\u001b" in raw, "replay --json: a control character as \\u001b", repr(raw))
+    except (OSError, ValueError) as e:
+        expect(False, "replay --json of a log whose name is not UTF-8 is JSON: %r" % e)
+
+
+def check_out_of_memory(mrctx, folder):
+    """A line that cannot be read for lack of memory fails the read (it
+    used to end the log there, silently, as if the file ended). The
+    address space is limited with RLIMIT_AS, which sanitizer builds cannot
+    run under: there the check is skipped."""
+    limit = 256 << 20
+    rc, _, _ = run_bytes(mrctx, "--help", limit_as=limit)
+    if rc != 0:
+        print("out-of-memory check skipped: mrctx does not start under RLIMIT_AS "
+              "(a sanitizer build)")
+        return
+    path = os.path.join(folder, "huge-line.csv")
+    with open(path, "w") as f:
+        f.write(HEADER + "1,10:00:00.000000,allocate,0x1000,1024,0x0\n")
+        f.truncate(f.tell() + (1 << 30))  # a 1 GiB line (a hole: no disk used)
+    for verb, args in (("replay", ["--spec", "host"]),
+                       ("plot", ["--svg", os.path.join(folder, "oom.svg")])):
+        rc, out, err = run_bytes(mrctx, verb, path, *args, limit_as=limit)
+        expect_equal((rc, out, err.decode()),
+                     (1, b"", "mrctx %s: %s: out of host memory reading line 3 (a line that long "
+                              "is no log line)\n" % (verb, path)),
+                     "%s: a line that memory cannot hold fails the read" % verb)
+
+
+def check_plot_total(mrctx, folder):
+    """Two logs that each hold 2^63 bytes cannot be one process's: plot
+    says so rather than draw a total that wrapped to 0."""
+    logs = []
+    for i in range(2):
+        logs.append(write(folder, "half%d.csv" % i, HEADER +
+                          "1,10:00:0%d.000000,allocate,0x1000,9223372036854775808,0x0\n" % i))
+    rc, out, err = run(mrctx, "plot", "--svg", os.path.join(folder, "total.svg"), *logs)
+    expect_equal((rc, out, err),
+                 (1, "", "mrctx plot: the logs together hold more than 2^64 - 1 bytes at "
+                         "1.000 s: they cannot be one machine's\n"),
+                 "plot: a total past 2^64 - 1 bytes is an error")
+
+
+def check_outside_input(mrctx, folder):
+    check_svg_names(mrctx, folder)
+    check_json_names(mrctx, folder)
+    check_out_of_memory(mrctx, folder)
+    check_plot_total(mrctx, folder)
 
 
 # ---- replay over host memory ---------------------------------------------------------
@@ -405,6 +516,7 @@ def check_unit(mrctx, data):
         check_rmm_format(mrctx, folder, data)
         check_time_formats(mrctx, folder)
         check_plot(mrctx, folder, data)
+        check_outside_input(mrctx, folder)
 
 
 # ---- over the fake driver -----------------------------------------------------------------

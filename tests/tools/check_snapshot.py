@@ -143,6 +143,80 @@ def check_plot(mrctx, text, folder):
                            text=True, timeout=60)
         expect(p.returncode == 1 and message in p.stderr, what, p.stderr)
 
+def check_outside_input(mrctx, text, folder):
+    """What a file from elsewhere may hold: names that would drive the
+    terminal, long names, impossible totals, no end at all."""
+    import xml.etree.ElementTree as ElementTree
+    # Names are escaped for the terminal.
+    snap = json.loads(text)
+    snap["contexts"][0]["library"] = "sol\x1b[31mver\x07"
+    snap["out_of_memory"]["message"] = "m\x1b]0;title\x07"
+    path = os.path.join(folder, "escapes.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(snap, f)
+    rc, out, err = run(mrctx, path)
+    expect(rc == 0 and "\x1b" not in out and "\x07" not in out and
+           "sol\\x1b[31mver\\x07:results" in out and "m\\x1b]0;title\\x07" in out,
+           "names and messages are escaped for the terminal", out + err)
+
+    # Two libraries whose "library:tag" names share their first 511 bytes
+    # are two layers each, not one.
+    paths = []
+    for i, suffix in enumerate(("a", "b")):
+        snap = json.loads(text)
+        snap["time_unix_ns"] += i * 1000000000
+        snap["contexts"][0]["library"] = "x" * 511 + suffix
+        snap["out_of_memory"]["library"] = "x" * 511 + suffix
+        snap["contexts"][1]["library"] = "x" * 511 + suffix + "2"
+        path = os.path.join(folder, "long-%s.json" % suffix)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(snap, f)
+        paths.append(path)
+    svg = os.path.join(folder, "long.svg")
+    p = subprocess.run([mrctx, "plot", "--svg", svg, *paths], capture_output=True, text=True,
+                       timeout=60)
+    expect(p.returncode == 0, "plot of long library names", p.stdout + p.stderr)
+    if p.returncode == 0:
+        root = ElementTree.parse(svg).getroot()
+        names = sorted(g.get("data-name") for g in root.iter("{http://www.w3.org/2000/svg}g")
+                       if g.get("class") == "layer")
+        wanted = sorted("x" * 511 + s + ":" + t for s in ("a", "b")
+                        for t in ("results", "temp")) + \
+            sorted("x" * 511 + s + "2:" + t for s in ("a", "b") for t in ("frames", "staging"))
+        expect(names == sorted(wanted), "long names that share 511 bytes stay apart, whole",
+               "%d layers: %r" % (len(names), [n[505:] for n in names]))
+
+    # A tag's devices together cannot hold more than 2^64 - 1 bytes.
+    snap = json.loads(text)
+    for d in snap["contexts"][0]["tags"][0]["devices"]:
+        d["stats"]["current_bytes"] = 1 << 63
+    path = os.path.join(folder, "overflow.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(snap, f)
+    p = subprocess.run([mrctx, "plot", "--svg", svg, path], capture_output=True, text=True,
+                       timeout=60)
+    expect(p.returncode == 1 and p.stderr == "mrctx plot: %s: solver:temp holds more than "
+           "2^64 - 1 bytes on its devices together, which no process can\n" % path,
+           "plot: a tag's bytes past 2^64 - 1 are an error", p.stdout + p.stderr)
+
+    # A file without end: refused at 256 MiB, at once, not read until memory runs out.
+    # In case the cap is ever lost, the address space is limited (where the
+    # build allows it: sanitizer builds do not run under RLIMIT_AS), so the
+    # check fails instead of eating the machine.
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    probe = subprocess.run([mrctx, "--help"], capture_output=True, preexec_fn=limit)
+    p = subprocess.run([mrctx, "snapshot", "/dev/zero"], capture_output=True, text=True,
+                       timeout=60, preexec_fn=limit if probe.returncode == 0 else None)
+    expect(p.returncode == 1 and p.stdout == "" and
+           p.stderr == "mrctx snapshot: cannot read '/dev/zero': larger than 256 MiB, which no "
+                       "snapshot is\n", "snapshot /dev/zero: refused at 256 MiB",
+           p.stdout + p.stderr)
+
+
 def main():
     mrctx, path = sys.argv[1], sys.argv[2]
     with open(path, encoding="utf-8") as f:
@@ -151,6 +225,7 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         check_bad_files(mrctx, text, folder)
         check_plot(mrctx, text, folder)
+        check_outside_input(mrctx, text, folder)
     for failure in failures:
         print("FAIL:", failure)
     print("%d passed, %d failed" % (passed, len(failures)))

@@ -98,20 +98,21 @@ static int parse_options(int argc, char **argv, plot_options *o) {
 }
 
 /* Split "NAME=PATH" (unless the whole argument is an existing file); the
- * default name is the file's name without its directory and ".csv". The
- * name is written into `name` (the argument itself is left as it is). */
-static const char *layer_path(const char *arg, char *name, size_t cap) {
+ * default name is the file's name without its directory and ".csv". OUT:
+ * *name, whole, however long (malloc'd; NULL without memory). The argument
+ * itself is left as it is. */
+static const char *layer_path(const char *arg, char **name) {
   struct stat st;
   const char *eq = strchr(arg, '=');
   if (eq != NULL && eq != arg && stat(arg, &st) != 0) {
-    snprintf(name, cap, "%.*s", (int)(eq - arg), arg);
+    *name = strndup(arg, (size_t)(eq - arg));
     return eq + 1;
   }
   const char *base = strrchr(arg, '/');
   base = base != NULL ? base + 1 : arg;
   size_t n = strlen(base);
   if (n > 4 && strcmp(base + n - 4, ".csv") == 0) n -= 4;
-  snprintf(name, cap, "%.*s", (int)n, base);
+  *name = strndup(base, n);
   return arg;
 }
 
@@ -150,7 +151,9 @@ static void line_up(plot *p) {
 }
 
 /* Walk all logs' events in time order and fill p->values, the peak and the
- * failures. False when out of memory. */
+ * failures. False, with the reason printed, when out of memory or when the
+ * logs together hold more than 2^64 - 1 bytes at once (each log alone is
+ * checked for that as it is read). */
 static bool reduce(plot *p) {
   size_t L = p->layer_count;
   size_t *next = calloc(L, sizeof *next);
@@ -159,6 +162,7 @@ static bool reduce(plot *p) {
   p->values = calloc((size_t)PLOT_COLUMNS * L, sizeof *p->values);
   size_t failure_capacity = 0;
   bool ok = next != NULL && live != NULL && column_total != NULL && p->values != NULL;
+  bool overflow = false; /* the reason for !ok, else out of memory */
   uint64_t total = 0;
   size_t column = 0; /* columns before this one are final */
   while (ok) {
@@ -198,7 +202,15 @@ static bool reduce(plot *p) {
     }
     if (e->action == REPLAY_ALLOCATE) {
       live[best] += e->size;
-      total += e->size;
+      if (__builtin_add_overflow(total, e->size, &total)) {
+        fprintf(stderr,
+                "mrctx plot: the %s together hold more than 2^64 - 1 bytes at %.3f s: they "
+                "cannot be one machine's\n",
+                p->snapshot_count > 0 ? "tags" : "logs", when);
+        ok = false;
+        overflow = true;
+        break;
+      }
     } else {
       live[best] -= e->size;
       total -= e->size;
@@ -212,6 +224,7 @@ static bool reduce(plot *p) {
       memcpy(&p->values[c * L], live, L * sizeof *live);
     }
   }
+  if (!ok && !overflow) fputs("mrctx plot: out of memory\n", stderr);
   for (; ok && column + 1 < PLOT_COLUMNS; column++)
     memcpy(&p->values[(column + 1) * L], live, L * sizeof *live);
   free(next);
@@ -257,16 +270,17 @@ static int read_logs(const plot_options *o, plot *p) {
   }
   int status = MRCTX_EXIT_OK;
   for (size_t l = 0; l < o->log_count && status == MRCTX_EXIT_OK; l++) {
-    char name[256], why[1024];
-    const char *path = layer_path(o->logs[l], name, sizeof name);
+    char *name, why[1024];
+    const char *path = layer_path(o->logs[l], &name);
     plot_layer *layer = &p->layers[p->layer_count];
     if (!replay_log_read(path, o->skip_bad, &layer->log, why, sizeof why)) {
       fprintf(stderr, "mrctx plot: %s\n", why);
+      free(name);
       status = MRCTX_EXIT_FAILURE;
       break;
     }
     p->layer_count++;
-    layer->name = strdup(name);
+    layer->name = name;
     if (layer->name == NULL) {
       fputs("mrctx plot: out of memory\n", stderr);
       status = MRCTX_EXIT_FAILURE;
@@ -285,7 +299,6 @@ static int run(const plot_options *o) {
   if (status == MRCTX_EXIT_OK) {
     line_up(&p);
     if (!reduce(&p)) {
-      fputs("mrctx plot: out of memory\n", stderr);
       status = MRCTX_EXIT_FAILURE;
     } else if (!plot_write_svg(&p, o->svg)) {
       status = MRCTX_EXIT_FAILURE;

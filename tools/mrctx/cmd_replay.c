@@ -465,20 +465,6 @@ static void print_table(const replay_options *o, const replay_log *log,
              results[i].free_errors);
 }
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static bool write_json(const replay_options *o, const replay_log *log,
                        const spec_result *results) {
   FILE *f = fopen(o->json, "w");
@@ -487,7 +473,7 @@ static bool write_json(const replay_options *o, const replay_log *log,
     return false;
   }
   fputs("{\n  \"log\": ", f);
-  json_string(f, log->path);
+  mrctx_write_json_string(f, log->path);
   fprintf(f,
           ",\n  \"events\": %zu, \"allocations\": %" PRIu64 ", \"failed_allocations\": %" PRIu64
           ", \"frees\": %" PRIu64 ",\n  \"threads\": %zu, \"streams\": %zu, "
@@ -507,9 +493,9 @@ static bool write_json(const replay_options *o, const replay_log *log,
   for (size_t i = 0; i < o->spec_count; i++) {
     const spec_result *r = &results[i];
     fputs("    {\"spec\": ", f);
-    json_string(f, o->specs[i]);
+    mrctx_write_json_string(f, o->specs[i]);
     fputs(", \"resource\": ", f);
-    json_string(f, r->resource);
+    mrctx_write_json_string(f, r->resource);
     fprintf(f,
             ", \"wall_seconds\": %.9f, \"ns_per_event\": %.1f, \"peak_requested\": %" PRIu64
             ", ",

@@ -26,7 +26,7 @@ static void usage(FILE *out) {
         "mr_snapshot_write_json, by the out-of-memory dump (MRCTX_OOM_SNAPSHOT) or\n"
         "by Python's mrctx.write_snapshot -- as tables: memory by library, tag and\n"
         "device, caches, the largest live blocks, the driver pools. FILE - reads\n"
-        "standard input.\n"
+        "standard input. A file larger than 256 MiB is refused.\n"
         "\n"
         "  --json      write the snapshot back as JSON (checked, in the canonical form)\n"
         "  -h, --help  show this help\n"
@@ -68,12 +68,13 @@ int mrctx_cmd_snapshot(int argc, char **argv) {
   }
   char *text = NULL;
   size_t length = 0;
-  bool read = mrctx_read_all(file, &text, &length);
+  bool read = mrctx_read_all(file, MRCTX_SNAPSHOT_MAX, &text, &length);
   int read_errno = errno;
   if (!from_stdin) fclose(file);
   if (!read) {
     fprintf(stderr, "mrctx snapshot: cannot read '%s': %s\n", from_stdin ? "standard input" : path,
-            strerror(read_errno));
+            read_errno == EFBIG ? "larger than 256 MiB, which no snapshot is"
+                                : strerror(read_errno));
     return MRCTX_EXIT_FAILURE;
   }
   mr_snapshot *snapshot = NULL;

@@ -45,8 +45,30 @@ bool mrctx_wants_help(int argc, char **argv);
 /* A byte count for people: "0 B", "512 B", "64 KiB", "1.5 GiB". */
 void mrctx_format_bytes(uint64_t bytes, char *buf, size_t cap);
 
-/* The whole of `file`, to its end. OUT: *text (malloc'd, not NUL-ended),
- * *length. False on a read error (errno says which) or without memory. */
-bool mrctx_read_all(FILE *file, char **text, size_t *length);
+/* The whole of `file`, to its end, at most `limit` bytes. OUT: *text
+ * (malloc'd, not NUL-ended), *length. False, errno saying why, on a read
+ * error, without memory (ENOMEM), or past `limit` (EFBIG: the file may have
+ * no end, as /dev/zero). */
+bool mrctx_read_all(FILE *file, size_t limit, char **text, size_t *length);
+
+/* The most a snapshot file may hold: 256 MiB, far more than any process's
+ * snapshot takes (a few KiB per tag and device). */
+#define MRCTX_SNAPSHOT_MAX ((size_t)256 << 20)
+
+/* `text` as a JSON string, quoted and escaped, valid JSON whatever its
+ * bytes: control characters as \u escapes, bytes that are not UTF-8 as
+ * U+FFFD, as the library's own JSON writer writes them. */
+void mrctx_write_json_string(FILE *f, const char *text);
+
+/* `text` for a terminal, in `buf` (`cap` > 0 bytes, cut before what does
+ * not fit): control characters, bytes that are not UTF-8 and the backslash
+ * as \\xNN (\\\\), as the library's text tables write names. Returns buf. */
+const char *mrctx_printable(const char *text, char *buf, size_t cap);
+
+/* `text` as XML character data or attribute value (either quote), valid
+ * XML 1.0 whatever its bytes: markup characters as entities, tab and line
+ * breaks as character references, bytes that are not UTF-8 and characters
+ * XML cannot carry (other C0 controls, U+FFFE, U+FFFF) as U+FFFD. */
+void mrctx_write_xml_text(FILE *f, const char *text);
 
 #endif

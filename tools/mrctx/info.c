@@ -132,18 +132,7 @@ static void print_text(int version, int count, const device_report *devices,
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-static void json_string(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-    if (*p == '"' || *p == '\\')
-      printf("\\%c", *p);
-    else if (*p < 0x20)
-      printf("\\u%04x", *p);
-    else
-      putchar(*p);
-  }
-  putchar('"');
-}
+static void json_string(const char *s) { mrctx_write_json_string(stdout, s); }
 
 static void json_pool(const pool_report *r) {
   if (r->status != MR_OK) {

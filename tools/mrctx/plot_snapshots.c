@@ -31,23 +31,29 @@ typedef struct series_point {
 } series_point;
 
 typedef struct series {
-  char **names; /* "library:tag", in order of first appearance */
+  char **names; /* "library:tag", whole, in order of first appearance */
+  char **libraries, **tags; /* each layer's, apart: the name alone is
+                               ambiguous when a name holds ':' */
   size_t count, capacity;
   series_point *points;
   size_t point_count;
-  bool failed; /* out of host memory */
+  bool failed;       /* out of host memory */
+  size_t overflowed; /* a layer whose devices together hold more than
+                        2^64 - 1 bytes, or SIZE_MAX */
 } series;
 
 static size_t layer_of(series *s, const char *library, const char *tag) {
-  char name[512];
-  snprintf(name, sizeof name, "%s:%s", library, tag);
   for (size_t i = 0; i < s->count; i++)
-    if (strcmp(s->names[i], name) == 0) return i;
+    if (strcmp(s->libraries[i], library) == 0 && strcmp(s->tags[i], tag) == 0) return i;
   if (s->count == s->capacity) {
     size_t capacity = s->capacity ? 2 * s->capacity : 16;
-    char **grown = realloc(s->names, capacity * sizeof *grown);
-    if (grown == NULL) return SIZE_MAX;
-    s->names = grown;
+    char **names = realloc(s->names, capacity * sizeof *names);
+    if (names != NULL) s->names = names;
+    char **libraries = names != NULL ? realloc(s->libraries, capacity * sizeof *libraries) : NULL;
+    if (libraries != NULL) s->libraries = libraries;
+    char **tags = libraries != NULL ? realloc(s->tags, capacity * sizeof *tags) : NULL;
+    if (tags == NULL) return SIZE_MAX;
+    s->tags = tags;
     s->capacity = capacity;
   }
   /* Every point so far gets the new layer, at 0. */
@@ -57,8 +63,19 @@ static size_t layer_of(series *s, const char *library, const char *tag) {
     grown[s->count] = 0;
     s->points[p].bytes = grown;
   }
-  s->names[s->count] = strdup(name);
-  if (s->names[s->count] == NULL) return SIZE_MAX;
+  size_t length = strlen(library) + 1 + strlen(tag) + 1;
+  char *name = malloc(length);
+  char *library_copy = strdup(library), *tag_copy = strdup(tag);
+  if (name == NULL || library_copy == NULL || tag_copy == NULL) {
+    free(name);
+    free(library_copy);
+    free(tag_copy);
+    return SIZE_MAX;
+  }
+  snprintf(name, length, "%s:%s", library, tag);
+  s->names[s->count] = name;
+  s->libraries[s->count] = library_copy;
+  s->tags[s->count] = tag_copy;
   return s->count++;
 }
 
@@ -74,7 +91,12 @@ static void add_tag(void *user, const mr_snapshot_tag_entry *entry) {
     v->s->failed = true;
     return;
   }
-  v->point->bytes[l] += entry->stats->current_bytes;
+  /* A file may claim any counts: a tag's devices together cannot hold
+   * more than 2^64 - 1 bytes. */
+  if (__builtin_add_overflow(v->point->bytes[l], entry->stats->current_bytes,
+                             &v->point->bytes[l]) &&
+      v->s->overflowed == SIZE_MAX)
+    v->s->overflowed = l;
 }
 
 static char *read_whole(const char *path, size_t *length, char *why, size_t cap) {
@@ -84,11 +106,13 @@ static char *read_whole(const char *path, size_t *length, char *why, size_t cap)
     return NULL;
   }
   char *text = NULL;
-  bool read = mrctx_read_all(f, &text, length);
+  bool read = mrctx_read_all(f, MRCTX_SNAPSHOT_MAX, &text, length);
   int read_errno = errno;
   fclose(f);
   if (!read) {
-    snprintf(why, cap, "%s: cannot read: %s", path, strerror(read_errno));
+    snprintf(why, cap, "%s: cannot read: %s", path,
+             read_errno == EFBIG ? "larger than 256 MiB, which no snapshot is"
+                                 : strerror(read_errno));
     return NULL;
   }
   return text;
@@ -130,7 +154,8 @@ static bool read_point(series *s, const char *path, char *why, size_t cap) {
     if (ok) {
       s->point_count++;
       visit v = {.s = s, .point = p};
-      ok = mr_snapshot_foreach_tag(snap, add_tag, &v) == MR_OK && !s->failed;
+      ok = mr_snapshot_foreach_tag(snap, add_tag, &v) == MR_OK && !s->failed &&
+           s->overflowed == SIZE_MAX;
       if (ok && info.out_of_memory) {
         p->out_of_memory = true;
         p->oom_bytes = info.oom_bytes;
@@ -142,7 +167,14 @@ static bool read_point(series *s, const char *path, char *why, size_t cap) {
     s->points = grown;
   }
   mr_snapshot_destroy(snap);
-  if (!ok) snprintf(why, cap, "%s: out of memory", path);
+  char name[512];
+  if (!ok && s->overflowed != SIZE_MAX)
+    snprintf(why, cap,
+             "%s: %s holds more than 2^64 - 1 bytes on its devices together, which no process "
+             "can",
+             path, mrctx_printable(s->names[s->overflowed], name, sizeof name));
+  else if (!ok)
+    snprintf(why, cap, "%s: out of memory", path);
   return ok;
 }
 
@@ -187,7 +219,7 @@ static bool layer_log(const series *s, size_t l, replay_log *log) {
 }
 
 bool plot_read_snapshots(char **paths, size_t count, plot *p, char *why, size_t cap) {
-  series s = {0};
+  series s = {.overflowed = SIZE_MAX};
   bool ok = true;
   for (size_t i = 0; i < count && ok; i++) ok = read_point(&s, paths[i], why, cap);
   if (ok) {
@@ -210,8 +242,14 @@ bool plot_read_snapshots(char **paths, size_t count, plot *p, char *why, size_t 
       ok = false;
     }
   }
-  for (size_t i = 0; i < s.count; i++) free(s.names[i]);
+  for (size_t i = 0; i < s.count; i++) {
+    free(s.names[i]);
+    free(s.libraries[i]);
+    free(s.tags[i]);
+  }
   free(s.names);
+  free(s.libraries);
+  free(s.tags);
   for (size_t i = 0; i < s.point_count; i++) free(s.points[i].bytes);
   free(s.points);
   return ok;

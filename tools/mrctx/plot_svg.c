@@ -19,30 +19,9 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 #define PALETTE_SIZE (sizeof palette / sizeof palette[0])
 
-static void escaped(FILE *f, const char *text) {
-  for (const char *s = text; *s; s++) {
-    switch (*s) {
-    case '<':
-      fputs("&lt;", f);
-      break;
-    case '>':
-      fputs("&gt;", f);
-      break;
-    case '&':
-      fputs("&amp;", f);
-      break;
-    case '\'':
-      fputs("&apos;", f);
-      break;
-    case '"':
-      fputs("&quot;", f);
-      break;
-    default:
-      /* XML 1.0 allows no control characters but tab, LF and CR. */
-      fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
-    }
-  }
-}
+/* Names and titles are anyone's bytes: mrctx_write_xml_text keeps the
+ * file well-formed XML whatever they hold. */
+static void escaped(FILE *f, const char *text) { mrctx_write_xml_text(f, text); }
 
 static void text(FILE *f, double x, double y, const char *anchor, int size, const char *extra,
                  const char *s) {

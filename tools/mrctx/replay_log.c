@@ -101,6 +101,7 @@ static const struct {
     [REPLAY_BAD_FREE_SIZE] = {"free with another size", "free_size_mismatch"},
     [REPLAY_BAD_REALLOCATE] = {"pointer allocated twice", "allocated_twice"},
     [REPLAY_BAD_NULL] = {"allocation at address 0", "null_allocation"},
+    [REPLAY_BAD_OVERFLOW] = {"bytes live past 2^64 - 1", "bytes_overflow"},
 };
 
 const char *replay_bad_kind_name(replay_bad_kind kind) { return bad_kinds[kind].name; }
@@ -387,6 +388,11 @@ static bool read_event(reader *r, char *text) {
       return bad(r, REPLAY_BAD_REALLOCATE,
                  "allocate of 0x%" PRIx64 ", which is still allocated (by line %" PRIu32 ")",
                  pointer, block->line);
+    if (size > UINT64_MAX - log->live_bytes)
+      return bad(r, REPLAY_BAD_OVERFLOW,
+                 "allocate of %" PRIu64 " bytes while %" PRIu64
+                 " are live: more than 2^64 - 1 bytes live at once, which no process can hold",
+                 size, log->live_bytes);
   } else if (action == REPLAY_FREE) {
     if (pointer == 0) return true; /* freeing NULL does nothing */
     if (block == NULL)
@@ -433,7 +439,10 @@ static bool read_lines(reader *r, FILE *f) {
   ssize_t got;
   bool ok = true;
   char q[QUOTE_MAX + 8];
-  while (ok && (got = getline(&line, &line_cap, f)) >= 0) {
+  /* getline's -1 is the end of the file, or a failure (ENOMEM for a line
+   * longer than memory, EIO): feof tells which, so a log is never taken as
+   * complete when a line could not be read. */
+  while (ok && (errno = 0, got = getline(&line, &line_cap, f)) >= 0) {
     r->line++;
     size_t len = (size_t)got;
     bool ended = len > 0 && line[len - 1] == '\n';
@@ -456,9 +465,14 @@ static bool read_lines(reader *r, FILE *f) {
     else if (len > 0)
       ok = read_event(r, line);
   }
-  if (ok && ferror(f)) {
-    snprintf(r->why, r->cap, "%s: reading failed after line %zu: %s", log->path, r->line,
-             strerror(errno));
+  if (ok && (ferror(f) || !feof(f))) {
+    int error = errno != 0 ? errno : EIO;
+    if (error == ENOMEM)
+      snprintf(r->why, r->cap, "%s: out of host memory reading line %zu (a line that long is "
+               "no log line)", log->path, r->line + 1);
+    else
+      snprintf(r->why, r->cap, "%s: reading failed after line %zu: %s", log->path, r->line,
+               strerror(error));
     ok = false;
   }
   if (ok && r->line == 0) {
@@ -478,9 +492,17 @@ bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why
     snprintf(why, cap, "%s: cannot open: %s", path, strerror(errno));
     return false;
   }
+  bool ok = replay_log_read_stream(f, path, skip_bad, log, why, cap);
+  fclose(f);
+  return ok;
+}
+
+bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log,
+                            char *why, size_t cap) {
+  memset(log, 0, sizeof *log);
+  log->path = path;
   reader r = {.log = log, .skip_bad = skip_bad, .why = why, .cap = cap};
   bool ok = read_lines(&r, f);
-  fclose(f);
   free(r.pointers.entries);
   free(r.streams.entries);
   free(r.threads.entries);

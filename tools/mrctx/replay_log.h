@@ -13,7 +13,8 @@
  *
  * The whole file is checked before anything uses it: every line parses,
  * every free matches a live allocation of that pointer and size, no live
- * pointer is handed out twice. Each bad line is an error naming the file,
+ * pointer is handed out twice, the bytes live at once never pass 2^64 - 1
+ * (so no byte total wraps). Each bad line is an error naming the file,
  * the line and the problem; with skip_bad the line is skipped instead and
  * counted by kind.
  */
@@ -23,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum replay_action {
   REPLAY_ALLOCATE,         /* an allocation that succeeded when recorded */
@@ -50,6 +52,7 @@ typedef enum replay_bad_kind {
   REPLAY_BAD_FREE_SIZE,   /* a free whose size is not its allocation's */
   REPLAY_BAD_REALLOCATE,  /* an allocation of a pointer still allocated */
   REPLAY_BAD_NULL,        /* a successful allocation of bytes at address 0 */
+  REPLAY_BAD_OVERFLOW,    /* an allocation that takes the bytes live past 2^64 - 1 */
   REPLAY_BAD_KIND_COUNT
 } replay_bad_kind;
 
@@ -75,6 +78,13 @@ typedef struct replay_log {
  * is skipped and counted in log->skipped instead; a file that cannot be
  * read or has no header fails either way. */
 bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap);
+
+/* The same from an open stream (read to its end, not closed); `path`
+ * names it in messages. A line that cannot be read (out of memory, a read
+ * error) fails the read: the log is never taken as complete without its
+ * end. */
+bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log,
+                            char *why, size_t cap);
 
 void replay_log_free(replay_log *log);
 
