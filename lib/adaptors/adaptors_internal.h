@@ -112,6 +112,10 @@ mr_status mri_arena_counts(const mr_resource *mr, size_t *chunks, size_t *idle, 
 mr_status mri_fixed_counts(const mr_resource *mr, size_t *slabs, size_t *free_blocks,
                            size_t *large);
 
+/* True if `ptr` is a block of the fixed resource `mr` (in one of its slabs,
+ * or one of its pass-through allocations). */
+bool mri_fixed_owns(const mr_resource *mr, const void *ptr);
+
 /* Return a fixed resource's idle slabs upstream without passing the trim
  * on (bin trims its classes, then its upstream once). */
 mr_status mri_fixed_release_idle(mr_resource *mr);

@@ -40,6 +40,7 @@
 
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
+#include "core/debug.h"
 #include "core/nvtx.h"
 
 #define ARENA_ALIGNMENT MR_DEFAULT_ALIGNMENT
@@ -71,6 +72,7 @@ typedef struct arena_state {
   arena_chunk **current, **idle;
   size_t current_count, idle_count, slots;
   mri_ptrmap *large; /* requests larger than a chunk */
+  mri_size_check check; /* MRCTX_DEBUG: the live allocations' sizes */
 } arena_state;
 MRI_ADAPTOR_STATE(arena_state);
 
@@ -229,9 +231,8 @@ static mr_status allocate_from_new_chunk(arena_state *a, size_t need, size_t byt
   return MR_OK;
 }
 
-static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
-                                void **ptr) {
-  arena_state *a = self;
+static mr_status carve_for(arena_state *a, size_t bytes, size_t alignment, mr_stream stream,
+                           void **ptr) {
   if (bytes > a->chunk_size)
     return mri_passthrough_allocate(a->large, &a->lock, a->upstream, a->description, bytes,
                                     alignment, stream, ptr);
@@ -269,9 +270,7 @@ static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_s
   return allocate_from_new_chunk(a, need, bytes, stream, key, ptr);
 }
 
-static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
-                                  mr_stream stream) {
-  arena_state *a = self;
+static mr_status release_allocation(arena_state *a, void *ptr, size_t bytes, mr_stream stream) {
   pthread_mutex_lock(&a->lock);
   arena_chunk *c = mri_range_find(&a->chunks, ptr);
   if (c == NULL) {
@@ -323,6 +322,32 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
   }
   pthread_mutex_unlock(&a->lock);
   return MR_OK;
+}
+
+/* With MRCTX_DEBUG a free must match its allocation exactly
+ * (core/debug.h); without, a size that fits what was carved there passes. */
+static mr_status arena_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  arena_state *a = self;
+  mr_status st = carve_for(a, bytes, alignment, stream, ptr);
+  if (MRI_UNLIKELY(st == MR_OK &&
+                   mri_size_check_note(&a->check, *ptr, bytes, alignment) != MR_OK)) {
+    if (release_allocation(a, *ptr, bytes, stream) != MR_OK) {
+    }
+    *ptr = NULL;
+    return mri_size_check_note_failed(a->description, bytes);
+  }
+  return st;
+}
+
+static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  arena_state *a = self;
+  mr_status st = mri_size_check_take(&a->check, a->description, ptr, bytes, alignment);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
+  st = release_allocation(a, ptr, bytes, stream);
+  if (MRI_UNLIKELY(st != MR_OK)) mri_size_check_restore(&a->check, ptr, bytes, alignment);
+  return st;
 }
 
 /* Pick the chunks no stream can still be using (the lock held): those with
@@ -425,6 +450,7 @@ static void arena_destroy(void *self) {
   mri_range_fini(&a->chunks);
   free(a->current);
   free(a->idle);
+  mri_size_check_fini(&a->check);
   pthread_mutex_destroy(&a->lock);
   mri_adaptor_free(a);
 }
@@ -459,6 +485,7 @@ mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resou
   a->ordered = mri_reuse_follows_streams(&upstream->props);
   a->device = upstream->props.device;
   pthread_mutex_init(&a->lock, NULL);
+  mri_size_check_init(&a->check);
   a->large = mri_ptrmap_create();
   return mri_adaptor_create(&arena_ops, a, MRI_ADAPTOR_KEEPS,
                             a->large != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);

@@ -6,9 +6,14 @@
  * ordered reuse, slabs, trim). A request goes to the smallest class that
  * holds it; requests larger than `max` go straight to UP. The route
  * depends only on the size, so a free (same size as the allocation) takes
- * the same one. Thread-safe: the classes are.
+ * the same one. A free with a wrong size reaches a class or UP that did
+ * not hand the pointer out: a class refuses it; before UP gets one, the
+ * classes are asked whether the pointer is theirs (UP would take it for
+ * one of its own). With MRCTX_DEBUG bin checks sizes itself (core/debug.h).
+ * Thread-safe: the classes are.
  */
 #include "adaptors/adaptors_internal.h"
+#include "core/debug.h"
 
 #define BIN_MIN_CLASS MR_DEFAULT_ALIGNMENT
 /* Size classes a bin holds: min 256B reaches max 32PiB. More classes are
@@ -22,6 +27,7 @@ typedef struct bin_state {
   unsigned min_shift; /* log2(min) */
   size_t class_count;
   mr_resource *classes[BIN_MAX_CLASSES];
+  mri_size_check check; /* MRCTX_DEBUG: the live allocations' sizes */
 } bin_state;
 MRI_ADAPTOR_STATE(bin_state);
 
@@ -47,12 +53,43 @@ static mr_resource *route(const bin_state *b, size_t bytes) {
 
 static mr_status bin_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                               void **ptr) {
-  return mri_allocate(route(self, bytes), bytes, alignment, stream, ptr);
+  bin_state *b = self;
+  mr_resource *to = route(b, bytes);
+  mr_status st = mri_allocate(to, bytes, alignment, stream, ptr);
+  if (MRI_UNLIKELY(st == MR_OK &&
+                   mri_size_check_note(&b->check, *ptr, bytes, alignment) != MR_OK)) {
+    if (mri_deallocate(to, *ptr, bytes, alignment, stream) != MR_OK) {
+    }
+    *ptr = NULL;
+    return mri_size_check_note_failed(b->description, bytes);
+  }
+  return st;
+}
+
+/* A free past max goes to the upstream, which must never get a block of
+ * a class (freed with a wrong size): refused. The classes' lookups cost
+ * little beside the upstream's free. */
+static mr_status refuse_class_block(const bin_state *b, void *ptr, size_t bytes) {
+  for (size_t i = 0; i < b->class_count; i++) {
+    if (mri_fixed_owns(b->classes[i], ptr))
+      return mri_error(MR_ERR_INVALID_ARGUMENT,
+                       "%s: %p is a block of its %zu-byte class, not an allocation of %zu bytes "
+                       "(freed with another size?)",
+                       b->description, ptr, b->min << i, bytes);
+  }
+  return MR_OK;
 }
 
 static mr_status bin_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                 mr_stream stream) {
-  return mri_deallocate(route(self, bytes), ptr, bytes, alignment, stream);
+  bin_state *b = self;
+  mr_status st = mri_size_check_take(&b->check, b->description, ptr, bytes, alignment);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
+  mr_resource *to = route(b, bytes);
+  if (to == b->upstream) st = refuse_class_block(b, ptr, bytes);
+  if (MRI_LIKELY(st == MR_OK)) st = mri_deallocate(to, ptr, bytes, alignment, stream);
+  if (MRI_UNLIKELY(st != MR_OK)) mri_size_check_restore(&b->check, ptr, bytes, alignment);
+  return st;
 }
 
 static mr_status bin_trim(void *self) {
@@ -69,6 +106,7 @@ static mr_status bin_trim(void *self) {
 static void bin_destroy(void *self) {
   bin_state *b = self;
   for (size_t i = 0; i < b->class_count; i++) mr_resource_release(b->classes[i]);
+  mri_size_check_fini(&b->check);
   mri_adaptor_free(b);
 }
 
@@ -115,6 +153,7 @@ mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max, 
   b->min = min;
   b->max = max;
   b->min_shift = log2_size(min);
+  mri_size_check_init(&b->check);
   for (size_t i = 0; i < classes && st == MR_OK; i++) {
     st = mr_fixed_resource_create(upstream, min << i, count, &b->classes[i]);
     if (st == MR_OK) b->class_count++;

@@ -21,6 +21,7 @@
 
 #include "adaptors/adaptors_internal.h"
 #include "adaptors/reuse.h"
+#include "core/debug.h"
 #include "core/nvtx.h"
 
 #define FIXED_ALIGNMENT MR_DEFAULT_ALIGNMENT
@@ -56,6 +57,7 @@ typedef struct fixed_state {
   fixed_block **free_blocks;
   size_t free_count, free_capacity;
   mri_ptrmap *large;
+  mri_size_check check; /* MRCTX_DEBUG: the live blocks' sizes */
 } fixed_state;
 MRI_ADAPTOR_STATE(fixed_state);
 
@@ -181,9 +183,8 @@ fail:
   return st;
 }
 
-static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
-                                void **ptr) {
-  fixed_state *f = self;
+static mr_status take_block(fixed_state *f, size_t bytes, size_t alignment, mr_stream stream,
+                            void **ptr) {
   if (bytes > f->block)
     return mri_passthrough_allocate(f->large, &f->lock, f->upstream, f->description, bytes,
                                     alignment, stream, ptr);
@@ -206,9 +207,7 @@ static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_s
   return grow(f, bytes, stream, key, ptr);
 }
 
-static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
-                                  mr_stream stream) {
-  fixed_state *f = self;
+static mr_status give_back(fixed_state *f, void *ptr, size_t bytes, mr_stream stream) {
   pthread_mutex_lock(&f->lock);
   fixed_slab *s = mri_range_find(&f->slabs, ptr);
   if (s == NULL) {
@@ -246,6 +245,32 @@ static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t al
   s->free_count++;
   pthread_mutex_unlock(&f->lock);
   return MR_OK;
+}
+
+/* With MRCTX_DEBUG a free must match its allocation exactly
+ * (core/debug.h); without, any size up to the block is taken for a block. */
+static mr_status fixed_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  fixed_state *f = self;
+  mr_status st = take_block(f, bytes, alignment, stream, ptr);
+  if (MRI_UNLIKELY(st == MR_OK &&
+                   mri_size_check_note(&f->check, *ptr, bytes, alignment) != MR_OK)) {
+    if (give_back(f, *ptr, bytes, stream) != MR_OK) {
+    }
+    *ptr = NULL;
+    return mri_size_check_note_failed(f->description, bytes);
+  }
+  return st;
+}
+
+static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  fixed_state *f = self;
+  mr_status st = mri_size_check_take(&f->check, f->description, ptr, bytes, alignment);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
+  st = give_back(f, ptr, bytes, stream);
+  if (MRI_UNLIKELY(st != MR_OK)) mri_size_check_restore(&f->check, ptr, bytes, alignment);
+  return st;
 }
 
 /* Release every slab none of whose blocks is in use or awaited by a
@@ -328,6 +353,7 @@ static void fixed_destroy(void *self) {
   }
   mri_range_fini(&f->slabs);
   free(f->free_blocks);
+  mri_size_check_fini(&f->check);
   pthread_mutex_destroy(&f->lock);
   mri_adaptor_free(f);
 }
@@ -398,6 +424,7 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   f->ordered = mri_reuse_follows_streams(&upstream->props);
   f->device = upstream->props.device;
   pthread_mutex_init(&f->lock, NULL);
+  mri_size_check_init(&f->check);
   f->large = mri_ptrmap_create();
   st = f->large != NULL ? first_slab(f) : MR_ERR_OUT_OF_MEMORY;
   return mri_adaptor_create(&fixed_ops, f, MRI_ADAPTOR_KEEPS, st, out);
@@ -409,6 +436,16 @@ mr_status mri_fixed_release_idle(mr_resource *mr) {
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s is not a fixed resource",
                      mr_resource_describe(mr));
   return release_idle_slabs(f);
+}
+
+bool mri_fixed_owns(const mr_resource *mr, const void *ptr) {
+  fixed_state *f = mr_resource_state(mr, &fixed_ops);
+  if (f == NULL) return false;
+  pthread_mutex_lock(&f->lock);
+  mri_ptrmap_value unused;
+  bool owns = mri_range_find(&f->slabs, ptr) != NULL || mri_ptrmap_get(f->large, ptr, &unused);
+  pthread_mutex_unlock(&f->lock);
+  return owns;
 }
 
 mr_status mri_fixed_counts(const mr_resource *mr, size_t *slabs, size_t *free_blocks,

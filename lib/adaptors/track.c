@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "adaptors/adaptors_internal.h"
+#include "core/debug.h"
 
 typedef struct track_state {
   mr_resource *upstream;
@@ -56,10 +57,8 @@ static mr_status track_deallocate(void *self, void *ptr, size_t bytes, size_t al
   if (v.bytes != bytes || v.alignment != alignment) {
     mri_ptrmap_put(t->live, ptr, v); /* reuses the slot just freed */
     pthread_mutex_unlock(&t->lock);
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "%s: %p was allocated with %zu bytes aligned to %zu, not freed with %zu "
-                     "bytes aligned to %zu",
-                     t->description, ptr, v.bytes, v.alignment, bytes, alignment);
+    return mri_size_mismatch_error(t->description, ptr, v.bytes, v.alignment, bytes,
+                                   alignment);
   }
   pthread_mutex_unlock(&t->lock);
   mr_status st = mri_deallocate(t->upstream, ptr, bytes, alignment, stream);

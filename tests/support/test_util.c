@@ -8,9 +8,11 @@ static _Atomic uintptr_t vspace_next = (uintptr_t)1 << 44;
 
 static mr_status vspace_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                  void **ptr) {
-  /* Wraps around after 2^64 bytes in all: the addresses are never used. */
-  uintptr_t at = atomic_fetch_add(&vspace_next, alignment);
-  *ptr = (void *)(at & ~(uintptr_t)(alignment - 1));
+  /* Each block its own range, as a real upstream's (bin tells its classes'
+   * blocks from upstream allocations by address). Wraps around after 2^64
+   * bytes in all: the addresses are never used. */
+  uintptr_t at = atomic_fetch_add(&vspace_next, (uintptr_t)bytes + alignment);
+  *ptr = (void *)((at + (alignment - 1)) & ~(uintptr_t)(alignment - 1));
   if (*ptr == NULL) *ptr = (void *)(uintptr_t)alignment;
   return MR_OK;
 }

@@ -82,7 +82,8 @@ size_t faulty_live_bytes(const faulty_resource *f);
 long faulty_bad_frees(const faulty_resource *f);
 
 /* "vspace": hands out addresses it never backs (a counter, aligned as
- * asked; the memory must never be touched), so adaptors can be built over
+ * asked, each block a range of its own until 2^64 bytes were handed out;
+ * the memory must never be touched), so adaptors can be built over
  * sizes no machine has, e.g. bin classes up to 2^62 bytes. Frees are
  * no-ops. Thread-safe. */
 mr_status vspace_resource_create(mr_resource **out);

@@ -46,7 +46,9 @@ static void usage(FILE *out) {
   fprintf(out,
           "\n"
           "environment:\n"
-          "  MRCTX_CUDA_DRIVER  the driver library to load instead of libcuda.so.1\n");
+          "  MRCTX_CUDA_DRIVER  the driver library to load instead of libcuda.so.1\n"
+          "  MRCTX_DEBUG=1      (any program using mrctx) check the size of every free in\n"
+          "                     arena, fixed, bin and cache; refuse a wrong one\n");
 }
 
 static const mrctx_verb *find_verb(const char *name) {
