@@ -68,7 +68,20 @@ typedef struct mr_context_desc {
   const char *config_file; /**< optional: file of overrides; an error only if
                                 named and missing */
   const char *overrides; /**< optional: the application's override text */
+  uint32_t flags;        /**< 0, or MR_CONTEXT_DESCRIBE_ONLY */
 } mr_context_desc;
+
+/** mr_context_desc.flags: resolve every tag as a real context would --
+ * the same sources, precedence, parsing, factories, checks and messages --
+ * but take nothing from the world: no file is opened for writing (a
+ * log(...)'s file is left as it is), no driver pool is created or changed,
+ * no memory is taken (fixed and bin preallocate nothing). Each tag's
+ * resource has the description and properties the real one would have,
+ * and mr_context_get_source the same status, but every allocation fails
+ * with MR_ERR_UNSUPPORTED. What `mrctx resolve` shows. Checks that need
+ * the effect are not made: whether a log's file can be written, whether a
+ * pool's initial reservation fits. */
+#define MR_CONTEXT_DESCRIBE_ONLY ((uint32_t)1)
 
 /** Create a context. OUT: *ctx. A malformed or unresolvable spec from any
  * source fails with MR_ERR_CONFIG; mr_last_error() quotes the text, names

@@ -38,17 +38,30 @@ void *mri_adaptor_alloc(size_t size, mr_resource *upstream, const char *format, 
   return head;
 }
 
+static mr_resource_props adaptor_props(const mri_adaptor_head *head, mri_adaptor_memory memory) {
+  mr_resource_props props = head->upstream->props;
+  if (memory == MRI_ADAPTOR_KEEPS) {
+    props.native_alignment = MR_DEFAULT_ALIGNMENT;
+    props.stream_ordered = mri_reuse_follows_streams(&head->upstream->props);
+  } else {
+    props.native_alignment = 0; /* any alignment passes on to upstream */
+  }
+  return props;
+}
+
+mr_status mri_adaptor_describe_only(void *state, mri_adaptor_memory memory, mr_resource **out) {
+  mri_adaptor_head *head = state;
+  mr_resource_props props = adaptor_props(head, memory);
+  mr_status st = mri_described_resource_create(&props, head->description, head->upstream, out);
+  mri_adaptor_free(state);
+  return st;
+}
+
 mr_status mri_adaptor_create(const mr_resource_ops *ops, void *state, mri_adaptor_memory memory,
                              mr_status st, mr_resource **out) {
   mri_adaptor_head *head = state;
   if (st == MR_OK) {
-    mr_resource_props props = head->upstream->props;
-    if (memory == MRI_ADAPTOR_KEEPS) {
-      props.native_alignment = MR_DEFAULT_ALIGNMENT;
-      props.stream_ordered = mri_reuse_follows_streams(&head->upstream->props);
-    } else {
-      props.native_alignment = 0; /* any alignment passes on to upstream */
-    }
+    mr_resource_props props = adaptor_props(head, memory);
     st = mri_resource_create(ops, state, &props, head->upstream, head->description, out);
     if (st == MR_OK) return MR_OK;
   }

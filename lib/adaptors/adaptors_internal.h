@@ -75,6 +75,13 @@ mr_status mri_adaptor_create(const mr_resource_ops *ops, void *state, mri_adapto
  * description and the state itself. */
 void mri_adaptor_free(void *state);
 
+/* Instead of mri_adaptor_create, for an adaptor whose creation would touch
+ * the world (a log opening its file) while this thread only describes
+ * (mri_describe_only, core.h): the inert stand-in with the description and
+ * properties the resource would have had. The state -- its head, nothing
+ * else set up -- is freed with mri_adaptor_free either way. */
+mr_status mri_adaptor_describe_only(void *state, mri_adaptor_memory memory, mr_resource **out);
+
 /* Method bodies for adaptors that pass the call to their upstream. */
 mr_status mri_forward_synchronize(void *self, mr_stream stream);
 mr_status mri_forward_trim(void *self);

@@ -426,7 +426,9 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   pthread_mutex_init(&f->lock, NULL);
   mri_size_check_init(&f->check);
   f->large = mri_ptrmap_create();
-  st = f->large != NULL ? first_slab(f) : MR_ERR_OUT_OF_MEMORY;
+  st = f->large == NULL ? MR_ERR_OUT_OF_MEMORY : MR_OK;
+  /* Only described (mrctx resolve, core.h): no memory is taken. */
+  if (st == MR_OK && !mri_describe_only()) st = first_slab(f);
   return mri_adaptor_create(&fixed_ops, f, MRI_ADAPTOR_KEEPS, st, out);
 }
 

@@ -585,6 +585,8 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
                                    mr_resource_describe(upstream), file);
   free(file);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
+  /* Only described (mrctx resolve): the file is left as it is. */
+  if (mri_describe_only()) return mri_adaptor_describe_only(s, MRI_ADAPTOR_PASSES, out);
   s->fd = -1;
   pthread_mutex_init(&s->lock, NULL);
   init_conds(s);

@@ -169,6 +169,11 @@ typedef struct mri_resolve_options {
    * checked for syntax, their upstreams resolved, and the call stands for
    * an unavailable resource (the fuzzer's host-only resolution). */
   bool (*skip_factory)(const char *name);
+  /* Resolve only to describe (MR_CONTEXT_DESCRIBE_ONLY): the factories and
+   * constructors run as always, with this thread's describe-only mode set
+   * (core.h), so the steps with effects outside the resource are skipped
+   * or stand in. */
+  bool describe_only;
 } mri_resolve_options;
 
 typedef struct mri_resolved {

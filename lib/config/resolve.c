@@ -14,6 +14,14 @@
  * built and checked, and the result says it is unavailable. Contexts keep
  * such a stand-in (device tags on a machine without a GPU);
  * mr_resource_from_spec reports the status instead.
+ *
+ * Describe-only resolution (options->describe_only, a context created with
+ * MR_CONTEXT_DESCRIBE_ONLY for `mrctx resolve`) is the same resolution --
+ * same parser, factories, constructors, checks and messages -- with the
+ * thread's describe-only mode set (core.h): the constructors skip what
+ * would touch the world (a log's file, a pool's creation, preallocated
+ * memory) and stand in with the description and properties they would
+ * have had.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,7 +402,11 @@ mr_status mri_spec_resolve(const mri_text_source *source, const mri_spec_node *n
   memset(out, 0, sizeof *out);
   mri_resolve_state rs = {.src = source, .options = options, .depth = options->depth};
   mr_resource *resource;
+  /* A describe-only resolution reaches @tag specs through the same call:
+   * the mode holds for them too, and is put back afterwards. */
+  bool was_describing = mri_set_describe_only(options->describe_only || mri_describe_only());
   mr_status st = resolve_node(&rs, node, &resource);
+  mri_set_describe_only(was_describing);
   /* The description must read back: a tag resolved earlier, on its own,
    * may have been spelled out here deeper than text may nest. */
   if (st == MR_OK &&

@@ -510,6 +510,7 @@ static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
 typedef struct builder {
   mr_context *ctx;
   bool (*skip_factory)(const char *name);
+  bool describe_only; /* MR_CONTEXT_DESCRIBE_ONLY */
   int *chain; /* the tags being resolved, innermost last (for cycles) */
   size_t chain_length;
 } builder;
@@ -617,6 +618,7 @@ static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_so
       .lookup_tag = lookup_tag,
       .lookup_user = b,
       .skip_factory = b->skip_factory,
+      .describe_only = b->describe_only,
   };
   mri_resolved resolved;
   mr_status st = mri_spec_resolve(&s->config->source, s->entry->spec, &options, &resolved);
@@ -658,9 +660,10 @@ static void report_oom(void *user, size_t bytes, mr_stream stream) {
   mri_oom_report(s->ctx->library, s->ctx->tag_names[s->tag], s->device, bytes, stream);
 }
 
-static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *name)) {
+static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *name),
+                             bool describe_only) {
   size_t slots = ctx->tag_count * (size_t)ctx->device_count;
-  builder b = {.ctx = ctx, .skip_factory = skip_factory};
+  builder b = {.ctx = ctx, .skip_factory = skip_factory, .describe_only = describe_only};
   b.chain = mri_calloc(ctx->tag_count, sizeof *b.chain);
   if (b.chain == NULL) return MR_ERR_OUT_OF_MEMORY;
   mr_status st = MR_OK;
@@ -676,6 +679,18 @@ static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *n
     s->ctx = ctx;
     s->tag = (int)(i / (size_t)ctx->device_count);
     s->device = (int)(i % (size_t)ctx->device_count);
+    /* Only described: the tree was built without effects (core.h), and
+     * none of it is kept: the tag is an inert stand-in that describes
+     * itself as the tree did, so nothing can allocate through it. (A tag
+     * that could not be built is such a stand-in already.) */
+    if (describe_only && s->source.status == MR_OK) {
+      mr_resource *inert = NULL;
+      st = mri_described_resource_create(&s->inner->props, mr_resource_describe(s->inner),
+                                         NULL, &inert);
+      if (st != MR_OK) break;
+      mr_resource_release(s->inner);
+      s->inner = inert;
+    }
     char owner[256];
     snprintf(owner, sizeof owner, "%s:%s", ctx->library, ctx->tag_names[s->tag]);
     /* Per-tag statistics: the same adaptor as stats(UP), described as the
@@ -748,6 +763,11 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
   mr_status st = MRI_STRUCT_READ(&given, desc, mr_context_desc, overrides, "mr_context_create");
   if (st != MR_OK) return st;
   desc = &given;
+  if ((desc->flags & ~MR_CONTEXT_DESCRIBE_ONLY) != 0)
+    return mri_error(MR_ERR_UNSUPPORTED,
+                     "mr_context_create: desc.flags 0x%x holds flags this library does not "
+                     "know (it knows MR_CONTEXT_DESCRIBE_ONLY, 0x%x)",
+                     (unsigned)desc->flags, (unsigned)MR_CONTEXT_DESCRIBE_ONLY);
   tag_key *sorted;
   st = validate_desc(desc, &sorted);
   if (st != MR_OK) return st;
@@ -764,7 +784,7 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
     for (size_t t = 0; t < ctx->tag_count; t++)
       for (int d = 0; d < ctx->device_count; d++)
         choose_spec(ctx, t, d, &ctx->slots[t * (size_t)ctx->device_count + (size_t)d]);
-    st = build_table(ctx, skip_factory);
+    st = build_table(ctx, skip_factory, (desc->flags & MR_CONTEXT_DESCRIBE_ONLY) != 0);
   }
   if (st != MR_OK) {
     mr_context_destroy(ctx);

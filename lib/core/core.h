@@ -225,11 +225,36 @@ const char *mri_resource_owner(const mr_resource *mr);
  * the `props` (NULL: pageable host memory's) and `description` of the
  * resource it stands for, so what was asked for stays visible. The one way
  * stand-ins are made: for a spec's call (config/resolve.c), for a context's
- * tag on a device (context.c) and for a device map's initial resource
- * (device_map.c). */
+ * tag on a device (context.c), for a device map's initial resource
+ * (device_map.c) and for what describe-only resolution does not build
+ * (below). */
 mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
                                           const mr_resource_props *props,
                                           const char *description, mr_resource **out);
+
+/* ---- describing without building (describe_only.c) ----------------------- */
+
+/* True while this thread resolves specs only to describe them (a context
+ * created with MR_CONTEXT_DESCRIBE_ONLY, as `mrctx resolve` does). Factories
+ * and constructors run as in a real build, checks and messages included;
+ * a constructor that would touch anything outside its own bookkeeping --
+ * open a file for writing, create a driver pool or change a default one,
+ * take memory -- checks this just before that step and skips it, or
+ * returns mri_described_resource_create's stand-in with the description
+ * and properties it would have had. */
+bool mri_describe_only(void);
+/* Set this thread's mode; returns the previous one, for the caller to put
+ * back. */
+bool mri_set_describe_only(bool on);
+/* The inert stand-in of a resource only described: every allocation fails
+ * with MR_ERR_UNSUPPORTED, saying it was not built; deallocating NULL is a
+ * no-op, anything else an error. `upstream` (may be NULL) is what the
+ * resource would have been built over: the stand-in holds a reference and
+ * shows it as its mr_resource_upstream, so a walk down the chain (the
+ * context's search for a retry) finds what it would have. */
+mr_status mri_described_resource_create(const mr_resource_props *props,
+                                        const char *description, mr_resource *upstream,
+                                        mr_resource **out);
 
 /* ---- files (file_write.c) -------------------------------------------------- */
 

@@ -56,8 +56,10 @@ static mr_status create_default_pool(const char *what, mr_pool_kind kind, int de
     }
   }
   /* A host pool is reachable from the CPU only until devices are granted
-   * access; `pinned` promises every device may read and write it. */
-  if (kind == MR_POOL_PINNED) st = mri_pool_grant_access(s->pool, kind, device);
+   * access; `pinned` promises every device may read and write it. Not
+   * while only describing (core.h): the default pool is left as it is. */
+  if (kind == MR_POOL_PINNED && !mri_describe_only())
+    st = mri_pool_grant_access(s->pool, kind, device);
   if (st == MR_OK) st = mri_pool_resource_create(s, what, out);
   if (st != MR_OK) free(s);
   return st;

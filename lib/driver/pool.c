@@ -99,6 +99,13 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   s->kind = desc->kind;
   s->owned = true;
   mri_pool_location(desc->kind, device, &s->location, &s->type);
+  /* Only described (mrctx resolve, core.h): no pool is created, and no
+   * memory reserved; everything above was checked as for a real one. */
+  if (mri_describe_only()) {
+    st = mri_pool_resource_create(s, description, out);
+    if (st != MR_OK) free(s);
+    return st;
+  }
 
   CUmemPoolProps props;
   memset(&props, 0, sizeof props);

@@ -222,6 +222,11 @@ mr_status mri_pool_resource_create(mri_pool_state *state, const char *descriptio
                                    mr_resource **out) {
   mr_resource_props props = mri_memory_kind_props(mri_pool_memory_kind(state->kind),
                                                   state->device, true, MR_DEFAULT_ALIGNMENT);
+  if (mri_describe_only()) {
+    mr_status st = mri_described_resource_create(&props, description, NULL, out);
+    if (st == MR_OK) free(state);
+    return st;
+  }
   atomic_init(&state->checked_pool, NULL);
   return mri_resource_create(&pool_ops, state, &props, NULL, description, out);
 }

@@ -24,7 +24,10 @@ typedef struct mri_pool_state {
 } mri_pool_state;
 
 /* Create the resource over `state` (which it takes over on success; on
- * failure the caller frees it). `description` is its spec text. */
+ * failure the caller frees it). `description` is its spec text. While this
+ * thread only describes (mri_describe_only, core.h), the inert stand-in
+ * with the same description and properties instead: the callers have
+ * created and changed no pool then, and state->pool may be unset. */
 mr_status mri_pool_resource_create(mri_pool_state *state, const char *description,
                                    mr_resource **out);
 

@@ -245,6 +245,54 @@ def check_fake_resolve(mrctx):
                  "four devices, per-device overrides, % of each device's 16 GiB")
 
 
+def check_resolve_touches_nothing(mrctx, fake):
+    """`mrctx resolve` describes and takes nothing: a log's file -- maybe the
+    log of the running job whose variable is being checked -- is left byte
+    for byte, nothing is created beside it, and (over the fake driver's
+    16 GiB devices) specs whose building would take more memory than there
+    is (fixed and bin take theirs at creation, pool reserves initial=)
+    resolve all the same, described as they would be built."""
+    devices = 4 if fake else 1
+    with tempfile.TemporaryDirectory() as folder:
+        log = os.path.join(folder, "job.csv")
+        content = "Thread,Time,Action,Pointer,Size,Stream\n" + "".join(
+            "4242,12:00:00.%06d,allocate,0x%x,256,0x0\n" % (i, 0x7f0000000000 + 256 * i)
+            for i in range(624))
+        with open(log, "w") as f:
+            f.write(content)
+        stamp = os.stat(log).st_mtime_ns
+        retry = "retry(%s)" if fake else "%s"
+        cases = [("log(device, file=%s)" % log, retry % ("log(device, file=%s)" % log)),
+                 ("log(host, file=%s)" % log, "log(host, file=%s)" % log),
+                 ("stats(log(pinned, file=%s))" % log,
+                  retry % ("stats(log(pinned, file=%s))" % log)),
+                 ("fixed(host, block=64MiB, count=4)", "fixed(host, block=64MiB, count=4)")]
+        if fake:
+            cases += [("fixed(device, block=1GiB, count=32)",
+                       "retry(fixed(device, block=1GiB, count=32))"),
+                      ("bin(device, min=1GiB, max=4GiB, count=8)",
+                       "retry(bin(device, min=1GiB, max=4GiB, count=8))"),
+                      ("pool(kind=device, initial=32GiB)",
+                       "retry(pool(kind=device, initial=32GiB))"),
+                      ("arena(pool(kind=pinned, release=0B, access=none), chunk=1GiB)",
+                       "retry(arena(pool(kind=pinned, release=0B, access=none), chunk=1GiB))")]
+        for spec, described in cases:
+            rc, out, err = resolve(mrctx, "--library", "job", "--tag", "temp=host", "--env",
+                                   "JOB_MEMORY", env={"JOB_MEMORY": "temp=" + spec})
+            expect_equal((rc, err), (0, ""), "resolve %s: exit 0, quietly" % spec)
+            rows = [line for line in out.splitlines() if line.startswith("temp ")]
+            expect(len(rows) == devices and
+                   all(row.split(None, 2)[2].startswith(described + "  env JOB_MEMORY")
+                       for row in rows),
+                   "resolve %s: every device shows %s" % (spec, described), out)
+            with open(log) as f:
+                now = f.read()
+            expect(now == content, "resolve %s leaves the log's file as it was" % spec,
+                   "%d lines of %d left:\n%s" % (now.count("\n"), content.count("\n"), now[:200]))
+            expect(os.stat(log).st_mtime_ns == stamp and os.listdir(folder) == ["job.csv"],
+                   "resolve %s writes nothing near the log" % spec, str(os.listdir(folder)))
+
+
 # ---- mrctx bench ---------------------------------------------------------------
 
 BENCH_ONLY_HELP = ("  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
@@ -520,8 +568,10 @@ def main():
         check_resolve_table(mrctx)
         check_resolve_sources(mrctx)
         check_resolve_bad_specs(mrctx)
+        check_resolve_touches_nothing(mrctx, False)
     elif mode == "fake-resolve":
         check_fake_resolve(mrctx)
+        check_resolve_touches_nothing(mrctx, True)
     elif mode == "bench":
         check_bench(mrctx)
     elif mode == "fake-bench":

@@ -4,12 +4,15 @@
  *   mrctx resolve --tag NAME=SPEC ... [--env VAR] [--config FILE]
  *                 [--set TEXT] [--library NAME]
  *
- * Builds a context exactly as a library would -- the tags with their
+ * Resolves a context exactly as a library would -- the tags with their
  * default specs, then the override text, the config file and the
  * environment variable, in that order of precedence -- and prints, for each
  * tag and device, the resolved resource and where its spec came from, the
  * entries ignored for devices that are not there, and the tags that stand
- * in for a missing driver or device. Written against the public API only.
+ * in for a missing driver or device. The context is created with
+ * MR_CONTEXT_DESCRIBE_ONLY: nothing is built, so checking a running job's
+ * variable truncates none of its log files, creates no pool and takes no
+ * memory. Written against the public API only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +26,10 @@ static void usage(FILE *out) {
   fputs("usage: mrctx resolve --tag NAME=SPEC [--tag NAME=SPEC ...] [--env VAR]\n"
         "                     [--config FILE] [--set TEXT] [--library NAME]\n"
         "\n"
-        "Build a context with these tags and show, for each tag and device, the\n"
-        "resource it resolves to and where its spec came from.\n"
+        "Resolve a context with these tags, as a library would, and show for each\n"
+        "tag and device the resource it resolves to and where its spec came from.\n"
+        "Nothing is built: no file is written (a log's file is left as it is), no\n"
+        "pool is created, no memory is taken.\n"
         "\n"
         "  --tag NAME=SPEC  a tag and its default spec (the library's choice)\n"
         "  --env VAR        read overrides from the environment variable VAR\n"
@@ -90,6 +95,7 @@ static int add_tag(options *o, const char *text) {
 static int parse_options(int argc, char **argv, options *o) {
   o->desc.size = sizeof o->desc;
   o->desc.library = "resolve";
+  o->desc.flags = MR_CONTEXT_DESCRIBE_ONLY;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *value = NULL;
     int got;
