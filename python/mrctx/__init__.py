@@ -44,6 +44,8 @@ from ._context import (
     version,
 )
 from ._errors import (
+    ArgumentError,
+    ArgumentTypeError,
     ClosedError,
     ConfigError,
     DriverError,
@@ -62,6 +64,8 @@ from ._lib import library_path
 from ._snapshot import snapshot, snapshot_json, snapshot_text, write_snapshot
 
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
     "ClosedError",
     "ConfigError",
     "Context",

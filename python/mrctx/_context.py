@@ -8,9 +8,9 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Iterable, Mapping, Optional, Union
 
-from . import _lib
+from . import _check, _lib
 from ._errors import ClosedError, TagError, error_for
-from ._lib import encode, sized, text
+from ._lib import sized, text
 
 TagKey = Union[str, int]
 
@@ -24,7 +24,7 @@ def _raise(status: int, prefix: str = "") -> None:
     raise error_for(status, text(library.mr_status_name(status)), prefix + message)
 
 
-def _check(status: int, prefix: str = "") -> None:
+def _ok(status: int, prefix: str = "") -> None:
     if status != 0:
         _raise(status, prefix)
 
@@ -43,7 +43,7 @@ def driver_version() -> int:
     """The CUDA driver's version, 1000 * major + 10 * minor (13000 for 13.0).
     Raises NoDriverError without a driver."""
     value = ctypes.c_int(0)
-    _check(_lib.lib().mr_driver_version(ctypes.byref(value)))
+    _ok(_lib.lib().mr_driver_version(ctypes.byref(value)))
     return value.value
 
 
@@ -51,7 +51,7 @@ def device_count() -> int:
     """How many devices the driver shows (0 with a driver and no device).
     Raises NoDriverError without a driver."""
     value = ctypes.c_int(0)
-    _check(_lib.lib().mr_device_count(ctypes.byref(value)))
+    _ok(_lib.lib().mr_device_count(ctypes.byref(value)))
     return value.value
 
 
@@ -80,10 +80,14 @@ def driver_pool_info(which: str = "device", device: int = 0) -> dict[str, int | 
     """One of the driver's pools as mrctx reports it: ``which`` is "device"
     (the device's current pool), "device_default", "pinned" or "managed".
     ``reserved_high`` is the most backing memory the pool has held."""
+    if not isinstance(which, str):
+        raise _check._type_error("driver_pool_info", "which", "a str", which)
     if which not in DRIVER_POOLS:
-        raise ValueError(f"mrctx: driver pool {which!r} is not one of {sorted(DRIVER_POOLS)}")
+        raise _check.ArgumentError(f"mrctx: driver_pool_info: which={which!r} is not one of "
+                                   f"{sorted(DRIVER_POOLS)}")
+    device = _check.device("driver_pool_info", "device", device, lowest=-1)
     info = sized(_lib.PoolInfo)
-    _check(_lib.lib().mr_driver_pool_get_info(DRIVER_POOLS[which], device, ctypes.byref(info)),
+    _ok(_lib.lib().mr_driver_pool_get_info(DRIVER_POOLS[which], device, ctypes.byref(info)),
            f"mrctx: driver pool {which!r} of device {device}: ")
     return _pool_info_dict(info)
 
@@ -110,14 +114,26 @@ class Resource:
     the last reference goes.
 
     Streams are CUDA stream handles as integers (``torch.cuda.Stream.cuda_stream``,
-    ``cupy.cuda.Stream.ptr``); 0 is the legacy default stream. Memory freed on
-    stream S may be reused at once by work ordered after the free on S.
+    ``cupy.cuda.Stream.ptr``), or the stream objects themselves (anything with
+    ``__cuda_stream__``, ``.cuda_stream``, ``.ptr`` or ``.handle``); 0 or None
+    is the legacy default stream. Memory freed on stream S may be reused at
+    once by work ordered after the free on S.
+
+    Every method checks its arguments before it calls the C library:
+    ArgumentTypeError (a TypeError) for a wrong type, ArgumentError (a
+    ValueError) for a size, address or stream handle C cannot take.
     """
 
     def __init__(self, handle: int, what: str):
         """Takes over one reference to ``handle``; ``what`` names it in
         messages ("library 'x' tag 'temp' on device 0")."""
-        self._handle: Optional[int] = handle
+        self._handle: Optional[int] = None
+        handle = _check.pointer("Resource", "handle", handle)
+        if handle == 0:
+            raise _check.ArgumentError("mrctx: Resource: handle is NULL")
+        if not isinstance(what, str):
+            raise _check._type_error("Resource", "what", "a str", what)
+        self._handle = handle
         self._what = what
         self._lock = threading.Lock()
 
@@ -187,6 +203,10 @@ class Resource:
         """Allocate ``nbytes`` (alignment 0: 256), stream-ordered on
         ``stream``. Returns the address (0 for size 0). The caller owns the
         memory and frees it with deallocate()."""
+        who = f"{self._what}: allocate"
+        nbytes = _check.size(who, "nbytes", nbytes)
+        alignment = _check.alignment(who, "alignment", alignment)
+        stream = _check.stream(who, "stream", stream)
         ptr = ctypes.c_void_p()
         status = _lib.lib().mr_allocate(self.handle, nbytes, alignment, stream, ctypes.byref(ptr))
         if status != 0:
@@ -196,12 +216,20 @@ class Resource:
     def deallocate(self, ptr: int, nbytes: int, alignment: int = 0, stream: int = 0) -> None:
         """Free memory from allocate() with the same size and alignment,
         stream-ordered on ``stream``. 0 is a no-op."""
+        who = f"{self._what}: deallocate"
+        ptr = _check.pointer(who, "ptr", ptr)
+        nbytes = _check.size(who, "nbytes", nbytes)
+        alignment = _check.alignment(who, "alignment", alignment)
+        stream = _check.stream(who, "stream", stream)
         status = _lib.lib().mr_deallocate(self.handle, ptr, nbytes, alignment, stream)
         if status != 0:
             self._fail(status)
 
     def allocate_sync(self, nbytes: int, alignment: int = 0) -> int:
         """Allocate with no stream: usable by any stream or the host on return."""
+        who = f"{self._what}: allocate_sync"
+        nbytes = _check.size(who, "nbytes", nbytes)
+        alignment = _check.alignment(who, "alignment", alignment)
         ptr = ctypes.c_void_p()
         status = _lib.lib().mr_allocate_sync(self.handle, nbytes, alignment, ctypes.byref(ptr))
         if status != 0:
@@ -210,12 +238,17 @@ class Resource:
 
     def deallocate_sync(self, ptr: int, nbytes: int, alignment: int = 0) -> None:
         """Free after all prior work on the legacy default stream."""
+        who = f"{self._what}: deallocate_sync"
+        ptr = _check.pointer(who, "ptr", ptr)
+        nbytes = _check.size(who, "nbytes", nbytes)
+        alignment = _check.alignment(who, "alignment", alignment)
         status = _lib.lib().mr_deallocate_sync(self.handle, ptr, nbytes, alignment)
         if status != 0:
             self._fail(status)
 
     def synchronize(self, stream: int = 0) -> None:
         """Wait until ``stream`` has finished its work."""
+        stream = _check.stream(f"{self._what}: synchronize", "stream", stream)
         status = _lib.lib().mr_resource_synchronize(self.handle, stream)
         if status != 0:
             self._fail(status)
@@ -245,8 +278,10 @@ class Resource:
 def resolve(spec: str, device: int = 0) -> Resource:
     """Build the resource one spec describes, for ``device``
     (mr_resource_from_spec). The caller owns the result: close() it."""
+    spec_text = _check.text("resolve", "spec", spec)
+    device = _check.device("resolve", "device", device)
     out = ctypes.c_void_p()
-    _check(_lib.lib().mr_resource_from_spec(encode(spec), device, ctypes.byref(out)))
+    _ok(_lib.lib().mr_resource_from_spec(spec_text, device, ctypes.byref(out)))
     return Resource(out.value, f"spec {spec!r} on device {device}")
 
 
@@ -282,6 +317,23 @@ def _source(library: ctypes.CDLL, s: _lib.SpecSource) -> Source:
     )
 
 
+def _tag_pairs(tags: object) -> list[tuple[str, str]]:
+    """The (name, spec) pairs of Context's ``tags``, checked for shape (the
+    text is checked by the caller)."""
+    if isinstance(tags, Mapping):
+        return list(tags.items())
+    if isinstance(tags, (str, bytes)) or not isinstance(tags, Iterable):
+        raise _check._type_error("Context", "tags", "a mapping of tag name to spec, or (name, "
+                                 "spec) pairs", tags)
+    pairs = []
+    for entry in tags:
+        if isinstance(entry, (str, bytes)) or not isinstance(entry, (tuple, list)) or \
+                len(entry) != 2:
+            raise _check._type_error("Context", "tags", "(name, spec) pairs; an entry", entry)
+        pairs.append((entry[0], entry[1]))
+    return pairs
+
+
 class Context:
     """A library's memory policy: one resource per tag and device.
 
@@ -305,22 +357,29 @@ class Context:
         config_file: Optional[str] = None,
         overrides: Optional[str] = None,
     ):
-        pairs = list(tags.items()) if isinstance(tags, Mapping) else [tuple(t) for t in tags]
+        self._handle: Optional[int] = None
+        library_text = _check.text("Context", "library", library)
+        pairs = _tag_pairs(tags)
+        encoded = [(_check.text("Context", f"tag name {i}", name),
+                    _check.text("Context", f"spec of tag {name!r}", spec))
+                   for i, (name, spec) in enumerate(pairs)]
+        env_text = _check.text("Context", "env_var", env_var, optional=True)
+        config_path = _check.path("Context", "config_file", config_file, optional=True)
+        overrides_text = _check.text("Context", "overrides", overrides, optional=True)
         if not pairs:
             raise TagError(f"mrctx: library {library!r}: a context needs at least one tag")
-        self._handle: Optional[int] = None
         self._library = library
-        self._tags = tuple(str(name) for name, _ in pairs)
-        array = (_lib.Tag * len(pairs))(*[_lib.Tag(encode(n), encode(s)) for n, s in pairs])
+        self._tags = tuple(name for name, _ in pairs)
+        array = (_lib.Tag * len(pairs))(*[_lib.Tag(n, s) for n, s in encoded])
         desc = sized(_lib.ContextDesc)
-        desc.library = encode(library)
+        desc.library = library_text
         desc.tags = array
         desc.tag_count = len(pairs)
-        desc.env_var = encode(env_var)
-        desc.config_file = encode(config_file)
-        desc.overrides = encode(overrides)
+        desc.env_var = env_text
+        desc.config_file = config_path
+        desc.overrides = overrides_text
         handle = ctypes.c_void_p()
-        _check(_lib.lib().mr_context_create(ctypes.byref(desc), ctypes.byref(handle)))
+        _ok(_lib.lib().mr_context_create(ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle.value
         self._device_count = int(_lib.lib().mr_context_device_count(self._handle))
 
@@ -393,8 +452,8 @@ class Context:
     def tag_name(self, tag: TagKey) -> str:
         return self._tags[self.tag_index(tag)]
 
-    def _device(self, device: Optional[int]) -> int:
-        d = current_device() if device is None else device
+    def _device(self, device: Optional[int], who: str = "Context") -> int:
+        d = current_device() if device is None else _check.integer(who, "device", device)
         if not 0 <= d < self._device_count:
             raise error_for(4, "MR_ERR_NO_DEVICE",
                             f"mrctx: library {self._library!r}: no device {d} "
@@ -404,10 +463,10 @@ class Context:
     def _where(self, tag: int, device: int) -> str:
         return f"library {self._library!r} tag {self._tags[tag]!r} on device {device}"
 
-    def _borrowed(self, tag: TagKey, device: Optional[int]) -> tuple[int, int, int]:
+    def _borrowed(self, tag: TagKey, device: Optional[int], who: str) -> tuple[int, int, int]:
         handle = self.handle
         index = self.tag_index(tag)
-        d = self._device(device)
+        d = self._device(device, who)
         mr = _lib.lib().mr_context_get_mr_on(handle, index, d)
         if not mr:
             _raise(1, f"mrctx: {self._where(index, d)}: ")
@@ -418,23 +477,23 @@ class Context:
     def get_resource(self, tag: TagKey, device: Optional[int] = None) -> Resource:
         """The resource for ``tag`` on ``device`` (None: the calling thread's
         current device). The Resource holds its own reference."""
-        mr, index, d = self._borrowed(tag, device)
+        mr, index, d = self._borrowed(tag, device, "Context.get_resource")
         _lib.lib().mr_resource_retain(mr)
         return Resource(mr, self._where(index, d))
 
     def describe(self, tag: TagKey, device: Optional[int] = None) -> str:
         """The tag's resolved spec on ``device``, e.g. "stats(cache(device))"."""
-        mr, _, _ = self._borrowed(tag, device)
+        mr, _, _ = self._borrowed(tag, device, "Context.describe")
         return text(_lib.lib().mr_resource_describe(mr))
 
     def source(self, tag: TagKey, device: Optional[int] = None) -> Source:
         """Where the tag's spec on ``device`` came from."""
         handle = self.handle
         index = self.tag_index(tag)
-        d = self._device(device)
+        d = self._device(device, "Context.source")
         s = sized(_lib.SpecSource)
         library = _lib.lib()
-        _check(library.mr_context_get_source(handle, index, d, ctypes.byref(s)),
+        _ok(library.mr_context_get_source(handle, index, d, ctypes.byref(s)),
                f"mrctx: {self._where(index, d)}: ")
         return _source(library, s)
 
@@ -446,7 +505,7 @@ class Context:
         found = []
         for i in range(library.mr_context_ignored_count(handle)):
             entry = sized(_lib.IgnoredEntry)
-            _check(library.mr_context_get_ignored(handle, i, ctypes.byref(entry)))
+            _ok(library.mr_context_get_ignored(handle, i, ctypes.byref(entry)))
             found.append(Ignored(text(entry.tag), entry.device, _source(library, entry.source.contents)))
         return found
 
@@ -458,13 +517,13 @@ class Context:
         for index in indices:
             for d in range(self.device_count):
                 mr = library.mr_context_get_mr_on(self.handle, index, d)
-                _check(library.mr_resource_trim(mr), f"mrctx: {self._where(index, d)}: ")
+                _ok(library.mr_resource_trim(mr), f"mrctx: {self._where(index, d)}: ")
 
     # ---- statistics ---------------------------------------------------------
 
     def _stats(self, index: int, device: int) -> dict[str, int]:
         stats = sized(_lib.Stats)
-        _check(_lib.lib().mr_context_get_stats(self.handle, index, device, ctypes.byref(stats)),
+        _ok(_lib.lib().mr_context_get_stats(self.handle, index, device, ctypes.byref(stats)),
                f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
         return {field: int(getattr(stats, field)) for field in _lib.STATS_FIELDS}
 
@@ -472,8 +531,9 @@ class Context:
         """Per-tag statistics: for one tag ``{"current_bytes": ..., "peak_bytes":
         ..., ...}``; without ``tag`` a dict of those by tag name. ``device``
         -1 sums over devices. Always on; reading takes no lock."""
+        device = _check.integer("Context.stats", "device", device)
         if device != -1:
-            self._device(device)
+            self._device(device, "Context.stats")
         if tag is not None:
             return self._stats(self.tag_index(tag), device)
         return {name: self._stats(i, device) for i, name in enumerate(self._tags)}
@@ -482,9 +542,10 @@ class Context:
         """mr_context_print_stats' table as a string."""
         handle = self.handle
         status, table = _lib.write_to_string(lambda stream: _lib.lib().mr_context_print_stats(handle, stream))
-        _check(status, f"mrctx: library {self._library!r}: ")
+        _ok(status, f"mrctx: library {self._library!r}: ")
         return table
 
     def print_stats(self, file: Optional[IO[str]] = None) -> None:
         """Print every tag's statistics as a table (to stdout by default)."""
-        (file or sys.stdout).write(self.stats_text())
+        out = sys.stdout if file is None else _check.has_write("Context.print_stats", "file", file)
+        out.write(self.stats_text())

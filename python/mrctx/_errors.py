@@ -67,6 +67,22 @@ class TagError(InvalidArgumentError, LookupError):
     """A tag the context does not have (by name or index)."""
 
 
+class ArgumentError(InvalidArgumentError):
+    """An argument refused by the Python package before any call into the C
+    library: a number out of range for its C type (a size below 0 or past
+    2**64 - 1, a device past a C int), text C cannot carry (a NUL, a lone
+    surrogate). Also a ValueError. The message names the argument."""
+
+
+class ArgumentTypeError(Error, TypeError):
+    """An argument of the wrong type (a float or bool where an int is meant,
+    None or bytes where text is), refused before any call into the C
+    library. Also a TypeError; status MR_ERR_INVALID_ARGUMENT. The message
+    names the argument and the type given."""
+
+    status, status_name = 1, "MR_ERR_INVALID_ARGUMENT"
+
+
 class LibraryNotFoundError(Error, OSError):
     """libmrctx (or the PyTorch shim) could not be loaded; the message lists
     every place tried."""

@@ -6,6 +6,7 @@ import importlib
 from types import ModuleType
 from typing import Iterable
 
+from . import _check
 from ._context import Context, TagKey
 from ._errors import FrameworkError
 
@@ -24,6 +25,7 @@ def checked_tag(ctx: Context, tag: TagKey, hook: str, kinds: Iterable[str]) -> i
     """The tag's index, after checking that on every device it hands out one
     of ``kinds`` of memory ("device", "managed", "pinned", "host").
     FrameworkError names the library, the tag and what it gives instead."""
+    _check.context(hook, "ctx", ctx)
     index = ctx.tag_index(tag)
     allowed = tuple(kinds)
     for device in range(ctx.device_count):

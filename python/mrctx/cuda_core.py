@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from . import _check
 from ._context import Context, TagKey
 from ._errors import FrameworkError
 from ._hooks import import_framework
@@ -42,20 +43,11 @@ def _cuda_core() -> Any:
 _core = _cuda_core()
 
 
-def _stream_handle(stream: Any) -> int:
+def _stream_handle(stream: Any, who: str) -> int:
     """A cuda.core Stream (or anything with __cuda_stream__ or .handle, or an
-    int) as a CUstream handle; None is the legacy default stream."""
-    if stream is None:
-        return 0
-    if isinstance(stream, int):
-        return stream
-    protocol = getattr(stream, "__cuda_stream__", None)
-    if protocol is not None:
-        return int((protocol() if callable(protocol) else protocol)[1])
-    handle = getattr(stream, "handle", None)
-    if handle is not None:
-        return int(handle)
-    raise TypeError(f"{HOOK}: {stream!r} is not a stream")
+    int) as a CUstream handle; None is the legacy default stream.
+    mrctx.ArgumentTypeError for anything else."""
+    return _check.stream(who, "stream", stream)
 
 
 class TagMemoryResource(_core.MemoryResource):
@@ -64,6 +56,7 @@ class TagMemoryResource(_core.MemoryResource):
 
     def __init__(self, ctx: Context, tag: TagKey, device: Optional[int] = None):
         super().__init__()
+        _check.context("TagMemoryResource", "ctx", ctx)
         self._resource = ctx.get_resource(tag, device)
         self._props = self._resource.props
         # Each live block's allocation stream: a cuda.core that does not
@@ -72,7 +65,8 @@ class TagMemoryResource(_core.MemoryResource):
 
     def allocate(self, size: int, stream: Any = None, **kwargs: Any) -> Any:
         stream = kwargs.pop("stream", stream)
-        handle = _stream_handle(stream)
+        handle = _stream_handle(stream, "TagMemoryResource.allocate")
+        size = _check.size("TagMemoryResource.allocate", "size", size)
         ptr = self._resource.allocate(size, 0, handle)
         self._streams[ptr] = handle
         try:
@@ -82,9 +76,16 @@ class TagMemoryResource(_core.MemoryResource):
 
     def deallocate(self, ptr: Any, size: int, stream: Any = None, **kwargs: Any) -> None:
         stream = kwargs.pop("stream", stream)
-        address = int(ptr)
+        who = "TagMemoryResource.deallocate"
+        try:
+            address = int(ptr)  # an int, or cuda.core's pointer objects
+        except (TypeError, ValueError):
+            raise _check._type_error(who, "ptr", "an address", ptr) from None
+        address = _check.pointer(who, "ptr", address)
+        size = _check.size(who, "size", size)
+        handle = None if stream is None else _stream_handle(stream, who)
         allocated_on = self._streams.pop(address, 0)
-        handle = allocated_on if stream is None else _stream_handle(stream)
+        handle = allocated_on if handle is None else handle
         self._resource.deallocate(address, size, 0, handle)
 
     @property

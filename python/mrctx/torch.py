@@ -42,7 +42,7 @@ import threading
 from pathlib import Path
 from typing import Any, Optional
 
-from . import _lib
+from . import _check, _lib
 from ._context import Context, TagKey
 from ._errors import FrameworkError, LibraryNotFoundError, error_for
 from ._hooks import checked_tag, import_framework
@@ -102,6 +102,10 @@ def bind(route: int, ctx: Context, tag: TagKey) -> str:
     the tag's resource on every device. A route is bound once per process;
     binding it again to the same tag is a no-op, to another an error.
     Returns "library/tag". (The hooks call this; tests call it directly.)"""
+    route = _check.integer(f"{HOOK}.bind", "route", route)
+    if route != 0 and route not in POOL_ROUTES:
+        raise _check.ArgumentError(f"{HOOK}.bind: route={route} is not a route (0 for use(), "
+                                   f"{POOL_ROUTES[0]} to {POOL_ROUTES[-1]} for pools)")
     index = checked_tag(ctx, tag, HOOK, ("device", "managed"))
     name = f"{ctx.library}/{ctx.tags[index]}"
     library = shim()
@@ -147,6 +151,7 @@ def use(ctx: Context, tag: TagKey) -> None:
     installed, or if the tag does not give device or managed memory;
     PyTorch's own allocator is then left in place."""
     global _installed
+    _check.context(f"{HOOK}.use", "ctx", ctx)
     torch = _torch()
     index = ctx.tag_index(tag)
     name = f"{ctx.library}/{ctx.tags[index]}"
@@ -185,6 +190,7 @@ def pool(ctx: Context, tag: TagKey) -> Any:
     (context, tag) pairs per process; FrameworkError past that, with
     use() (which already routes everything), or for a tag that does not give
     device or managed memory."""
+    _check.context(f"{HOOK}.pool", "ctx", ctx)
     torch = _torch()
     index = ctx.tag_index(tag)
     name = f"{ctx.library}/{ctx.tags[index]}"

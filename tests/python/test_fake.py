@@ -4,6 +4,7 @@ driver pool counters, and the PyTorch shim's routes with device memory.
 The fake proves bookkeeping and error paths, not CUDA."""
 
 import ctypes
+import gc
 import os
 
 import pytest
@@ -156,3 +157,27 @@ def test_snapshot_two_libraries(library_name, fake):
         assert ("pinned_default", -1) in pools and ("managed_default", -1) in pools
         temp.deallocate(a, 3 << 20)
         frames.deallocate(b, 5 << 20)
+
+
+def test_bad_sizes_never_reach_the_driver(library_name, fake):
+    """A negative size used to wrap to 2**64 - 1: the pool refused it, and the
+    context's retry synchronized the device before giving up. Now it is
+    refused before any call into the library."""
+    with mrctx.Context(library_name, {"d": "device"}) as ctx:
+        resource = ctx.get_resource("d", 0)
+        gc.collect()  # earlier tests' objects, whose destruction synchronizes
+        fake.fake_cuda_reset()
+        for bad in (-1, 2**64 + 16, True, 1.5):
+            with pytest.raises((mrctx.ArgumentError, mrctx.ArgumentTypeError)) as info:
+                resource.allocate(bad)
+            assert "nbytes" in str(info.value)
+        with pytest.raises(mrctx.ArgumentError):
+            resource.synchronize(-5)
+        for entry in (b"cuCtxSynchronize", b"cuStreamSynchronize", b"cuMemAllocFromPoolAsync",
+                      b"cuMemPoolTrimTo"):
+            assert fake.fake_cuda_calls(entry) == 0, entry
+        assert ctx.stats("d")["failed_count"] == 0
+        with pytest.raises(mrctx.ArgumentError):
+            mrctx.resolve("device", device=2**32)  # was device 0
+        with pytest.raises(mrctx.ArgumentError):
+            mrctx.driver_pool_info("device", 2**32 + 1)  # was device 1

@@ -335,3 +335,164 @@ def test_snapshot(library_name, tmp_path):
     assert all(c["library"] != library_name for c in mrctx.snapshot()["contexts"])
     with pytest.raises(ValueError):
         mrctx.snapshot(largest_blocks=-1)
+
+
+# ---- arguments are checked before any C call -----------------------------------
+
+
+def _refused(kind, call, *words):
+    """`call()` raises `kind` (an mrctx.Error) whose message names every word
+    (the argument, the value)."""
+    with pytest.raises(kind) as info:
+        call()
+    error = info.value
+    assert isinstance(error, mrctx.Error)
+    assert error.status_name == "MR_ERR_INVALID_ARGUMENT"
+    for word in words:
+        assert word in str(error), (word, str(error))
+    return error
+
+
+def test_sizes_are_checked(library_name):
+    """2**64 + 16 used to hand out 16 bytes; -1 wrapped to 2**64 - 1; bools,
+    floats and strings reached ctypes."""
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        resource = ctx.get_resource("t")
+        for call in (resource.allocate, resource.allocate_sync):
+            error = _refused(mrctx.ArgumentError, lambda: call(2**64 + 16), "nbytes",
+                             "18446744073709551632", "2**64 - 1",
+                             f"library {library_name!r} tag 't' on device 0")
+            assert isinstance(error, ValueError) and isinstance(error, mrctx.InvalidArgumentError)
+            _refused(mrctx.ArgumentError, lambda: call(-1), "nbytes", "-1", "negative")
+            for bad, shown in ((True, "bool"), (1.5, "float"), ("10", "str"), (None, "NoneType")):
+                error = _refused(mrctx.ArgumentTypeError, lambda: call(bad), "nbytes", shown)
+                assert isinstance(error, TypeError)
+            # Not a power of two: the C library's check, naming the resource.
+            with pytest.raises(mrctx.InvalidArgumentError) as info:
+                call(64, alignment=48)
+            assert "48" in str(info.value) and "tag 't'" in str(info.value)
+            _refused(mrctx.ArgumentError, lambda: call(64, alignment=-256), "alignment")
+            _refused(mrctx.ArgumentTypeError, lambda: call(64, alignment=256.0), "alignment")
+        ptr = resource.allocate(100)
+        _refused(mrctx.ArgumentError, lambda: resource.deallocate(ptr, -100), "nbytes")
+        _refused(mrctx.ArgumentError, lambda: resource.deallocate(ptr, 2**64 + 100), "nbytes")
+        _refused(mrctx.ArgumentError, lambda: resource.deallocate(-ptr, 100), "ptr")
+        _refused(mrctx.ArgumentTypeError, lambda: resource.deallocate(str(ptr), 100), "ptr")
+        _refused(mrctx.ArgumentTypeError, lambda: resource.deallocate_sync(ptr, 100.0), "nbytes")
+        _refused(mrctx.ArgumentTypeError, lambda: resource.deallocate(ptr, 100, stream="0"),
+                 "stream")
+        _refused(mrctx.ArgumentError, lambda: resource.deallocate(ptr, 100, stream=-1), "stream")
+        _refused(mrctx.ArgumentError, lambda: resource.synchronize(2**64), "stream")
+        # Nothing reached the library: one allocation, no failure, still live.
+        stats = ctx.stats("t")
+        assert stats["total_count"] == 1 and stats["failed_count"] == 0
+        assert stats["current_bytes"] == 100
+        resource.deallocate(ptr, 100)
+
+
+def test_streams_accept_stream_objects(library_name):
+    class CupyLike:
+        ptr = 0
+
+    class TorchLike:
+        cuda_stream = 0
+
+    class CoreLike:
+        def __cuda_stream__(self):
+            return (0, 0)
+
+    class NumbaLike:
+        handle = ctypes.c_void_p(None)
+
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        resource = ctx.get_resource("t")
+        for stream in (None, 0, CupyLike(), TorchLike(), CoreLike(), NumbaLike()):
+            resource.deallocate(resource.allocate(64, stream=stream), 64, stream=stream)
+            resource.synchronize(stream)
+        _refused(mrctx.ArgumentTypeError, lambda: resource.synchronize(object()), "stream",
+                 "object")
+
+
+def test_devices_are_checked(library_name):
+    """device=2**32 used to resolve for device 0."""
+    _refused(mrctx.ArgumentError, lambda: mrctx.resolve("host", device=2**32), "device",
+             "4294967296")
+    _refused(mrctx.ArgumentError, lambda: mrctx.resolve("host", device=-2), "device", "-2")
+    _refused(mrctx.ArgumentError, lambda: mrctx.resolve("host", device=-1), "device", "-1")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.resolve("host", device=0.0), "device", "float")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.resolve("host", device=False), "device", "bool")
+    _refused(mrctx.ArgumentError, lambda: mrctx.driver_pool_info("pinned", 2**32), "device")
+    _refused(mrctx.ArgumentError, lambda: mrctx.driver_pool_info("pinned", -2), "device")
+    _refused(mrctx.ArgumentError, lambda: mrctx.driver_pool_info("nope"), "which", "nope")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.driver_pool_info(0), "which", "int")
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        for call in (ctx.get_resource, ctx.describe, ctx.source):
+            _refused(mrctx.ArgumentTypeError, lambda: call("t", 0.0), "device", "float")
+            _refused(mrctx.ArgumentTypeError, lambda: call("t", True), "device", "bool")
+            with pytest.raises(mrctx.NoDeviceError):
+                call("t", 2**32)
+        _refused(mrctx.ArgumentTypeError, lambda: ctx.stats("t", device="0"), "device", "str")
+        with pytest.raises(mrctx.NoDeviceError):
+            ctx.stats("t", device=-2)
+        _refused(mrctx.ArgumentTypeError, lambda: ctx.print_stats(file=3), "file", "int")
+
+
+def test_text_is_checked(library_name, monkeypatch):
+    """env_var="PATH\\0X" used to read $PATH; lone surrogates gave
+    UnicodeEncodeError; None where text is needed, AttributeError."""
+    monkeypatch.setenv("MRCTX_PY_NUL_TEST", "t=limit(host, bytes=1MiB)")
+    error = _refused(mrctx.ArgumentError,
+                     lambda: mrctx.Context(library_name, {"t": "host"},
+                                           env_var="MRCTX_PY_NUL_TEST\0X"),
+                     "env_var", "NUL", "index 17")
+    assert isinstance(error, ValueError)
+    for where, make in (
+        ("library", lambda bad: mrctx.Context(bad, {"t": "host"})),
+        ("tag name", lambda bad: mrctx.Context(library_name, {bad: "host"})),
+        ("spec", lambda bad: mrctx.Context(library_name, {"t": bad})),
+        ("env_var", lambda bad: mrctx.Context(library_name, {"t": "host"}, env_var=bad)),
+        ("overrides", lambda bad: mrctx.Context(library_name, {"t": "host"}, overrides=bad)),
+        ("spec", lambda bad: mrctx.resolve(bad)),
+    ):
+        _refused(mrctx.ArgumentError, lambda: make("ho\0st"), where, "NUL")
+        _refused(mrctx.ArgumentError, lambda: make("ho\udcffst"), where, "surrogate", "\\udcff")
+        _refused(mrctx.ArgumentTypeError, lambda: make(b"host"), where, "bytes")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.resolve(None), "spec", "NoneType")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.Context(None, {"t": "host"}), "library",
+             "NoneType")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.Context(library_name, {"t": None}), "spec")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.Context(library_name, "t=host"), "tags",
+             "str")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.Context(library_name, [("t",)]), "tags")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.Context(library_name, 5), "tags", "int")
+    _refused(mrctx.ArgumentTypeError,
+             lambda: mrctx.Context(library_name, {"t": "host"}, config_file=3), "config_file")
+    # A config file's name is a path: an undecodable name (surrogateescape)
+    # is the file's bytes, not a mistake; a NUL is refused.
+    _refused(mrctx.ArgumentError,
+             lambda: mrctx.Context(library_name, {"t": "host"}, config_file="a\0b"),
+             "config_file", "NUL")
+    with pytest.raises(mrctx.Error) as info:
+        mrctx.Context(library_name, {"t": "host"}, config_file="/nonexistent/\udcff.conf")
+    assert not isinstance(info.value, (mrctx.ArgumentError, mrctx.ArgumentTypeError))
+
+
+def test_snapshot_arguments_are_checked(tmp_path):
+    _refused(mrctx.ArgumentError, lambda: mrctx.snapshot(largest_blocks=-1), "largest_blocks")
+    _refused(mrctx.ArgumentError, lambda: mrctx.snapshot_json(2**64), "largest_blocks")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.snapshot_text(1.0), "largest_blocks")
+    _refused(mrctx.ArgumentTypeError, lambda: mrctx.write_snapshot(None), "path")
+    _refused(mrctx.ArgumentTypeError,
+             lambda: mrctx.write_snapshot(tmp_path / "s.json", largest_blocks="3"),
+             "largest_blocks")
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_hooks_check_their_context(library_name):
+    with pytest.raises(mrctx.ArgumentTypeError) as info:
+        mtorch.bind(8, "not a context", "t")
+    assert "ctx" in str(info.value) and "str" in str(info.value)
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        for route in (9, -1, 2**32):
+            _refused(mrctx.ArgumentError, lambda: mtorch.bind(route, ctx, "t"), "route")
+        _refused(mrctx.ArgumentTypeError, lambda: mtorch.bind(1.0, ctx, "t"), "route")
