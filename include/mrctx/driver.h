@@ -18,7 +18,9 @@
  *  - [pool(...)]       a pool this resource creates and owns;
  *  - [sync_device], [sync_pinned], [sync_managed]: cuMemAlloc,
  *                      cuMemHostAlloc, cuMemAllocManaged (synchronous: the
- *                      stream argument only orders the free after prior work).
+ *                      stream argument only orders the free after prior work;
+ *                      on a stream capturing a graph both the allocation and
+ *                      the free fail with MR_ERR_UNSUPPORTED).
  *
  * A *default* pool whose release threshold is 0 is raised to the maximum the
  * first time mrctx uses it (otherwise every free hands memory back to the OS

@@ -27,12 +27,47 @@ static const char *sync_name(mr_pool_kind kind) {
   }
 }
 
+/* Whether `stream` is capturing a graph. Created streams, and the
+ * per-thread stream of a thread that has a context (one without has no
+ * per-thread work, and asking would make a context current); the legacy
+ * stream never captures, and after the driver shut down at exit nothing
+ * does. */
+static mr_status stream_capturing(mr_stream stream, bool *capturing) {
+  *capturing = false;
+  const mri_cuda_api *cu = mri_cuda();
+  if (cu == NULL || stream == NULL || stream == (mr_stream)CU_STREAM_LEGACY) return MR_OK;
+  if (stream == (mr_stream)CU_STREAM_PER_THREAD) {
+    CUcontext current = NULL;
+    if (cu->cuCtxGetCurrent(&current) != CUDA_SUCCESS || current == NULL) return MR_OK;
+  }
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult r = cu->cuStreamIsCapturing((CUstream)stream, &status);
+  if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "cuStreamIsCapturing(stream %p)", (void *)stream);
+  *capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
+  return MR_OK;
+}
+
 static mr_status sync_allocate(void *self, size_t bytes, size_t alignment,
                                mr_stream stream, void **ptr) {
   sync_state *s = self;
   const mri_cuda_api *cu = mri_cuda();
+  /* A capture gets no synchronous memory: freeing it waits for the stream,
+   * which the capture (and the graph's later launches) forbid, so it could
+   * not be freed in the capture either. Refused, as the free is; the
+   * pool-backed resources make graph allocations instead. */
+  bool capturing;
+  mr_status st = stream_capturing(stream, &capturing);
+  if (st != MR_OK) return mri_error_prefix(st, "%s", sync_name(s->kind));
+  if (capturing)
+    return mri_error(MR_ERR_UNSUPPORTED,
+                     "%s: cannot allocate %zu bytes on stream %p while it captures a graph: "
+                     "synchronous memory is not graph-safe (its free waits for the stream); "
+                     "allocate from a pool-backed resource (device) during a capture",
+                     sync_name(s->kind), bytes, (void *)stream);
   bool pushed;
-  mr_status st = mri_push_context(s->device, &pushed);
+  st = mri_push_context(s->device, &pushed);
   if (st != MR_OK) return st;
   CUresult r;
   const char *call;
@@ -83,18 +118,16 @@ static mr_status sync_deallocate(void *self, void *ptr, size_t bytes,
    * the stream is waited for; a capturing stream cannot be (waiting would
    * invalidate the caller's capture, and the graph's work has not even
    * run): refused, the memory stays the caller's. */
+  const char *name = sync_name(((sync_state *)self)->kind);
   bool capturing = false;
-  /* Created streams only (the default streams of a thread without a context
-   * would need one made current first); a failed check (the driver shut
-   * down at exit) counts as not capturing, and the wait says the rest. */
-  if ((uintptr_t)stream > 2 && mri_stream_is_capturing(stream, &capturing) != MR_OK)
-    capturing = false;
+  mr_status st = stream_capturing(stream, &capturing);
+  if (st != MR_OK) return mri_error_prefix(st, "%s: freeing %p", name, ptr);
   if (capturing)
     return mri_error(MR_ERR_UNSUPPORTED,
                      "%s: cannot free %p on stream %p while it captures a graph (a "
                      "synchronous free waits for the stream); free it after the capture",
-                     sync_name(((sync_state *)self)->kind), ptr, (void *)stream);
-  mr_status st = mri_stream_synchronize(stream);
+                     name, ptr, (void *)stream);
+  st = mri_stream_synchronize(stream);
   if (st != MR_OK) return st;
   return sync_free(self, ptr, bytes);
 }

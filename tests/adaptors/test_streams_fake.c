@@ -170,6 +170,60 @@ static void test_keepers_report_stream_order(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
+/* Memory of a sync_* resource cannot be graph-safe: freeing it waits for
+ * the stream, which a capture forbids. So a capture neither gets it nor
+ * frees it: the allocation is refused as the free is, through every chain
+ * over a sync_* resource (the keepers pass a capture's requests straight
+ * upstream), and the capture stays valid. A created stream and the
+ * per-thread stream; after the capture both work again. */
+static void test_sync_refused_during_capture(void **state) {
+  static const char *const specs[] = {
+      "sync_device", "sync_pinned", "sync_managed",
+      "arena(sync_device, chunk=1MiB)", "fixed(sync_pinned, block=64KiB, count=1)",
+      "bin(sync_managed, min=256B, max=8KiB, count=1)", "cache(sync_device)",
+      "track(sync_pinned)", "stats(sync_managed)", "retry(sync_device)",
+      "limit(sync_device, bytes=1GiB)", "align(sync_pinned, alignment=4KiB)",
+  };
+  const mri_cuda_api *cu = fake_cu();
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(specs); i++) {
+    mr_resource *mr = NULL;
+    assert_ok(mr_resource_from_spec(specs[i], 0, &mr));
+    CUstream created = fake_new_stream();
+    const mr_stream streams[] = {(mr_stream)created, (mr_stream)CU_STREAM_PER_THREAD};
+    for (size_t k = 0; k < MRI_ARRAY_SIZE(streams); k++) {
+      CUstream s = (CUstream)streams[k];
+      void *before = NULL;
+      assert_ok(mr_allocate(mr, 4096, 0, streams[k], &before));
+      long live = fake_cuda_live_allocations();
+      assert_int_equal(cu->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+      void *p = (void *)1;
+      mr_status st = mr_allocate(mr, 4096, 0, streams[k], &p);
+      if (st != MR_ERR_UNSUPPORTED || p != NULL || strstr(mr_last_error(), "captur") == NULL ||
+          strstr(mr_last_error(), "sync_") == NULL) {
+        print_error("%s on %s: an allocation during a capture returned %s (%p): %s\n", specs[i],
+                    k == 0 ? "a created stream" : "the per-thread stream", mr_status_name(st), p,
+                    mr_last_error());
+        fail();
+      }
+      assert_int_equal(fake_cuda_live_allocations(), live); /* nothing was taken */
+      if (strncmp(specs[i], "sync_", 5) == 0) {
+        /* The plain resource refuses the free too (the keepers require
+         * that memory freed during a capture was allocated in it). */
+        assert_status(mr_deallocate(mr, before, 4096, 0, streams[k]), MR_ERR_UNSUPPORTED);
+        assert_error_contains("captur");
+      }
+      CUgraph graph = NULL;
+      assert_int_equal(cu->cuStreamEndCapture(s, &graph), CUDA_SUCCESS); /* still valid */
+      assert_ok(mr_allocate(mr, 4096, 0, streams[k], &p));
+      assert_ok(mr_deallocate(mr, p, 4096, 0, streams[k]));
+      assert_ok(mr_deallocate(mr, before, 4096, 0, streams[k]));
+    }
+    mr_resource_release(mr);
+    cu->cuStreamDestroy(created);
+  }
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_arena_capture, fake_test_setup),
@@ -177,6 +231,7 @@ int main(void) {
       cmocka_unit_test_setup(test_arena_events_and_trim, fake_test_setup),
       cmocka_unit_test_setup(test_arena_takes_over_abandoned_chunks, fake_test_setup),
       cmocka_unit_test_setup(test_keepers_report_stream_order, fake_test_setup),
+      cmocka_unit_test_setup(test_sync_refused_during_capture, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
