@@ -13,6 +13,8 @@
 
 #include <mrctx/mrctx.h>
 
+#include "core/fork.h"
+
 #define MRI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MRI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MRI_CACHE_LINE 64
@@ -169,6 +171,7 @@ struct mr_resource {
   /* Over-aligned allocations: aligned pointer -> raw pointer. */
   pthread_mutex_t align_lock;
   struct mri_ptrmap *align_map;
+  mri_fork_lockable align_fork; /* align_lock across fork() (core/fork.h) */
 };
 
 /* The properties of a resource over memory of `kind`: where it lives
@@ -309,6 +312,7 @@ typedef struct mri_stats {
   _Atomic(mri_stats_shard *) shards[MRI_MAX_SLOTS];
   mri_stats_shard *overflow; /* threads without a slot, under overflow_lock */
   pthread_mutex_t overflow_lock;
+  mri_fork_lockable overflow_fork; /* overflow_lock across fork() */
   _Atomic int64_t published_bytes, published_count;
   _Atomic int64_t peak_bytes, peak_count;
 } mri_stats;
