@@ -4,7 +4,8 @@
  *
  * Each constructor takes a reference to `upstream` (the caller keeps its
  * own) and yields a new resource with one reference. The spec language
- * builds the same objects through these constructors: stats(UP), log(UP,
+ * builds the same objects through these constructors: stats(UP,
+ * peak=sharded|exact), log(UP,
  * file=PATH), limit(UP, bytes=SIZE), align(UP, alignment=SIZE), arena(UP,
  * chunk=SIZE), fixed(UP, block=SIZE, count=N), bin(UP, min=SIZE, max=SIZE,
  * count=N), retry(UP, attempts=N), track(UP), cache(UP, max=SIZE).
@@ -28,11 +29,31 @@
 
 MR_EXTERN_C_BEGIN
 
-/* ---- stats(UP): current, peak and total bytes and counts ---------------- */
+/* ---- stats(UP, peak=sharded|exact): current, peak and total ------------ */
 
-/** Counts what is allocated through it (mr_stats_resource_get reads it). */
+/** How a stats adaptor keeps its peaks (stats(UP, peak=...)). */
+typedef enum mr_stats_peak {
+  /** The default: per-thread counters, no shared cache line on the
+   * allocation path; with several threads the peaks are within the bound
+   * stats.h states. */
+  MR_STATS_PEAK_SHARDED = 0,
+  /** Exact peaks across threads: the most bytes and allocations live at
+   * once, whatever the threads. Costs one atomic add on a cache line every
+   * thread shares per allocation and per free (and a compare-and-swap when
+   * the peak rises). */
+  MR_STATS_PEAK_EXACT = 1,
+} mr_stats_peak;
+
+/** Counts what is allocated through it (mr_stats_resource_get reads it),
+ * with sharded peaks: mr_stats_resource_create_peak(upstream,
+ * MR_STATS_PEAK_SHARDED, out). */
 MR_NODISCARD MR_API mr_status mr_stats_resource_create(mr_resource *upstream,
                                           mr_resource **out);
+/** stats(UP, peak=...): the same with a chosen way of keeping peaks. Any
+ * other `peak` is MR_ERR_INVALID_ARGUMENT. */
+MR_NODISCARD MR_API mr_status mr_stats_resource_create_peak(mr_resource *upstream,
+                                                            mr_stats_peak peak,
+                                                            mr_resource **out);
 /** OUT: *stats (set stats->size first, or use mr_stats_init). */
 MR_NODISCARD MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
 

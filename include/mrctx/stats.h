@@ -10,12 +10,19 @@
  * flight. Peaks are exact when one thread does all the allocating and
  * freeing. With several threads — at once or taking turns — a peak may be
  * lower than the true instantaneous peak by at most (threads - 1) x 16 MiB
- * (bytes) or (threads - 1) x 256 (counts): each thread publishes its running
- * net change in batches of that size, so what one thread holds unpublished
- * is invisible to another's peak (one thread holding 10 MiB while another
- * allocates and frees 15 MiB may show a peak of 15 MiB, not 25). Exact
- * peaks across threads would take one shared atomic on every allocation,
- * which is what this design avoids.
+ * (bytes) or (threads - 1) x 256 (counts), and higher by at most threads x
+ * 16 MiB or threads x 256: each thread publishes its running net change in
+ * batches of that size, so what one thread holds unpublished is invisible
+ * to another's peak (one thread holding 10 MiB while another allocates and
+ * frees 15 MiB may show a peak of 15 MiB, not 25), and what others freed
+ * since a thread last published is still in that thread's view. "threads"
+ * counts every thread that allocated or freed through the counters.
+ *
+ * Exact peaks across threads take one shared atomic on every allocation
+ * and free, which the default avoids: ask for them where they matter, with
+ * stats(UP, peak=exact) (mr_stats_resource_create_peak). A context tag
+ * whose spec is such a stats(...) (under the retry a context adds, or a
+ * log or track) has exact per-tag peaks as well, read from that adaptor.
  */
 #ifndef MRCTX_STATS_H
 #define MRCTX_STATS_H

@@ -103,11 +103,29 @@ typedef struct mri_tag_hooks {
   const char *label; /* copied */
   void (*on_oom)(void *user, size_t bytes, mr_stream stream);
   void *user;
+  /* With MR_STATS_PEAK_EXACT: the exact peaks of a stats adaptor below
+   * that sees exactly this wrapper's allocations (mri_stats_exact_below,
+   * alone), read instead of keeping a second set; NULL: the wrapper keeps
+   * its own. */
+  mri_stats_exact *shared_exact;
 } mri_tag_hooks;
 
-/* mri_stats_resource_create with a context's hooks. */
+/* mri_stats_resource_create with a way of keeping peaks and a context's
+ * hooks (NULL: none): the one constructor of stats adaptors. */
 mr_status mri_tag_resource_create(mr_resource *upstream, const char *description,
-                                  const mri_tag_hooks *hooks, mr_resource **out);
+                                  mr_stats_peak peak, const mri_tag_hooks *hooks,
+                                  mr_resource **out);
+
+/* The exact peaks of the first stats adaptor of `mr`'s chain, going down
+ * through retry, log and track (which hand allocations on unchanged), if
+ * it keeps them; else NULL. OUT: *alone, whether every resource from `mr`
+ * down to that adaptor has one reference, the one above it (`mr`'s being
+ * the caller's): then nothing else allocates through the adaptor, and its
+ * peaks are exactly those of what `mr` hands out. A context's tag wrapper
+ * keeps its peaks the way the tag's spec asks, so tag=stats(UP,
+ * peak=exact) makes the tag's statistics exact too, at no further cost
+ * where the adaptor is the tag's alone. */
+mri_stats_exact *mri_stats_exact_below(const mr_resource *mr, bool *alone);
 
 /* The counters of a stats adaptor (NULL if `mr` is not one). */
 const mri_stats *mri_stats_resource_counters(const mr_resource *mr);

@@ -175,9 +175,13 @@ static mr_status require(const mr_spec_args *args, const char *key, const char *
   return mr_spec_args_error(args, NULL, "needs %s=%s", key, what);
 }
 
-/* stats(UP) */
+/* stats(UP, peak=sharded|exact) */
 static mr_status build_stats(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
-  return mr_stats_resource_create(upstream, out);
+  static const char *const peaks[] = {"sharded", "exact", NULL};
+  int peak = MR_STATS_PEAK_SHARDED;
+  mr_status st = mr_spec_args_choice(args, "peak", peaks, MR_STATS_PEAK_SHARDED, &peak);
+  if (st != MR_OK) return st;
+  return mr_stats_resource_create_peak(upstream, (mr_stats_peak)peak, out);
 }
 
 /* log(UP, file=PATH) */

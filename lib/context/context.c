@@ -694,10 +694,17 @@ static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *n
     char owner[256];
     snprintf(owner, sizeof owner, "%s:%s", ctx->library, ctx->tag_names[s->tag]);
     /* Per-tag statistics: the same adaptor as stats(UP), described as the
-     * resource it wraps, with the context's hooks. */
+     * resource it wraps, with the context's hooks. Exact peaks where the
+     * tag's spec asks its own stats(...) for them: read from that adaptor
+     * where it counts just this tag's allocations (no other tag reaches it
+     * through @tag), else kept by the wrapper as well. */
+    bool alone = false;
+    mri_stats_exact *exact = mri_stats_exact_below(s->inner, &alone);
     mri_tag_hooks hooks = {.label = owner, .on_oom = report_oom, .user = s};
-    st = mri_tag_resource_create(s->inner, mr_resource_describe(s->inner), &hooks,
-                                 &ctx->table[i]);
+    if (alone) hooks.shared_exact = exact;
+    st = mri_tag_resource_create(s->inner, mr_resource_describe(s->inner),
+                                 exact != NULL ? MR_STATS_PEAK_EXACT : MR_STATS_PEAK_SHARDED,
+                                 &hooks, &ctx->table[i]);
     if (st != MR_OK) break;
     mri_resource_set_owner(ctx->table[i], owner);
   }

@@ -308,6 +308,13 @@ typedef struct mri_stats_shard {
   int64_t base_bytes, base_count;
 } __attribute__((aligned(MRI_CACHE_LINE))) mri_stats_shard;
 
+/* Exact peaks (stats(UP, peak=exact)): what is live now and the most that
+ * was, each one atomic shared by every thread, on a cache line of its own. */
+typedef struct mri_stats_exact {
+  _Atomic int64_t live_bytes, live_count;
+  _Atomic int64_t peak_bytes, peak_count;
+} __attribute__((aligned(MRI_CACHE_LINE))) mri_stats_exact;
+
 typedef struct mri_stats {
   _Atomic(mri_stats_shard *) shards[MRI_MAX_SLOTS];
   mri_stats_shard *overflow; /* threads without a slot, under overflow_lock */
@@ -315,6 +322,7 @@ typedef struct mri_stats {
   mri_fork_lockable overflow_fork; /* overflow_lock across fork() */
   _Atomic int64_t published_bytes, published_count;
   _Atomic int64_t peak_bytes, peak_count;
+  mri_stats_exact *exact; /* NULL: the sharded peaks alone (the default) */
 } mri_stats;
 
 /* How far a thread's net change may drift before it is published. */
@@ -322,9 +330,37 @@ typedef struct mri_stats {
 #define MRI_STATS_PUBLISH_COUNT ((int64_t)256)
 
 mr_status mri_stats_init(mri_stats *stats);
+/* Also keep exact peaks (after mri_stats_init): the caller then reports
+ * every event to mri_stats_exact_on_alloc / _on_free as well. */
+mr_status mri_stats_keep_exact_peaks(mri_stats *stats);
 void mri_stats_fini(mri_stats *stats);
-/* Sum the shards. OUT: *out (its `size` must be set). */
+/* Sum the shards. OUT: *out (its `size` must be set). With exact peaks,
+ * the peaks are those. */
 mr_status mri_stats_read(const mri_stats *stats, mr_stats *out);
+
+/* The exact peaks' updates: one atomic add on the shared line per event,
+ * and a compare-and-swap when the live value passes the peak. The order
+ * of the adds is one order of all events, and the peak is the highest
+ * running sum in it: the true peak of what was counted, whatever the
+ * threads. */
+void mri_stats_raise_to(_Atomic int64_t *field, int64_t value);
+
+static inline void mri_stats_exact_on_alloc(mri_stats *stats, size_t bytes) {
+  mri_stats_exact *e = stats->exact;
+  int64_t b = atomic_fetch_add_explicit(&e->live_bytes, (int64_t)bytes, memory_order_relaxed) +
+              (int64_t)bytes;
+  int64_t c = atomic_fetch_add_explicit(&e->live_count, 1, memory_order_relaxed) + 1;
+  if (b > atomic_load_explicit(&e->peak_bytes, memory_order_relaxed))
+    mri_stats_raise_to(&e->peak_bytes, b);
+  if (c > atomic_load_explicit(&e->peak_count, memory_order_relaxed))
+    mri_stats_raise_to(&e->peak_count, c);
+}
+
+static inline void mri_stats_exact_on_free(mri_stats *stats, size_t bytes) {
+  mri_stats_exact *e = stats->exact;
+  atomic_fetch_sub_explicit(&e->live_bytes, (int64_t)bytes, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&e->live_count, 1, memory_order_relaxed);
+}
 
 /* The slow paths behind the inline updates (stats.c). */
 mri_stats_shard *mri_stats_shard_create(mri_stats *stats, int slot);
@@ -345,12 +381,24 @@ static inline mri_stats_shard *mri_stats_my_shard_(mri_stats *stats) {
   return mri_stats_shard_create(stats, slot);
 }
 
-/* Record a net change in this thread's running view, raise its peaks, and
- * publish when the view drifted far enough. */
+/* Record a net change in this thread's running view and raise its peaks,
+ * or publish when the view drifted far enough. A change that drifts that
+ * far is published before any peak is taken from it: the view adds this
+ * thread's change to the shared total as of its last publish, which may
+ * still hold what other threads freed since, so a large change added to it
+ * would read high by as much as they freed. The publish takes the peak
+ * from the shared total as it is now. */
 static inline void mri_stats_record_(mri_stats *stats, mri_stats_shard *s, int64_t bytes,
                                      int64_t count) {
   s->pending_bytes += bytes;
   s->pending_count += count;
+  if (MRI_UNLIKELY((uint64_t)(s->pending_bytes + MRI_STATS_PUBLISH_BYTES) >
+                       (uint64_t)(2 * MRI_STATS_PUBLISH_BYTES) ||
+                   (uint64_t)(s->pending_count + MRI_STATS_PUBLISH_COUNT) >
+                       (uint64_t)(2 * MRI_STATS_PUBLISH_COUNT))) {
+    mri_stats_publish(stats, s);
+    return;
+  }
   if (bytes > 0) {
     int64_t view_bytes = s->base_bytes + s->pending_bytes;
     int64_t view_count = s->base_count + s->pending_count;
@@ -359,11 +407,6 @@ static inline void mri_stats_record_(mri_stats *stats, mri_stats_shard *s, int64
     if (view_count > atomic_load_explicit(&s->peak_count, memory_order_relaxed))
       atomic_store_explicit(&s->peak_count, view_count, memory_order_relaxed);
   }
-  if (MRI_UNLIKELY((uint64_t)(s->pending_bytes + MRI_STATS_PUBLISH_BYTES) >
-                       (uint64_t)(2 * MRI_STATS_PUBLISH_BYTES) ||
-                   (uint64_t)(s->pending_count + MRI_STATS_PUBLISH_COUNT) >
-                       (uint64_t)(2 * MRI_STATS_PUBLISH_COUNT)))
-    mri_stats_publish(stats, s);
 }
 
 /* Record one successful allocation / deallocation of `bytes`, or a failed

@@ -16,7 +16,7 @@
 
 #include "core/core.h"
 
-static void atomic_raise_to(_Atomic int64_t *field, int64_t value) {
+void mri_stats_raise_to(_Atomic int64_t *field, int64_t value) {
   int64_t seen = atomic_load_explicit(field, memory_order_relaxed);
   while (value > seen &&
          !atomic_compare_exchange_weak_explicit(field, &seen, value,
@@ -36,10 +36,19 @@ mr_status mri_stats_init(mri_stats *stats) {
   return MR_OK;
 }
 
+mr_status mri_stats_keep_exact_peaks(mri_stats *stats) {
+  stats->exact = mri_host_aligned_alloc(MRI_CACHE_LINE, sizeof *stats->exact);
+  if (stats->exact == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory for statistics");
+  memset(stats->exact, 0, sizeof *stats->exact);
+  return MR_OK;
+}
+
 void mri_stats_fini(mri_stats *stats) {
   for (int i = 0; i < MRI_MAX_SLOTS; i++)
     free(atomic_load_explicit(&stats->shards[i], memory_order_relaxed));
   free(stats->overflow);
+  free(stats->exact);
   mri_fork_unregister(&stats->overflow_fork);
   pthread_mutex_destroy(&stats->overflow_lock);
 }
@@ -51,8 +60,8 @@ void mri_stats_publish(mri_stats *stats, mri_stats_shard *s) {
                                             memory_order_relaxed) + s->pending_bytes;
   int64_t count = atomic_fetch_add_explicit(&stats->published_count, s->pending_count,
                                             memory_order_relaxed) + s->pending_count;
-  atomic_raise_to(&stats->peak_bytes, bytes);
-  atomic_raise_to(&stats->peak_count, count);
+  mri_stats_raise_to(&stats->peak_bytes, bytes);
+  mri_stats_raise_to(&stats->peak_count, count);
   s->base_bytes = bytes;
   s->base_count = count;
   s->pending_bytes = 0;
@@ -123,6 +132,10 @@ mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
   int64_t peak_count = atomic_load_explicit(&stats->peak_count, memory_order_relaxed);
   if (sum.peak_bytes > peak_bytes) peak_bytes = sum.peak_bytes;
   if (sum.peak_count > peak_count) peak_count = sum.peak_count;
+  if (stats->exact != NULL) {
+    peak_bytes = atomic_load_explicit(&stats->exact->peak_bytes, memory_order_relaxed);
+    peak_count = atomic_load_explicit(&stats->exact->peak_count, memory_order_relaxed);
+  }
   if (current_bytes > peak_bytes) peak_bytes = current_bytes;
   if (current_count > peak_count) peak_count = current_count;
 

@@ -566,9 +566,9 @@ static void test_unknown_parameters(void **state) {
              "flag, alt)\n"
              "  probe(sise=1)\n"
              "        ^");
-  spec_fails("stats(host, chunk=1)", MR_ERR_CONFIG,
-             "spec, column 13: stats: unknown parameter 'chunk' (stats takes no parameters)\n"
-             "  stats(host, chunk=1)\n"
+  spec_fails("track(host, chunk=1)", MR_ERR_CONFIG,
+             "spec, column 13: track: unknown parameter 'chunk' (track takes no parameters)\n"
+             "  track(host, chunk=1)\n"
              "              ^");
   spec_fails("stats(host, host)", MR_ERR_CONFIG,
              "spec, column 13: stats: unexpected argument 'host' (stats takes 1 upstream "
@@ -762,9 +762,9 @@ static void test_long_values_keep_the_reason(void **state) {
   spec_fails(spec, MR_ERR_CONFIG, NULL);
   assert_reason_survives("...: expected one of fast, small");
 
-  snprintf(spec, sizeof spec, "stats(host, %s=1)", value);
+  snprintf(spec, sizeof spec, "track(host, %s=1)", value);
   spec_fails(spec, MR_ERR_CONFIG, NULL);
-  assert_reason_survives("...' (stats takes no parameters)");
+  assert_reason_survives("...' (track takes no parameters)");
 
   snprintf(spec, sizeof spec, "stats(%s)", value);
   spec_fails(spec, MR_ERR_CONFIG, NULL);

@@ -424,11 +424,11 @@ static void test_errors_name_their_source(void **state) {
   assert_error_contains(")\n  temp=arina(device)\n       ^");
 
   /* A factory's parameter error, through a context. */
-  setenv("SRC_MEMORY", "temp=stats(host, chnk=64MiB)", 1);
+  setenv("SRC_MEMORY", "temp=track(host, chnk=64MiB)", 1);
   create_fails(&desc, MR_ERR_CONFIG,
-               "SRC_MEMORY, column 18: stats: unknown parameter 'chnk' (stats takes no "
+               "SRC_MEMORY, column 18: track: unknown parameter 'chnk' (track takes no "
                "parameters)\n"
-               "  temp=stats(host, chnk=64MiB)\n"
+               "  temp=track(host, chnk=64MiB)\n"
                "                   ^");
   unsetenv("SRC_MEMORY");
 

@@ -466,6 +466,72 @@ static void test_stats_threads(void **state) {
   mri_stats_fini(&st);
 }
 
+/* The sharded peak never reads above the true peak by more than 16 MiB per
+ * thread either. Thread B allocates 100 MiB; the main thread (A) 17 MiB;
+ * B frees its 100 MiB; A allocates 1 GiB. The true peak is 1 GiB + 17 MiB.
+ * Each step passes the publishing threshold, so each is published. A's
+ * 1 GiB must not be added to the shared total A saw at its last publish
+ * (which still had B's 100 MiB): that would read 100 MiB high, and with a
+ * larger free any amount high. */
+typedef struct peak_steps {
+  mri_stats *stats;
+  pthread_mutex_t lock;
+  pthread_cond_t moved;
+  int step;
+} peak_steps;
+
+static void steps_wait(peak_steps *p, int step) {
+  pthread_mutex_lock(&p->lock);
+  while (p->step < step) pthread_cond_wait(&p->moved, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+}
+
+static void steps_move(peak_steps *p, int step) {
+  pthread_mutex_lock(&p->lock);
+  p->step = step;
+  pthread_cond_broadcast(&p->moved);
+  pthread_mutex_unlock(&p->lock);
+}
+
+static void *peak_thread_b(void *arg) {
+  peak_steps *p = arg;
+  mri_stats_on_alloc(p->stats, (size_t)100 << 20);
+  steps_move(p, 1);
+  steps_wait(p, 2);
+  mri_stats_on_free(p->stats, (size_t)100 << 20);
+  steps_move(p, 3);
+  return NULL;
+}
+
+static void test_stats_peak_not_above_the_bound(void **state) {
+  const uint64_t mib = (uint64_t)1 << 20;
+  mri_stats st;
+  assert_ok(mri_stats_init(&st));
+  peak_steps p = {.stats = &st};
+  pthread_mutex_init(&p.lock, NULL);
+  pthread_cond_init(&p.moved, NULL);
+  pthread_t b;
+  assert_int_equal(pthread_create(&b, NULL, peak_thread_b, &p), 0);
+  steps_wait(&p, 1);
+  mri_stats_on_alloc(&st, (size_t)17 << 20);
+  steps_move(&p, 2);
+  steps_wait(&p, 3);
+  mri_stats_on_alloc(&st, (size_t)1 << 30);
+  pthread_join(b, NULL);
+  mr_stats out;
+  mr_stats_init(&out);
+  assert_ok(mri_stats_read(&st, &out));
+  uint64_t truth = 1024 * mib + 17 * mib;
+  assert_int_equal(out.current_bytes, truth);
+  assert_true(out.peak_bytes <= truth + 2 * 16 * mib);
+  assert_true(out.peak_bytes + 16 * mib >= truth);
+  mri_stats_on_free(&st, (size_t)1 << 30);
+  mri_stats_on_free(&st, (size_t)17 << 20);
+  pthread_cond_destroy(&p.moved);
+  pthread_mutex_destroy(&p.lock);
+  mri_stats_fini(&st);
+}
+
 static void test_stats_json_and_add(void **state) {
   mr_stats a, b;
   mr_stats_init(&a);
@@ -596,6 +662,7 @@ int main(void) {
       cmocka_unit_test(test_sync_fallbacks),
       cmocka_unit_test(test_stats_single_thread),
       cmocka_unit_test(test_stats_threads),
+      cmocka_unit_test(test_stats_peak_not_above_the_bound),
       cmocka_unit_test(test_stats_json_and_add),
       cmocka_unit_test(test_ptrmap_against_reference),
       cmocka_unit_test(test_thread_slots),

@@ -431,6 +431,7 @@ def check_fake_bench(mrctx):
                  [(a, t) for t in (1, 2, 3) for a in ("cuMemAllocFromPoolAsync (raw pool)",
                                                       "mrctx cache(device), per-tag stats",
                                                       "mrctx cache(device), no stats",
+                                                      "mrctx cache(device), exact peaks",
                                                       "driver calls of a cached pair (no memory)",
                                                       "mrctx cache(host), no driver calls")],
                  "--threads 3: 1, 2 and 3 threads")

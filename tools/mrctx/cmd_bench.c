@@ -168,6 +168,7 @@ typedef enum allocator_id {
   ALLOC_DRIVER_CALLS,   /* a cached pair's driver calls alone, no memory */
   ALLOC_HOST_CACHE,     /* cache(host): the cache's own work, no driver calls */
   ALLOC_CACHE_SLABS,    /* cache(bin(device, ...)): misses carved from slabs */
+  ALLOC_CACHE_EXACT,    /* stats(cache(device), peak=exact), kept: exact per-tag peaks */
   ALLOC_COUNT
 } allocator_id;
 
@@ -876,8 +877,8 @@ static const bench_workload workloads[] = {
      .baseline = "raw",
      .run = run_each,
      .measure = run_pairs,
-     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_DRIVER_CALLS,
-                    ALLOC_HOST_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CACHE_EXACT,
+                    ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE, ALLOC_CUB, ALLOC_TORCH},
      .cases = {{"256B-1MiB", 256, 1 << 20, false}},
      .live = LIVE_BLOCKS,
      .rounds = true,
@@ -997,6 +998,7 @@ enum {
   TAG_STAGING_FIXED,
   TAG_STAGING_CACHE,
   TAG_SLABS,
+  TAG_CACHE_EXACT,
   TAG_COUNT
 };
 
@@ -1010,6 +1012,8 @@ static const mr_tag bench_tags[TAG_COUNT] = {
     [TAG_STAGING_FIXED] = {"staging", "fixed(pinned, block=4MiB, count=32)"},
     [TAG_STAGING_CACHE] = {"staging_cache", "cache(pinned)"},
     [TAG_SLABS] = {"slabs", "cache(bin(device, min=256B, max=1MiB, count=16))"},
+    /* The cached tag with exact peaks: what they cost beside the default. */
+    [TAG_CACHE_EXACT] = {"cached_exact", "stats(cache(device), peak=exact)"},
 };
 
 /* ---- devices: the pairs workload on several devices at once --------------- */
@@ -1391,6 +1395,9 @@ static bool open_allocators(bench_run *b) {
   al[ALLOC_HOST_CACHE] = bench_resource_allocator("mrctx cache(host), no driver calls",
                                                   "cache_host", cu, b->host_cache);
   al[ALLOC_HOST_CACHE].reference = true;
+  al[ALLOC_CACHE_EXACT] =
+      bench_resource_allocator("mrctx cache(device), exact peaks", "cache_exact", cu,
+                               mr_context_get_mr_on(ctx, TAG_CACHE_EXACT, 0));
   al[ALLOC_CACHE_SLABS] =
       bench_resource_allocator("mrctx cache(bin(device, ...)), slabs",
                                "cache_slabs", cu, mr_context_get_mr_on(ctx, TAG_SLABS, 0));
