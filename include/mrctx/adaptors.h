@@ -199,21 +199,25 @@ MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FI
 
 /* ---- cache(UP, max=SIZE): the fast, stream-aware cache ------------------- */
 
-/** The most bytes a cache keeps unused when `max_cached` is 0: 1 GiB. */
-#define MR_CACHE_DEFAULT_MAX ((size_t)1 << 30)
+/** `max_cached` 0: no cap. Idle memory then goes back upstream when the
+ * upstream runs out (the cache gives back everything idle and asks again),
+ * on mr_resource_trim(), and when a pool about to grow holds more than an
+ * eighth above its recent peak in use. */
+#define MR_CACHE_DEFAULT_MAX SIZE_MAX
 
-/** Caches freed blocks per thread and stream in size classes. Its common path
- * (same thread, same stream, a size class it holds) makes no driver call and
- * takes no shared lock. Blocks move to another stream only after an event
- * shows the freeing stream passed the free. Allocations on a capturing
- * stream go straight upstream (graph-safe). At most `max_cached` bytes sit
- * unused in the cache (0: MR_CACHE_DEFAULT_MAX, and the description leaves
- * it out: "cache(device)"). Idle blocks above 1 MiB are kept only up to
- * an eighth of the large bytes in use (at least 64 MiB, at most a quarter
- * of the cap and 256 MiB): past that, frees of such blocks go upstream,
- * and a large miss first hands idle large blocks back, so the upstream
- * pool reuses their memory. mr_resource_trim() hands everything back. A
- * miss also takes blocks other threads freed on the same stream. */
+/** The stream-aware caching allocator. Memory comes from upstream in
+ * segments, one heap of them per stream: a request takes the best-fitting
+ * free block and splits off the rest, a free merges the block with its
+ * free neighbours, so memory freed in one size serves another. Each thread
+ * keeps a few freed blocks up to 1 MiB per stream in size classes: its
+ * common path (same thread, same stream, a class it holds) makes no driver
+ * call besides the stream's identity and takes no lock. Memory moves to
+ * another stream a whole idle segment at a time, after an event shows the
+ * freeing stream passed the frees. Allocations on a capturing stream go
+ * straight upstream (graph-safe). At most `max_cached` bytes sit idle
+ * where they could go back (idle segments; 0: no cap, and the description
+ * leaves it out: "cache(device)"). mr_resource_trim() gives back every
+ * idle segment. */
 MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
                                           size_t max_cached,
                                           mr_resource **out);

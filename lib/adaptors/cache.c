@@ -1,64 +1,63 @@
 /*
- * cache.c: "cache(UP, max=SIZE)", the fast stream-aware cache.
+ * cache.c: "cache(UP, max=SIZE)", the stream-aware caching allocator.
  *
- * Freed blocks are kept per thread (a thread slot) and per stream, in size
- * classes (four per power of two from 256 B to 64 MiB; larger requests go
- * straight upstream). The common path — same thread, same stream, a class
- * the bin holds — pops a host-side array under the slot's own lock, which
- * only trim ever contends: no driver call besides the capture check, no
- * shared cache line.
+ * Two tiers. Memory comes from the upstream in segments, kept in one heap
+ * per stream (cache_heap.c): the best-fitting free block is split to size,
+ * and a freed block merges with its free neighbours, as PyTorch's caching
+ * allocator does, so memory freed in one size serves another and a segment
+ * whose blocks are all free can go back whole. On top, each thread keeps a
+ * few freed small blocks (up to 1 MiB, in size classes) per stream on
+ * stacks of its own: the common path — same thread, same stream, a class
+ * its stack holds — pops or pushes there without a lock, a shared write or
+ * a driver call beyond the stream's identity.
  *
- * Stream order. A block freed on stream S is reused at once by later work on
- * S. Another stream may have it only once an event recorded on S after the
- * free has completed. Events are recorded only inside a deallocate call on
- * S (the one moment the caller guarantees S is alive), and only by threads
- * that use several streams, once every RECORD_EVERY frees; a thread that
- * sticks to one stream never records. Blocks an event does not cover yet
- * ("uncovered") stay with their stream, or wait for a device
- * synchronization: a trim, or a settle, which a miss makes when uncovered
- * blocks of the shared pool pass a quarter of `max` (streams that are
- * created and destroyed one after another leave such blocks behind).
- * Every upstream that device work can touch is treated so, including the
- * synchronous ones (sync_device, sync_pinned, sync_managed): their frees
- * are immediate, but the work that used a block may still be running.
+ * Stream order. A block freed on stream S is reused at once by later work
+ * on S: a thread's stacks and a heap each belong to one stream. Memory
+ * moves to another stream only whole segments at a time, once every free
+ * into the segment is known to be past: an event recorded on S after the
+ * frees has completed, or a device synchronization (trim, settle) started
+ * after them. Events are recorded only inside a deallocate on S (the one
+ * moment the caller guarantees S is alive), and only where the cache has
+ * seen more than one stream; a program on one stream never records. A
+ * block freed on another stream than the one it was allocated on waits in
+ * its heap (pending) until an event recorded on the freeing stream
+ * completes.
  *
  * Stream identity. Streams are told apart by their driver IDs
  * (cuStreamGetId), never by handle: a destroyed stream's handle comes back
  * for the next stream created while the old one's work may still run. The
- * legacy and per-thread streams have IDs of their own per context (and
- * thread). Finding the ID is one more driver call on each allocate and
- * deallocate (see `mrctx bench`).
+ * legacy default stream (what PyTorch and CuPy use) has an ID per context;
+ * it cannot capture, so its allocations skip the capture check, and its ID
+ * is remembered per thread for the context current then (one
+ * cuCtxGetCurrent per call).
  *
- * Sharing. Blocks move to a shared pool (one mutex) when a thread exits,
- * when a thread juggles more streams than a slot has bins, and never on the
- * common path. A miss looks in the slot's other streams, then in the other
- * threads' slots (a block freed there on the same stream is reusable at
- * once: one thread allocating what another frees, as PyTorch's autograd
- * does, is served from the cache; a slot another thread holds right then
- * is passed over, never waited for), then in the shared pool, then asks
- * upstream.
+ * Threads. A thread's stacks are its own: the owner announces each use
+ * with a plain store and an asymmetric barrier (core/asym_barrier.h);
+ * trim and fork, which must empty or freeze every thread's stacks, make
+ * owners take the slot's lock for a while instead. A block one thread
+ * frees and another allocates (PyTorch's autograd thread frees what the
+ * main thread allocated) meets in the heap of their stream: small blocks
+ * once the freeing thread's stack is full, large ones at once.
  *
- * Large blocks. Classes above 1 MiB hold real memory, and blocks cannot be
- * split: a cache that kept every large size it has seen would hold several
- * times a model's working set once the sizes in use shift. So idle large
- * blocks stay under a limit (an eighth of the large bytes in use, at least
- * 64 MiB, at most a quarter of `max` and 256 MiB): a large free past it
- * goes upstream, and before a large miss goes upstream past it, ready idle
- * large blocks of at least the new block's size go back first, on the
- * allocating stream, so that the upstream pool makes the new block from
- * their memory.
+ * Large blocks. Requests above 1 MiB go to the heaps directly, cut at
+ * 512-byte granularity from segments of 20 MiB (requests up to 10 MiB) or
+ * of the request rounded to 2 MiB. Before a heap grows it gives idle
+ * segments beyond a margin back upstream, so the upstream pool makes the
+ * new segment from their memory rather than growing too.
  *
  * Capture. An allocation on a stream that is capturing a graph goes
  * straight upstream (the driver pools make graph-safe memory) and is
  * remembered, so its free goes straight upstream too. As with the driver
  * itself, memory freed during a capture must have been allocated during it.
  *
- * Failures. A block whose upstream free fails stays in the cache (trim
- * reports the error); nothing is ever dropped.
+ * Failures. A segment whose upstream free fails stays in the cache (trim
+ * reports the error); nothing is ever dropped. Out of memory upstream, the
+ * cache gives back every idle segment and asks once more.
  *
- * Bounds. At most `max` bytes sit unused in the cache. Slots reserve budget
- * from one shared counter in grant-sized steps, so the counter is touched
- * once per many operations; a free that finds no budget goes upstream.
+ * Bounds. At most `max` bytes sit idle where they could go back upstream
+ * (threads' stacks and idle segments): a free past it gives idle segments
+ * back. Free space inside a segment that still has blocks in use goes back
+ * with the segment.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -66,183 +65,136 @@
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
+#include "adaptors/cache_internal.h"
 #include "adaptors/reuse.h"
+#include "core/asym_barrier.h"
 #include "core/nvtx.h"
 
-#define MIN_CLASS_SHIFT 8   /* 256 B */
-#define LARGE_SHIFT 20      /* 1 MiB */
-#define MAX_CLASS_SHIFT 26  /* 64 MiB */
-/* Classes 0 to LARGE_CLASS - 1 hold up to 1 MiB; the classes above are
- * "large": an idle large block costs real memory (see make_way). */
-#define LARGE_CLASS (1 + (LARGE_SHIFT - MIN_CLASS_SHIFT) * 4)
-#define CLASS_COUNT (LARGE_CLASS + (MAX_CLASS_SHIFT - LARGE_SHIFT) * 8)
-#define MAX_CACHED_BLOCK ((size_t)1 << MAX_CLASS_SHIFT)
-#define BINS_PER_SLOT 4
-#define RECORD_EVERY 16
-#define BLOCK_ALIGNMENT MR_DEFAULT_ALIGNMENT
-#define LARGE_IDLE_MAX ((size_t)256 << 20)
-#define LARGE_IDLE_FLOOR ((size_t)64 << 20)
+/* ---- size classes (small blocks) ---------------------------------------- */
 
-/* ---- size classes ------------------------------------------------------- */
+/* Small blocks are cut at their class's size, so that any block a thread's
+ * stack holds for a class serves every request of that class, and every
+ * block starts 256-byte aligned: 256-byte steps up to 1 KiB, then four
+ * classes per power of two (at most 25% lost to rounding, on blocks that
+ * cost little) up to 1 MiB. */
+#define CLASS_COUNT 44
 
-/* Class 0 holds up to 256 B; then (2^e, 2^(e+1)] splits into four classes
- * up to 1 MiB (at most 25% lost to rounding, on blocks that cost little)
- * and eight above it (at most 12.5%: a model's working set is mostly large
- * blocks, and every byte rounded up is reserved). */
 static inline unsigned class_of(size_t bytes) {
-  if (bytes <= ((size_t)1 << MIN_CLASS_SHIFT)) return 0;
+  if (bytes <= 1024) return bytes <= 256 ? 0 : (unsigned)((bytes - 1) >> 8);
   size_t t = bytes - 1;
   unsigned e = 63u - (unsigned)__builtin_clzll((unsigned long long)t);
-  if (e < LARGE_SHIFT) return 1u + (e - MIN_CLASS_SHIFT) * 4u + (unsigned)((t >> (e - 2)) & 3u);
-  return LARGE_CLASS + (e - LARGE_SHIFT) * 8u + (unsigned)((t >> (e - 3)) & 7u);
+  return 4u + (e - 10u) * 4u + (unsigned)((t >> (e - 2)) & 3u);
 }
 
-/* The size of every class, filled once (class_size is on the common path). */
-#define SMALL_CLASS_SIZE_(c) \
-  ((c) == 0 ? (size_t)1 << MIN_CLASS_SHIFT \
-            : ((size_t)1 << (MIN_CLASS_SHIFT + ((c) - 1) / 4)) + \
-                  ((size_t)(((c) - 1) % 4 + 1) << (MIN_CLASS_SHIFT + ((c) - 1) / 4 - 2)))
-#define LARGE_CLASS_SIZE_(j) \
-  (((size_t)1 << (LARGE_SHIFT + (j) / 8)) + ((size_t)((j) % 8 + 1) << (LARGE_SHIFT + (j) / 8 - 3)))
-#define CLASS_SIZE_(c) \
-  ((c) < LARGE_CLASS ? SMALL_CLASS_SIZE_(c) : LARGE_CLASS_SIZE_((c) - LARGE_CLASS))
+#define CLASS_SIZE_(c)                                                                    \
+  ((c) < 4 ? (size_t)((c) + 1) << 8                                                       \
+           : ((size_t)1 << (10 + ((c) - 4) / 4)) + ((size_t)(((c) - 4) % 4 + 1) << (8 + ((c) - 4) / 4)))
 #define CLASS_SIZES_4_(c) CLASS_SIZE_(c), CLASS_SIZE_(c + 1), CLASS_SIZE_(c + 2), CLASS_SIZE_(c + 3)
 #define CLASS_SIZES_16_(c) \
   CLASS_SIZES_4_(c), CLASS_SIZES_4_(c + 4), CLASS_SIZES_4_(c + 8), CLASS_SIZES_4_(c + 12)
 static const size_t class_sizes[CLASS_COUNT] = {
-    CLASS_SIZES_16_(0),  CLASS_SIZES_16_(16), CLASS_SIZES_16_(32), CLASS_SIZES_16_(48),
-    CLASS_SIZES_16_(64), CLASS_SIZES_16_(80), CLASS_SIZE_(96),
+    CLASS_SIZES_16_(0), CLASS_SIZES_16_(16), CLASS_SIZES_4_(32), CLASS_SIZES_4_(36),
+    CLASS_SIZES_4_(40),
 };
-_Static_assert(CLASS_COUNT == 97, "class_sizes lists every class");
-_Static_assert(CLASS_SIZE_(LARGE_CLASS - 1) == (size_t)1 << LARGE_SHIFT &&
-                   CLASS_SIZE_(CLASS_COUNT - 1) == MAX_CACHED_BLOCK,
-               "the classes end at 1 MiB and at MAX_CACHED_BLOCK");
+_Static_assert(CLASS_SIZE_(4) == 1280 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_SMALL_MAX,
+               "the classes step from 1 KiB and end at CACHE_SMALL_MAX");
 
-static inline size_t class_size(unsigned c) { return class_sizes[c]; }
+/* ---- tunables ------------------------------------------------------------- */
 
+#define BINS_PER_SLOT 4
+/* Blocks per class a thread keeps per stream, and bytes in all: enough for
+ * a loop's worth of temporaries; more would sit idle where no other thread
+ * can use it. */
+#define STACK_DEPTH 8
+#define BIN_BUDGET ((size_t)4 << 20)
+/* A heap on a cache that has seen several streams records an event after
+ * this many frees (or when a segment empties), so other streams can take
+ * its idle segments. */
+#define RECORD_EVERY 16
+/* Large requests up to this size share segments of LARGE_SEGMENT bytes;
+ * larger ones get a segment of their own, rounded to SEGMENT_ROUND. */
+#define LARGE_SHARED_MAX ((size_t)10 << 20)
+#define LARGE_SEGMENT ((size_t)20 << 20)
+#define SEGMENT_ROUND ((size_t)2 << 20)
+/* Idle segments a pool keeps when it grows: an eighth of what it has in
+ * use, at least this much. */
+#define IDLE_FLOOR ((size_t)64 << 20)
+#define MAP_SHARDS 64
 
-/* ---- data --------------------------------------------------------------- */
+/* ---- data ------------------------------------------------------------------ */
 
-/* The free blocks of one class on one stream: a stack whose bottom
- * `covered` entries were freed before the bin's event was last recorded. */
-typedef struct block_stack {
-  void **items;
-  uint32_t count, capacity, covered;
-} block_stack;
-
-typedef struct stream_bin {
-  mri_stream_id stream; /* the stream's ID (0 for all streams over host memory) */
+/* A thread's small blocks freed on one stream. */
+typedef struct thread_bin {
+  mri_stream_id key;
   bool in_use;
-  bool event_recorded; /* `event` holds a record covering `covered` blocks */
-  bool event_done;     /* that record was seen complete */
-  uint32_t frees_since_record;
   uint64_t last_use;
-  mri_event event;
-  block_stack classes[CLASS_COUNT];
-} stream_bin;
+  cache_heap *heap;        /* `key`'s heap (a reference) */
+  _Atomic size_t bytes;    /* held; read by statistics */
+  _Atomic uint32_t counts[CLASS_COUNT];
+  void *items[CLASS_COUNT][STACK_DEPTH];
+} thread_bin;
 
-/* Owned by one thread slot; `lock` is taken by the owner on every operation
- * and by others only to trim, to read statistics, or when the owner exits. */
+/* One thread's stacks. The owner uses them without a lock while nobody
+ * revokes (in_op announces it); `lock` is taken by revokers, and by the
+ * owner while any revoker is about and on its own slow paths. Counters are
+ * written by the owner alone and read by anyone. */
 typedef struct cache_slot {
-  _Atomic int lock;
-  int index; /* in cache_state.slots: where its steals start looking */
-  int bins_in_use;
+  _Atomic int in_op;
+  _Atomic int revokers;
+  pthread_mutex_t lock;
+  int index;
   int mru; /* the bin used last: checked first */
   uint64_t tick;
-  size_t cached_bytes, cached_blocks, grant;
-  uint64_t hits, misses, cross_stream, bypassed;
-  stream_bin bins[BINS_PER_SLOT];
+  _Atomic uint64_t hits, misses, cross_stream, bypassed;
+  thread_bin bins[BINS_PER_SLOT];
 } __attribute__((aligned(MRI_CACHE_LINE))) cache_slot;
 
-/* A completed-or-not event shared by blocks spilled to the shared pool. */
-typedef struct shared_event {
-  mri_event event;
-  int refs;
-  bool done;
-} shared_event;
-
-typedef struct shared_block {
-  void *ptr;
-  mri_stream_id stream; /* freed on; reusable at once on the same stream */
-  shared_event *event;  /* covers the free, or NULL */
-  uint64_t epoch;       /* c->epoch at the free: safe once a device
-                           synchronization started after it finished */
-  bool safe;            /* reusable anywhere now (pageable host upstream) */
-} shared_block;
-
-typedef struct shared_class {
-  shared_block *items;
-  size_t count, capacity;
-} shared_class;
+typedef struct map_shard {
+  _Atomic int lock;
+  mri_ptrmap *map; /* block address -> its record (value.raw) */
+} __attribute__((aligned(MRI_CACHE_LINE))) map_shard;
 
 typedef struct cache_state {
   mr_resource *upstream;
   char *description;
-  size_t max_cached;
-  size_t grant_unit;
+  size_t max_idle;
   bool ordered; /* reuse follows streams: device work may use the memory */
   int device;   /* upstream's device, -1 for host-side memory */
+  bool ready;   /* fully made: destroy trims */
 
   _Atomic(cache_slot *) slots[MRI_MAX_SLOTS];
-  _Atomic int slots_high;  /* slots[] at and above this index are NULL */
-  _Atomic size_t reserved; /* slot grants + shared bytes, at most max_cached */
-  _Atomic size_t idle_large;   /* cached bytes of large classes, slots and shared */
-  _Atomic int64_t live_large;  /* large blocks handed out and not yet freed */
-  size_t large_idle_max;       /* the most idle_large a free or a miss leaves */
+  _Atomic int slots_high; /* slots[] at and above this index are NULL */
 
-  pthread_mutex_t lock; /* everything below */
-  shared_class shared[CLASS_COUNT];
-  size_t shared_bytes;
-  /* Written under `lock`; read without it by a miss, which skips the lock
-   * while the shared pool is empty (a stale value only costs a miss). */
-  _Atomic size_t shared_blocks;
-  /* Device synchronizations: a shared block put with epoch < safe_epoch was
-   * freed before one of them started, and is safe for every stream. */
-  uint64_t epoch, safe_epoch;
-  size_t uncovered_bytes; /* shared blocks waiting for a synchronization */
+  /* Heaps by stream key, under table_lock; a heap is freed once no bin
+   * points to it and it holds nothing. */
+  pthread_mutex_t table_lock;
+  cache_heap **table;
+  size_t table_mask, heap_count;
+  _Atomic size_t live_heaps; /* read without the lock: several streams seen? */
+
+  map_shard shards[MAP_SHARDS];
+  cache_records records;
+
+  /* Device synchronizations: a free stamped with epoch e is safe for every
+   * stream once safe_epoch > e. */
+  _Atomic uint64_t epoch, safe_epoch;
+  _Atomic size_t idle_bytes; /* idle segments, all heaps */
+
+  pthread_mutex_t capture_lock;
   mri_ptrmap *captured; /* ptr -> {bytes, alignment}: graph allocations */
   _Atomic size_t captured_live;
-  uint64_t shared_hits, shared_misses, shared_bypassed, trimmed;
-  _Atomic uint64_t trimmed_large; /* given back by make_way */
 
-  struct cache_state *prev, *next; /* registry, for thread-exit hooks */
+  /* Threads without a slot, and heap-level events. */
+  _Atomic uint64_t shared_hits, shared_misses, shared_cross, shared_bypassed, released;
+
+  struct cache_state *prev, *next; /* registry, for thread-exit and fork hooks */
 } cache_state;
 MRI_ADAPTOR_STATE(cache_state);
 
-/* ---- registry: live caches, so an exiting thread can hand its blocks over */
+static mr_status cache_trim(void *self);
+static void flush_slot(cache_state *c, cache_slot *s, bool drop_bins);
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static cache_state *registry;
-
-static void spill_slot(cache_state *c, cache_slot *s);
-
-static void on_thread_exit(int slot) {
-  pthread_mutex_lock(&registry_lock);
-  for (cache_state *c = registry; c != NULL; c = c->next) {
-    cache_slot *s = atomic_load_explicit(&c->slots[slot], memory_order_acquire);
-    if (s != NULL) spill_slot(c, s);
-  }
-  pthread_mutex_unlock(&registry_lock);
-}
-
-static void registry_add(cache_state *c) {
-  mri_thread_slot_on_exit(on_thread_exit);
-  pthread_mutex_lock(&registry_lock);
-  c->next = registry;
-  if (registry != NULL) registry->prev = c;
-  registry = c;
-  pthread_mutex_unlock(&registry_lock);
-}
-
-static void registry_remove(cache_state *c) {
-  pthread_mutex_lock(&registry_lock);
-  if (c->prev != NULL) c->prev->next = c->next;
-  else if (registry == c) registry = c->next;
-  if (c->next != NULL) c->next->prev = c->prev;
-  pthread_mutex_unlock(&registry_lock);
-}
-
-/* ---- locks -------------------------------------------------------------- */
+/* ---- small locks ----------------------------------------------------------- */
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -252,296 +204,702 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* Contended only by trim and statistics readers, which may hold a slot for
- * a while (trim synchronizes the device): spin briefly, then yield the CPU
- * rather than burn it. */
-static void slot_lock_contended(cache_slot *s) __attribute__((noinline));
-static void slot_lock_contended(cache_slot *s) {
+/* The map shards' lock: held for a hash-table operation only. */
+static void spin_lock_slow(_Atomic int *lock) __attribute__((noinline));
+static void spin_lock_slow(_Atomic int *lock) {
   unsigned spins = 0;
   do {
-    while (atomic_load_explicit(&s->lock, memory_order_relaxed)) {
+    while (atomic_load_explicit(lock, memory_order_relaxed)) {
       if (++spins < 128)
         cpu_relax();
       else
         sched_yield();
     }
-  } while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire));
+  } while (atomic_exchange_explicit(lock, 1, memory_order_acquire));
 }
 
-static inline void slot_lock(cache_slot *s) {
-  if (MRI_UNLIKELY(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire)))
-    slot_lock_contended(s);
+static inline void spin_lock(_Atomic int *lock) {
+  if (MRI_UNLIKELY(atomic_exchange_explicit(lock, 1, memory_order_acquire))) spin_lock_slow(lock);
 }
 
-/* Take another thread's slot only if it is free now: a thief never waits
- * for an owner (nor spins on its line while the owner works). */
-static inline bool slot_try_lock(cache_slot *s) {
-  return !atomic_load_explicit(&s->lock, memory_order_relaxed) &&
-         !atomic_exchange_explicit(&s->lock, 1, memory_order_acquire);
+static inline void spin_unlock(_Atomic int *lock) {
+  atomic_store_explicit(lock, 0, memory_order_release);
 }
 
-static inline void slot_unlock(cache_slot *s) {
-  atomic_store_explicit(&s->lock, 0, memory_order_release);
+/* ---- owners and revokers ----------------------------------------------------- */
+
+#if defined(__SANITIZE_THREAD__)
+#define OWNER_LOCK_FREE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OWNER_LOCK_FREE 0
+#endif
+#endif
+#ifndef OWNER_LOCK_FREE
+#define OWNER_LOCK_FREE 1
+#endif
+
+/* The owner's way in: true if it may use its stacks without the lock (then
+ * slot_exit ends the use); false while a revoker is about (then it takes
+ * the lock). ThreadSanitizer cannot see the asymmetric barrier, so under
+ * it owners always lock. */
+static inline bool slot_enter(cache_slot *s) {
+#if OWNER_LOCK_FREE
+  atomic_store_explicit(&s->in_op, 1, memory_order_relaxed);
+  mri_asym_light();
+  if (MRI_LIKELY(atomic_load_explicit(&s->revokers, memory_order_relaxed) == 0)) return true;
+  atomic_store_explicit(&s->in_op, 0, memory_order_release);
+#else
+  (void)s;
+#endif
+  return false;
 }
 
-/* ---- budget ------------------------------------------------------------- */
-
-/* Reserve `bytes` more of the shared budget; false when it would pass max. */
-static bool reserve(cache_state *c, size_t bytes) {
-  size_t seen = atomic_load_explicit(&c->reserved, memory_order_relaxed);
-  do {
-    if (bytes > c->max_cached || seen > c->max_cached - bytes) return false;
-  } while (!atomic_compare_exchange_weak_explicit(&c->reserved, &seen, seen + bytes,
-                                                  memory_order_relaxed, memory_order_relaxed));
-  return true;
+static inline void slot_exit(cache_slot *s) {
+  atomic_store_explicit(&s->in_op, 0, memory_order_release);
 }
 
-static void unreserve(cache_state *c, size_t bytes) {
-  atomic_fetch_sub_explicit(&c->reserved, bytes, memory_order_relaxed);
-}
-
-/* ---- stacks --------------------------------------------------------------- */
-
-static bool stack_push(block_stack *st, void *p) {
-  if (MRI_UNLIKELY(st->count == st->capacity)) {
-    uint32_t capacity = st->capacity ? st->capacity * 2 : 16;
-    void **items = mri_host_realloc(st->items, capacity * sizeof *items);
-    if (items == NULL) return false;
-    st->items = items;
-    st->capacity = capacity;
-  }
-  st->items[st->count++] = p;
-  return true;
-}
-
-static inline void *stack_pop(block_stack *st) {
-  void *p = st->items[--st->count];
-  if (st->covered > st->count) st->covered = st->count;
-  return p;
-}
-
-/* Take a covered block, keeping the covered entries at the bottom. */
-static void *stack_take_covered(block_stack *st) {
-  uint32_t i = st->covered - 1;
-  void *p = st->items[i];
-  st->items[i] = st->items[st->count - 1];
-  st->count--;
-  st->covered--;
-  return p;
-}
-
-static inline void count_large(cache_state *c, unsigned k, int sign) {
-  if (sign > 0)
-    atomic_fetch_add_explicit(&c->idle_large, class_size(k), memory_order_relaxed);
-  else
-    atomic_fetch_sub_explicit(&c->idle_large, class_size(k), memory_order_relaxed);
-}
-
-/* How many idle large bytes the cache keeps now: an eighth of the large
- * bytes in use, at least LARGE_IDLE_FLOOR, at most large_idle_max. Idle
- * blocks beyond that would raise the upstream pool's peak by more than the
- * few driver calls they save. */
-static inline size_t large_idle_limit(cache_state *c) {
-  int64_t live = atomic_load_explicit(&c->live_large, memory_order_relaxed);
-  size_t limit = live > 0 ? (size_t)live / 8 : 0;
-  if (limit < LARGE_IDLE_FLOOR) limit = LARGE_IDLE_FLOOR;
-  return limit < c->large_idle_max ? limit : c->large_idle_max;
-}
-
-static inline void count_live_large(cache_state *c, unsigned k, int sign) {
-  atomic_fetch_add_explicit(&c->live_large, sign * (int64_t)class_size(k), memory_order_relaxed);
-}
-
-/* A block of class k entered (+1) or left (-1) a slot's bins; slot locked. */
-static inline void slot_count_block(cache_state *c, cache_slot *s, unsigned k, int sign) {
-  size_t size = class_size(k);
-  if (sign > 0) {
-    s->cached_bytes += size;
-    s->cached_blocks++;
-  } else {
-    s->cached_bytes -= size;
-    s->cached_blocks--;
-  }
-  if (MRI_UNLIKELY(k >= LARGE_CLASS)) count_large(c, k, sign);
-}
-
-/* ---- events --------------------------------------------------------------- */
-
-static bool shared_event_done(shared_event *e) {
-  if (!e->done) {
-    bool done = false;
-    if (mri_event_query(e->event, &done) == MR_OK && done) e->done = true;
-  }
-  return e->done;
-}
-
-/* Drop a reference; c->lock held (every reference lives in the shared
- * pool, except the one spill_bin holds while it fills the pool). */
-static void shared_event_release(shared_event *e) {
-  if (e != NULL && --e->refs == 0) {
-    mri_event_destroy(e->event);
-    free(e);
+/* Take `n` slots from their owners: each owner finishes the use it is in,
+ * and uses the lock from then on until slots_return. Locks in index
+ * order. */
+static void slots_revoke(cache_slot **slots, int n) {
+  for (int i = 0; i < n; i++) atomic_fetch_add_explicit(&slots[i]->revokers, 1, memory_order_seq_cst);
+  mri_asym_heavy();
+  for (int i = 0; i < n; i++) {
+    unsigned spins = 0;
+    while (atomic_load_explicit(&slots[i]->in_op, memory_order_acquire)) {
+      if (++spins < 128)
+        cpu_relax();
+      else
+        sched_yield();
+    }
+    pthread_mutex_lock(&slots[i]->lock);
   }
 }
 
-static bool bin_event_done(stream_bin *b) {
-  if (!b->event_recorded) return false;
-  if (!b->event_done) {
-    bool done = false;
-    if (mri_event_query(b->event, &done) == MR_OK && done) b->event_done = true;
+static void slots_return(cache_slot **slots, int n) {
+  for (int i = n; i-- > 0;) {
+    pthread_mutex_unlock(&slots[i]->lock);
+    atomic_fetch_sub_explicit(&slots[i]->revokers, 1, memory_order_release);
   }
-  return b->event_done;
 }
 
-/* Record the bin's event on `stream`, the bin's stream: every block freed so
- * far becomes covered. Only called while a deallocate on that stream is in
- * progress (the one time it is known to be alive). */
-static void bin_record(cache_state *c, stream_bin *b, mr_stream stream) {
-  if (b->event == NULL) {
-    /* An event belongs to the current context: a thread without one gets
-     * the upstream's device's (as the runtime would). */
-    if (mri_ensure_context(c->device) != MR_OK || mri_event_create(&b->event) != MR_OK) {
-      b->event = NULL;
-      return; /* no event: blocks stay uncovered; correctness is unaffected */
+/* Every slot of `c`, in index order. */
+static int all_slots(cache_state *c, cache_slot **out) {
+  int n = 0;
+  int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
+  for (int i = 0; i < high; i++) {
+    cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+    if (s != NULL) out[n++] = s;
+  }
+  return n;
+}
+
+static inline void bump(_Atomic uint64_t *counter) {
+  atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
+}
+
+/* ---- registry: live caches, for thread exit and fork --------------------------- */
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static cache_state *registry;
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(int slot) {
+  pthread_mutex_lock(&registry_lock);
+  for (cache_state *c = registry; c != NULL; c = c->next) {
+    cache_slot *s = atomic_load_explicit(&c->slots[slot], memory_order_acquire);
+    if (s == NULL) continue;
+    pthread_mutex_lock(&s->lock);
+    flush_slot(c, s, true);
+    pthread_mutex_unlock(&s->lock);
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+/* fork(): the child has only the forking thread, so every lock of every
+ * cache is taken before (each owner finishing the use it is in) and given
+ * back after, in the parent and the child alike. */
+static void lock_cache(cache_state *c) {
+  cache_slot *slots[MRI_MAX_SLOTS];
+  int n = all_slots(c, slots);
+  slots_revoke(slots, n);
+  pthread_mutex_lock(&c->table_lock);
+  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++)
+    for (cache_heap *h = c->table[i]; h != NULL; h = h->table_next) pthread_mutex_lock(&h->lock);
+  for (int i = 0; i < MAP_SHARDS; i++) spin_lock(&c->shards[i].lock);
+  pthread_mutex_lock(&c->records.lock);
+  pthread_mutex_lock(&c->capture_lock);
+}
+
+static void unlock_cache(cache_state *c) {
+  pthread_mutex_unlock(&c->capture_lock);
+  pthread_mutex_unlock(&c->records.lock);
+  for (int i = MAP_SHARDS; i-- > 0;) spin_unlock(&c->shards[i].lock);
+  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++)
+    for (cache_heap *h = c->table[i]; h != NULL; h = h->table_next) pthread_mutex_unlock(&h->lock);
+  pthread_mutex_unlock(&c->table_lock);
+  cache_slot *slots[MRI_MAX_SLOTS];
+  slots_return(slots, all_slots(c, slots));
+}
+
+static void before_fork(void) {
+  pthread_mutex_lock(&registry_lock);
+  for (cache_state *c = registry; c != NULL; c = c->next) lock_cache(c);
+}
+
+static void after_fork_parent(void) {
+  for (cache_state *c = registry; c != NULL; c = c->next) unlock_cache(c);
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void after_fork_child(void) {
+  mri_asym_fork_child();
+  after_fork_parent();
+}
+
+static void install_hooks(void) {
+  mri_asym_init();
+  mri_thread_slot_on_exit(on_thread_exit);
+  pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+static void registry_add(cache_state *c) {
+  pthread_once(&hooks_once, install_hooks);
+  pthread_mutex_lock(&registry_lock);
+  c->next = registry;
+  if (registry != NULL) registry->prev = c;
+  registry = c;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void registry_remove(cache_state *c) {
+  pthread_mutex_lock(&registry_lock);
+  if (c->prev != NULL)
+    c->prev->next = c->next;
+  else if (registry == c)
+    registry = c->next;
+  if (c->next != NULL) c->next->prev = c->prev;
+  c->prev = c->next = NULL;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+/* ---- the block map ------------------------------------------------------------ */
+
+static inline map_shard *shard_of(cache_state *c, uintptr_t addr) {
+  uint64_t x = (uint64_t)addr >> 8;
+  x *= 0x9E3779B97F4A7C15ull;
+  return &c->shards[x >> 58];
+}
+
+static mr_status map_put(cache_state *c, cache_block *b) {
+  map_shard *m = shard_of(c, b->addr);
+  spin_lock(&m->lock);
+  mr_status st = mri_ptrmap_put(m->map, (void *)b->addr, (mri_ptrmap_value){.raw = b});
+  spin_unlock(&m->lock);
+  return st;
+}
+
+static cache_block *map_take(cache_state *c, const void *ptr) {
+  map_shard *m = shard_of(c, (uintptr_t)ptr);
+  mri_ptrmap_value v;
+  spin_lock(&m->lock);
+  bool found = mri_ptrmap_take(m->map, ptr, &v);
+  spin_unlock(&m->lock);
+  return found ? v.raw : NULL;
+}
+
+/* With an NVTX tool attached (never on the common path otherwise): each
+ * segment is a heap of the tool's, each block handed out a region in it. */
+static void nvtx_block_out(cache_state *c, const void *ptr, size_t bytes) {
+  map_shard *m = shard_of(c, (uintptr_t)ptr);
+  mri_ptrmap_value v;
+  spin_lock(&m->lock);
+  bool found = mri_ptrmap_get(m->map, ptr, &v);
+  spin_unlock(&m->lock);
+  if (found) mri_nvtx_region_add((void *)((cache_block *)v.raw)->segment->base, ptr, bytes);
+}
+
+static inline mr_status nvtx_out(cache_state *c, mr_status st, void *const *ptr, size_t bytes) {
+  if (mri_nvtx_on() && st == MR_OK) nvtx_block_out(c, *ptr, bytes);
+  return st;
+}
+
+/* ---- heaps by stream ----------------------------------------------------------- */
+
+static inline size_t key_hash(mri_stream_id key) {
+  uint64_t x = key * 0x9E3779B97F4A7C15ull;
+  return (size_t)(x ^ (x >> 29));
+}
+
+static bool table_grow(cache_state *c) {
+  size_t mask = c->table == NULL ? 15 : c->table_mask * 2 + 1;
+  cache_heap **table = mri_host_calloc(mask + 1, sizeof *table);
+  if (table == NULL) return c->table != NULL; /* a full table still works */
+  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++) {
+    cache_heap *next;
+    for (cache_heap *h = c->table[i]; h != NULL; h = next) {
+      next = h->table_next;
+      size_t j = key_hash(h->key) & mask;
+      h->table_next = table[j];
+      table[j] = h;
     }
   }
-  if (mri_event_record(b->event, stream) != MR_OK) return;
-  b->event_recorded = true;
-  b->event_done = false;
-  b->frees_since_record = 0;
-  for (unsigned k = 0; k < CLASS_COUNT; k++) b->classes[k].covered = b->classes[k].count;
-}
-
-/* ---- the shared pool (c->lock held) --------------------------------------- */
-
-/* Room for `more` blocks of class k, so that putting them cannot fail. */
-static bool shared_reserve(cache_state *c, unsigned k, size_t more) {
-  shared_class *sc = &c->shared[k];
-  if (sc->count + more <= sc->capacity) return true;
-  size_t capacity = sc->capacity ? sc->capacity * 2 : 16;
-  if (capacity < sc->count + more) capacity = sc->count + more;
-  shared_block *items = mri_host_realloc(sc->items, capacity * sizeof *items);
-  if (items == NULL) return false;
-  sc->items = items;
-  sc->capacity = capacity;
+  free(c->table);
+  c->table = table;
+  c->table_mask = mask;
   return true;
 }
 
-/* A block that only a device synchronization can make safe for others. */
-static inline bool uncovered(const cache_state *c, const shared_block *b) {
-  return !b->safe && b->event == NULL && b->epoch >= c->safe_epoch;
+/* `key`'s heap with a reference for a bin (or a caller without one), made
+ * if need be; NULL if host memory ran out. table_lock held. */
+static cache_heap *heap_find_locked(cache_state *c, mri_stream_id key, bool make) {
+  if (c->table != NULL)
+    for (cache_heap *h = c->table[key_hash(key) & c->table_mask]; h != NULL; h = h->table_next)
+      if (h->key == key) return h;
+  if (!make) return NULL;
+  if ((c->table == NULL || c->heap_count >= 2 * (c->table_mask + 1)) && !table_grow(c))
+    return NULL;
+  cache_heap *h = mri_host_malloc(sizeof *h);
+  if (h == NULL) return NULL;
+  cache_heap_init(h, key, &c->records, &c->idle_bytes);
+  size_t j = key_hash(key) & c->table_mask;
+  h->table_next = c->table[j];
+  c->table[j] = h;
+  c->heap_count++;
+  atomic_store_explicit(&c->live_heaps, c->heap_count, memory_order_relaxed);
+  return h;
 }
 
-static bool shared_put(cache_state *c, unsigned k, shared_block blk) {
-  if (!shared_reserve(c, k, 1)) return false;
-  shared_class *sc = &c->shared[k];
-  sc->items[sc->count++] = blk;
-  if (blk.event != NULL) blk.event->refs++;
-  if (uncovered(c, &blk)) c->uncovered_bytes += class_size(k);
-  c->shared_bytes += class_size(k);
-  atomic_fetch_add_explicit(&c->shared_blocks, 1, memory_order_relaxed);
-  if (k >= LARGE_CLASS) count_large(c, k, +1);
-  return true;
+static cache_heap *heap_get(cache_state *c, mri_stream_id key) {
+  pthread_mutex_lock(&c->table_lock);
+  cache_heap *h = heap_find_locked(c, key, true);
+  if (h != NULL) h->bins++;
+  pthread_mutex_unlock(&c->table_lock);
+  return h;
 }
 
-static bool shared_block_ready(cache_state *c, const shared_block *b, mri_stream_id stream) {
-  return b->safe || b->stream == stream || b->epoch < c->safe_epoch ||
-         (b->event != NULL && shared_event_done(b->event));
+/* Unlink and free `h` if nothing points to it and it holds nothing;
+ * table_lock held, h's lock not. */
+static void heap_reclaim_locked(cache_state *c, cache_heap *h) {
+  if (h->bins > 0) return;
+  pthread_mutex_lock(&h->lock);
+  bool empty = h->segments == NULL && h->pending == NULL;
+  pthread_mutex_unlock(&h->lock);
+  if (!empty) return;
+  cache_heap **link = &c->table[key_hash(h->key) & c->table_mask];
+  while (*link != h) link = &(*link)->table_next;
+  *link = h->table_next;
+  c->heap_count--;
+  atomic_store_explicit(&c->live_heaps, c->heap_count, memory_order_relaxed);
+  cache_heap_fini(h);
+  free(h);
 }
 
-/* Remove entry i of class k; its bytes leave the cache's budget. */
-static void *shared_remove(cache_state *c, unsigned k, size_t i) {
-  shared_class *sc = &c->shared[k];
-  shared_block *b = &sc->items[i];
-  void *p = b->ptr;
-  if (uncovered(c, b)) c->uncovered_bytes -= class_size(k);
-  shared_event_release(b->event);
-  *b = sc->items[--sc->count];
-  c->shared_bytes -= class_size(k);
-  atomic_fetch_sub_explicit(&c->shared_blocks, 1, memory_order_relaxed);
-  if (k >= LARGE_CLASS) count_large(c, k, -1);
-  unreserve(c, class_size(k));
-  return p;
+static void heap_put(cache_state *c, cache_heap *h) {
+  if (h == NULL) return;
+  pthread_mutex_lock(&c->table_lock);
+  h->bins--;
+  heap_reclaim_locked(c, h);
+  pthread_mutex_unlock(&c->table_lock);
 }
 
-/* Give entry i of class k back upstream, freeing on `stream` (alive: its
- * caller is using it; the legacy stream for trim). Kept on failure. */
-static mr_status shared_release(cache_state *c, unsigned k, size_t i, mr_stream stream) {
-  mr_status st = mri_deallocate(c->upstream, c->shared[k].items[i].ptr, class_size(k),
-                                BLOCK_ALIGNMENT, stream);
-  if (st != MR_OK) return st;
-  shared_remove(c, k, i);
-  c->trimmed++;
+/* ---- coverage: events on a heap's stream -------------------------------------- */
+
+/* Record `h`'s event on `stream`, its own stream, alive: the caller is
+ * freeing on it. Every free into `h` so far becomes covered once the event
+ * completes. Heap locked. Without an event, frees stay uncovered: only a
+ * device synchronization then lets other streams have the memory. */
+static void heap_record(cache_state *c, cache_heap *h, mr_stream stream) {
+  if (h->event == NULL &&
+      (mri_ensure_context(c->device) != MR_OK || mri_event_create(&h->event) != MR_OK)) {
+    h->event = NULL;
+    return;
+  }
+  if (mri_event_record(h->event, stream) != MR_OK) return;
+  h->records_made++;
+  h->frees_since_record = 0;
+}
+
+/* An event on `stream` (alive) covering a free there into another stream's
+ * heap; NULL if none could be made (the block then waits for a device
+ * synchronization). */
+static cache_wait *wait_on(cache_state *c, mr_stream stream) {
+  cache_wait *w = mri_host_malloc(sizeof *w);
+  if (w == NULL) return NULL;
+  w->event = NULL;
+  if (mri_ensure_context(c->device) != MR_OK || mri_event_create(&w->event) != MR_OK ||
+      mri_event_record(w->event, stream) != MR_OK) {
+    if (w->event != NULL) mri_event_destroy(w->event);
+    free(w);
+    return NULL;
+  }
+  atomic_init(&w->refs, 1);
+  atomic_init(&w->done, false);
+  return w;
+}
+
+/* Wait for the device(s): every free stamped before is safe for every
+ * stream afterwards. */
+static mr_status settle(cache_state *c) {
+  uint64_t e = atomic_fetch_add_explicit(&c->epoch, 1, memory_order_acq_rel);
+  mr_status st = mri_synchronize_devices(c->device);
+  if (st != MR_OK) return mri_error_prefix(st, "cache: waiting for the device");
+  uint64_t safe = atomic_load_explicit(&c->safe_epoch, memory_order_relaxed);
+  while (safe <= e && !atomic_compare_exchange_weak_explicit(&c->safe_epoch, &safe, e + 1,
+                                                              memory_order_acq_rel,
+                                                              memory_order_relaxed)) {
+  }
   return MR_OK;
 }
 
-/* Move a bin's blocks to the shared pool; the slot's lock is held. Touches
- * no stream: the bin's stream may be gone already. Blocks for which the
- * pool has no room (host memory ran out) stay in the bin, uncovered, and
- * the bin stays in use; returns true if it emptied. */
-static bool spill_bin(cache_state *c, cache_slot *s, stream_bin *b) {
-  pthread_mutex_lock(&c->lock);
-  shared_event *ev = NULL;
-  if (b->event_recorded) {
-    ev = mri_host_malloc(sizeof *ev);
-    if (ev != NULL) {
-      *ev = (shared_event){.event = b->event, .refs = 1, .done = b->event_done};
-      b->event = NULL; /* ownership moves to the shared event */
+static inline uint64_t current_epoch(cache_state *c) {
+  return atomic_load_explicit(&c->epoch, memory_order_acquire);
+}
+
+static inline uint64_t safe_epoch(cache_state *c) {
+  return atomic_load_explicit(&c->safe_epoch, memory_order_acquire);
+}
+
+/* ---- giving segments back -------------------------------------------------------- */
+
+/* Idle segments on their way upstream: detached under their heap's lock,
+ * freed after it (an upstream may be another adaptor with locks of its
+ * own), put back where their free fails. */
+typedef struct segment_list {
+  cache_segment *first;
+} segment_list;
+
+static void list_push(segment_list *l, cache_segment *s) {
+  s->next = l->first;
+  l->first = s;
+}
+
+/* Detach the idle segments of `h`'s pool until its idle bytes are at most
+ * `keep`, the largest first. Heap locked. */
+static void take_idle(cache_heap *h, bool small, size_t keep, segment_list *out) {
+  cache_pool *p = small ? &h->small : &h->large;
+  while (p->idle_bytes > keep) {
+    cache_segment *victim = NULL;
+    for (cache_segment *s = h->segments; s != NULL; s = s->next)
+      if (s->used == 0 && s->small == small && (victim == NULL || s->size > victim->size))
+        victim = s;
+    if (victim == NULL) return;
+    cache_heap_detach(h, victim);
+    list_push(out, victim);
+  }
+}
+
+/* Free the listed segments of `h` upstream on `stream` (alive, and safe
+ * for every one of them: h's own stream, or the legacy stream after a
+ * device synchronization). Heap not locked. Returns the first failure;
+ * what failed goes back into `h`. */
+static mr_status give_back(cache_state *c, cache_heap *h, segment_list *l, mr_stream stream) {
+  mr_status first = MR_OK;
+  cache_segment *next;
+  for (cache_segment *s = l->first; s != NULL; s = next) {
+    next = s->next;
+    mri_nvtx_heap_remove((void *)s->base);
+    mr_status st = mri_deallocate(c->upstream, (void *)s->base, s->size, CACHE_ALIGNMENT, stream);
+    pthread_mutex_lock(&h->lock);
+    if (st == MR_OK) {
+      cache_segment_free(h, s);
+      atomic_fetch_add_explicit(&c->released, 1, memory_order_relaxed);
+    } else {
+      cache_heap_adopt(h, s, false);
+      mri_nvtx_heap_add((void *)s->base, s->size, c->description);
+      if (first == MR_OK) first = st;
+    }
+    pthread_mutex_unlock(&h->lock);
+  }
+  l->first = NULL;
+  return first;
+}
+
+/* ---- taking memory from other streams ------------------------------------------- */
+
+/* An idle segment of another heap that `key`'s heap may use now, for a
+ * request of `size` in the small or large pool: the smallest that fits.
+ * Detached from its heap; NULL if none. table_lock held. */
+static cache_segment *find_ready_segment(cache_state *c, cache_heap *own, bool small, size_t size) {
+  uint64_t safe = safe_epoch(c);
+  for (size_t i = 0; i <= c->table_mask; i++) {
+    for (cache_heap *x = c->table[i]; x != NULL; x = x->table_next) {
+      if (x == own) continue;
+      pthread_mutex_lock(&x->lock);
+      cache_pool *p = small ? &x->small : &x->large;
+      cache_segment *best = NULL;
+      if (p->idle_segments > 0) {
+        cache_heap_poll(x);
+        for (cache_segment *s = x->segments; s != NULL; s = s->next)
+          if (s->used == 0 && s->small == small && s->size >= size &&
+              cache_segment_ready(x, s, safe) && (best == NULL || s->size < best->size))
+            best = s;
+      }
+      if (best != NULL) cache_heap_detach(x, best);
+      pthread_mutex_unlock(&x->lock);
+      if (best != NULL) {
+        heap_reclaim_locked(c, x);
+        return best;
+      }
     }
   }
-  bool emptied = true;
-  for (unsigned k = 0; k < CLASS_COUNT; k++) {
-    block_stack *st = &b->classes[k];
-    if (st->count == 0) continue;
-    if (!shared_reserve(c, k, st->count)) {
-      emptied = false;
-      st->covered = 0; /* its event (if any) now belongs to the pool */
-      continue;
+  return NULL;
+}
+
+/* Idle bytes in heaps other than `own` that no event covers yet. */
+static size_t stranded_bytes(cache_state *c, cache_heap *own) {
+  size_t total = 0;
+  uint64_t safe = safe_epoch(c);
+  for (size_t i = 0; i <= c->table_mask; i++)
+    for (cache_heap *x = c->table[i]; x != NULL; x = x->table_next) {
+      if (x == own) continue;
+      pthread_mutex_lock(&x->lock);
+      cache_heap_poll(x);
+      for (cache_segment *s = x->segments; s != NULL; s = s->next)
+        if (s->used == 0 && !cache_segment_ready(x, s, safe)) total += s->size;
+      total += x->pending_bytes;
+      pthread_mutex_unlock(&x->lock);
     }
-    for (uint32_t i = 0; i < st->count; i++) {
-      shared_put(c, k, (shared_block){
-                           .ptr = st->items[i],
-                           .stream = b->stream,
-                           .event = i < st->covered && ev != NULL ? ev : NULL,
-                           .epoch = c->epoch,
-                           .safe = !c->ordered,
-                       });
-    }
-    /* The bytes now count as the shared pool's, not the slot's grant. */
-    s->grant -= (size_t)st->count * class_size(k);
-    for (uint32_t i = 0; i < st->count; i++) slot_count_block(c, s, k, -1);
-    st->count = st->covered = 0;
+  return total;
+}
+
+/* How much idle memory no event covers is worth a device synchronization
+ * (streams destroyed one after another leave such memory behind). */
+static inline size_t settle_threshold(const cache_state *c) {
+  return c->max_idle / 4 < IDLE_FLOOR ? c->max_idle / 4 : IDLE_FLOOR;
+}
+
+/* Move a ready idle segment of another stream's heap into `h`. When none
+ * is ready but other heaps hold much idle memory no event covers (streams
+ * that were destroyed, threads that left), wait for the device once and
+ * look again. */
+static bool adopt_segment(cache_state *c, cache_heap *h, bool small, size_t size) {
+  if (atomic_load_explicit(&c->live_heaps, memory_order_relaxed) < 2) return false;
+  pthread_mutex_lock(&c->table_lock);
+  cache_segment *s = find_ready_segment(c, h, small, size);
+  if (s == NULL && stranded_bytes(c, h) >= settle_threshold(c)) {
+    pthread_mutex_unlock(&c->table_lock);
+    if (settle(c) != MR_OK) return false;
+    pthread_mutex_lock(&c->table_lock);
+    s = find_ready_segment(c, h, small, size);
   }
-  shared_event_release(ev); /* spill_bin's own reference */
-  pthread_mutex_unlock(&c->lock);
-  b->event_recorded = b->event_done = false;
-  b->frees_since_record = 0;
-  if (!emptied) return false;
-  if (b->event != NULL) {
-    mri_event_destroy(b->event);
-    b->event = NULL;
-  }
-  b->in_use = false;
-  s->bins_in_use--;
+  pthread_mutex_unlock(&c->table_lock);
+  if (s == NULL) return false;
+  pthread_mutex_lock(&h->lock);
+  cache_heap_adopt(h, s, true);
+  pthread_mutex_unlock(&h->lock);
   return true;
 }
 
-static void spill_slot(cache_state *c, cache_slot *s) {
-  slot_lock(s);
-  for (int i = 0; i < BINS_PER_SLOT; i++)
-    if (s->bins[i].in_use) spill_bin(c, s, &s->bins[i]);
-  /* Budget the slot reserved but no longer fills goes back. */
-  unreserve(c, s->grant - s->cached_bytes);
-  s->grant = s->cached_bytes;
-  slot_unlock(s);
+/* Past the cap after a free on `stream` (alive), with `own`'s idle
+ * segments already gone: give back other streams' idle segments that are
+ * safe for every stream now, on `stream`; when none is but much is
+ * stranded (streams destroyed, threads gone), wait for the device once. */
+static void reduce_idle(cache_state *c, cache_heap *own, mr_stream stream) {
+  if (!c->ordered || atomic_load_explicit(&c->live_heaps, memory_order_relaxed) < 2) return;
+  bool settled = false;
+  for (;;) {
+    if (atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) <= c->max_idle) return;
+    pthread_mutex_lock(&c->table_lock);
+    cache_heap *x = NULL;
+    cache_segment *seg = NULL;
+    uint64_t safe = safe_epoch(c);
+    for (size_t i = 0; i <= c->table_mask && seg == NULL; i++)
+      for (x = c->table[i]; x != NULL && seg == NULL; x = x->table_next) {
+        if (x == own) continue;
+        pthread_mutex_lock(&x->lock);
+        cache_heap_poll(x);
+        for (cache_segment *s = x->segments; s != NULL && seg == NULL; s = s->next)
+          if (s->used == 0 && cache_segment_ready(x, s, safe)) seg = s;
+        if (seg != NULL) cache_heap_detach(x, seg);
+        pthread_mutex_unlock(&x->lock);
+        if (seg != NULL) break;
+      }
+    if (seg == NULL) {
+      bool stranded = !settled && stranded_bytes(c, own) > 0;
+      pthread_mutex_unlock(&c->table_lock);
+      if (!stranded || settle(c) != MR_OK) return;
+      settled = true;
+      continue;
+    }
+    /* x stays: it is not reclaimed while table_lock is held. */
+    segment_list l = {seg};
+    seg->next = NULL;
+    mr_status st = give_back(c, x, &l, stream);
+    heap_reclaim_locked(c, x);
+    pthread_mutex_unlock(&c->table_lock);
+    if (st != MR_OK) return;
+  }
 }
 
-/* ---- slots and bins ------------------------------------------------------- */
+/* ---- allocate -------------------------------------------------------------------- */
+
+typedef enum counter { COUNT_HIT, COUNT_MISS, COUNT_CROSS_HIT, COUNT_BYPASS } counter;
+
+static void count(cache_state *c, cache_slot *s, counter what) {
+  if (s != NULL) {
+    switch (what) {
+    case COUNT_CROSS_HIT:
+      bump(&s->cross_stream);
+      /* fall through */
+    case COUNT_HIT:
+      bump(&s->hits);
+      break;
+    case COUNT_MISS:
+      bump(&s->misses);
+      break;
+    case COUNT_BYPASS:
+      bump(&s->bypassed);
+      break;
+    }
+    return;
+  }
+  _Atomic uint64_t *shared = what == COUNT_MISS     ? &c->shared_misses
+                              : what == COUNT_BYPASS ? &c->shared_bypassed
+                                                     : &c->shared_hits;
+  atomic_fetch_add_explicit(shared, 1, memory_order_relaxed);
+  if (what == COUNT_CROSS_HIT) atomic_fetch_add_explicit(&c->shared_cross, 1, memory_order_relaxed);
+}
+
+static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, size_t alignment,
+                                 mr_stream stream, void **ptr) __attribute__((noinline));
+static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, size_t alignment,
+                                 mr_stream stream, void **ptr) {
+  mr_status st = mri_allocate(c->upstream, bytes, alignment, stream, ptr);
+  if (st != MR_OK) return st;
+  pthread_mutex_lock(&c->capture_lock);
+  st = mri_ptrmap_put(c->captured, *ptr, (mri_ptrmap_value){.bytes = bytes, .alignment = alignment});
+  if (st == MR_OK) atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&c->capture_lock);
+  if (st != MR_OK) {
+    mri_deallocate(c->upstream, *ptr, bytes, alignment, stream);
+    *ptr = NULL;
+    return mri_error(st, "cache: out of host memory recording a graph allocation");
+  }
+  count(c, s, COUNT_BYPASS);
+  return MR_OK;
+}
+
+/* The segment a heap's pool grows by for a request of `size`. */
+static size_t segment_size(bool small, size_t size) {
+  if (small) return CACHE_SMALL_SEGMENT;
+  if (size <= LARGE_SHARED_MAX) return LARGE_SEGMENT;
+  return (size + SEGMENT_ROUND - 1) & ~(SEGMENT_ROUND - 1);
+}
+
+/* Memory for a new segment of `*bytes` on `stream`, for a block of
+ * `size`. Out of memory, give back everything idle (a trim) and ask once
+ * more; then for the block alone (*bytes becomes `size`). */
+static mr_status upstream_segment(cache_state *c, size_t *bytes, size_t size, mr_stream stream,
+                                  void **ptr) {
+  mr_status st = mri_allocate(c->upstream, *bytes, CACHE_ALIGNMENT, stream, ptr);
+  if (MRI_LIKELY(st == MR_OK) || st != MR_ERR_OUT_OF_MEMORY) return st;
+  char saved[MRI_ERROR_CAPACITY];
+  snprintf(saved, sizeof saved, "%s", mr_last_error());
+  cache_trim(c);
+  st = mri_allocate(c->upstream, *bytes, CACHE_ALIGNMENT, stream, ptr);
+  if (st == MR_ERR_OUT_OF_MEMORY && *bytes > size) {
+    st = mri_allocate(c->upstream, size, CACHE_ALIGNMENT, stream, ptr);
+    if (st == MR_OK) *bytes = size;
+  }
+  if (st == MR_ERR_OUT_OF_MEMORY) {
+    char segment[32], block[32];
+    mri_format_bytes_human(*bytes, segment, sizeof segment);
+    mri_format_bytes_human(size, block, sizeof block);
+    return mri_error(st,
+                     "cache: out of memory for a segment of %s (and for the %s block alone) "
+                     "after returning every idle segment: %s",
+                     segment, block, saved);
+  }
+  return st;
+}
+
+/* Hand out block `b`: record it in the map. On failure it goes back. */
+static mr_status hand_out(cache_state *c, cache_heap *h, cache_block *b, void **ptr) {
+  mr_status st = map_put(c, b);
+  if (MRI_UNLIKELY(st != MR_OK)) {
+    pthread_mutex_lock(&h->lock);
+    cache_heap_release(h, b, current_epoch(c));
+    pthread_mutex_unlock(&h->lock);
+    return mri_error(st, "cache: out of host memory recording a block");
+  }
+  *ptr = (void *)b->addr;
+  return MR_OK;
+}
+
+static cache_block *heap_take(cache_state *c, cache_heap *h, bool small, size_t size) {
+  pthread_mutex_lock(&h->lock);
+  if (MRI_UNLIKELY(h->pending != NULL)) cache_heap_settle_pending(h, safe_epoch(c));
+  cache_block *b = cache_heap_take(h, small, size);
+  pthread_mutex_unlock(&h->lock);
+  return b;
+}
+
+/* A new segment for `h`'s pool, and the block from it. When the pool's
+ * segments would pass its recent peak in use by more than an eighth (at
+ * least IDLE_FLOOR), idle segments go back first, on this stream (h's
+ * own), so the upstream makes the new segment from their memory rather
+ * than growing. A pattern that repeats (a training step) stays under the
+ * margin and keeps its segments; one that drifts gives back what it no
+ * longer uses. */
+static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, size_t size,
+                      mr_stream stream, void **ptr) {
+  size_t bytes = segment_size(small, size);
+  segment_list idle = {NULL};
+  pthread_mutex_lock(&h->lock);
+  cache_pool *p = small ? &h->small : &h->large;
+  size_t peak = cache_pool_peak(p);
+  size_t limit = peak + (peak / 8 > IDLE_FLOOR ? peak / 8 : IDLE_FLOOR);
+  if (p->segment_bytes + bytes > limit && p->idle_bytes > 0) {
+    size_t over = p->segment_bytes + bytes - limit;
+    take_idle(h, small, p->idle_bytes > over ? p->idle_bytes - over : 0, &idle);
+  }
+  pthread_mutex_unlock(&h->lock);
+  give_back(c, h, &idle, stream);
+  void *base = NULL;
+  mr_status st = upstream_segment(c, &bytes, size, stream, &base);
+  if (st != MR_OK) return st;
+  pthread_mutex_lock(&h->lock);
+  cache_block *b = NULL;
+  if (cache_heap_add_segment(h, small, (uintptr_t)base, bytes)) b = cache_heap_take(h, small, size);
+  pthread_mutex_unlock(&h->lock);
+  if (b != NULL) mri_nvtx_heap_add(base, bytes, c->description);
+  if (b == NULL) {
+    mri_deallocate(c->upstream, base, bytes, CACHE_ALIGNMENT, stream);
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory for a segment's records");
+  }
+  st = hand_out(c, h, b, ptr);
+  if (st == MR_OK) count(c, s, COUNT_MISS);
+  return st;
+}
+
+/* From `h` (the heap of the allocating stream): a free block, else an idle
+ * segment another stream is done with, else a new segment. */
+static mr_status heap_allocate(cache_state *c, cache_slot *s, cache_heap *h, bool small,
+                               size_t size, mr_stream stream, void **ptr) {
+  cache_block *b = heap_take(c, h, small, size);
+  if (b != NULL) {
+    mr_status st = hand_out(c, h, b, ptr);
+    if (st == MR_OK) count(c, s, COUNT_HIT);
+    return st;
+  }
+  if (c->ordered && adopt_segment(c, h, small, size) && (b = heap_take(c, h, small, size)) != NULL) {
+    mr_status st = hand_out(c, h, b, ptr);
+    if (st == MR_OK) count(c, s, COUNT_CROSS_HIT);
+    return st;
+  }
+  return grow(c, s, h, small, size, stream, ptr);
+}
+
+/* ---- slots and bins ------------------------------------------------------------- */
 
 static cache_slot *slot_create(cache_state *c, int index) {
   cache_slot *s = mri_host_aligned_alloc(MRI_CACHE_LINE, sizeof *s);
   if (s == NULL) return NULL;
   memset(s, 0, sizeof *s);
+  pthread_mutex_init(&s->lock, NULL);
   s->index = index;
   atomic_store_explicit(&c->slots[index], s, memory_order_release);
   int high = atomic_load_explicit(&c->slots_high, memory_order_relaxed);
@@ -560,11 +918,11 @@ static inline cache_slot *my_slot(cache_state *c) {
   return slot_create(c, index);
 }
 
-static inline stream_bin *find_bin(cache_slot *s, mri_stream_id stream) {
-  stream_bin *b = &s->bins[s->mru];
-  if (MRI_LIKELY(b->in_use && b->stream == stream)) return b;
+static inline thread_bin *find_bin(cache_slot *s, mri_stream_id key) {
+  thread_bin *b = &s->bins[s->mru];
+  if (MRI_LIKELY(b->in_use && b->key == key)) return b;
   for (int i = 0; i < BINS_PER_SLOT; i++) {
-    if (s->bins[i].in_use && s->bins[i].stream == stream) {
+    if (s->bins[i].in_use && s->bins[i].key == key) {
       s->mru = i;
       return &s->bins[i];
     }
@@ -572,19 +930,47 @@ static inline stream_bin *find_bin(cache_slot *s, mri_stream_id stream) {
   return NULL;
 }
 
-/* The bin for `stream`, making room by spilling the least recently used;
- * NULL if none could be emptied. */
-static stream_bin *new_bin(cache_state *c, cache_slot *s, mri_stream_id stream)
-    __attribute__((noinline));
+static mr_status heap_free(cache_state *c, cache_block *b, mri_stream_id key, mr_stream stream,
+                           bool alive);
 
-static inline stream_bin *bin_for_free(cache_state *c, cache_slot *s, mri_stream_id stream) {
-  stream_bin *b = find_bin(s, stream);
-  if (MRI_LIKELY(b != NULL)) return b;
-  return new_bin(c, s, stream);
+/* Give back to the heaps every block a bin holds. `alive`: the caller is
+ * using the bin's stream (`stream`) right now. Slot locked. */
+static void flush_bin(cache_state *c, thread_bin *b, mr_stream stream, bool alive) {
+  for (unsigned k = 0; k < CLASS_COUNT; k++) {
+    uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
+    for (uint32_t i = n; i-- > 0;) {
+      cache_block *blk = map_take(c, b->items[k][i]);
+      if (blk != NULL && heap_free(c, blk, b->key, stream, alive) != MR_OK)
+        map_put(c, blk); /* cannot happen: heap_free fails only on the size check */
+      atomic_store_explicit(&b->counts[k], i, memory_order_relaxed);
+      atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
+    }
+  }
 }
 
-static stream_bin *new_bin(cache_state *c, cache_slot *s, mri_stream_id stream) {
-  stream_bin *victim = NULL;
+/* Empty every bin of `s` (thread exit, trim, fork-free paths); with
+ * `drop_bins`, also let go of their heaps. Slot locked. */
+static void flush_slot(cache_state *c, cache_slot *s, bool drop_bins) {
+  for (int i = 0; i < BINS_PER_SLOT; i++) {
+    thread_bin *b = &s->bins[i];
+    if (!b->in_use) continue;
+    flush_bin(c, b, NULL, false);
+    if (drop_bins) {
+      heap_put(c, b->heap);
+      b->heap = NULL;
+      b->in_use = false;
+    }
+  }
+}
+
+/* The bin for `key`, made by emptying the least recently used if need be;
+ * NULL if host memory ran out. Slot locked. */
+static thread_bin *bin_for(cache_state *c, cache_slot *s, mri_stream_id key) {
+  thread_bin *b = find_bin(s, key);
+  if (b != NULL) return b;
+  cache_heap *h = heap_get(c, key);
+  if (h == NULL) return NULL;
+  thread_bin *victim = NULL;
   for (int i = 0; i < BINS_PER_SLOT; i++) {
     if (!s->bins[i].in_use) {
       victim = &s->bins[i];
@@ -592,516 +978,339 @@ static stream_bin *new_bin(cache_state *c, cache_slot *s, mri_stream_id stream) 
     }
     if (victim == NULL || s->bins[i].last_use < victim->last_use) victim = &s->bins[i];
   }
-  if (victim->in_use && !spill_bin(c, s, victim)) return NULL;
+  if (victim->in_use) {
+    flush_bin(c, victim, NULL, false);
+    heap_put(c, victim->heap);
+  }
   victim->in_use = true;
-  victim->stream = stream;
-  s->bins_in_use++;
+  victim->key = key;
+  victim->heap = h;
+  victim->last_use = ++s->tick;
   s->mru = (int)(victim - s->bins);
   return victim;
 }
 
-/* ---- upstream ------------------------------------------------------------- */
+/* ---- the common paths -------------------------------------------------------- */
 
-static mr_status cache_trim(void *self);
-
-/* A block of class k from upstream; on out-of-memory, give back everything
- * cached and try once more. */
-static mr_status upstream_block(cache_state *c, unsigned k, mr_stream stream, void **ptr) {
-  mr_status st = mri_allocate(c->upstream, class_size(k), BLOCK_ALIGNMENT, stream, ptr);
-  if (MRI_LIKELY(st == MR_OK) || st != MR_ERR_OUT_OF_MEMORY) return st;
-  if (atomic_load_explicit(&c->reserved, memory_order_relaxed) == 0) return st;
-  char saved[MRI_ERROR_CAPACITY];
-  snprintf(saved, sizeof saved, "%s", mr_last_error());
-  cache_trim(c);
-  st = mri_allocate(c->upstream, class_size(k), BLOCK_ALIGNMENT, stream, ptr);
-  if (st == MR_ERR_OUT_OF_MEMORY)
-    return mri_error(st, "cache: still out of memory after returning every cached block: %s",
-                     saved);
+/* The key of `stream`: its ID where reuse follows streams. For an
+ * allocation (`capturing` not NULL) also whether it is capturing. */
+static inline mr_status stream_key(cache_state *c, mr_stream stream, mri_stream_id *key,
+                                   bool *capturing) {
+  *key = 0;
+  if (!c->ordered) return MR_OK;
+  mr_status st;
+  if (stream == NULL || stream == (mr_stream)(uintptr_t)1 /* CU_STREAM_LEGACY */) {
+    st = mri_legacy_stream_id(c->device, key);
+  } else if (capturing != NULL) {
+    mri_stream_info info;
+    st = mri_stream_query(stream, c->device, &info);
+    *capturing = info.capturing;
+    *key = info.id;
+  } else {
+    st = mri_stream_get_id(stream, c->device, key);
+  }
   return st;
 }
 
-/* Wait for the device(s), so that every block the shared pool held when
- * the wait began is safe for every stream. Blocks put meanwhile carry the
- * new epoch and wait for the next one. */
-static mr_status settle(cache_state *c) {
-  pthread_mutex_lock(&c->lock);
-  uint64_t epoch = c->epoch++;
-  pthread_mutex_unlock(&c->lock);
-  mr_status st = mri_synchronize_devices(c->device);
-  if (st != MR_OK) return mri_error_prefix(st, "cache: waiting for the device");
-  pthread_mutex_lock(&c->lock);
-  if (c->safe_epoch <= epoch) {
-    c->safe_epoch = epoch + 1;
-    c->uncovered_bytes = 0;
-    for (unsigned k = 0; k < CLASS_COUNT; k++)
-      for (size_t i = 0; i < c->shared[k].count; i++)
-        if (uncovered(c, &c->shared[k].items[i])) c->uncovered_bytes += class_size(k);
-  }
-  pthread_mutex_unlock(&c->lock);
-  return MR_OK;
-}
-
-/* ---- allocate ------------------------------------------------------------- */
-
-/* Which counter an event on the slow paths bumps. */
-typedef enum counter { COUNT_HIT, COUNT_MISS, COUNT_CROSS_HIT, COUNT_BYPASS } counter;
-
-/* Count a slow-path event: in the thread's slot, or in the shared counters
- * for a thread without one. */
-static void count(cache_state *c, cache_slot *s, counter what) {
-  if (s != NULL) {
-    slot_lock(s);
-    s->hits += what == COUNT_HIT || what == COUNT_CROSS_HIT;
-    s->cross_stream += what == COUNT_CROSS_HIT;
-    s->misses += what == COUNT_MISS;
-    s->bypassed += what == COUNT_BYPASS;
-    slot_unlock(s);
-  } else {
-    pthread_mutex_lock(&c->lock);
-    c->shared_hits += what == COUNT_HIT || what == COUNT_CROSS_HIT;
-    c->shared_misses += what == COUNT_MISS;
-    c->shared_bypassed += what == COUNT_BYPASS;
-    pthread_mutex_unlock(&c->lock);
-  }
-}
-
-static void shrink_grant(cache_state *c, cache_slot *s) __attribute__((noinline));
-static void shrink_grant(cache_state *c, cache_slot *s) {
-  s->grant -= c->grant_unit;
-  unreserve(c, c->grant_unit);
-}
-
-static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, size_t alignment,
-                                 mr_stream stream, bool captured, void **ptr)
+static mr_status small_allocate_slow(cache_state *c, cache_slot *s, unsigned k,
+                                     mri_stream_id key, mr_stream stream, void **ptr)
     __attribute__((noinline));
-static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, size_t alignment,
-                                 mr_stream stream, bool captured, void **ptr) {
-  mr_status st = mri_allocate(c->upstream, bytes, alignment, stream, ptr);
-  if (st != MR_OK) return st;
-  if (captured) {
-    pthread_mutex_lock(&c->lock);
-    st = mri_ptrmap_put(c->captured, *ptr,
-                        (mri_ptrmap_value){.bytes = bytes, .alignment = alignment});
-    if (st == MR_OK) atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&c->lock);
-    if (st != MR_OK) {
-      mri_deallocate(c->upstream, *ptr, bytes, alignment, stream);
-      *ptr = NULL;
-      return mri_error(st, "cache: out of host memory recording a graph allocation");
-    }
-  }
-  count(c, s, COUNT_BYPASS);
-  return MR_OK;
-}
-
-/* A block of class k freed on another of this slot's streams, if reuse is
- * allowed: any, when device work cannot touch the memory; else a covered
- * one whose event completed. Slot locked. */
-static void *take_from_other_bins(cache_state *c, cache_slot *s, stream_bin *own, unsigned k) {
-  for (int i = 0; i < BINS_PER_SLOT; i++) {
-    stream_bin *b = &s->bins[i];
-    if (!b->in_use || b == own || b->classes[k].count == 0) continue;
-    if (!c->ordered) return stack_pop(&b->classes[k]);
-    if (b->classes[k].covered > 0 && bin_event_done(b)) return stack_take_covered(&b->classes[k]);
-  }
-  return NULL;
-}
-
-/* A block of class k from another thread's slot: one freed on stream `id`
- * (reusable at once by later work on `id`, as in the driver's pools), else
- * what take_from_other_bins allows. PyTorch's autograd thread frees what its
- * main thread allocates and allocates what that one frees: without this,
- * each thread's bins fill with the sizes the other wants and both keep
- * missing. No lock of ours is held here, so waiting for the other slot's
- * lock cannot deadlock (trim and thread exit take slots before c->lock).
- * The block's budget goes back to the cache. */
-static void *steal(cache_state *c, cache_slot *own, unsigned k, mri_stream_id id, bool *cross) {
-  int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
-  /* Each thief starts after its own slot, so that thieves spread over the
-   * slots instead of all queueing on the first; a slot whose owner (or
-   * another thief) holds it is passed over. */
-  int start = own != NULL ? own->index + 1 : 0;
-  for (int n = 0; n < high; n++) {
-    int i = (start + n) % high;
-    cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
-    if (o == NULL || o == own || !slot_try_lock(o)) continue;
-    stream_bin *b = find_bin(o, id);
-    void *p = NULL;
-    if (b != NULL && b->classes[k].count > 0) {
-      p = stack_pop(&b->classes[k]);
-      *cross = false;
-    } else if ((p = take_from_other_bins(c, o, b, k)) != NULL) {
-      *cross = true;
-    }
-    if (p != NULL) {
-      slot_count_block(c, o, k, -1);
-      o->grant -= class_size(k);
-      unreserve(c, class_size(k));
-    }
-    slot_unlock(o);
-    if (p != NULL) return p;
-  }
-  return NULL;
-}
-
-static size_t release_shared(cache_state *c, size_t need, unsigned min_class, mr_stream stream,
-                             mri_stream_id id);
-
-/* Give the large blocks of slot o's bin for `id` back upstream on `stream`
- * (alive: the caller is using it; safe: the blocks were freed on it), the
- * largest first, until `need` bytes went; returns how many did. A block
- * whose free fails stays. */
-static size_t release_slot_large(cache_state *c, cache_slot *o, size_t need, mr_stream stream,
-                                 mri_stream_id id) {
-  size_t released = 0;
-  slot_lock(o);
-  stream_bin *b = find_bin(o, id);
-  for (unsigned k = CLASS_COUNT; b != NULL && k-- > LARGE_CLASS && released < need;) {
-    block_stack *st = &b->classes[k];
-    while (st->count > 0 && released < need) {
-      if (mri_deallocate(c->upstream, st->items[st->count - 1], class_size(k), BLOCK_ALIGNMENT,
-                         stream) != MR_OK)
-        goto done;
-      stack_pop(st);
-      slot_count_block(c, o, k, -1);
-      o->grant -= class_size(k);
-      unreserve(c, class_size(k));
-      released += class_size(k);
-      atomic_fetch_add_explicit(&c->trimmed_large, 1, memory_order_relaxed);
-    }
-  }
-done:
-  slot_unlock(o);
-  return released;
-}
-
-/* Before a large block of class k comes from upstream: when the cache
- * already holds more idle large bytes than large_idle_limit, give back ready
- * large blocks of at least that size first, so that the upstream pool makes
- * the new block from their memory instead of growing. Blocks cannot be
- * split, and a cache that kept every large size it has seen would hold
- * several times the working set once the sizes in use shift (a model's
- * activations in the forward pass, its gradients in the backward pass);
- * the driver's pool can reuse the memory for any size. */
-static void make_way(cache_state *c, cache_slot *own, unsigned k, mr_stream stream,
-                     mri_stream_id id) {
-  size_t idle = atomic_load_explicit(&c->idle_large, memory_order_relaxed);
-  size_t need = class_size(k);
-  if (idle + need <= large_idle_limit(c)) return;
-  int high = atomic_load_explicit(&c->slots_high, memory_order_acquire);
-  size_t released = own != NULL ? release_slot_large(c, own, need, stream, id) : 0;
-  for (int i = 0; i < high && released < need; i++) {
-    cache_slot *o = atomic_load_explicit(&c->slots[i], memory_order_acquire);
-    if (o != NULL && o != own) released += release_slot_large(c, o, need - released, stream, id);
-  }
-  if (released < need) release_shared(c, need - released, LARGE_CLASS, stream, id);
-}
-
-static void *take_from_shared(cache_state *c, unsigned k, mri_stream_id stream, bool *cross) {
-  void *p = NULL;
-  pthread_mutex_lock(&c->lock);
-  shared_class *sc = &c->shared[k];
-  /* Newest first: the most likely to be warm and on this stream. */
-  for (size_t i = sc->count; i-- > 0;) {
-    if (shared_block_ready(c, &sc->items[i], stream)) {
-      *cross = sc->items[i].stream != stream;
-      p = shared_remove(c, k, i);
-      break;
-    }
-  }
-  pthread_mutex_unlock(&c->lock);
-  return p;
-}
-
-/* True when the shared pool holds so many uncovered blocks that waiting
- * for the device once is better than growing. */
-static bool worth_settling(cache_state *c) {
-  pthread_mutex_lock(&c->lock);
-  bool worth = c->uncovered_bytes > 0 && c->uncovered_bytes >= c->max_cached / 4;
-  pthread_mutex_unlock(&c->lock);
-  return worth;
-}
-
-static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, mr_stream stream,
-                                     mri_stream_id id, void **ptr) __attribute__((noinline));
-static mr_status cache_allocate_miss(cache_state *c, cache_slot *s, unsigned k, mr_stream stream,
-                                     mri_stream_id id, void **ptr) {
-  bool cross = false;
-  void *p = NULL;
+static mr_status small_allocate_slow(cache_state *c, cache_slot *s, unsigned k,
+                                     mri_stream_id key, mr_stream stream, void **ptr) {
+  cache_heap *h = NULL;
   if (s != NULL) {
-    slot_lock(s);
-    p = take_from_other_bins(c, s, find_bin(s, id), k);
-    if (p != NULL) {
-      slot_count_block(c, s, k, -1);
-      s->cross_stream++;
-      s->hits++;
+    pthread_mutex_lock(&s->lock);
+    thread_bin *b = bin_for(c, s, key);
+    if (b != NULL) {
+      b->last_use = ++s->tick;
+      uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
+      if (n > 0) { /* a revoker was about: the common path, locked */
+        *ptr = b->items[k][n - 1];
+        atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
+        bump(&s->hits);
+        pthread_mutex_unlock(&s->lock);
+        return MR_OK;
+      }
+      h = b->heap;
     }
-    slot_unlock(s);
-    if (p != NULL) {
-      *ptr = p;
-      return MR_OK;
+    pthread_mutex_unlock(&s->lock);
+  }
+  if (h != NULL) return heap_allocate(c, s, h, true, class_sizes[k], stream, ptr);
+  /* No bin: a thread without a slot, or host memory ran out. */
+  h = heap_get(c, key);
+  if (h == NULL) return mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory");
+  mr_status st = heap_allocate(c, s, h, true, class_sizes[k], stream, ptr);
+  heap_put(c, h);
+  return st;
+}
+
+static mr_status large_allocate(cache_state *c, cache_slot *s, size_t bytes, mri_stream_id key,
+                                mr_stream stream, void **ptr) __attribute__((noinline));
+static mr_status large_allocate(cache_state *c, cache_slot *s, size_t bytes, mri_stream_id key,
+                                mr_stream stream, void **ptr) {
+  cache_heap *h = NULL;
+  bool borrowed = true;
+  if (s != NULL) {
+    pthread_mutex_lock(&s->lock);
+    thread_bin *b = bin_for(c, s, key);
+    if (b != NULL) {
+      b->last_use = ++s->tick;
+      h = b->heap;
+      borrowed = false;
     }
+    pthread_mutex_unlock(&s->lock);
   }
-  p = steal(c, s, k, id, &cross);
-  /* Uncovered blocks are shared blocks: an empty pool needs no settling. */
-  bool shared = atomic_load_explicit(&c->shared_blocks, memory_order_relaxed) > 0;
-  if (p == NULL && shared) p = take_from_shared(c, k, id, &cross);
-  if (p == NULL && shared && worth_settling(c) && settle(c) == MR_OK)
-    p = take_from_shared(c, k, id, &cross);
-  if (p != NULL) {
-    count(c, s, cross ? COUNT_CROSS_HIT : COUNT_HIT);
-    *ptr = p;
-    return MR_OK;
-  }
-  if (k >= LARGE_CLASS) make_way(c, s, k, stream, id);
-  mr_status st = upstream_block(c, k, stream, ptr);
-  if (st != MR_OK) return st;
-  count(c, s, COUNT_MISS);
-  return MR_OK;
+  if (h == NULL && (h = heap_get(c, key)) == NULL)
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory");
+  mr_status st = heap_allocate(c, s, h, false, cache_large_size(bytes), stream, ptr);
+  if (borrowed) heap_put(c, h);
+  return st;
 }
 
 static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                 void **ptr) {
   cache_state *c = self;
+  mri_stream_id key;
+  bool capturing = false;
+  mr_status st = stream_key(c, stream, &key, &capturing);
+  if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache");
   cache_slot *s = my_slot(c);
-  if (MRI_UNLIKELY(bytes > MAX_CACHED_BLOCK))
-    return bypass_allocate(c, s, bytes, alignment, stream, false, ptr);
-  mri_stream_id id = 0;
-  if (c->ordered) {
-    /* Two driver calls (~20 ns each on an H200): the stream's ID, and
-     * whether it is capturing. */
-    mri_stream_info info;
-    mr_status st = mri_stream_query(stream, c->device, &info);
-    if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache");
-    if (MRI_UNLIKELY(info.capturing)) return bypass_allocate(c, s, bytes, alignment, stream, true, ptr);
-    id = info.id;
+  if (MRI_UNLIKELY(capturing)) return bypass_allocate(c, s, bytes, alignment, stream, ptr);
+  if (MRI_UNLIKELY(key == MRI_STREAM_ID_SHUT_DOWN))
+    return mri_error(MR_ERR_DRIVER, "cache: the CUDA driver has shut down");
+  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX)) {
+    return nvtx_out(c, large_allocate(c, s, bytes, key, stream, ptr), ptr, bytes);
   }
   unsigned k = class_of(bytes);
-  if (MRI_LIKELY(s != NULL)) {
-    slot_lock(s);
-    stream_bin *b = find_bin(s, id);
-    if (MRI_LIKELY(b != NULL && b->classes[k].count > 0)) {
-      *ptr = stack_pop(&b->classes[k]);
+  if (MRI_LIKELY(s != NULL) && MRI_LIKELY(slot_enter(s))) {
+    thread_bin *b = &s->bins[s->mru];
+    uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
+    if (MRI_LIKELY(b->key == key && b->in_use && n > 0)) {
+      *ptr = b->items[k][n - 1];
+      atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
+      atomic_store_explicit(&b->bytes,
+                            atomic_load_explicit(&b->bytes, memory_order_relaxed) - class_sizes[k],
+                            memory_order_relaxed);
+      bump(&s->hits);
+      slot_exit(s);
+      return nvtx_out(c, MR_OK, ptr, bytes);
+    }
+    slot_exit(s);
+  }
+  return nvtx_out(c, small_allocate_slow(c, s, k, key, stream, ptr), ptr, bytes);
+}
+
+/* ---- deallocate ------------------------------------------------------------------- */
+
+/* Give block `b` back to its heap, freed on stream `key` (`stream`, alive
+ * when `alive`): at once where the heap is that stream's, else pending an
+ * event on the freeing stream. Past the cap, idle segments go upstream. */
+static mr_status heap_free(cache_state *c, cache_block *b, mri_stream_id key, mr_stream stream,
+                           bool alive) {
+  cache_heap *h = b->segment->heap; /* stable: a segment with a block in use never moves */
+  if (key == MRI_STREAM_ID_SHUT_DOWN) alive = false; /* nothing runs any more */
+  bool own = !c->ordered || h->key == key || key == MRI_STREAM_ID_SHUT_DOWN;
+  cache_wait *w = !own && alive ? wait_on(c, stream) : NULL;
+  uint64_t epoch = current_epoch(c);
+  segment_list over = {NULL};
+  pthread_mutex_lock(&h->lock);
+  if (own) {
+    cache_segment *idle = cache_heap_release(h, b, epoch);
+    if (c->ordered && alive && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1 &&
+        (idle != NULL || ++h->frees_since_record >= RECORD_EVERY))
+      heap_record(c, h, stream);
+    if (MRI_UNLIKELY(atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle) &&
+        alive) {
+      take_idle(h, true, 0, &over);
+      take_idle(h, false, 0, &over);
+    }
+  } else {
+    cache_heap_park(h, b, w, epoch);
+  }
+  pthread_mutex_unlock(&h->lock);
+  cache_wait_release(w); /* the parked block holds its own reference */
+  if (over.first != NULL) give_back(c, h, &over, stream);
+  if (MRI_UNLIKELY(alive && atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle))
+    reduce_idle(c, h, stream);
+  return MR_OK;
+}
+
+/* A free that finds no record: not this cache's block, or freed twice. */
+static mr_status not_ours(cache_state *c, const void *ptr, size_t bytes) {
+  return mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "%s: %p (%zu bytes) was not allocated here, or was freed already",
+                   c->description, ptr, bytes);
+}
+
+static mr_status free_to_heap(cache_state *c, void *ptr, size_t bytes, size_t size,
+                              mri_stream_id key, mr_stream stream) {
+  cache_block *b = map_take(c, ptr);
+  if (b == NULL) return not_ours(c, ptr, bytes);
+  if (MRI_UNLIKELY(b->asked != size)) {
+    map_put(c, b);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "%s: %p was allocated as a block of %zu bytes and freed with %zu "
+                     "(which takes %zu): deallocate needs the allocation's size",
+                     c->description, ptr, b->asked, bytes, size);
+  }
+  return heap_free(c, b, key, stream, true);
+}
+
+static mr_status small_free_slow(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
+                                 unsigned k, mri_stream_id key, mr_stream stream)
+    __attribute__((noinline));
+static mr_status small_free_slow(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
+                                 unsigned k, mri_stream_id key, mr_stream stream) {
+  if (s != NULL) {
+    pthread_mutex_lock(&s->lock);
+    thread_bin *b = bin_for(c, s, key);
+    if (b != NULL) {
       b->last_use = ++s->tick;
-      slot_count_block(c, s, k, -1);
-      if (MRI_UNLIKELY(k >= LARGE_CLASS)) count_live_large(c, k, +1);
-      s->hits++;
-      /* Hand back budget the slot no longer needs, a grant at a time. */
-      if (MRI_UNLIKELY(s->grant - s->cached_bytes > 2 * c->grant_unit)) shrink_grant(c, s);
-      slot_unlock(s);
-      return mri_nvtx_block_out(MR_OK, ptr, class_size(k), bytes, c->description);
+      uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
+      size_t held = atomic_load_explicit(&b->bytes, memory_order_relaxed);
+      if (n < STACK_DEPTH && held + class_sizes[k] <= BIN_BUDGET) {
+        b->items[k][n] = ptr;
+        atomic_store_explicit(&b->counts[k], n + 1, memory_order_relaxed);
+        atomic_store_explicit(&b->bytes, held + class_sizes[k], memory_order_relaxed);
+        pthread_mutex_unlock(&s->lock);
+        return MR_OK;
+      }
     }
-    slot_unlock(s);
+    pthread_mutex_unlock(&s->lock);
   }
-  mr_status st = cache_allocate_miss(c, s, k, stream, id, ptr);
-  if (st == MR_OK && k >= LARGE_CLASS) count_live_large(c, k, +1);
-  return mri_nvtx_block_out(st, ptr, class_size(k), bytes, c->description);
+  return free_to_heap(c, ptr, bytes, class_sizes[k], key, stream);
 }
 
-/* ---- deallocate ----------------------------------------------------------- */
-
-/* Free the shared pool's ready blocks upstream until `need` bytes of budget
- * are back; frees on `stream`, which is alive (its caller is using it) and
- * is safe for a ready block: its freeing stream got past the free. */
-static size_t release_shared(cache_state *c, size_t need, unsigned min_class, mr_stream stream,
-                             mri_stream_id id) {
-  size_t released = 0;
-  pthread_mutex_lock(&c->lock);
-  for (unsigned k = CLASS_COUNT; k-- > min_class && released < need;) {
-    shared_class *sc = &c->shared[k];
-    for (size_t i = sc->count; i-- > 0 && released < need;) {
-      if (!shared_block_ready(c, &sc->items[i], id)) continue;
-      if (shared_release(c, k, i, stream) != MR_OK) goto done; /* kept; try no further */
-      released += class_size(k);
-    }
+static mr_status captured_free(cache_state *c, void *ptr, mr_stream stream, bool *done)
+    __attribute__((noinline));
+static mr_status captured_free(cache_state *c, void *ptr, mr_stream stream, bool *done) {
+  mri_ptrmap_value v;
+  pthread_mutex_lock(&c->capture_lock);
+  *done = mri_ptrmap_take(c->captured, ptr, &v);
+  if (*done) atomic_fetch_sub_explicit(&c->captured_live, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&c->capture_lock);
+  if (!*done) return MR_OK;
+  mr_status st = mri_deallocate(c->upstream, ptr, v.bytes, v.alignment, stream);
+  if (st != MR_OK) {
+    /* Still the caller's: keep the record (the slot just freed is reused,
+     * so this cannot fail). */
+    pthread_mutex_lock(&c->capture_lock);
+    mri_ptrmap_put(c->captured, ptr, v);
+    atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&c->capture_lock);
   }
-done:
-  pthread_mutex_unlock(&c->lock);
-  return released;
+  return st;
 }
 
-/* Room in the slot's grant for `size` more bytes, growing it if the shared
- * budget allows. Slot locked. */
-static bool slot_make_room(cache_state *c, cache_slot *s, size_t size, mr_stream stream,
-                           mri_stream_id id) {
-  if (MRI_LIKELY(s->cached_bytes + size <= s->grant)) return true;
-  size_t step = size > c->grant_unit ? size : c->grant_unit;
-  if (reserve(c, step)) {
-    s->grant += step;
-    return true;
-  }
-  if (release_shared(c, step, 0, stream, id) > 0 && reserve(c, step)) {
-    s->grant += step;
-    return true;
-  }
-  return false;
-}
-
-/* A free the cache keeps no record of goes back upstream with the caller's
- * size (the cache's class size for blocks it made). */
 static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                   mr_stream stream) {
   cache_state *c = self;
   if (MRI_UNLIKELY(atomic_load_explicit(&c->captured_live, memory_order_relaxed) > 0)) {
-    mri_ptrmap_value v;
-    pthread_mutex_lock(&c->lock);
-    bool captured = mri_ptrmap_take(c->captured, ptr, &v);
-    if (captured) atomic_fetch_sub_explicit(&c->captured_live, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&c->lock);
-    if (captured) {
-      mr_status st = mri_deallocate(c->upstream, ptr, v.bytes, v.alignment, stream);
-      if (st != MR_OK) {
-        /* Still the caller's: keep the record (the slot just freed is
-         * reused, so this cannot fail). */
-        pthread_mutex_lock(&c->lock);
-        mri_ptrmap_put(c->captured, ptr, v);
-        atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
-        pthread_mutex_unlock(&c->lock);
-      }
-      return st;
-    }
+    bool done;
+    mr_status st = captured_free(c, ptr, stream, &done);
+    if (done) return st;
   }
-  if (MRI_UNLIKELY(bytes > MAX_CACHED_BLOCK))
-    return mri_deallocate(c->upstream, ptr, bytes, alignment, stream);
+  mri_stream_id key;
+  mr_status st = stream_key(c, stream, &key, NULL);
+  if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache: freeing %p", ptr);
+  mri_nvtx_region_remove(ptr);
+  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX))
+    return free_to_heap(c, ptr, bytes, cache_large_size(bytes), key, stream);
   unsigned k = class_of(bytes);
-  size_t size = class_size(k);
-  mri_nvtx_block_in(ptr);
-  /* Idle large blocks stay under their limit: past it, the upstream pool
-   * keeps the memory, where any size can reuse it. */
-  if (MRI_UNLIKELY(k >= LARGE_CLASS)) {
-    count_live_large(c, k, -1);
-    if (atomic_load_explicit(&c->idle_large, memory_order_relaxed) + size > large_idle_limit(c))
-      return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
-  }
-  mri_stream_id id = 0;
-  if (c->ordered) {
-    mr_status st = mri_stream_get_id(stream, c->device, &id);
-    if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache: freeing %p", ptr);
-  }
   cache_slot *s = my_slot(c);
-  if (MRI_UNLIKELY(s == NULL)) {
-    /* No slot for this thread: the shared pool takes it, if there is room. */
-    if (!reserve(c, size)) return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
-    pthread_mutex_lock(&c->lock);
-    bool kept = shared_put(c, k, (shared_block){.ptr = ptr, .stream = id, .epoch = c->epoch,
-                                                .safe = !c->ordered});
-    pthread_mutex_unlock(&c->lock);
-    if (kept) return MR_OK;
-    unreserve(c, size);
-    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
-  }
-  slot_lock(s);
-  stream_bin *b = bin_for_free(c, s, id);
-  if (MRI_UNLIKELY(b == NULL || !slot_make_room(c, s, size, stream, id) ||
-                   !stack_push(&b->classes[k], ptr))) {
-    slot_unlock(s);
-    return mri_deallocate(c->upstream, ptr, size, BLOCK_ALIGNMENT, stream);
-  }
-  slot_count_block(c, s, k, +1);
-  b->last_use = ++s->tick;
-  /* A thread on several streams covers its frees with an event now and
-   * then, so its other streams (and other threads) can reuse them. */
-  if (MRI_UNLIKELY(s->bins_in_use > 1) && c->ordered && ++b->frees_since_record >= RECORD_EVERY)
-    bin_record(c, b, stream);
-  slot_unlock(s);
-  return MR_OK;
-}
-
-/* ---- trim, destroy -------------------------------------------------------- */
-
-/* Give a bin's blocks back upstream on the legacy stream (the device was
- * synchronized). Stops at the first failure, keeping what is left. */
-static mr_status free_bin_blocks(cache_state *c, cache_slot *s, stream_bin *b) {
-  for (unsigned k = 0; k < CLASS_COUNT; k++) {
-    block_stack *st = &b->classes[k];
-    while (st->count > 0) {
-      mr_status status = mri_deallocate(c->upstream, st->items[st->count - 1], class_size(k),
-                                        BLOCK_ALIGNMENT, NULL);
-      if (status != MR_OK) return status;
-      stack_pop(st);
-      slot_count_block(c, s, k, -1);
-      c->trimmed++;
+  if (MRI_LIKELY(s != NULL) && MRI_LIKELY(slot_enter(s))) {
+    thread_bin *b = &s->bins[s->mru];
+    uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
+    size_t held = atomic_load_explicit(&b->bytes, memory_order_relaxed);
+    if (MRI_LIKELY(b->key == key && b->in_use && n < STACK_DEPTH &&
+                   held + class_sizes[k] <= BIN_BUDGET)) {
+      b->items[k][n] = ptr;
+      atomic_store_explicit(&b->counts[k], n + 1, memory_order_relaxed);
+      atomic_store_explicit(&b->bytes, held + class_sizes[k], memory_order_relaxed);
+      slot_exit(s);
+      return MR_OK;
     }
+    slot_exit(s);
   }
-  return MR_OK;
+  (void)alignment;
+  return small_free_slow(c, s, ptr, bytes, k, key, stream);
 }
 
-/* Give every cached block back upstream. All slots are locked first (in
- * index order, then the shared lock: the same order as every other path),
- * so no block can be freed into the cache between the device
- * synchronization and the release; then each block's last use is finished
- * and it can be freed on the legacy stream. A block whose upstream free
+/* ---- trim, destroy ----------------------------------------------------------------- */
+
+/* Give every idle segment back upstream: threads' stacks are emptied into
+ * the heaps first (each owner finishing the use it is in), then the
+ * device is synchronized, so that every free so far is past and every idle
+ * segment can be freed on the legacy stream. A segment whose upstream free
  * fails stays cached, and the first failure is reported. */
 static mr_status cache_trim(void *self) {
   cache_state *c = self;
-  cache_slot *locked[MRI_MAX_SLOTS];
-  int n = 0;
-  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
-    cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
-    if (s != NULL) {
-      slot_lock(s);
-      locked[n++] = s;
+  cache_slot *slots[MRI_MAX_SLOTS];
+  int n = all_slots(c, slots);
+  slots_revoke(slots, n);
+  for (int i = 0; i < n; i++) flush_slot(c, slots[i], false);
+  slots_return(slots, n);
+  mr_status st = c->ordered ? settle(c) : MR_OK;
+  if (st != MR_OK) return mri_error_prefix(st, "cache: trimming");
+  uint64_t safe = safe_epoch(c);
+  pthread_mutex_lock(&c->table_lock);
+  for (size_t i = 0; c->table != NULL && i <= c->table_mask && st == MR_OK; i++) {
+    cache_heap *next;
+    for (cache_heap *h = c->table[i]; h != NULL && st == MR_OK; h = next) {
+      next = h->table_next;
+      segment_list idle = {NULL};
+      pthread_mutex_lock(&h->lock);
+      cache_heap_settle_pending(h, safe);
+      take_idle(h, true, 0, &idle);
+      take_idle(h, false, 0, &idle);
+      pthread_mutex_unlock(&h->lock);
+      st = give_back(c, h, &idle, NULL);
+      heap_reclaim_locked(c, h);
     }
   }
-  pthread_mutex_lock(&c->lock);
-  mr_status st = c->ordered ? mri_synchronize_devices(c->device) : MR_OK;
-  if (st != MR_OK) st = mri_error_prefix(st, "cache: trimming");
-  if (st == MR_OK) {
-    /* Everything in the cache was freed before the synchronization. */
-    c->safe_epoch = ++c->epoch;
-    c->uncovered_bytes = 0;
-    for (int i = 0; i < n && st == MR_OK; i++) {
-      cache_slot *s = locked[i];
-      for (int j = 0; j < BINS_PER_SLOT && st == MR_OK; j++) {
-        stream_bin *b = &s->bins[j];
-        if (b->in_use) st = free_bin_blocks(c, s, b);
-      }
-      /* Budget the slot no longer fills goes back. */
-      unreserve(c, s->grant - s->cached_bytes);
-      s->grant = s->cached_bytes;
-    }
-    for (unsigned k = 0; k < CLASS_COUNT && st == MR_OK; k++) {
-      while (c->shared[k].count > 0 && st == MR_OK)
-        st = shared_release(c, k, c->shared[k].count - 1, NULL);
-    }
-    if (st != MR_OK) st = mri_error_prefix(st, "cache: trim: giving a block back upstream");
-  }
-  pthread_mutex_unlock(&c->lock);
-  for (int i = n; i-- > 0;) slot_unlock(locked[i]);
-  if (st != MR_OK) return st;
+  pthread_mutex_unlock(&c->table_lock);
+  if (st != MR_OK) return mri_error_prefix(st, "cache: trim: giving a segment back upstream");
   return mr_resource_trim(c->upstream);
 }
 
 static void cache_destroy(void *self) {
   cache_state *c = self;
   registry_remove(c);
-  /* Errors are ignored: at process exit the driver may be gone, and then so
-   * is the memory. */
-  cache_trim(c);
-  /* What a failed trim left: best effort, nothing can use it any more. */
+  /* Errors are ignored: at process exit the driver may be gone, and then
+   * so is the memory. */
+  if (c->ready) cache_trim(c);
   for (int i = 0; i < MRI_MAX_SLOTS; i++) {
     cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_relaxed);
     if (s == NULL) continue;
-    for (int j = 0; j < BINS_PER_SLOT; j++) {
-      if (s->bins[j].event != NULL) mri_event_destroy(s->bins[j].event);
-      for (unsigned k = 0; k < CLASS_COUNT; k++) {
-        block_stack *st = &s->bins[j].classes[k];
-        for (uint32_t b = 0; b < st->count; b++)
-          mri_deallocate(c->upstream, st->items[b], class_size(k), BLOCK_ALIGNMENT, NULL);
-        free(st->items);
-      }
-    }
+    flush_slot(c, s, true);
+    pthread_mutex_destroy(&s->lock);
     free(s);
   }
-  for (unsigned k = 0; k < CLASS_COUNT; k++) {
-    for (size_t i = 0; i < c->shared[k].count; i++) {
-      mri_deallocate(c->upstream, c->shared[k].items[i].ptr, class_size(k), BLOCK_ALIGNMENT, NULL);
-      shared_event_release(c->shared[k].items[i].event);
+  /* What a failed trim left, and blocks never freed: best effort, nothing
+   * can use them any more. */
+  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++) {
+    cache_heap *next;
+    for (cache_heap *h = c->table[i]; h != NULL; h = next) {
+      next = h->table_next;
+      for (cache_block *b = h->pending; b != NULL; b = b->link_next) cache_wait_release(b->wait);
+      cache_segment *snext;
+      for (cache_segment *s = h->segments; s != NULL; s = snext) {
+        snext = s->next;
+        mri_nvtx_heap_remove((void *)s->base);
+        mri_deallocate(c->upstream, (void *)s->base, s->size, CACHE_ALIGNMENT, NULL);
+        free(s);
+      }
+      cache_heap_fini(h);
+      free(h);
     }
-    free(c->shared[k].items);
   }
+  free(c->table);
+  for (int i = 0; i < MAP_SHARDS; i++) mri_ptrmap_destroy(c->shards[i].map);
+  cache_records_fini(&c->records);
   mri_ptrmap_destroy(c->captured);
-  pthread_mutex_destroy(&c->lock);
+  pthread_mutex_destroy(&c->capture_lock);
+  pthread_mutex_destroy(&c->table_lock);
   mri_adaptor_free(c);
 }
 
@@ -1127,24 +1336,24 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
                        : mri_adaptor_alloc(sizeof *c, upstream, "cache(%s, max=%s)",
                                            mr_resource_describe(upstream), size);
   if (c == NULL) return MR_ERR_OUT_OF_MEMORY;
-  c->captured = mri_ptrmap_create();
-  if (c->captured == NULL) {
-    mri_adaptor_free(c); /* nothing else was set up */
-    return MR_ERR_OUT_OF_MEMORY;
-  }
-  pthread_mutex_init(&c->lock, NULL);
-  c->max_cached = max_cached != 0 ? max_cached : MR_CACHE_DEFAULT_MAX;
-  /* Slots take budget in steps of 1/256 of the cap, between 1 and 16 MiB:
-   * a slot keeps up to two steps it does not use, and with larger steps the
-   * slots of 16 threads held half of the default cap unused. */
-  c->grant_unit = c->max_cached / 256;
-  if (c->grant_unit < ((size_t)1 << 20)) c->grant_unit = (size_t)1 << 20;
-  if (c->grant_unit > ((size_t)16 << 20)) c->grant_unit = (size_t)16 << 20;
-  c->large_idle_max = c->max_cached / 4 < LARGE_IDLE_MAX ? c->max_cached / 4 : LARGE_IDLE_MAX;
+  pthread_mutex_init(&c->table_lock, NULL);
+  pthread_mutex_init(&c->capture_lock, NULL);
+  cache_records_init(&c->records);
+  atomic_init(&c->epoch, 1);
+  atomic_init(&c->safe_epoch, 1);
+  c->max_idle = max_cached != 0 ? max_cached : MR_CACHE_DEFAULT_MAX;
   c->ordered = mri_reuse_follows_streams(&upstream->props);
   c->device = upstream->props.kind == MR_MEMORY_DEVICE ? upstream->props.device : -1;
-  st = mri_adaptor_create(&cache_ops, c, MRI_ADAPTOR_KEEPS, MR_OK, out);
-  if (st == MR_OK) registry_add(c);
+  c->captured = mri_ptrmap_create();
+  st = c->captured != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
+  for (int i = 0; i < MAP_SHARDS && st == MR_OK; i++)
+    if ((c->shards[i].map = mri_ptrmap_create()) == NULL) st = MR_ERR_OUT_OF_MEMORY;
+  if (st != MR_OK) st = mri_error(st, "cache: out of host memory");
+  st = mri_adaptor_create(&cache_ops, c, MRI_ADAPTOR_KEEPS, st, out);
+  if (st == MR_OK) {
+    c->ready = true;
+    registry_add(c);
+  }
   return st;
 }
 
@@ -1155,27 +1364,36 @@ mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *sta
   if (c == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_cache_resource_get_stats: %s is not a cache",
                      mr_resource_describe(mr));
-  /* Summed here, then copied out as far as the caller's struct goes. */
+  /* Summed here, then copied out as far as the caller's struct goes. The
+   * threads' counters are read as they stand: no thread is stopped. */
   mr_cache_stats sum = {.size = sizeof sum};
   for (int i = 0; i < MRI_MAX_SLOTS; i++) {
     cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
     if (s == NULL) continue;
-    slot_lock(s);
-    sum.hits += s->hits;
-    sum.misses += s->misses;
-    sum.cross_stream += s->cross_stream;
-    sum.bypassed += s->bypassed;
-    sum.cached_bytes += s->cached_bytes;
-    sum.cached_blocks += s->cached_blocks;
-    slot_unlock(s);
+    sum.hits += atomic_load_explicit(&s->hits, memory_order_relaxed);
+    sum.misses += atomic_load_explicit(&s->misses, memory_order_relaxed);
+    sum.cross_stream += atomic_load_explicit(&s->cross_stream, memory_order_relaxed);
+    sum.bypassed += atomic_load_explicit(&s->bypassed, memory_order_relaxed);
+    for (int j = 0; j < BINS_PER_SLOT; j++) {
+      thread_bin *b = &s->bins[j];
+      sum.cached_bytes += atomic_load_explicit(&b->bytes, memory_order_relaxed);
+      for (unsigned k = 0; k < CLASS_COUNT; k++)
+        sum.cached_blocks += atomic_load_explicit(&b->counts[k], memory_order_relaxed);
+    }
   }
-  pthread_mutex_lock(&c->lock);
-  sum.hits += c->shared_hits;
-  sum.misses += c->shared_misses;
-  sum.bypassed += c->shared_bypassed;
-  sum.cached_bytes += c->shared_bytes;
-  sum.cached_blocks += atomic_load_explicit(&c->shared_blocks, memory_order_relaxed);
-  sum.trims = c->trimmed + atomic_load_explicit(&c->trimmed_large, memory_order_relaxed);
-  pthread_mutex_unlock(&c->lock);
+  sum.hits += atomic_load_explicit(&c->shared_hits, memory_order_relaxed);
+  sum.misses += atomic_load_explicit(&c->shared_misses, memory_order_relaxed);
+  sum.cross_stream += atomic_load_explicit(&c->shared_cross, memory_order_relaxed);
+  sum.bypassed += atomic_load_explicit(&c->shared_bypassed, memory_order_relaxed);
+  sum.trims = atomic_load_explicit(&c->released, memory_order_relaxed);
+  pthread_mutex_lock(&c->table_lock);
+  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++)
+    for (cache_heap *h = c->table[i]; h != NULL; h = h->table_next) {
+      pthread_mutex_lock(&h->lock);
+      sum.cached_bytes += h->small.free_bytes + h->large.free_bytes + h->pending_bytes;
+      sum.cached_blocks += h->small.index.blocks + h->large.index.blocks;
+      pthread_mutex_unlock(&h->lock);
+    }
+  pthread_mutex_unlock(&c->table_lock);
   return MRI_STRUCT_WRITE(stats, &sum, mr_cache_stats, trims, "mr_cache_resource_get_stats");
 }

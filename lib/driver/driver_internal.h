@@ -87,6 +87,12 @@ mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info);
 mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id);
 #define MRI_STREAM_ID_SHUT_DOWN UINT64_MAX
 
+/* mri_stream_get_id(NULL, ...), the legacy default stream of the calling
+ * thread's current context, for the paths that ask it on every call (the
+ * cache): one cuCtxGetCurrent while the thread stays in the context it
+ * last asked in. */
+mr_status mri_legacy_stream_id(int device, mri_stream_id *id);
+
 /* Events for stream-ordered reuse across streams. An event is created
  * without timing. The handle is the same type as CUevent, an incomplete
  * struct here (as mr_stream is CUstream's). Without a driver these are

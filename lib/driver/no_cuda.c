@@ -77,6 +77,9 @@ mr_status mri_stream_get_id(mr_stream stream, int device, mri_stream_id *id) {
   *id = (mri_stream_id)(uintptr_t)stream; /* host memory only: handles will do */
   return MR_OK;
 }
+mr_status mri_legacy_stream_id(int device, mri_stream_id *id) {
+  return mri_stream_get_id(NULL, device, id);
+}
 mr_status mri_stream_query(mr_stream stream, int device, mri_stream_info *info) {
   info->capturing = false;
   return mri_stream_get_id(stream, device, &info->id);

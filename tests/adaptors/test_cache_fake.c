@@ -23,41 +23,73 @@ static mr_cache_stats stats_of(mr_resource *cache) {
   return st;
 }
 
+/* Memory moves between streams a whole idle segment at a time, once an
+ * event recorded on the freeing stream after the frees has completed. */
 static void test_cross_stream_needs_completed_event(void **state) {
+  const size_t MiB = (size_t)1 << 20;
   mr_resource *cache = device_cache();
   CUstream a = fake_new_stream(), b = fake_new_stream();
-  /* This thread uses two streams, so its frees get covered by events. */
+  /* B has a heap of its own: the cache has seen two streams. */
   void *p = NULL;
-  assert_ok(mr_allocate(cache, 64, 0, (mr_stream)b, &p));
-  assert_ok(mr_deallocate(cache, p, 64, 0, (mr_stream)b));
-  enum { N = 16 };
-  void *blocks[N];
-  for (int i = 0; i < N; i++) assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)a, &blocks[i]));
+  assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)b, &p));
+  assert_ok(mr_deallocate(cache, p, 4096, 0, (mr_stream)b));
+  void *big = NULL;
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)a, &big)); /* a segment of its own */
   assert_int_equal(fake_cuda_set_stream_busy(a, true), CUDA_SUCCESS);
   long records = fake_cuda_calls("cuEventRecord");
-  for (int i = 0; i < N; i++) assert_ok(mr_deallocate(cache, blocks[i], 4096, 0, (mr_stream)a));
-  assert_int_equal(fake_cuda_calls("cuEventRecord"), records + 1); /* one per 16 frees */
-  /* A is busy: B gets fresh memory, never A's blocks. */
+  assert_ok(mr_deallocate(cache, big, 12 * MiB, 0, (mr_stream)a));
+  assert_int_equal(fake_cuda_calls("cuEventRecord"), records + 1); /* the segment emptied */
+  /* A is busy: B gets fresh memory, never A's segment. */
   void *q = NULL;
-  assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)b, &q));
-  for (int i = 0; i < N; i++) assert_ptr_not_equal(q, blocks[i]);
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)b, &q));
+  assert_true((char *)q >= (char *)big + 12 * MiB || (char *)q + 12 * MiB <= (char *)big);
   assert_int_equal(stats_of(cache).cross_stream, 0);
-  assert_ok(mr_deallocate(cache, q, 4096, 0, (mr_stream)b));
-  /* A got past the frees: B may now take A's blocks (after its own). */
+  /* A got past the free: B may now take A's segment. */
   assert_int_equal(fake_cuda_set_stream_busy(a, false), CUDA_SUCCESS);
-  void *r[2];
-  assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)b, &r[0])); /* B's own block */
-  assert_ptr_equal(r[0], q);
-  assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)b, &r[1]));
-  bool from_a = false;
-  for (int i = 0; i < N; i++) from_a |= r[1] == blocks[i];
-  assert_true(from_a);
+  void *r = NULL;
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)b, &r));
+  assert_ptr_equal(r, big);
   assert_int_equal(stats_of(cache).cross_stream, 1);
-  for (int i = 0; i < 2; i++) assert_ok(mr_deallocate(cache, r[i], 4096, 0, (mr_stream)b));
+  assert_ok(mr_deallocate(cache, q, 12 * MiB, 0, (mr_stream)b));
+  assert_ok(mr_deallocate(cache, r, 12 * MiB, 0, (mr_stream)b));
   mr_resource_release(cache);
   fake_cu()->cuStreamDestroy(a);
   fake_cu()->cuStreamDestroy(b);
   assert_int_equal(fake_cuda_live_allocations(), 0);
+  assert_int_equal(fake_cuda_live_events(), 0);
+}
+
+/* A block freed on another stream than its own waits for an event recorded
+ * on the freeing stream, then serves its own stream again. */
+static void test_free_on_another_stream_waits(void **state) {
+  const size_t MiB = (size_t)1 << 20;
+  mr_resource *cache = device_cache();
+  CUstream a = fake_new_stream(), b = fake_new_stream();
+  void *p = NULL;
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)a, &p));
+  assert_int_equal(fake_cuda_set_stream_busy(b, true), CUDA_SUCCESS);
+  long records = fake_cuda_calls("cuEventRecord");
+  assert_ok(mr_deallocate(cache, p, 12 * MiB, 0, (mr_stream)b));
+  assert_int_equal(fake_cuda_calls("cuEventRecord"), records + 1);
+  mr_cache_stats st = stats_of(cache);
+  assert_int_equal(st.cached_bytes, 12 * MiB); /* pending, not reusable */
+  void *q = NULL;
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)a, &q));
+  assert_ptr_not_equal(q, p);
+  assert_ok(mr_deallocate(cache, q, 12 * MiB, 0, (mr_stream)a));
+  assert_int_equal(fake_cuda_set_stream_busy(b, false), CUDA_SUCCESS);
+  /* B passed the free: A's heap takes the block back. */
+  void *r = NULL, *t = NULL;
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)a, &r));
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)a, &t));
+  assert_true(r == p || t == p);
+  assert_ok(mr_deallocate(cache, r, 12 * MiB, 0, (mr_stream)a));
+  assert_ok(mr_deallocate(cache, t, 12 * MiB, 0, (mr_stream)a));
+  mr_resource_release(cache);
+  fake_cu()->cuStreamDestroy(a);
+  fake_cu()->cuStreamDestroy(b);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+  assert_int_equal(fake_cuda_live_events(), 0);
 }
 
 /* One stream only: no event is ever recorded, whatever the traffic. */
@@ -104,6 +136,7 @@ static void test_capture_bypasses(void **state) {
 }
 
 static void test_driver_failures(void **state) {
+  const size_t MiB = (size_t)1 << 20;
   mr_resource *cache = device_cache();
   CUstream s = fake_new_stream();
   /* The capture check fails: the allocation fails cleanly. */
@@ -118,46 +151,50 @@ static void test_driver_failures(void **state) {
   assert_ok(mr_deallocate(cache, held, 8192, 0, (mr_stream)s));
   long syncs = fake_cuda_calls("cuCtxSynchronize");
   fake_cuda_fail("cuMemAllocFromPoolAsync", 1, 1, CUDA_ERROR_OUT_OF_MEMORY);
-  assert_ok(mr_allocate(cache, 1 << 20, 0, (mr_stream)s, &p));
+  assert_ok(mr_allocate(cache, 3 * MiB, 0, (mr_stream)s, &p));
   assert_true(fake_cuda_calls("cuCtxSynchronize") > syncs);
-  assert_int_equal(stats_of(cache).cached_blocks, 0);
-  assert_ok(mr_deallocate(cache, p, 1 << 20, 0, (mr_stream)s));
+  assert_int_equal(fake_cuda_live_allocations(), 1); /* the small segment went back */
+  assert_ok(mr_deallocate(cache, p, 3 * MiB, 0, (mr_stream)s));
   /* Out of memory that trimming cannot fix is reported as such. */
-  fake_cuda_fail("cuMemAllocFromPoolAsync", 1, 2, CUDA_ERROR_OUT_OF_MEMORY);
+  fake_cuda_fail("cuMemAllocFromPoolAsync", 1, 3, CUDA_ERROR_OUT_OF_MEMORY);
   p = (void *)1;
-  assert_status(mr_allocate(cache, 3 << 20, 0, (mr_stream)s, &p), MR_ERR_OUT_OF_MEMORY);
+  assert_status(mr_allocate(cache, 30 * MiB, 0, (mr_stream)s, &p), MR_ERR_OUT_OF_MEMORY);
   assert_null(p);
-  assert_error_contains("after returning every cached block");
-  /* A failed trim (the device cannot be synchronized) keeps the blocks. */
+  assert_error_contains("after returning every idle segment");
+  assert_error_contains("CUDA_ERROR_OUT_OF_MEMORY");
+  /* A failed trim (the device cannot be synchronized) keeps the memory. */
   assert_ok(mr_allocate(cache, 8192, 0, (mr_stream)s, &held));
   assert_ok(mr_deallocate(cache, held, 8192, 0, (mr_stream)s));
+  long live = fake_cuda_live_allocations();
   fake_cuda_fail("cuCtxSynchronize", 1, 1, CUDA_ERROR_LAUNCH_FAILED);
   assert_status(mr_resource_trim(cache), MR_ERR_DRIVER);
   assert_error_contains("cache: trimming");
-  assert_int_equal(stats_of(cache).cached_blocks, 1);
+  assert_int_equal(fake_cuda_live_allocations(), live);
   assert_ok(mr_resource_trim(cache));
+  assert_int_equal(fake_cuda_live_allocations(), 0);
   assert_int_equal(stats_of(cache).cached_blocks, 0);
   mr_resource_release(cache);
   fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
-/* A block whose upstream free fails is never dropped: trim reports the
+/* A segment whose upstream free fails is never dropped: trim reports the
  * failure and keeps it, a later trim gives it back; a free of a graph
  * allocation that fails upstream stays the caller's. A failing stream ID
  * query fails the call cleanly. */
 static void test_failed_upstream_frees_keep_blocks(void **state) {
+  const size_t MiB = (size_t)1 << 20;
   mr_resource *cache = device_cache();
   CUstream s = fake_new_stream();
   void *blocks[4];
-  for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 4096 << i, 0, (mr_stream)s, &blocks[i]));
-  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 4096 << i, 0, (mr_stream)s));
-  assert_int_equal(stats_of(cache).cached_blocks, 4);
+  for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)s, &blocks[i]));
+  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 12 * MiB, 0, (mr_stream)s));
+  assert_int_equal(fake_cuda_live_allocations(), 4);
   fake_cuda_fail("cuMemFreeAsync", 2, 1, CUDA_ERROR_LAUNCH_FAILED);
   assert_status(mr_resource_trim(cache), MR_ERR_DRIVER);
-  assert_error_contains("giving a block back upstream");
-  assert_int_equal(stats_of(cache).cached_blocks, 3); /* one went back before the failure */
-  assert_int_equal(fake_cuda_live_allocations(), 3);
+  assert_error_contains("giving a segment back upstream");
+  assert_int_equal(fake_cuda_live_allocations(), 1); /* the others went back */
+  assert_int_equal(stats_of(cache).cached_bytes, 12 * MiB);
   assert_ok(mr_resource_trim(cache));
   assert_int_equal(stats_of(cache).cached_blocks, 0);
   assert_int_equal(fake_cuda_live_allocations(), 0);
@@ -190,8 +227,8 @@ static void test_failed_upstream_frees_keep_blocks(void **state) {
 }
 
 /* Streams created and destroyed one after another (one per request, say)
- * leave blocks no event covers. Once they pass a quarter of the cap, one
- * device synchronization makes them all reusable instead of growing. */
+ * leave segments no event covers. Once those pass a quarter of the cap,
+ * one device synchronization makes them all reusable instead of growing. */
 static void test_dead_streams_settle(void **state) {
   mr_resource *device = NULL, *cache = NULL;
   assert_ok(mr_device_resource_create(0, &device));
@@ -337,20 +374,17 @@ static void test_other_threads_frees_are_reused(void **state) {
   for (int i = 0; i < N; i++) assert_ptr_not_equal(q, blocks[i]);
   assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), allocs + 1);
 
-  /* The same stream takes the freed blocks, busy or not. */
+  /* The same stream takes the freed memory, busy or not, without asking
+   * the driver. */
   void *again[N];
   for (int i = 0; i < N; i++) {
     assert_ok(mr_allocate(cache, bytes, 0, (mr_stream)s, &again[i]));
-    bool known = false;
-    for (int j = 0; j < N; j++) known |= again[i] == blocks[j];
-    assert_true(known);
     for (int j = 0; j < i; j++) assert_ptr_not_equal(again[i], again[j]);
   }
   assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), allocs + 1);
   mr_cache_stats after = stats_of(cache);
   assert_int_equal(after.hits - before.hits, N);
   assert_int_equal(after.cross_stream, before.cross_stream);
-  assert_int_equal(after.cached_blocks, 0);
   pthread_mutex_lock(&h.lock);
   h.done = true;
   pthread_cond_broadcast(&h.changed);
@@ -368,56 +402,52 @@ static void test_other_threads_frees_are_reused(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
-/* Idle blocks above 1 MiB stay under a quarter of `max` (at most 256 MiB):
- * a large free past it goes upstream, and a large miss past it hands idle
- * large blocks back first, so the pool makes the new block from their
- * memory instead of growing. Below it, both are cached. The pool's used
- * memory counts what the cache holds. */
-static void large_miss(size_t max) {
+/* Before a pool grows past its recent peak in use plus an eighth (at least
+ * 64 MiB), it gives idle segments back upstream, on the allocating stream,
+ * so the upstream makes the new segment from their memory. A pattern that
+ * repeats keeps its segments. The pool's used memory counts what the
+ * cache holds. */
+static void test_growth_makes_way(void **state) {
   const size_t MiB = (size_t)1 << 20;
-  mr_resource *device = NULL, *cache = NULL;
-  assert_ok(mr_device_resource_create(0, &device));
-  assert_ok(mr_cache_resource_create(device, max, &cache));
-  mr_resource_release(device);
+  mr_resource *cache = device_cache();
   CUmemoryPool pool = fake_default_pool(MR_POOL_DEVICE, 0);
   CUstream s = fake_new_stream();
   void *blocks[4];
-  for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 6 * MiB, 0, (mr_stream)s, &blocks[i]));
-  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 6 * MiB, 0, (mr_stream)s));
-  mr_cache_stats st = stats_of(cache);
+  for (int i = 0; i < 4; i++) assert_ok(mr_allocate(cache, 30 * MiB, 0, (mr_stream)s, &blocks[i]));
+  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(cache, blocks[i], 30 * MiB, 0, (mr_stream)s));
+  assert_int_equal(fake_pool_used(pool), 120 * MiB);
+  /* Within the recent peak: 40 MiB fits no idle segment and is added. */
   void *p = NULL;
-  if (max != 0) { /* max=64 MiB: at most 16 MiB of idle large blocks */
-    assert_int_equal(st.cached_bytes, 12 * MiB); /* two kept, two went upstream */
-    assert_int_equal(fake_pool_used(pool), 12 * MiB);
-    assert_ok(mr_allocate(cache, 5 * MiB, 0, (mr_stream)s, &p)); /* another class: a miss */
-    st = stats_of(cache);
-    assert_int_equal(st.trims, 1); /* one 6 MiB block made way */
-    assert_int_equal(st.cached_bytes, 6 * MiB);
-    assert_int_equal(fake_pool_used(pool), 11 * MiB);
-  } else {
-    assert_int_equal(st.cached_bytes, 24 * MiB);
-    assert_ok(mr_allocate(cache, 5 * MiB, 0, (mr_stream)s, &p));
-    st = stats_of(cache);
-    assert_int_equal(st.trims, 0);
-    assert_int_equal(st.cached_bytes, 24 * MiB);
-    assert_int_equal(fake_pool_used(pool), 29 * MiB);
+  assert_ok(mr_allocate(cache, 40 * MiB, 0, (mr_stream)s, &p));
+  assert_ok(mr_deallocate(cache, p, 40 * MiB, 0, (mr_stream)s));
+  assert_int_equal(fake_pool_used(pool), 160 * MiB);
+  assert_int_equal(stats_of(cache).trims, 0);
+  /* The work shrinks to 2 MiB blocks for two windows of the peak... */
+  for (int i = 0; i < 2 * 16384 + 1; i++) {
+    assert_ok(mr_allocate(cache, 2 * MiB, 0, (mr_stream)s, &p));
+    assert_ok(mr_deallocate(cache, p, 2 * MiB, 0, (mr_stream)s));
   }
+  /* ...so growing for 50 MiB gives back the idle segments first. */
+  assert_ok(mr_allocate(cache, 50 * MiB, 0, (mr_stream)s, &p));
+  mr_cache_stats st = stats_of(cache);
+  assert_true(st.trims >= 4);
+  assert_true(fake_pool_used(pool) <= 50 * MiB + 66 * MiB);
+  /* A pattern that repeats keeps its segments. */
+  for (int i = 0; i < 100; i++) {
+    assert_ok(mr_deallocate(cache, p, 50 * MiB, 0, (mr_stream)s));
+    assert_ok(mr_allocate(cache, 50 * MiB, 0, (mr_stream)s, &p));
+  }
+  assert_int_equal(stats_of(cache).trims, st.trims);
   /* Small misses never hand anything back. */
   void *small = NULL;
   assert_ok(mr_allocate(cache, 4096, 0, (mr_stream)s, &small));
   assert_int_equal(stats_of(cache).trims, st.trims);
   assert_ok(mr_deallocate(cache, small, 4096, 0, (mr_stream)s));
-  assert_ok(mr_deallocate(cache, p, 5 * MiB, 0, (mr_stream)s));
+  assert_ok(mr_deallocate(cache, p, 50 * MiB, 0, (mr_stream)s));
   mr_resource_release(cache);
   fake_cu()->cuStreamDestroy(s);
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
-
-/* max=64 MiB: idle large blocks up to 16 MiB. */
-static void test_large_miss_makes_way(void **state) { large_miss((size_t)64 << 20); }
-
-/* The default cap: up to 256 MiB of idle large blocks. */
-static void test_large_miss_within_limit(void **state) { large_miss(0); }
 
 /* Two threads handing blocks to each other on one stream, as fast as they
  * can: no block is ever handed out while it is live. */
@@ -527,6 +557,7 @@ static void test_handoff_between_threads(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_cross_stream_needs_completed_event, fake_test_setup),
+      cmocka_unit_test_setup(test_free_on_another_stream_waits, fake_test_setup),
       cmocka_unit_test_setup(test_single_stream_records_nothing, fake_test_setup),
       cmocka_unit_test_setup(test_capture_bypasses, fake_test_setup),
       cmocka_unit_test_setup(test_driver_failures, fake_test_setup),
@@ -535,8 +566,7 @@ int main(void) {
       cmocka_unit_test_setup(test_failed_upstream_frees_keep_blocks, fake_test_setup),
       cmocka_unit_test_setup(test_dead_streams_settle, fake_test_setup),
       cmocka_unit_test_setup(test_other_threads_frees_are_reused, fake_test_setup),
-      cmocka_unit_test_setup(test_large_miss_makes_way, fake_test_setup),
-      cmocka_unit_test_setup(test_large_miss_within_limit, fake_test_setup),
+      cmocka_unit_test_setup(test_growth_makes_way, fake_test_setup),
       cmocka_unit_test_setup(test_handoff_between_threads, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,23 +99,26 @@ static void test_fixed_and_bin(void **state) {
 static void test_cache(void **state) {
   nvtx_injection_counts before = seen();
   mr_resource *mr = from_spec("cache(host)");
-  void *p = alloc(mr, 1000); /* a miss */
+  void *p = alloc(mr, 1000); /* a miss: a segment, one region in it */
   nvtx_injection_counts c = seen();
   assert_int_equal(c.heap_registers - before.heap_registers, 1);
   assert_int_equal(c.region_bytes - before.region_bytes, 1000);
   assert_string_equal(c.last_heap, "cache(host)");
   assert_ok(mr_deallocate(mr, p, 1000, 0, NULL));
-  assert_int_equal(seen().live_heaps, 0); /* cached: just upstream's block again */
-  p = alloc(mr, 900); /* a hit */
+  assert_int_equal(seen().live_regions, before.live_regions); /* freed: no region */
+  assert_int_equal(seen().live_heaps, before.live_heaps + 1);   /* the segment stays */
+  p = alloc(mr, 900); /* a hit: a region again */
   c = seen();
-  assert_int_equal(c.live_heaps, 1);
+  assert_int_equal(c.heap_registers - before.heap_registers, 1);
   assert_int_equal(c.region_bytes - before.region_bytes, 1900);
   assert_ok(mr_deallocate(mr, p, 900, 0, NULL));
-  void *big = alloc(mr, 100 << 20); /* bypassed: no heap */
-  assert_int_equal(seen().live_heaps, 0);
+  void *big = alloc(mr, 100 << 20); /* a segment of its own */
+  assert_int_equal(seen().live_heaps, before.live_heaps + 2);
   assert_ok(mr_deallocate(mr, big, 100 << 20, 0, NULL));
   mr_resource_release(mr);
-  assert_int_equal(seen().live_heaps, 0);
+  c = seen();
+  assert_int_equal(c.live_heaps, 0);
+  assert_int_equal(c.live_regions, 0);
 }
 
 static void test_context_names(void **state) {

@@ -1,0 +1,217 @@
+/*
+ * adaptors/cache_internal.h (internal): the second tier of cache(UP), the
+ * per-stream heaps that cache.c's per-thread stacks sit on.
+ *
+ * A heap holds the memory one stream may reuse at once: segments taken from
+ * the upstream, cut into blocks. An allocation takes the best-fitting free
+ * block and splits off what it does not need; a free merges the block with
+ * its free neighbours, so memory freed in one size serves requests of
+ * another, and a segment whose blocks are all free (idle) can go back
+ * upstream whole.
+ *
+ * Two pools per heap, as PyTorch's allocator keeps: small blocks (requests
+ * up to CACHE_SMALL_MAX, in the cache's size classes) come from segments of
+ * CACHE_SMALL_SEGMENT bytes, large blocks from segments sized for them, so
+ * that small blocks never pin a large segment.
+ *
+ * None of this takes a lock: the caller holds the heap's.
+ */
+#ifndef MRCTX_LIB_ADAPTORS_CACHE_INTERNAL_H
+#define MRCTX_LIB_ADAPTORS_CACHE_INTERNAL_H
+
+#include "adaptors/adaptors_internal.h"
+#include "driver/driver_internal.h"
+
+#define CACHE_ALIGNMENT ((size_t)MR_DEFAULT_ALIGNMENT)
+#define CACHE_SMALL_MAX ((size_t)1 << 20)
+#define CACHE_SMALL_SEGMENT ((size_t)2 << 20)
+/* Large requests are cut at this granularity (PyTorch cuts at 512 B). */
+#define CACHE_LARGE_ROUND ((size_t)512)
+
+typedef struct cache_block cache_block;
+typedef struct cache_segment cache_segment;
+typedef struct cache_heap cache_heap;
+
+typedef enum cache_block_state {
+  BLOCK_FREE,    /* in its pool's free index */
+  BLOCK_USED,    /* handed out (or held by a thread's stack in cache.c) */
+  BLOCK_PENDING, /* freed on another stream than its heap's: waits on `wait` */
+} cache_block_state;
+
+/* Host-side record of a block of device (or host) memory. */
+struct cache_block {
+  uintptr_t addr;
+  size_t size;  /* bytes of the segment it covers */
+  size_t asked; /* used: the carve size its allocation asked for */
+  cache_block *prev, *next;           /* neighbours in the segment, by address */
+  cache_block *link_prev, *link_next; /* free: its bucket's list; pending: the heap's */
+  cache_segment *segment;
+  uint32_t bucket;
+  uint8_t state;
+  /* Free or pending: when it was freed. `stamp` is the number of the
+   * heap's event record that covers the free (0: never freed, safe);
+   * `epoch` the cache's synchronization epoch at the free. */
+  uint64_t stamp, epoch;
+  struct cache_wait *wait; /* pending: the event recorded after the free, or NULL */
+};
+
+struct cache_segment {
+  uintptr_t base;
+  size_t size;
+  cache_block *first; /* its blocks, by address; the one free block when idle */
+  cache_heap *heap;
+  cache_segment *prev, *next; /* the heap's segments */
+  size_t used;                /* blocks not free (used or pending) */
+  bool small;
+  /* Set when the segment became idle (used fell to 0). */
+  uint64_t idle_stamp, idle_epoch;
+};
+
+/* An event recorded on a stream after frees into other heaps' blocks,
+ * shared by the pending blocks it covers. */
+typedef struct cache_wait {
+  mri_event event;
+  _Atomic int refs;
+  _Atomic bool done;
+} cache_wait;
+
+/* Free blocks by size: buckets of 16 per power of two, a bitmap of the
+ * non-empty ones. A request looks for the best fit in its own bucket, then
+ * takes from the next non-empty one (every block there fits). */
+#define INDEX_MIN_SHIFT 8
+#define INDEX_MAX_SHIFT 48
+#define INDEX_SUB_SHIFT 4
+#define INDEX_BUCKETS ((INDEX_MAX_SHIFT - INDEX_MIN_SHIFT) << INDEX_SUB_SHIFT)
+#define INDEX_WORDS (INDEX_BUCKETS / 64)
+
+typedef struct cache_index {
+  cache_block *lists[INDEX_BUCKETS];
+  uint64_t bitmap[INDEX_WORDS];
+  size_t blocks;
+} cache_index;
+
+typedef struct cache_pool {
+  cache_index index;
+  size_t segment_bytes; /* held from upstream */
+  size_t free_bytes;    /* in free blocks */
+  size_t idle_bytes;    /* in idle segments */
+  size_t segments, idle_segments;
+  /* The most bytes in use lately: the highest of this window of takes and
+   * the one before (cache_pool_peak), what a pool about to grow compares
+   * its segments with. */
+  size_t high, high_before;
+  uint32_t takes;
+} cache_pool;
+
+/* Takes per window of the recent peak: long enough to span a training
+ * step's allocations, short enough to forget a phase that ended. */
+#define CACHE_PEAK_WINDOW 16384
+
+static inline size_t cache_pool_peak(const cache_pool *p) {
+  return p->high > p->high_before ? p->high : p->high_before;
+}
+
+/* Where heaps get records for blocks: one per cache, shared by its heaps
+ * (a heap keeps a few spare ones of its own). Records come in batches that
+ * live until the cache is destroyed. Its lock is the innermost. */
+typedef struct cache_records {
+  pthread_mutex_t lock;
+  cache_block *free;
+  void **batches;
+  size_t batch_count, batch_capacity;
+} cache_records;
+
+struct cache_heap {
+  pthread_mutex_t lock;
+  mri_stream_id key; /* its stream's ID (0: the one heap of a host cache) */
+  cache_pool small, large;
+  cache_segment *segments;
+  cache_block *pending; /* freed here on other streams, not yet covered */
+  size_t pending_bytes;
+  _Atomic size_t *idle_total; /* the cache's count of idle segment bytes */
+  cache_records *records;
+  cache_block *spare; /* records ready for new blocks */
+  size_t spare_count;
+  /* Coverage: `event` was last recorded on this heap's stream as record
+   * number `records_made`; a free stamped n is safe for every stream once
+   * record n completed (records_done >= n). */
+  mri_event event;
+  uint64_t records_made, records_done;
+  uint32_t frees_since_record;
+  /* Threads' stacks that point here (cache.c): a heap is freed only when
+   * none do and it holds nothing. */
+  int bins;
+  cache_heap *table_next; /* cache.c's table of heaps */
+};
+
+/* ---- blocks and segments (cache_heap.c); heap locked ---------------------- */
+
+/* The bytes a request of `bytes` takes in the large pool. */
+static inline size_t cache_large_size(size_t bytes) {
+  return (bytes + CACHE_LARGE_ROUND - 1) & ~(CACHE_LARGE_ROUND - 1);
+}
+
+/* `idle_total` is kept up to date with the bytes of the heap's idle
+ * segments (shared by every heap of a cache). */
+void cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
+                     _Atomic size_t *idle_total);
+/* Free what the heap's bookkeeping holds (not the memory: the segments
+ * must have gone back upstream or to another heap); its spare records go
+ * back to the cache's. */
+void cache_heap_fini(cache_heap *h);
+
+/* The best-fitting free block of at least `size` bytes in the small or
+ * large pool, split so that it covers `size` (the rest stays free, where
+ * worth keeping apart, and where host memory allows a record for it);
+ * marked used. NULL if none fits. */
+cache_block *cache_heap_take(cache_heap *h, bool small, size_t size);
+
+/* Add a segment of `size` bytes at `base` to the small or large pool, as
+ * one free block. False (nothing changed) if host memory ran out. */
+bool cache_heap_add_segment(cache_heap *h, bool small, uintptr_t base, size_t size);
+
+/* Give a used or pending block back to its heap's free index, merging it
+ * with free neighbours; stamps it with the heap's record count and `epoch`.
+ * Returns the segment if it became idle. */
+cache_segment *cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch);
+
+/* Take an idle segment out of its heap (its one free block leaves the
+ * index and travels with it); the caller returns its memory upstream
+ * (then cache_segment_free) or adds it to another heap (cache_heap_adopt). */
+void cache_heap_detach(cache_heap *h, cache_segment *s);
+/* Forget a detached segment whose memory went back upstream. */
+void cache_segment_free(cache_heap *h, cache_segment *s);
+/* Put a detached idle segment into heap `h`. `covered`: every free into it
+ * is known to be past (it moves to another stream, or was never used), so
+ * it counts as never freed; otherwise it keeps its stamps (it goes back
+ * where it was because its upstream free failed). */
+void cache_heap_adopt(cache_heap *h, cache_segment *s, bool covered);
+
+/* Park a used block freed on another stream: it joins the free index once
+ * `wait` completes or a device synchronization after `epoch` finished.
+ * `wait` (may be NULL) gains a reference. */
+void cache_heap_park(cache_heap *h, cache_block *b, cache_wait *wait, uint64_t epoch);
+
+/* Release the pending blocks that are safe now: their event completed or
+ * the cache synchronized the device after they were freed (`safe_epoch`:
+ * frees stamped below it are safe). Returns the bytes released. */
+size_t cache_heap_settle_pending(cache_heap *h, uint64_t safe_epoch);
+
+/* Whether an idle segment's memory may be used by another stream now. */
+bool cache_segment_ready(cache_heap *h, const cache_segment *s, uint64_t safe_epoch);
+
+/* Query the heap's event: true if frees stamped before its last record are
+ * now safe for every stream (records_done advanced). */
+bool cache_heap_poll(cache_heap *h);
+
+void cache_wait_release(cache_wait *w);
+
+/* A block record from the heap's spares (NULL if host memory ran out). */
+cache_block *cache_record_new(cache_heap *h);
+void cache_record_free(cache_heap *h, cache_block *b);
+
+/* The records' batches, freed when the cache is destroyed. */
+void cache_records_init(cache_records *r);
+void cache_records_fini(cache_records *r);
+
+#endif
