@@ -69,7 +69,31 @@ typedef struct mr_context_desc {
                                 named and missing */
   const char *overrides; /**< optional: the application's override text */
   uint32_t flags;        /**< 0, or MR_CONTEXT_DESCRIBE_ONLY */
+  /** optional: what each tag's memory must be, tag_count entries parallel
+   * to `tags` (entry i for tag i), each 0 or MR_REQUIRE_* flags ORed
+   * together; NULL: nothing is required. Checked at creation for every
+   * device and whatever source the spec came from (the tag's default
+   * included): a spec whose resource does not have what its tag requires
+   * fails creation with MR_ERR_CONFIG, naming the library, tag, device,
+   * source and what is missing. A bit this library does not know is
+   * MR_ERR_UNSUPPORTED. */
+  const uint32_t *tag_requires;
 } mr_context_desc;
+
+/** @{ */
+/** mr_context_desc.tag_requires flags: what a tag's memory must be, read
+ * from its resource's properties (mr_resource_props). Without a driver a
+ * device tag's stand-in has the properties of what it stands for, so the
+ * check is the same. */
+/** Kernels may dereference it (device, pinned, managed memory). */
+#define MR_REQUIRE_DEVICE_ACCESSIBLE ((uint32_t)1 << 0)
+/** The host may dereference it (host, pinned, managed memory). */
+#define MR_REQUIRE_HOST_ACCESSIBLE ((uint32_t)1 << 1)
+/** Frees honour the stream: memory freed on a stream is reused only in
+ * that stream's order (the driver's pools and what is built on them; not
+ * host, nor the sync_* resources, which free at once). */
+#define MR_REQUIRE_STREAM_ORDERED ((uint32_t)1 << 2)
+/** @} */
 
 /** mr_context_desc.flags: resolve every tag as a real context would --
  * the same sources, precedence, parsing, factories, checks and messages --

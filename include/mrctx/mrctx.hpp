@@ -33,6 +33,7 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <new>
 #include <stdexcept>
@@ -234,6 +235,9 @@ struct context_desc {
   std::string env_var = {};     // the operator's overrides
   std::string config_file = {}; // an error only if named and missing
   std::string overrides = {};   // the application's override text
+  // What each tag's memory must be (mr_context_desc.tag_requires): empty,
+  // or one set of MR_REQUIRE_* flags per tag, in tag order.
+  std::vector<std::uint32_t> tag_requires = {};
 };
 
 // A library's memory policy: one resource per tag and device, resolved at
@@ -256,6 +260,14 @@ public:
     c.env_var = optional(desc.env_var);
     c.config_file = optional(desc.config_file);
     c.overrides = optional(desc.overrides);
+    if (!desc.tag_requires.empty()) {
+      if (desc.tag_requires.size() != tags.size())
+        throw error(mr_error(MR_ERR_INVALID_ARGUMENT,
+                             "%s: tag_requires has %zu entries for %zu tags (one per tag, or "
+                             "none)",
+                             desc.library.c_str(), desc.tag_requires.size(), tags.size()));
+      c.tag_requires = desc.tag_requires.data();
+    }
     check(mr_context_create(&c, &ctx_));
   }
 

@@ -56,8 +56,10 @@ static mr_status make_driver_resource(void *user, const mr_spec_args *args, mr_r
   }
   int device = mr_spec_args_device(args);
   /* What the stand-in reports when there is no driver or device to build
-   * the resource. */
-  mr_resource_props props = mri_memory_kind_props(f->kind, device, true, 0);
+   * the resource: the props the resource would have (sync_* free at once,
+   * not in stream order), so a library's requirements check the same. */
+  mr_resource_props props =
+      mri_memory_kind_props(f->kind, device, f->sync_kind < 0, MR_DEFAULT_ALIGNMENT);
   mri_spec_args_hint_props(args, &props);
   if (reason != NULL)
     return mri_sync_resource_create((mr_pool_kind)f->sync_kind, device, reason, out);
@@ -90,7 +92,7 @@ static mr_status make_pool(void *user, const mr_spec_args *args, mr_resource **o
   desc.access = (mr_pool_access)access;
   int device = mr_spec_args_device(args);
   mr_resource_props props =
-      mri_memory_kind_props(mri_pool_memory_kind(desc.kind), device, true, 0);
+      mri_memory_kind_props(mri_pool_memory_kind(desc.kind), device, true, MR_DEFAULT_ALIGNMENT);
   mri_spec_args_hint_props(args, &props);
   return mr_pool_resource_create(device, &desc, out);
 }

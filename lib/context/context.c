@@ -37,6 +37,10 @@ static const mr_spec_origin source_origin[SOURCE_COUNT] = {MR_SPEC_OVERRIDE, MR_
 
 enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
 
+/* The MR_REQUIRE_* flags this library checks. */
+#define MRI_REQUIRE_KNOWN                                                                      \
+  (MR_REQUIRE_DEVICE_ACCESSIBLE | MR_REQUIRE_HOST_ACCESSIBLE | MR_REQUIRE_STREAM_ORDERED)
+
 /* A tag's name and index, kept sorted by name so a name is found by binary
  * search: a library may declare many tags, and checking or looking up each
  * name against all the others would be quadratic. */
@@ -87,6 +91,7 @@ struct mr_context {
   mri_config *sources[SOURCE_COUNT];  /* NULL where the source is absent */
   char *where[SOURCE_COUNT];          /* the variable's name, the file's path */
   char *tag_list;                     /* "temp, pinned, result" for messages */
+  uint32_t *requires;                 /* per tag: MR_REQUIRE_* flags; NULL: none */
   ignored_item *ignored;
   size_t ignored_count;
 
@@ -262,6 +267,20 @@ static mr_status validate_desc(const mr_context_desc *desc, tag_key **sorted) {
                        lib, valid, name != NULL ? mri_brief(name, brief) : "(null)");
     name = mri_brief(name, brief);
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: tag '%s' has no default spec", lib, name);
+  }
+  if (desc->tag_requires != NULL) {
+    for (size_t t = 0; t < desc->tag_count; t++) {
+      uint32_t unknown = desc->tag_requires[t] & ~MRI_REQUIRE_KNOWN;
+      if (unknown == 0) continue;
+      free(keys);
+      char brief[MRI_BRIEF_CAP];
+      return mri_error(MR_ERR_UNSUPPORTED,
+                       "%s: tag '%s' requires 0x%x, which this mrctx (%s) does not know "
+                       "(it knows MR_REQUIRE_* 0x%x): the program was built against a newer "
+                       "header",
+                       lib, mri_brief(desc->tags[t].name, brief), (unsigned)unknown,
+                       mr_version(), (unsigned)MRI_REQUIRE_KNOWN);
+    }
   }
   *sorted = keys;
   return MR_OK;
@@ -660,6 +679,90 @@ static void report_oom(void *user, size_t bytes, mr_stream stream) {
   mri_oom_report(s->ctx->library, s->ctx->tag_names[s->tag], s->device, bytes, stream);
 }
 
+/* ---- creation: what the library requires of a tag's memory ------------------------ */
+
+/* "pageable host memory" and the like: what a resource hands out, in the
+ * words of resource.h. */
+static const char *memory_words(mr_memory_kind kind) {
+  switch (kind) {
+  case MR_MEMORY_HOST:
+    return "pageable host memory";
+  case MR_MEMORY_PINNED:
+    return "pinned host memory";
+  case MR_MEMORY_DEVICE:
+    return "device memory";
+  case MR_MEMORY_MANAGED:
+    return "managed memory";
+  }
+  return "memory of an unknown kind";
+}
+
+/* "device-accessible, stream-ordered" (joined by `joint` before the last),
+ * the requirements in `flags`. */
+static void requirement_words(uint32_t flags, const char *joint, char *buf, size_t cap) {
+  static const struct {
+    uint32_t flag;
+    const char *words;
+  } all[] = {{MR_REQUIRE_DEVICE_ACCESSIBLE, "device-accessible"},
+             {MR_REQUIRE_HOST_ACCESSIBLE, "host-accessible"},
+             {MR_REQUIRE_STREAM_ORDERED, "stream-ordered"}};
+  size_t n = 0, left = 0;
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(all); i++) left += (flags & all[i].flag) != 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(all) && n < cap; i++) {
+    if ((flags & all[i].flag) == 0) continue;
+    left--;
+    int w = snprintf(buf + n, cap - n, "%s%s", all[i].words,
+                     left == 0 ? "" : left == 1 ? joint : ", ");
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+}
+
+/* Where the slot's spec came from, for the message: "the environment
+ * variable MYLIB_MEMORY", "the config file mylib.conf", ... */
+static void source_words(const mr_context *ctx, const slot *s, char *buf, size_t cap) {
+  switch (s->source.origin) {
+  case MR_SPEC_DEFAULT:
+    snprintf(buf, cap, "its default spec");
+    return;
+  case MR_SPEC_OVERRIDE:
+    snprintf(buf, cap, "the override text");
+    return;
+  case MR_SPEC_FILE:
+    snprintf(buf, cap, "the config file %s", ctx->where[SOURCE_FILE]);
+    return;
+  case MR_SPEC_ENV:
+    snprintf(buf, cap, "the environment variable %s", ctx->where[SOURCE_ENV]);
+    return;
+  }
+  snprintf(buf, cap, "its spec");
+}
+
+/* The library's requirements of the slot's tag, against the properties of
+ * the resource its spec resolved to (a stand-in's are those of what it
+ * stands for, so a device tag without a driver is checked as a device
+ * tag). Refused at the spec, in its source. */
+static mr_status check_requirements(const mr_context *ctx, const slot *s) {
+  if (ctx->requires == NULL || ctx->requires[s->tag] == 0) return MR_OK;
+  uint32_t wanted = ctx->requires[s->tag];
+  const mr_resource_props *p = &s->inner->props;
+  uint32_t have = (p->device_accessible ? MR_REQUIRE_DEVICE_ACCESSIBLE : 0) |
+                  (p->host_accessible ? MR_REQUIRE_HOST_ACCESSIBLE : 0) |
+                  (p->stream_ordered ? MR_REQUIRE_STREAM_ORDERED : 0);
+  uint32_t missing = wanted & ~have;
+  if (missing == 0) return MR_OK;
+  char needs[96], lacks[96], from[400], brief[MRI_BRIEF_CAP];
+  requirement_words(wanted, ", ", needs, sizeof needs);
+  requirement_words(missing, " nor ", lacks, sizeof lacks);
+  source_words(ctx, s, from, sizeof from);
+  return mri_config_error(&s->config->source, s->entry->spec->pos, MR_ERR_CONFIG,
+                          "%s: tag '%s' needs %s memory, but on device %d %s gives it '%s': "
+                          "%s, which is not %s",
+                          ctx->library, ctx->tag_names[s->tag], needs, s->device, from,
+                          mri_brief(s->source.spec, brief), memory_words(p->kind), lacks);
+}
+
 static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *name),
                              bool describe_only) {
   size_t slots = ctx->tag_count * (size_t)ctx->device_count;
@@ -679,6 +782,8 @@ static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *n
     s->ctx = ctx;
     s->tag = (int)(i / (size_t)ctx->device_count);
     s->device = (int)(i % (size_t)ctx->device_count);
+    st = check_requirements(ctx, s);
+    if (st != MR_OK) break;
     /* Only described: the tree was built without effects (core.h), and
      * none of it is kept: the tag is an inert stand-in that describes
      * itself as the tree did, so nothing can allocate through it. (A tag
@@ -746,6 +851,11 @@ static mr_status allocate_context(mr_context *ctx, const mr_context_desc *desc) 
     ctx->tags_by_name[i].name = ctx->tag_names[ctx->tags_by_name[i].index];
   mr_status st = make_tag_list(ctx);
   if (st != MR_OK) return st;
+  if (desc->tag_requires != NULL) {
+    ctx->requires = mri_calloc(ctx->tag_count, sizeof *ctx->requires);
+    if (ctx->requires == NULL) return MR_ERR_OUT_OF_MEMORY;
+    memcpy(ctx->requires, desc->tag_requires, ctx->tag_count * sizeof *ctx->requires);
+  }
 
   /* No driver, or no device: one slot, where device tags stand in as
    * resources that fail with the reason. */
@@ -827,6 +937,7 @@ void mr_context_destroy(mr_context *ctx) {
   free(ctx->tags_by_name);
   free(ctx->ignored);
   free(ctx->tag_list);
+  free(ctx->requires);
   free(ctx->defaults);
   free(ctx->tag_names);
   free(ctx->slots);

@@ -17,6 +17,11 @@ TagKey = Union[str, int]
 # mr_driver_pool, by the names the Python API uses.
 DRIVER_POOLS = {"device": 0, "device_default": 1, "pinned": 2, "managed": 3}
 
+# The MR_REQUIRE_* flags of mr_context_desc.tag_requires, by the names
+# Context's ``requires`` uses.
+REQUIREMENTS = {"device_accessible": 1 << 0, "host_accessible": 1 << 1,
+                "stream_ordered": 1 << 2}
+
 
 def _raise(status: int, prefix: str = "") -> None:
     library = _lib.lib()
@@ -317,6 +322,32 @@ def _source(library: ctypes.CDLL, s: _lib.SpecSource) -> Source:
     )
 
 
+def _requirements(requires: object, tags: tuple[str, ...]) -> Optional[list[int]]:
+    """Context's ``requires`` as one MR_REQUIRE_* set per tag, in tag order;
+    None where nothing is required."""
+    if requires is None:
+        return None
+    if not isinstance(requires, Mapping):
+        raise _check._type_error("Context", "requires", "a mapping of tag name to requirement "
+                                 "names, or None", requires)
+    flags = [0] * len(tags)
+    for name, wanted in requires.items():
+        if name not in tags:
+            raise TagError(f"mrctx: Context: requires names tag {name!r}, which the library does "
+                           f"not declare (its tags: {', '.join(tags)})")
+        if isinstance(wanted, str):
+            wanted = [wanted]
+        if isinstance(wanted, bytes) or not isinstance(wanted, Iterable):
+            raise _check._type_error("Context", f"requires[{name!r}]", "requirement names "
+                                     f"({', '.join(REQUIREMENTS)})", wanted)
+        for word in wanted:
+            if word not in REQUIREMENTS:
+                raise _check.ArgumentError(f"mrctx: Context: requires[{name!r}]: {word!r} is not a "
+                                    f"requirement (known: {', '.join(REQUIREMENTS)})")
+            flags[tags.index(name)] |= REQUIREMENTS[word]
+    return flags
+
+
 def _tag_pairs(tags: object) -> list[tuple[str, str]]:
     """The (name, spec) pairs of Context's ``tags``, checked for shape (the
     text is checked by the caller)."""
@@ -347,6 +378,13 @@ class Context:
     close() must not race with use. Using a closed context raises
     ClosedError. Resources taken from it hold their own reference and stay
     valid after close(); memory allocated through it must be freed before.
+
+    ``requires`` says what a tag's memory must be, by tag name:
+    ``{"result": ["device_accessible", "stream_ordered"]}`` (names from
+    REQUIREMENTS: device_accessible, host_accessible, stream_ordered). A
+    spec from any source, the tag's default included, whose memory lacks
+    one raises ConfigError naming the tag, device, source and what is
+    missing: ``result=host`` for a tag kernels write, say.
     """
 
     def __init__(
@@ -356,6 +394,7 @@ class Context:
         env_var: Optional[str] = None,
         config_file: Optional[str] = None,
         overrides: Optional[str] = None,
+        requires: Optional[Mapping[str, Iterable[str]]] = None,
     ):
         self._handle: Optional[int] = None
         library_text = _check.text("Context", "library", library)
@@ -368,6 +407,7 @@ class Context:
         overrides_text = _check.text("Context", "overrides", overrides, optional=True)
         if not pairs:
             raise TagError(f"mrctx: library {library!r}: a context needs at least one tag")
+        requirements = _requirements(requires, tuple(name for name, _ in pairs))
         self._library = library
         self._tags = tuple(name for name, _ in pairs)
         array = (_lib.Tag * len(pairs))(*[_lib.Tag(n, s) for n, s in encoded])
@@ -378,6 +418,9 @@ class Context:
         desc.env_var = env_text
         desc.config_file = config_path
         desc.overrides = overrides_text
+        if requirements is not None:
+            required = (ctypes.c_uint32 * len(requirements))(*requirements)
+            desc.tag_requires = required
         handle = ctypes.c_void_p()
         _ok(_lib.lib().mr_context_create(ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle.value

@@ -40,6 +40,8 @@ class ContextDesc(ctypes.Structure):
         ("env_var", ctypes.c_char_p),
         ("config_file", ctypes.c_char_p),
         ("overrides", ctypes.c_char_p),
+        ("flags", ctypes.c_uint32),
+        ("tag_requires", ctypes.POINTER(ctypes.c_uint32)),
     ]
 
 

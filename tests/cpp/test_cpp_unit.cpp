@@ -120,6 +120,26 @@ void test_context_from_c_desc(void **) {
   assert_string_equal(ctx.get(0).describe(), "host");
 }
 
+void test_tag_requirements(void **) {
+  mrctx::context_desc desc = test_desc();
+  // temp and result: the host's; gpu: for kernels (a stand-in without a
+  // driver, of the kind it stands for).
+  desc.tag_requires = {MR_REQUIRE_HOST_ACCESSIBLE, MR_REQUIRE_HOST_ACCESSIBLE,
+                       MR_REQUIRE_DEVICE_ACCESSIBLE};
+  { mrctx::context ok(desc); }
+  desc.overrides = "gpu=host";
+  auto refused = thrown<mrctx::error>([&] { mrctx::context ctx(desc); });
+  assert_true(refused.has_value());
+  assert_int_equal(refused->status(), MR_ERR_CONFIG);
+  assert_true(contains(refused->what(), "cpptest: tag 'gpu' needs device-accessible memory"));
+  desc.overrides.clear();
+  desc.tag_requires.pop_back();
+  auto short_list = thrown<mrctx::error>([&] { mrctx::context ctx(desc); });
+  assert_true(short_list.has_value());
+  assert_int_equal(short_list->status(), MR_ERR_INVALID_ARGUMENT);
+  assert_true(contains(short_list->what(), "tag_requires has 2 entries for 3 tags"));
+}
+
 void test_errors_carry_status_and_message(void **) {
   mrctx::context_desc desc = test_desc();
   desc.overrides = "temp=arena(host, chunk=)";
@@ -318,6 +338,7 @@ int main() {
       cmocka_unit_test(test_host_tags_allocate),
       cmocka_unit_test(test_sources_and_precedence),
       cmocka_unit_test(test_context_from_c_desc),
+      cmocka_unit_test(test_tag_requirements),
       cmocka_unit_test(test_errors_carry_status_and_message),
       cmocka_unit_test(test_allocation_failures_throw_bad_alloc),
       cmocka_unit_test(test_deallocate_errors_throw),

@@ -142,6 +142,37 @@ def test_config_errors(library_name, tmp_path):
         mrctx.Context(library_name, {})
 
 
+def test_requirements(library_name, monkeypatch):
+    # What the library requires of a tag's memory, checked against every
+    # source; without a driver the device tags are stand-ins of their kind.
+    tags = {"result": "device", "staging": "pinned", "scratch": "host"}
+    requires = {"result": ["device_accessible", "stream_ordered"],
+                "staging": {"device_accessible", "host_accessible"},
+                "scratch": "host_accessible"}
+    with mrctx.Context(library_name, tags, requires=requires) as ctx:
+        assert ctx.tags == ("result", "staging", "scratch")
+    with pytest.raises(mrctx.ConfigError) as info:
+        mrctx.Context(library_name, tags, overrides="result=host", requires=requires)
+    message = str(info.value)
+    assert f"{library_name}: tag 'result' needs device-accessible, stream-ordered memory" in message
+    assert "on device 0 the override text gives it 'host': pageable host memory" in message
+    monkeypatch.setenv("PYREQ_MEMORY", "scratch=device")
+    with pytest.raises(mrctx.ConfigError) as info:
+        mrctx.Context(library_name, tags, env_var="PYREQ_MEMORY", requires=requires)
+    assert "the environment variable PYREQ_MEMORY gives it 'device'" in str(info.value)
+    assert "not host-accessible" in str(info.value)
+    # Without requires, the same override is taken.
+    with mrctx.Context(library_name, tags, overrides="result=host") as ctx:
+        assert ctx.describe("result") == "host"
+    # Refused before C: a tag or a requirement that does not exist.
+    with pytest.raises(mrctx.TagError):
+        mrctx.Context(library_name, tags, requires={"results": ["device_accessible"]})
+    with pytest.raises(mrctx.ArgumentError):
+        mrctx.Context(library_name, tags, requires={"result": ["on_device"]})
+    with pytest.raises(mrctx.ArgumentTypeError):
+        mrctx.Context(library_name, tags, requires=["result"])
+
+
 def test_device_tags_without_driver(library_name):
     with mrctx.Context(library_name, {"dev": "cache(device)"}) as ctx:
         source = ctx.source("dev")

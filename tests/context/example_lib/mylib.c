@@ -17,6 +17,14 @@ const mr_tag mylib_tags[MYLIB_TAG_COUNT] = {
     [MYLIB_RESULT] = {"result", "host"},
 };
 
+/* mylib reads and writes all its memory on the host: the context refuses,
+ * at creation, a spec that gives a tag memory the host cannot read. */
+static const uint32_t mylib_requires[MYLIB_TAG_COUNT] = {
+    [MYLIB_TEMP] = MR_REQUIRE_HOST_ACCESSIBLE,
+    [MYLIB_STAGING] = MR_REQUIRE_HOST_ACCESSIBLE,
+    [MYLIB_RESULT] = MR_REQUIRE_HOST_ACCESSIBLE,
+};
+
 mr_status mylib_context_create(const char *overrides, mr_context **ctx) {
   mr_context_desc desc = {.size = sizeof(mr_context_desc),
       .library = "mylib",
@@ -24,21 +32,9 @@ mr_status mylib_context_create(const char *overrides, mr_context **ctx) {
       .tag_count = MYLIB_TAG_COUNT,
       .env_var = MYLIB_MEMORY_VARIABLE,
       .overrides = overrides,
+      .tag_requires = mylib_requires,
   };
   return mr_context_create(&desc, ctx);
-}
-
-/* mylib reads and writes its memory on the host. */
-static mr_status check_host_accessible(const mr_context *ctx, int tag, mr_resource *mr) {
-  mr_resource_props props = {.size = sizeof props};
-  mr_status st = mr_resource_get_props(mr, &props);
-  if (st != MR_OK) return st;
-  if (!props.host_accessible)
-    return mr_error(MR_ERR_UNSUPPORTED,
-                    "mylib: tag '%s' resolved to %s, which the host cannot read; mylib works on "
-                    "the host (give it host, pinned or managed memory)",
-                    mr_context_tag_name(ctx, tag), mr_resource_describe(mr));
-  return MR_OK;
 }
 
 static int compare_int32(const void *a, const void *b) {
@@ -59,11 +55,8 @@ mr_status mylib_unique(const mr_context *ctx, const int32_t *in, size_t n, mr_st
   mr_resource *staging = ctx_get_mr(ctx, MYLIB_STAGING);
   mr_resource *result = ctx_get_mr(ctx, MYLIB_RESULT);
   if (temp == NULL || staging == NULL || result == NULL) return MR_ERR_INVALID_ARGUMENT;
+  /* All three are host-accessible: the context was created only so. */
   mr_status st;
-  if ((st = check_host_accessible(ctx, MYLIB_TEMP, temp)) != MR_OK ||
-      (st = check_host_accessible(ctx, MYLIB_STAGING, staging)) != MR_OK ||
-      (st = check_host_accessible(ctx, MYLIB_RESULT, result)) != MR_OK)
-    return st;
 
   size_t bytes = n * sizeof *in;
   int32_t *stage = NULL, *scratch = NULL, *unique = NULL;
