@@ -190,7 +190,8 @@ typedef struct mr_track_record {
 MR_NODISCARD MR_API mr_status mr_track_resource_create(mr_resource *upstream,
                                           mr_resource **out);
 /** Call `fn` for each live allocation (under the tracker's lock: `fn` must
- * not allocate from this resource). OUT: *count, may be NULL. */
+ * not allocate from this resource, nor create, release or trim resources,
+ * nor fork: a fork waits for the lock). OUT: *count, may be NULL. */
 MR_NODISCARD MR_API mr_status mr_track_resource_foreach(
     const mr_resource *mr, void (*fn)(void *user, const mr_track_record *rec),
     void *user, size_t *count);

@@ -66,7 +66,8 @@ MR_NODISCARD MR_API mr_status mr_register_factory(const char *name, mr_factory_f
                                      void *user);
 
 /** Call `fn` for each registered name, in sorted order. `fn` runs with the
- * registry locked: it must not call mr_register_factory. */
+ * registry locked: it must not call mr_register_factory, nor create,
+ * release or trim resources, nor fork (a fork waits for the lock). */
 MR_API void mr_factory_foreach(void (*fn)(void *user, const char *name),
                                void *user);
 

@@ -64,6 +64,7 @@ typedef struct arena_state {
   bool several_streams;  /* chunks went to more than one stream so far */
   mri_stream_id first_key; /* the stream of the first chunk */
   pthread_mutex_t lock;
+  mri_fork_lockable lock_fork; /* `lock` across fork() (core/fork.h) */
   mri_range_index chunks; /* every chunk, by base */
   size_t releasing;       /* chunks out of the index while trim returns them */
   /* Current chunks (one per stream) and idle ones (live == 0, not current,
@@ -451,6 +452,7 @@ static void arena_destroy(void *self) {
   free(a->current);
   free(a->idle);
   mri_size_check_fini(&a->check);
+  mri_fork_unregister(&a->lock_fork);
   pthread_mutex_destroy(&a->lock);
   mri_adaptor_free(a);
 }
@@ -485,6 +487,7 @@ mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resou
   a->ordered = mri_reuse_follows_streams(&upstream->props);
   a->device = upstream->props.device;
   pthread_mutex_init(&a->lock, NULL);
+  mri_fork_register_mutex(&a->lock_fork, &a->lock, MRI_FORK_RANK_RESOURCE);
   mri_size_check_init(&a->check);
   a->large = mri_ptrmap_create();
   return mri_adaptor_create(&arena_ops, a, MRI_ADAPTOR_KEEPS,

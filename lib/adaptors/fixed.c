@@ -51,6 +51,7 @@ typedef struct fixed_state {
   bool ordered;
   int device;
   pthread_mutex_t lock;
+  mri_fork_lockable lock_fork; /* `lock` across fork() (core/fork.h) */
   mri_range_index slabs;
   size_t releasing; /* slabs out of the index while trim returns them */
   /* Free blocks, most recently freed last. Room for every block. */
@@ -354,6 +355,7 @@ static void fixed_destroy(void *self) {
   mri_range_fini(&f->slabs);
   free(f->free_blocks);
   mri_size_check_fini(&f->check);
+  mri_fork_unregister(&f->lock_fork);
   pthread_mutex_destroy(&f->lock);
   mri_adaptor_free(f);
 }
@@ -424,6 +426,7 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   f->ordered = mri_reuse_follows_streams(&upstream->props);
   f->device = upstream->props.device;
   pthread_mutex_init(&f->lock, NULL);
+  mri_fork_register_mutex(&f->lock_fork, &f->lock, MRI_FORK_RANK_RESOURCE);
   mri_size_check_init(&f->check);
   f->large = mri_ptrmap_create();
   st = f->large == NULL ? MR_ERR_OUT_OF_MEMORY : MR_OK;

@@ -87,6 +87,7 @@ typedef struct log_state {
   bool stop;           /* destroy has begun: no writer may run */
 
   struct log_state *prev, *next; /* the registry, under registry_lock */
+  mri_fork_lockable fork;        /* `lock` across fork() (core/fork.h) */
 } log_state;
 MRI_ADAPTOR_STATE(log_state);
 
@@ -94,7 +95,6 @@ MRI_ADAPTOR_STATE(log_state);
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static log_state *registry;
-static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 
 /* Set (once) by the exit flush: the process is ending, and only
  * exit_thread may write any more. */
@@ -396,37 +396,36 @@ static void init_conds(log_state *s) {
   pthread_condattr_destroy(&attr);
 }
 
-/* fork() copies every log in a consistent state: the locks are held across
- * it. The child has no writer and nobody waiting; the lines not yet
- * written belong to the parent, which writes them. */
-static void before_fork(void) {
-  pthread_mutex_lock(&registry_lock);
-  for (log_state *s = registry; s != NULL; s = s->next) pthread_mutex_lock(&s->lock);
+/* fork() copies every log in a consistent state: the library's fork
+ * handlers (core/fork.h) hold registry_lock and every log's lock across it
+ * (registry_lock first: the exit flush takes logs' locks under it; nothing
+ * is taken under a log's lock). The child has no writer and nobody waiting;
+ * the lines not yet written belong to the parent, which writes them. */
+static void registry_fork_lock(void *obj) { mri_fork_lock_mutex(&registry_lock); }
+static void registry_fork_unlock(void *obj) { pthread_mutex_unlock(&registry_lock); }
+static void registry_fork_child(void *obj) { pthread_mutex_init(&registry_lock, NULL); }
+static mri_fork_lockable registry_fork = {.rank = MRI_FORK_RANK_REGISTRY,
+                                          .lock = registry_fork_lock,
+                                          .unlock = registry_fork_unlock,
+                                          .child = registry_fork_child};
+__attribute__((constructor)) static void registry_fork_register(void) {
+  mri_fork_register(&registry_fork);
 }
 
-static void after_fork_in_parent(void) {
-  for (log_state *s = registry; s != NULL; s = s->next) pthread_mutex_unlock(&s->lock);
-  pthread_mutex_unlock(&registry_lock);
-}
-
-static void after_fork_in_child(void) {
-  for (log_state *s = registry; s != NULL; s = s->next) {
-    /* Fresh synchronization objects: the parent's threads waiting on them
-     * do not exist here. The lines buffered or being written are the
-     * parent's to write; this copy of a batch in flight has no owner. */
-    pthread_mutex_init(&s->lock, NULL);
-    init_conds(s);
-    free(s->in_flight);
-    s->in_flight = NULL;
-    s->writing = s->writer_running = false;
-    s->length = 0;
-    s->written = s->appended;
-  }
-  pthread_mutex_init(&registry_lock, NULL);
-}
-
-static void install_fork_handlers(void) {
-  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+static void log_fork_lock(void *obj) { mri_fork_lock_mutex(&((log_state *)obj)->lock); }
+static void log_fork_unlock(void *obj) { pthread_mutex_unlock(&((log_state *)obj)->lock); }
+static void log_fork_child(void *obj) {
+  log_state *s = obj;
+  /* Fresh synchronization objects: the parent's threads waiting on them
+   * do not exist here. The lines buffered or being written are the
+   * parent's to write; this copy of a batch in flight has no owner. */
+  pthread_mutex_init(&s->lock, NULL);
+  init_conds(s);
+  free(s->in_flight);
+  s->in_flight = NULL;
+  s->writing = s->writer_running = false;
+  s->length = 0;
+  s->written = s->appended;
 }
 
 /* ---- the resource ------------------------------------------------------------ */
@@ -466,6 +465,7 @@ static mr_status log_flush(log_state *s) {
 /* Close the file and free everything. No writer runs; s is out of the
  * registry (or was never in it). */
 static void log_free(log_state *s) {
+  mri_fork_unregister(&s->fork);
   if (s->fd >= 0 && close(s->fd) != 0 && s->write_errno == 0) s->write_errno = errno;
   free(s->buffer);
   free(s->spare);
@@ -574,7 +574,6 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   if (path == NULL || path[0] == '\0')
     return mri_error(MR_ERR_INVALID_ARGUMENT, "log(%s): no file given",
                      mr_resource_describe(upstream));
-  pthread_once(&fork_handlers_once, install_fork_handlers);
   /* The description is spec text: a path that is not a bare word is quoted,
    * so it parses back (one with a control character cannot be written). */
   char what[MRI_ERROR_CAPACITY], *file = NULL;
@@ -590,6 +589,12 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   s->fd = -1;
   pthread_mutex_init(&s->lock, NULL);
   init_conds(s);
+  s->fork = (mri_fork_lockable){.rank = MRI_FORK_RANK_LEAF,
+                                .lock = log_fork_lock,
+                                .unlock = log_fork_unlock,
+                                .child = log_fork_child,
+                                .obj = s};
+  mri_fork_register(&s->fork);
   s->path = mri_strdup(path);
   st = s->path != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
   /* The registry stays locked from the open to the insertion, so of two

@@ -31,6 +31,10 @@ MRI_ADAPTOR_STATE(retry_state);
 static pthread_mutex_t global_handler_lock = PTHREAD_MUTEX_INITIALIZER;
 static mr_oom_handler global_handler;
 static void *global_user;
+static mri_fork_lockable handler_fork;
+__attribute__((constructor)) static void handler_fork_register(void) {
+  mri_fork_register_mutex(&handler_fork, &global_handler_lock, MRI_FORK_RANK_LEAF);
+}
 
 void mr_set_oom_handler(mr_oom_handler handler, void *user) {
   pthread_mutex_lock(&global_handler_lock);

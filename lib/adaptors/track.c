@@ -17,6 +17,7 @@ typedef struct track_state {
   mr_resource *upstream;
   char *description;
   pthread_mutex_t lock;
+  mri_fork_lockable lock_fork; /* `lock` across fork() (core/fork.h) */
   mri_ptrmap *live; /* ptr -> {bytes, alignment, stream} */
   mr_resource *self; /* for the owner label, which a context sets later */
 } track_state;
@@ -155,6 +156,7 @@ static void track_destroy(void *self) {
     if (mri_ptrmap_count(t->live) != 0) track_report(t, stderr, "mrctx: leak: ");
     mri_ptrmap_destroy(t->live);
   }
+  mri_fork_unregister(&t->lock_fork);
   pthread_mutex_destroy(&t->lock);
   mri_adaptor_free(t);
 }
@@ -176,6 +178,7 @@ mr_status mr_track_resource_create(mr_resource *upstream, mr_resource **out) {
       mri_adaptor_alloc(sizeof *t, upstream, "track(%s)", mr_resource_describe(upstream));
   if (t == NULL) return MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_init(&t->lock, NULL);
+  mri_fork_register_mutex(&t->lock_fork, &t->lock, MRI_FORK_RANK_RESOURCE);
   t->live = mri_ptrmap_create();
   st = mri_adaptor_create(&track_ops, t, MRI_ADAPTOR_PASSES,
                           t->live != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);

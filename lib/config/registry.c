@@ -31,6 +31,14 @@ static size_t registry_count, registry_capacity;
 static pthread_mutex_t builtins_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic bool builtins_done;
 
+/* Across fork() (core/fork.h): the built-ins are registered under
+ * builtins_lock, which takes registry_lock, so builtins_lock comes first. */
+static mri_fork_lockable builtins_fork, registry_fork;
+__attribute__((constructor)) static void registry_fork_register(void) {
+  mri_fork_register_mutex(&builtins_fork, &builtins_lock, MRI_FORK_RANK_CONFIG);
+  mri_fork_register_mutex(&registry_fork, &registry_lock, MRI_FORK_RANK_CONFIG_NAMES);
+}
+
 static bool valid_factory_name(const char *name) {
   size_t n = strlen(name);
   if (n == 0 || n > FACTORY_NAME_MAX) return false;

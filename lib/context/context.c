@@ -105,6 +105,11 @@ struct mr_context {
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static mr_context *live_first, *live_last;
 static uint64_t live_ids;
+/* live_lock across fork(): snapshots read resources under it. */
+static mri_fork_lockable live_fork;
+__attribute__((constructor)) static void live_fork_register(void) {
+  mri_fork_register_mutex(&live_fork, &live_lock, MRI_FORK_RANK_CONTEXTS);
+}
 
 static void live_add(mr_context *ctx) {
   pthread_mutex_lock(&live_lock);

@@ -17,6 +17,7 @@
 struct mr_device_map {
   int size;
   pthread_mutex_t lock; /* serializes set and reset */
+  mri_fork_lockable lock_fork; /* `lock` across fork() (core/fork.h) */
   _Atomic(mr_resource *) *slots;
 };
 
@@ -55,6 +56,7 @@ mr_status mr_device_map_create(mr_device_map **out) {
   for (int i = 0; i < count; i++) atomic_init(&map->slots[i], NULL);
   map->size = count;
   pthread_mutex_init(&map->lock, NULL);
+  mri_fork_register_mutex(&map->lock_fork, &map->lock, MRI_FORK_RANK_LEAF);
   *out = map;
   return MR_OK;
 }
@@ -63,6 +65,7 @@ void mr_device_map_destroy(mr_device_map *map) {
   if (map == NULL) return;
   for (int i = 0; i < map->size; i++)
     mr_resource_release(atomic_load_explicit(&map->slots[i], memory_order_acquire));
+  mri_fork_unregister(&map->lock_fork);
   pthread_mutex_destroy(&map->lock);
   free(map->slots);
   free(map);

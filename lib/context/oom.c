@@ -32,6 +32,15 @@ static pthread_mutex_t observer_lock = PTHREAD_MUTEX_INITIALIZER;
 static mr_oom_observer observer;
 static void *observer_user;
 
+/* Across fork() (core/fork.h): dump_lock is held while a snapshot is
+ * taken, so it comes first; nothing is taken under the other two. */
+static mri_fork_lockable dump_fork, env_fork, observer_fork;
+__attribute__((constructor)) static void oom_fork_register(void) {
+  mri_fork_register_mutex(&dump_fork, &dump_lock, MRI_FORK_RANK_OOM);
+  mri_fork_register_mutex(&env_fork, &env_lock, MRI_FORK_RANK_LEAF);
+  mri_fork_register_mutex(&observer_fork, &observer_lock, MRI_FORK_RANK_LEAF);
+}
+
 static _Thread_local bool tls_reporting;
 
 /* The path template, read from the environment the first time; false if

@@ -28,6 +28,11 @@
  *  - The callbacks take and release the locks and nothing else: no
  *    allocation, no driver call, nothing that waits for another thread.
  *  - Unregister before the lock's memory goes (destroy).
+ *
+ * ThreadSanitizer's deadlock detector follows at most 64 locks held by one
+ * thread at once and stops the process with a CHECK failure past that: a
+ * sanitizer build that forks with more registered locks (every resource
+ * has one) needs few resources, or TSAN_OPTIONS=detect_deadlocks=0.
  */
 #ifndef MRCTX_LIB_CORE_FORK_H
 #define MRCTX_LIB_CORE_FORK_H

@@ -35,6 +35,15 @@ static void slot_release(void *value) {
 
 static void slots_init(void) { pthread_key_create(&slots_key, slot_release); }
 
+/* slots_lock across fork(), registered at load (no lock is held then). A
+ * forked child keeps the slots of the parent's other threads taken: their
+ * per-slot state (statistics shards, cached blocks) stays readable, and no
+ * new thread inherits it. */
+static mri_fork_lockable slots_fork;
+__attribute__((constructor)) static void slots_fork_register(void) {
+  mri_fork_register_mutex(&slots_fork, &slots_lock, MRI_FORK_RANK_LEAF);
+}
+
 int mri_thread_slot_slow(void) {
   pthread_once(&slots_once, slots_init);
   int slot = -1;

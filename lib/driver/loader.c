@@ -258,6 +258,10 @@ int mr_current_device(void) {
  * destroyed under the thread's feet by a balancing release. */
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext *primary_contexts;
+static mri_fork_lockable primary_fork;
+__attribute__((constructor)) static void primary_fork_register(void) {
+  mri_fork_register_mutex(&primary_fork, &primary_lock, MRI_FORK_RANK_LEAF);
+}
 
 /* The driver shut down at process exit: every context, stream and block is
  * gone with it. Context handling then has nothing to do, and what frees,

@@ -1,0 +1,97 @@
+"""os.fork() while another Python thread is inside the library (suite unit,
+no driver). ctypes lets go of the GIL for every C call, so a thread may
+hold one of the library's locks (a snapshot's list of contexts, a
+tracker's table, the registry of names) at the moment another thread
+forks. Each child takes a snapshot, reads statistics, trims, allocates and
+resolves a spec, under an alarm: a child stuck on a lock that the fork
+left held dies of SIGALRM and fails the test instead of hanging it
+(docs/semantics.md, "fork()")."""
+
+import os
+import signal
+import threading
+import warnings
+
+import mrctx
+
+FORKS = 30
+CHILD_SECONDS = 10
+
+
+def _child(ctx: mrctx.Context) -> int:
+    signal.alarm(CHILD_SECONDS)
+    try:
+        mrctx.snapshot()
+        for tag in ctx.tags:
+            resource = ctx.get_resource(tag)
+            ptr = resource.allocate(8192)
+            resource.deallocate(ptr, 8192)
+            resource.trim()
+            ctx.stats(tag)
+        with mrctx.resolve("track(stats(host))") as extra:
+            extra.deallocate(extra.allocate(512), 512)
+        return 0
+    except BaseException:  # noqa: BLE001 - the child reports by exit status
+        return 1
+
+
+def test_fork_while_threads_work(library_name):
+    tags = {
+        "tracked": "track(host)",
+        "temp": "arena(host, chunk=1MiB)",
+        "staging": "fixed(host, block=64KiB, count=4)",
+        "counted": "limit(stats(host), bytes=1GiB)",
+    }
+    with mrctx.Context(library_name, tags) as ctx:
+        # Many live blocks: a snapshot walks them under the tracker's lock
+        # and the list of contexts' lock, so a fork often lands inside.
+        held = ctx.get_resource("tracked")
+        live = [held.allocate(64) for _ in range(20000)]
+        stop = threading.Event()
+        errors = []
+
+        def work():
+            try:
+                while not stop.is_set():
+                    mrctx.snapshot_json(largest_blocks=50)
+                    tracked = ctx.get_resource("tracked")
+                    ptrs = [tracked.allocate(256 + i) for i in range(64)]
+                    for i, ptr in enumerate(ptrs):
+                        tracked.deallocate(ptr, 256 + i)
+                    with mrctx.resolve("arena(track(host), chunk=64KiB)") as mr:
+                        mr.deallocate(mr.allocate(1024), 1024)
+                        mr.trim()
+                    ctx.stats()
+            except BaseException as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        workers = [threading.Thread(target=work) for _ in range(2)]
+        for w in workers:
+            w.start()
+        failures = []
+        try:
+            with warnings.catch_warnings():
+                # Python 3.12 warns that forking a threaded process may
+                # deadlock the child: what this test checks mrctx avoids.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                for i in range(FORKS):
+                    pid = os.fork()
+                    if pid == 0:
+                        os._exit(_child(ctx))
+                    _, status = os.waitpid(pid, 0)
+                    if os.WIFSIGNALED(status):
+                        failures.append(f"fork {i}: the child died of signal {os.WTERMSIG(status)}"
+                                        + (" (it hung)" if os.WTERMSIG(status) == signal.SIGALRM
+                                           else ""))
+                    elif os.WEXITSTATUS(status) != 0:
+                        failures.append(f"fork {i}: the child failed")
+                    if failures:
+                        break
+        finally:
+            stop.set()
+            for w in workers:
+                w.join()
+        for ptr in live:
+            held.deallocate(ptr, 64)
+        assert not errors, errors
+        assert not failures, failures
