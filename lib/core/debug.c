@@ -30,7 +30,9 @@ void mri_debug_reread(void) {
 void mri_size_check_init(mri_size_check *check) {
   check->live = NULL;
   check->on = mri_debug_checks();
-  if (check->on) pthread_mutex_init(&check->lock, NULL);
+  if (!check->on) return;
+  pthread_mutex_init(&check->lock, NULL);
+  mri_fork_register_mutex(&check->fork, &check->lock, MRI_FORK_RANK_LEAF);
 }
 
 void mri_size_check_fini(mri_size_check *check) {
@@ -38,6 +40,7 @@ void mri_size_check_fini(mri_size_check *check) {
   if (check->live != NULL) mri_ptrmap_destroy(check->live);
   check->live = NULL;
   check->on = false;
+  mri_fork_unregister(&check->fork);
   pthread_mutex_destroy(&check->lock);
 }
 

@@ -52,6 +52,7 @@ typedef struct mri_size_check {
   bool on;
   mri_ptrmap *live; /* made at the first allocation */
   pthread_mutex_t lock;
+  mri_fork_lockable fork; /* `lock` across fork() (core/fork.h), while on */
 } mri_size_check;
 
 /* Turn the checks on if mri_debug_checks(). Cannot fail: the record is
