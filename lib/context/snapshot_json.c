@@ -331,7 +331,8 @@ static mr_status get_hex(path *p, const mri_json *object, const char *key, uint6
   if (v == NULL) return st;
   const char *s = v->text;
   bool hex = strncmp(s, "0x", 2) == 0 && s[2] != '\0' && strlen(s) <= 18;
-  for (const char *c = s + 2; *c != '\0' && hex; c++)
+  /* `hex` first: a string shorter than "0x" ends before s + 2. */
+  for (const char *c = s + 2; hex && *c != '\0'; c++)
     hex = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F');
   if (!hex) {
     size_t mark = push_member(p, key);

@@ -464,6 +464,20 @@ static void test_read_refuses(void **state) {
                   "\"12\", \"bytes\": 1, \"alignment\": 1, \"stream\": \"0x0\", \"age_ns\": 1}]}}]}]}"
                   "], \"pools\": []}",
              "contexts[0].tags[0].devices[0].track.largest[0].ptr: expected an address");
+  /* Shorter than "0x": the check once read past the string's end (found
+   * by fuzz_snapshot_json; an AddressSanitizer build sees the read). */
+  read_fails(HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [{"
+                  "\"id\": 1, \"library\": \"l\", \"device_count\": 1, \"tags\": [{\"tag\": \"t\", "
+                  "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"default\", " STATS
+                  ", \"track\": {\"live_count\": 1, \"live_bytes\": 1, \"largest\": [{\"ptr\": "
+                  "\"7\", \"bytes\": 1, \"alignment\": 1, \"stream\": \"0x0\", \"age_ns\": 1}]}}]}]}"
+                  "], \"pools\": []}",
+             "contexts[0].tags[0].devices[0].track.largest[0].ptr: expected an address");
+  read_fails(HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"out_of_memory\", "
+                  "\"out_of_memory\": {\"library\": \"l\", \"tag\": \"t\", \"device\": 0, "
+                  "\"bytes\": 1, \"stream\": \"\", \"message\": \"m\"}, \"contexts\": [], "
+                  "\"pools\": []}",
+             "out_of_memory.stream: expected an address");
   read_fails(HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [], "
                   "\"pools\": [{\"pool\": \"owned\", \"kind\": \"disk\"}]}",
              "pools[0].kind: expected \"device\", \"pinned\" or \"managed\" (line 1, column");
