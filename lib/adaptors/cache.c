@@ -59,7 +59,6 @@
  * back. Free space inside a segment that still has blocks in use goes back
  * with the segment.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +67,7 @@
 #include "adaptors/cache_internal.h"
 #include "adaptors/reuse.h"
 #include "core/asym_barrier.h"
+#include "core/debug.h"
 #include "core/nvtx.h"
 
 /* ---- size classes (small blocks) ---------------------------------------- */
@@ -99,14 +99,19 @@ static const size_t class_sizes[CLASS_COUNT] = {
 _Static_assert(CLASS_SIZE_(4) == 1280 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_SMALL_MAX,
                "the classes step from 1 KiB and end at CACHE_SMALL_MAX");
 
+
 /* ---- tunables ------------------------------------------------------------- */
 
 #define BINS_PER_SLOT 4
-/* Blocks per class a thread keeps per stream, and bytes in all: enough for
- * a loop's worth of temporaries; more would sit idle where no other thread
- * can use it. */
-#define STACK_DEPTH 8
-#define BIN_BUDGET ((size_t)4 << 20)
+/* Blocks per class a thread keeps per stream, and the bytes they may add
+ * up to: a quarter of what the stream's small pool has in use, between the
+ * floor and the ceiling. Random sizes in a 64-block working set find their
+ * class on the stack 35% of the time with 4 MiB of stacks, 82% with 16:
+ * the rest pays the heap's lock. */
+#define STACK_DEPTH 16
+#define BIN_BUDGET_FLOOR ((size_t)2 << 20)
+#define BIN_BUDGET_CEILING ((size_t)32 << 20)
+#define REBUDGET_EVERY 32
 /* A heap on a cache that has seen several streams records an event after
  * this many frees (or when a segment empties), so other streams can take
  * its idle segments. */
@@ -116,28 +121,30 @@ _Static_assert(CLASS_SIZE_(4) == 1280 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_S
 #define LARGE_SHARED_MAX ((size_t)10 << 20)
 #define LARGE_SEGMENT ((size_t)20 << 20)
 #define SEGMENT_ROUND ((size_t)2 << 20)
-/* Idle segments a pool keeps when it grows: an eighth of what it has in
- * use, at least this much. */
+/* The margin a pool may grow past its recent peak in use before it gives
+ * idle segments back: an eighth of the peak, at least this much. */
 #define IDLE_FLOOR ((size_t)64 << 20)
-#define MAP_SHARDS 64
 
 /* ---- data ------------------------------------------------------------------ */
 
-/* A thread's small blocks freed on one stream. */
+/* A thread's small blocks freed on one stream. Written by the owner only
+ * (see cache_slot); `bytes` and `counts` are read by statistics. */
 typedef struct thread_bin {
   mri_stream_id key;
   bool in_use;
   uint64_t last_use;
-  cache_heap *heap;        /* `key`'s heap (a reference) */
-  _Atomic size_t bytes;    /* held; read by statistics */
+  cache_heap *heap; /* `key`'s heap (a reference) */
+  size_t budget;    /* the most bytes the stacks hold */
+  uint32_t overflows; /* frees that found the stacks full */
+  _Atomic size_t bytes;
   _Atomic uint32_t counts[CLASS_COUNT];
   void *items[CLASS_COUNT][STACK_DEPTH];
 } thread_bin;
 
 /* One thread's stacks. The owner uses them without a lock while nobody
  * revokes (in_op announces it); `lock` is taken by revokers, and by the
- * owner while any revoker is about and on its own slow paths. Counters are
- * written by the owner alone and read by anyone. */
+ * owner while any revoker is about and when it changes which streams its
+ * bins are for. Counters are written by the owner alone, read by anyone. */
 typedef struct cache_slot {
   _Atomic int in_op;
   _Atomic int revokers;
@@ -149,18 +156,13 @@ typedef struct cache_slot {
   thread_bin bins[BINS_PER_SLOT];
 } __attribute__((aligned(MRI_CACHE_LINE))) cache_slot;
 
-typedef struct map_shard {
-  _Atomic int lock;
-  mri_ptrmap *map; /* block address -> its record (value.raw) */
-} __attribute__((aligned(MRI_CACHE_LINE))) map_shard;
-
 typedef struct cache_state {
   mr_resource *upstream;
   char *description;
-  size_t max_idle;
-  bool ordered; /* reuse follows streams: device work may use the memory */
-  int device;   /* upstream's device, -1 for host-side memory */
-  bool ready;   /* fully made: destroy trims */
+  size_t max_idle; /* SIZE_MAX: no cap */
+  bool ordered;    /* reuse follows streams: device work may use the memory */
+  int device;      /* upstream's device, -1 for host-side memory */
+  bool ready;      /* fully made: destroy trims */
 
   _Atomic(cache_slot *) slots[MRI_MAX_SLOTS];
   _Atomic int slots_high; /* slots[] at and above this index are NULL */
@@ -172,20 +174,22 @@ typedef struct cache_state {
   size_t table_mask, heap_count;
   _Atomic size_t live_heaps; /* read without the lock: several streams seen? */
 
-  map_shard shards[MAP_SHARDS];
   cache_records records;
 
   /* Device synchronizations: a free stamped with epoch e is safe for every
    * stream once safe_epoch > e. */
   _Atomic uint64_t epoch, safe_epoch;
-  _Atomic size_t idle_bytes; /* idle segments, all heaps */
+  _Atomic size_t idle_bytes; /* idle segments of all heaps, kept only with a cap */
 
   pthread_mutex_t capture_lock;
   mri_ptrmap *captured; /* ptr -> {bytes, alignment}: graph allocations */
   _Atomic size_t captured_live;
 
-  /* Threads without a slot, and heap-level events. */
+  /* Threads without a slot, and segments given back. */
   _Atomic uint64_t shared_hits, shared_misses, shared_cross, shared_bypassed, released;
+
+  mri_fork_lockable fork; /* every lock above, across fork() */
+  mri_size_check check;   /* MRCTX_DEBUG: the live blocks' sizes */
 
   struct cache_state *prev, *next; /* registry, for thread-exit and fork hooks */
 } cache_state;
@@ -194,37 +198,15 @@ MRI_ADAPTOR_STATE(cache_state);
 static mr_status cache_trim(void *self);
 static void flush_slot(cache_state *c, cache_slot *s, bool drop_bins);
 
-/* ---- small locks ----------------------------------------------------------- */
+/* Visit every heap: `for (cache_heap *h = ...)` over the table. table_lock
+ * held. */
+#define FOR_EACH_HEAP(c, h)                                                    \
+  for (size_t i_ = 0; (c)->table != NULL && i_ <= (c)->table_mask; i_++)       \
+    for (cache_heap *h = (c)->table[i_], *h##_next_;                           \
+         h != NULL && (h##_next_ = h->table_next, 1); h = h##_next_)
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
 
-/* The map shards' lock: held for a hash-table operation only. */
-static void spin_lock_slow(_Atomic int *lock) __attribute__((noinline));
-static void spin_lock_slow(_Atomic int *lock) {
-  unsigned spins = 0;
-  do {
-    while (atomic_load_explicit(lock, memory_order_relaxed)) {
-      if (++spins < 128)
-        cpu_relax();
-      else
-        sched_yield();
-    }
-  } while (atomic_exchange_explicit(lock, 1, memory_order_acquire));
-}
-
-static inline void spin_lock(_Atomic int *lock) {
-  if (MRI_UNLIKELY(atomic_exchange_explicit(lock, 1, memory_order_acquire))) spin_lock_slow(lock);
-}
-
-static inline void spin_unlock(_Atomic int *lock) {
-  atomic_store_explicit(lock, 0, memory_order_release);
-}
+static inline bool capped(const cache_state *c) { return c->max_idle != SIZE_MAX; }
 
 /* ---- owners and revokers ----------------------------------------------------- */
 
@@ -261,19 +243,24 @@ static inline void slot_exit(cache_slot *s) {
 
 /* Take `n` slots from their owners: each owner finishes the use it is in,
  * and uses the lock from then on until slots_return. Locks in index
- * order. */
-static void slots_revoke(cache_slot **slots, int n) {
+ * order. `for_fork`: the fork handler is asking (core/fork.h). */
+static void slots_revoke(cache_slot **slots, int n, bool for_fork) {
   for (int i = 0; i < n; i++) atomic_fetch_add_explicit(&slots[i]->revokers, 1, memory_order_seq_cst);
   mri_asym_heavy();
   for (int i = 0; i < n; i++) {
     unsigned spins = 0;
+    if (for_fork && atomic_load_explicit(&slots[i]->in_op, memory_order_acquire))
+      mri_fork_waiting();
     while (atomic_load_explicit(&slots[i]->in_op, memory_order_acquire)) {
       if (++spins < 128)
-        cpu_relax();
+        cache_cpu_relax();
       else
         sched_yield();
     }
-    pthread_mutex_lock(&slots[i]->lock);
+    if (for_fork)
+      mri_fork_lock_mutex(&slots[i]->lock);
+    else
+      pthread_mutex_lock(&slots[i]->lock);
   }
 }
 
@@ -320,49 +307,54 @@ static void on_thread_exit(int slot) {
 
 /* fork(): the child has only the forking thread, so every lock of every
  * cache is taken before (each owner finishing the use it is in) and given
- * back after, in the parent and the child alike. */
-static void lock_cache(cache_state *c) {
+ * back after, in the parent and the child alike (core/fork.h: the
+ * registry at MRI_FORK_RANK_REGISTRY, each cache at
+ * MRI_FORK_RANK_RESOURCE, in the order of the normal paths: slots, the
+ * table, the heaps, the records, captures). In the child the parent's
+ * other threads' stacks keep their blocks until a trim. */
+static void lock_cache(void *obj) {
+  cache_state *c = obj;
   cache_slot *slots[MRI_MAX_SLOTS];
   int n = all_slots(c, slots);
-  slots_revoke(slots, n);
-  pthread_mutex_lock(&c->table_lock);
-  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++)
-    for (cache_heap *h = c->table[i]; h != NULL; h = h->table_next) pthread_mutex_lock(&h->lock);
-  for (int i = 0; i < MAP_SHARDS; i++) spin_lock(&c->shards[i].lock);
-  pthread_mutex_lock(&c->records.lock);
-  pthread_mutex_lock(&c->capture_lock);
+  slots_revoke(slots, n, true);
+  mri_fork_lock_mutex(&c->table_lock);
+  FOR_EACH_HEAP(c, h) mri_fork_lock_spin(&h->lock.held);
+  mri_fork_lock_spin(&c->records.lock.held);
+  mri_fork_lock_mutex(&c->capture_lock);
 }
 
-static void unlock_cache(cache_state *c) {
+static void unlock_cache(void *obj) {
+  cache_state *c = obj;
   pthread_mutex_unlock(&c->capture_lock);
-  pthread_mutex_unlock(&c->records.lock);
-  for (int i = MAP_SHARDS; i-- > 0;) spin_unlock(&c->shards[i].lock);
-  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++)
-    for (cache_heap *h = c->table[i]; h != NULL; h = h->table_next) pthread_mutex_unlock(&h->lock);
+  cache_lock_give(&c->records.lock);
+  FOR_EACH_HEAP(c, h) cache_lock_give(&h->lock);
   pthread_mutex_unlock(&c->table_lock);
   cache_slot *slots[MRI_MAX_SLOTS];
   slots_return(slots, all_slots(c, slots));
 }
 
-static void before_fork(void) {
-  pthread_mutex_lock(&registry_lock);
-  for (cache_state *c = registry; c != NULL; c = c->next) lock_cache(c);
-}
-
-static void after_fork_parent(void) {
-  for (cache_state *c = registry; c != NULL; c = c->next) unlock_cache(c);
-  pthread_mutex_unlock(&registry_lock);
-}
-
-static void after_fork_child(void) {
+static void registry_lock_fork(void *obj) { mri_fork_lock_mutex(obj); }
+static void registry_unlock_fork(void *obj) { pthread_mutex_unlock(obj); }
+static void asym_nothing(void *obj) { (void)obj; }
+static void asym_child(void *obj) {
+  (void)obj;
   mri_asym_fork_child();
-  after_fork_parent();
 }
+
+static mri_fork_lockable registry_fork = {.rank = MRI_FORK_RANK_REGISTRY,
+                                          .lock = registry_lock_fork,
+                                          .unlock = registry_unlock_fork,
+                                          .obj = &registry_lock};
+/* The child registers for membarrier anew before any cache is unlocked
+ * (children run highest rank first). */
+static mri_fork_lockable asym_fork = {
+    .rank = MRI_FORK_RANK_LEAF, .lock = asym_nothing, .unlock = asym_nothing, .child = asym_child};
 
 static void install_hooks(void) {
   mri_asym_init();
   mri_thread_slot_on_exit(on_thread_exit);
-  pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+  mri_fork_register(&registry_fork);
+  mri_fork_register(&asym_fork);
 }
 
 static void registry_add(cache_state *c) {
@@ -383,47 +375,6 @@ static void registry_remove(cache_state *c) {
   if (c->next != NULL) c->next->prev = c->prev;
   c->prev = c->next = NULL;
   pthread_mutex_unlock(&registry_lock);
-}
-
-/* ---- the block map ------------------------------------------------------------ */
-
-static inline map_shard *shard_of(cache_state *c, uintptr_t addr) {
-  uint64_t x = (uint64_t)addr >> 8;
-  x *= 0x9E3779B97F4A7C15ull;
-  return &c->shards[x >> 58];
-}
-
-static mr_status map_put(cache_state *c, cache_block *b) {
-  map_shard *m = shard_of(c, b->addr);
-  spin_lock(&m->lock);
-  mr_status st = mri_ptrmap_put(m->map, (void *)b->addr, (mri_ptrmap_value){.raw = b});
-  spin_unlock(&m->lock);
-  return st;
-}
-
-static cache_block *map_take(cache_state *c, const void *ptr) {
-  map_shard *m = shard_of(c, (uintptr_t)ptr);
-  mri_ptrmap_value v;
-  spin_lock(&m->lock);
-  bool found = mri_ptrmap_take(m->map, ptr, &v);
-  spin_unlock(&m->lock);
-  return found ? v.raw : NULL;
-}
-
-/* With an NVTX tool attached (never on the common path otherwise): each
- * segment is a heap of the tool's, each block handed out a region in it. */
-static void nvtx_block_out(cache_state *c, const void *ptr, size_t bytes) {
-  map_shard *m = shard_of(c, (uintptr_t)ptr);
-  mri_ptrmap_value v;
-  spin_lock(&m->lock);
-  bool found = mri_ptrmap_get(m->map, ptr, &v);
-  spin_unlock(&m->lock);
-  if (found) mri_nvtx_region_add((void *)((cache_block *)v.raw)->segment->base, ptr, bytes);
-}
-
-static inline mr_status nvtx_out(cache_state *c, mr_status st, void *const *ptr, size_t bytes) {
-  if (mri_nvtx_on() && st == MR_OK) nvtx_block_out(c, *ptr, bytes);
-  return st;
 }
 
 /* ---- heaps by stream ----------------------------------------------------------- */
@@ -452,18 +403,21 @@ static bool table_grow(cache_state *c) {
   return true;
 }
 
-/* `key`'s heap with a reference for a bin (or a caller without one), made
- * if need be; NULL if host memory ran out. table_lock held. */
-static cache_heap *heap_find_locked(cache_state *c, mri_stream_id key, bool make) {
+/* `key`'s heap, made if need be; NULL if host memory ran out. table_lock
+ * held. */
+static cache_heap *heap_find_locked(cache_state *c, mri_stream_id key) {
   if (c->table != NULL)
     for (cache_heap *h = c->table[key_hash(key) & c->table_mask]; h != NULL; h = h->table_next)
       if (h->key == key) return h;
-  if (!make) return NULL;
   if ((c->table == NULL || c->heap_count >= 2 * (c->table_mask + 1)) && !table_grow(c))
     return NULL;
   cache_heap *h = mri_host_malloc(sizeof *h);
   if (h == NULL) return NULL;
-  cache_heap_init(h, key, &c->records, &c->idle_bytes);
+  if (!cache_heap_init(h, key, &c->records, capped(c) ? &c->idle_bytes : NULL)) {
+    cache_heap_fini(h);
+    free(h);
+    return NULL;
+  }
   size_t j = key_hash(key) & c->table_mask;
   h->table_next = c->table[j];
   c->table[j] = h;
@@ -472,9 +426,10 @@ static cache_heap *heap_find_locked(cache_state *c, mri_stream_id key, bool make
   return h;
 }
 
+/* `key`'s heap with a reference (for a bin, or a caller without one). */
 static cache_heap *heap_get(cache_state *c, mri_stream_id key) {
   pthread_mutex_lock(&c->table_lock);
-  cache_heap *h = heap_find_locked(c, key, true);
+  cache_heap *h = heap_find_locked(c, key);
   if (h != NULL) h->bins++;
   pthread_mutex_unlock(&c->table_lock);
   return h;
@@ -484,9 +439,9 @@ static cache_heap *heap_get(cache_state *c, mri_stream_id key) {
  * table_lock held, h's lock not. */
 static void heap_reclaim_locked(cache_state *c, cache_heap *h) {
   if (h->bins > 0) return;
-  pthread_mutex_lock(&h->lock);
+  cache_lock_take(&h->lock);
   bool empty = h->segments == NULL && h->pending == NULL;
-  pthread_mutex_unlock(&h->lock);
+  cache_lock_give(&h->lock);
   if (!empty) return;
   cache_heap **link = &c->table[key_hash(h->key) & c->table_mask];
   while (*link != h) link = &(*link)->table_next;
@@ -503,6 +458,30 @@ static void heap_put(cache_state *c, cache_heap *h) {
   h->bins--;
   heap_reclaim_locked(c, h);
   pthread_mutex_unlock(&c->table_lock);
+}
+
+/* With an NVTX tool attached (never on the common path otherwise): each
+ * segment is a heap of the tool's, each block handed out a region in it.
+ * The block's segment is looked up in the heaps' maps. */
+static void nvtx_block_out(cache_state *c, const void *ptr, size_t bytes) {
+  pthread_mutex_lock(&c->table_lock);
+  FOR_EACH_HEAP(c, x) {
+    mri_ptrmap_value v;
+    cache_lock_take(&x->lock);
+    bool hit = mri_ptrmap_get(x->blocks, ptr, &v);
+    cache_lock_give(&x->lock);
+    if (hit) {
+      /* The block is the caller's now: its segment stays. */
+      mri_nvtx_region_add((void *)((cache_block *)v.raw)->segment->base, ptr, bytes);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&c->table_lock);
+}
+
+static inline mr_status nvtx_out_(cache_state *c, mr_status st, void *const *ptr, size_t bytes) {
+  if (mri_nvtx_on() && st == MR_OK) nvtx_block_out(c, *ptr, bytes);
+  return st;
 }
 
 /* ---- coverage: events on a heap's stream -------------------------------------- */
@@ -602,16 +581,18 @@ static mr_status give_back(cache_state *c, cache_heap *h, segment_list *l, mr_st
     next = s->next;
     mri_nvtx_heap_remove((void *)s->base);
     mr_status st = mri_deallocate(c->upstream, (void *)s->base, s->size, CACHE_ALIGNMENT, stream);
-    pthread_mutex_lock(&h->lock);
+    cache_lock_take(&h->lock);
     if (st == MR_OK) {
       cache_segment_free(h, s);
-      atomic_fetch_add_explicit(&c->released, 1, memory_order_relaxed);
     } else {
       cache_heap_adopt(h, s, false);
-      mri_nvtx_heap_add((void *)s->base, s->size, c->description);
       if (first == MR_OK) first = st;
     }
-    pthread_mutex_unlock(&h->lock);
+    cache_lock_give(&h->lock);
+    if (st == MR_OK)
+      atomic_fetch_add_explicit(&c->released, 1, memory_order_relaxed);
+    else
+      mri_nvtx_heap_add((void *)s->base, s->size, c->description);
   }
   l->first = NULL;
   return first;
@@ -619,30 +600,30 @@ static mr_status give_back(cache_state *c, cache_heap *h, segment_list *l, mr_st
 
 /* ---- taking memory from other streams ------------------------------------------- */
 
-/* An idle segment of another heap that `key`'s heap may use now, for a
- * request of `size` in the small or large pool: the smallest that fits.
- * Detached from its heap; NULL if none. table_lock held. */
-static cache_segment *find_ready_segment(cache_state *c, cache_heap *own, bool small, size_t size) {
+/* An idle segment of another heap that `own` may use now, for a request of
+ * `size` in the small or large pool (any size: `size` 0): the smallest
+ * that fits. Detached from its heap, which *from says; NULL if none.
+ * table_lock held. */
+static cache_segment *find_ready_segment(cache_state *c, cache_heap *own, bool small, size_t size,
+                                         cache_heap **from) {
   uint64_t safe = safe_epoch(c);
-  for (size_t i = 0; i <= c->table_mask; i++) {
-    for (cache_heap *x = c->table[i]; x != NULL; x = x->table_next) {
-      if (x == own) continue;
-      pthread_mutex_lock(&x->lock);
-      cache_pool *p = small ? &x->small : &x->large;
-      cache_segment *best = NULL;
-      if (p->idle_segments > 0) {
-        cache_heap_poll(x);
-        for (cache_segment *s = x->segments; s != NULL; s = s->next)
-          if (s->used == 0 && s->small == small && s->size >= size &&
-              cache_segment_ready(x, s, safe) && (best == NULL || s->size < best->size))
-            best = s;
-      }
-      if (best != NULL) cache_heap_detach(x, best);
-      pthread_mutex_unlock(&x->lock);
-      if (best != NULL) {
-        heap_reclaim_locked(c, x);
-        return best;
-      }
+  FOR_EACH_HEAP(c, x) {
+    if (x == own) continue;
+    cache_lock_take(&x->lock);
+    cache_pool *p = small ? &x->small : &x->large;
+    cache_segment *best = NULL;
+    if (p->idle_segments > 0) {
+      cache_heap_poll(x);
+      for (cache_segment *s = x->segments; s != NULL; s = s->next)
+        if (s->used == 0 && s->small == small && s->size >= size &&
+            cache_segment_ready(x, s, safe) && (best == NULL || s->size < best->size))
+          best = s;
+    }
+    if (best != NULL) cache_heap_detach(x, best);
+    cache_lock_give(&x->lock);
+    if (best != NULL) {
+      *from = x;
+      return best;
     }
   }
   return NULL;
@@ -652,16 +633,15 @@ static cache_segment *find_ready_segment(cache_state *c, cache_heap *own, bool s
 static size_t stranded_bytes(cache_state *c, cache_heap *own) {
   size_t total = 0;
   uint64_t safe = safe_epoch(c);
-  for (size_t i = 0; i <= c->table_mask; i++)
-    for (cache_heap *x = c->table[i]; x != NULL; x = x->table_next) {
-      if (x == own) continue;
-      pthread_mutex_lock(&x->lock);
-      cache_heap_poll(x);
-      for (cache_segment *s = x->segments; s != NULL; s = s->next)
-        if (s->used == 0 && !cache_segment_ready(x, s, safe)) total += s->size;
-      total += x->pending_bytes;
-      pthread_mutex_unlock(&x->lock);
-    }
+  FOR_EACH_HEAP(c, x) {
+    if (x == own) continue;
+    cache_lock_take(&x->lock);
+    cache_heap_poll(x);
+    for (cache_segment *s = x->segments; s != NULL; s = s->next)
+      if (s->used == 0 && !cache_segment_ready(x, s, safe)) total += s->size;
+    total += x->pending_bytes;
+    cache_lock_give(&x->lock);
+  }
   return total;
 }
 
@@ -677,58 +657,48 @@ static inline size_t settle_threshold(const cache_state *c) {
  * look again. */
 static bool adopt_segment(cache_state *c, cache_heap *h, bool small, size_t size) {
   if (atomic_load_explicit(&c->live_heaps, memory_order_relaxed) < 2) return false;
+  cache_heap *from = NULL;
   pthread_mutex_lock(&c->table_lock);
-  cache_segment *s = find_ready_segment(c, h, small, size);
+  cache_segment *s = find_ready_segment(c, h, small, size, &from);
   if (s == NULL && stranded_bytes(c, h) >= settle_threshold(c)) {
     pthread_mutex_unlock(&c->table_lock);
     if (settle(c) != MR_OK) return false;
     pthread_mutex_lock(&c->table_lock);
-    s = find_ready_segment(c, h, small, size);
+    s = find_ready_segment(c, h, small, size, &from);
   }
+  if (s != NULL) heap_reclaim_locked(c, from);
   pthread_mutex_unlock(&c->table_lock);
   if (s == NULL) return false;
-  pthread_mutex_lock(&h->lock);
+  cache_lock_take(&h->lock);
   cache_heap_adopt(h, s, true);
-  pthread_mutex_unlock(&h->lock);
+  cache_lock_give(&h->lock);
   return true;
 }
 
 /* Past the cap after a free on `stream` (alive), with `own`'s idle
  * segments already gone: give back other streams' idle segments that are
- * safe for every stream now, on `stream`; when none is but much is
+ * safe for every stream now, on `stream`; when none is but some is
  * stranded (streams destroyed, threads gone), wait for the device once. */
 static void reduce_idle(cache_state *c, cache_heap *own, mr_stream stream) {
   if (!c->ordered || atomic_load_explicit(&c->live_heaps, memory_order_relaxed) < 2) return;
   bool settled = false;
-  for (;;) {
-    if (atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) <= c->max_idle) return;
+  while (atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle) {
+    cache_heap *from = NULL;
     pthread_mutex_lock(&c->table_lock);
-    cache_heap *x = NULL;
-    cache_segment *seg = NULL;
-    uint64_t safe = safe_epoch(c);
-    for (size_t i = 0; i <= c->table_mask && seg == NULL; i++)
-      for (x = c->table[i]; x != NULL && seg == NULL; x = x->table_next) {
-        if (x == own) continue;
-        pthread_mutex_lock(&x->lock);
-        cache_heap_poll(x);
-        for (cache_segment *s = x->segments; s != NULL && seg == NULL; s = s->next)
-          if (s->used == 0 && cache_segment_ready(x, s, safe)) seg = s;
-        if (seg != NULL) cache_heap_detach(x, seg);
-        pthread_mutex_unlock(&x->lock);
-        if (seg != NULL) break;
-      }
-    if (seg == NULL) {
+    cache_segment *s = find_ready_segment(c, own, true, 0, &from);
+    if (s == NULL) s = find_ready_segment(c, own, false, 0, &from);
+    if (s == NULL) {
       bool stranded = !settled && stranded_bytes(c, own) > 0;
       pthread_mutex_unlock(&c->table_lock);
       if (!stranded || settle(c) != MR_OK) return;
       settled = true;
       continue;
     }
-    /* x stays: it is not reclaimed while table_lock is held. */
-    segment_list l = {seg};
-    seg->next = NULL;
-    mr_status st = give_back(c, x, &l, stream);
-    heap_reclaim_locked(c, x);
+    /* `from` stays: heaps are freed only under table_lock. */
+    segment_list l = {NULL};
+    list_push(&l, s);
+    mr_status st = give_back(c, from, &l, stream);
+    heap_reclaim_locked(c, from);
     pthread_mutex_unlock(&c->table_lock);
     if (st != MR_OK) return;
   }
@@ -738,6 +708,8 @@ static void reduce_idle(cache_state *c, cache_heap *own, mr_stream stream) {
 
 typedef enum counter { COUNT_HIT, COUNT_MISS, COUNT_CROSS_HIT, COUNT_BYPASS } counter;
 
+/* Count a slow-path event: in the calling thread's slot (only its owner
+ * writes it), or in the shared counters for a thread without one. */
 static void count(cache_state *c, cache_slot *s, counter what) {
   if (s != NULL) {
     switch (what) {
@@ -757,8 +729,8 @@ static void count(cache_state *c, cache_slot *s, counter what) {
     return;
   }
   _Atomic uint64_t *shared = what == COUNT_MISS     ? &c->shared_misses
-                              : what == COUNT_BYPASS ? &c->shared_bypassed
-                                                     : &c->shared_hits;
+                             : what == COUNT_BYPASS ? &c->shared_bypassed
+                                                    : &c->shared_hits;
   atomic_fetch_add_explicit(shared, 1, memory_order_relaxed);
   if (what == COUNT_CROSS_HIT) atomic_fetch_add_explicit(&c->shared_cross, 1, memory_order_relaxed);
 }
@@ -816,25 +788,25 @@ static mr_status upstream_segment(cache_state *c, size_t *bytes, size_t size, mr
   return st;
 }
 
-/* Hand out block `b`: record it in the map. On failure it goes back. */
-static mr_status hand_out(cache_state *c, cache_heap *h, cache_block *b, void **ptr) {
-  mr_status st = map_put(c, b);
-  if (MRI_UNLIKELY(st != MR_OK)) {
-    pthread_mutex_lock(&h->lock);
-    cache_heap_release(h, b, current_epoch(c));
-    pthread_mutex_unlock(&h->lock);
-    return mri_error(st, "cache: out of host memory recording a block");
-  }
-  *ptr = (void *)b->addr;
-  return MR_OK;
-}
-
-static cache_block *heap_take(cache_state *c, cache_heap *h, bool small, size_t size) {
-  pthread_mutex_lock(&h->lock);
+/* A free block of `size` from `h`, recorded as handed out. Heap locked. On
+ * failure to record it (host memory), it goes back; *failed says so. */
+static cache_block *take_locked(cache_state *c, cache_heap *h, bool small, size_t size,
+                                bool *failed) {
+  *failed = false;
   if (MRI_UNLIKELY(h->pending != NULL)) cache_heap_settle_pending(h, safe_epoch(c));
   cache_block *b = cache_heap_take(h, small, size);
-  pthread_mutex_unlock(&h->lock);
+  if (b != NULL &&
+      MRI_UNLIKELY(mri_ptrmap_put(h->blocks, (void *)b->addr, (mri_ptrmap_value){.raw = b}) !=
+                   MR_OK)) {
+    cache_heap_release(h, b, current_epoch(c));
+    *failed = true;
+    return NULL;
+  }
   return b;
+}
+
+static mr_status no_host_memory(void) {
+  return mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory for its records");
 }
 
 /* A new segment for `h`'s pool, and the block from it. When the pool's
@@ -848,7 +820,7 @@ static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, 
                       mr_stream stream, void **ptr) {
   size_t bytes = segment_size(small, size);
   segment_list idle = {NULL};
-  pthread_mutex_lock(&h->lock);
+  cache_lock_take(&h->lock);
   cache_pool *p = small ? &h->small : &h->large;
   size_t peak = cache_pool_peak(p);
   size_t limit = peak + (peak / 8 > IDLE_FLOOR ? peak / 8 : IDLE_FLOOR);
@@ -856,39 +828,52 @@ static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, 
     size_t over = p->segment_bytes + bytes - limit;
     take_idle(h, small, p->idle_bytes > over ? p->idle_bytes - over : 0, &idle);
   }
-  pthread_mutex_unlock(&h->lock);
+  cache_lock_give(&h->lock);
   give_back(c, h, &idle, stream);
   void *base = NULL;
   mr_status st = upstream_segment(c, &bytes, size, stream, &base);
   if (st != MR_OK) return st;
-  pthread_mutex_lock(&h->lock);
+  bool failed = false;
   cache_block *b = NULL;
-  if (cache_heap_add_segment(h, small, (uintptr_t)base, bytes)) b = cache_heap_take(h, small, size);
-  pthread_mutex_unlock(&h->lock);
-  if (b != NULL) mri_nvtx_heap_add(base, bytes, c->description);
+  cache_lock_take(&h->lock);
+  if (cache_heap_add_segment(h, small, (uintptr_t)base, bytes)) b = take_locked(c, h, small, size, &failed);
+  cache_lock_give(&h->lock);
   if (b == NULL) {
-    mri_deallocate(c->upstream, base, bytes, CACHE_ALIGNMENT, stream);
-    return mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory for a segment's records");
+    /* Host memory ran out for the records: the segment, if it got in, is
+     * idle and stays for the next request. */
+    if (!failed) mri_deallocate(c->upstream, base, bytes, CACHE_ALIGNMENT, stream);
+    return no_host_memory();
   }
-  st = hand_out(c, h, b, ptr);
-  if (st == MR_OK) count(c, s, COUNT_MISS);
-  return st;
+  mri_nvtx_heap_add(base, bytes, c->description);
+  *ptr = (void *)b->addr;
+  count(c, s, COUNT_MISS);
+  return MR_OK;
 }
 
 /* From `h` (the heap of the allocating stream): a free block, else an idle
  * segment another stream is done with, else a new segment. */
 static mr_status heap_allocate(cache_state *c, cache_slot *s, cache_heap *h, bool small,
                                size_t size, mr_stream stream, void **ptr) {
-  cache_block *b = heap_take(c, h, small, size);
+  bool failed;
+  cache_lock_take(&h->lock);
+  cache_block *b = take_locked(c, h, small, size, &failed);
+  cache_lock_give(&h->lock);
   if (b != NULL) {
-    mr_status st = hand_out(c, h, b, ptr);
-    if (st == MR_OK) count(c, s, COUNT_HIT);
-    return st;
+    *ptr = (void *)b->addr;
+    count(c, s, COUNT_HIT);
+    return MR_OK;
   }
-  if (c->ordered && adopt_segment(c, h, small, size) && (b = heap_take(c, h, small, size)) != NULL) {
-    mr_status st = hand_out(c, h, b, ptr);
-    if (st == MR_OK) count(c, s, COUNT_CROSS_HIT);
-    return st;
+  if (failed) return no_host_memory();
+  if (c->ordered && adopt_segment(c, h, small, size)) {
+    cache_lock_take(&h->lock);
+    b = take_locked(c, h, small, size, &failed);
+    cache_lock_give(&h->lock);
+    if (b != NULL) {
+      *ptr = (void *)b->addr;
+      count(c, s, COUNT_CROSS_HIT);
+      return MR_OK;
+    }
+    if (failed) return no_host_memory();
   }
   return grow(c, s, h, small, size, stream, ptr);
 }
@@ -930,26 +915,26 @@ static inline thread_bin *find_bin(cache_slot *s, mri_stream_id key) {
   return NULL;
 }
 
-static mr_status heap_free(cache_state *c, cache_block *b, mri_stream_id key, mr_stream stream,
-                           bool alive);
+static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t bytes, size_t size,
+                            mri_stream_id key, mr_stream stream, bool alive);
 
 /* Give back to the heaps every block a bin holds. `alive`: the caller is
- * using the bin's stream (`stream`) right now. Slot locked. */
+ * using the bin's stream (`stream`) right now. Slot locked (or the owner's,
+ * announced). */
 static void flush_bin(cache_state *c, thread_bin *b, mr_stream stream, bool alive) {
   for (unsigned k = 0; k < CLASS_COUNT; k++) {
     uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
     for (uint32_t i = n; i-- > 0;) {
-      cache_block *blk = map_take(c, b->items[k][i]);
-      if (blk != NULL && heap_free(c, blk, b->key, stream, alive) != MR_OK)
-        map_put(c, blk); /* cannot happen: heap_free fails only on the size check */
+      give_block(c, b->heap, b->items[k][i], class_sizes[k], class_sizes[k], b->key, stream,
+                 alive);
       atomic_store_explicit(&b->counts[k], i, memory_order_relaxed);
       atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
     }
   }
 }
 
-/* Empty every bin of `s` (thread exit, trim, fork-free paths); with
- * `drop_bins`, also let go of their heaps. Slot locked. */
+/* Empty every bin of `s` (thread exit, trim); with `drop_bins`, also let
+ * go of their heaps. Slot locked. */
 static void flush_slot(cache_state *c, cache_slot *s, bool drop_bins) {
   for (int i = 0; i < BINS_PER_SLOT; i++) {
     thread_bin *b = &s->bins[i];
@@ -985,9 +970,46 @@ static thread_bin *bin_for(cache_state *c, cache_slot *s, mri_stream_id key) {
   victim->in_use = true;
   victim->key = key;
   victim->heap = h;
+  victim->budget = BIN_BUDGET_FLOOR;
   victim->last_use = ++s->tick;
   s->mru = (int)(victim - s->bins);
   return victim;
+}
+
+/* The calling thread's heap for `key`: its bin's (read without a lock on
+ * the owner's path), its bin made if need be. A thread without a slot (or
+ * when host memory ran out for a bin) borrows a reference (*borrowed),
+ * which heap_put gives back. NULL if host memory ran out. */
+static cache_heap *thread_heap(cache_state *c, cache_slot *s, mri_stream_id key, bool *borrowed) {
+  *borrowed = false;
+  if (s != NULL) {
+    if (slot_enter(s)) {
+      thread_bin *b = find_bin(s, key);
+      cache_heap *h = b != NULL ? b->heap : NULL;
+      slot_exit(s);
+      if (h != NULL) return h;
+    }
+    pthread_mutex_lock(&s->lock);
+    thread_bin *b = bin_for(c, s, key);
+    cache_heap *h = b != NULL ? b->heap : NULL;
+    pthread_mutex_unlock(&s->lock);
+    if (h != NULL) return h;
+  }
+  *borrowed = true;
+  return heap_get(c, key);
+}
+
+/* Raise or lower a bin's budget to a quarter of what its stream's small
+ * pool has in use. Slot locked. */
+static void rebudget(thread_bin *b) {
+  cache_lock_take(&b->heap->lock);
+  const cache_pool *p = &b->heap->small;
+  size_t in_use = p->segment_bytes - p->free_bytes;
+  cache_lock_give(&b->heap->lock);
+  size_t budget = in_use / 4;
+  if (budget < BIN_BUDGET_FLOOR) budget = BIN_BUDGET_FLOOR;
+  if (budget > BIN_BUDGET_CEILING) budget = BIN_BUDGET_CEILING;
+  b->budget = budget;
 }
 
 /* ---- the common paths -------------------------------------------------------- */
@@ -1012,65 +1034,63 @@ static inline mr_status stream_key(cache_state *c, mr_stream stream, mri_stream_
   return st;
 }
 
-static mr_status small_allocate_slow(cache_state *c, cache_slot *s, unsigned k,
-                                     mri_stream_id key, mr_stream stream, void **ptr)
-    __attribute__((noinline));
-static mr_status small_allocate_slow(cache_state *c, cache_slot *s, unsigned k,
-                                     mri_stream_id key, mr_stream stream, void **ptr) {
-  cache_heap *h = NULL;
-  if (s != NULL) {
-    pthread_mutex_lock(&s->lock);
-    thread_bin *b = bin_for(c, s, key);
-    if (b != NULL) {
-      b->last_use = ++s->tick;
-      uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
-      if (n > 0) { /* a revoker was about: the common path, locked */
-        *ptr = b->items[k][n - 1];
-        atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
-        bump(&s->hits);
-        pthread_mutex_unlock(&s->lock);
-        return MR_OK;
-      }
-      h = b->heap;
-    }
-    pthread_mutex_unlock(&s->lock);
+/* Pop a block of class k from the thread's stack for `key`, under the
+ * slot's lock (a revoker is about). */
+static void *locked_pop(cache_slot *s, mri_stream_id key, unsigned k) {
+  void *p = NULL;
+  pthread_mutex_lock(&s->lock);
+  thread_bin *b = find_bin(s, key);
+  uint32_t n = b != NULL ? atomic_load_explicit(&b->counts[k], memory_order_relaxed) : 0;
+  if (n > 0) {
+    p = b->items[k][n - 1];
+    atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
+    bump(&s->hits);
   }
-  if (h != NULL) return heap_allocate(c, s, h, true, class_sizes[k], stream, ptr);
-  /* No bin: a thread without a slot, or host memory ran out. */
-  h = heap_get(c, key);
-  if (h == NULL) return mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory");
-  mr_status st = heap_allocate(c, s, h, true, class_sizes[k], stream, ptr);
-  heap_put(c, h);
-  return st;
+  pthread_mutex_unlock(&s->lock);
+  return p;
 }
 
-static mr_status large_allocate(cache_state *c, cache_slot *s, size_t bytes, mri_stream_id key,
-                                mr_stream stream, void **ptr) __attribute__((noinline));
-static mr_status large_allocate(cache_state *c, cache_slot *s, size_t bytes, mri_stream_id key,
-                                mr_stream stream, void **ptr) {
+static mr_status heap_path_allocate(cache_state *c, cache_slot *s, bool small, size_t size,
+                                    mri_stream_id key, mr_stream stream, void **ptr)
+    __attribute__((noinline));
+static mr_status heap_path_allocate(cache_state *c, cache_slot *s, bool small, size_t size,
+                                    mri_stream_id key, mr_stream stream, void **ptr) {
+  /* The stack of another of the thread's streams than the latest one, and
+   * the heap of the stream; or, with a revoker about, the same under the
+   * slot's lock. */
   cache_heap *h = NULL;
-  bool borrowed = true;
   if (s != NULL) {
-    pthread_mutex_lock(&s->lock);
-    thread_bin *b = bin_for(c, s, key);
-    if (b != NULL) {
-      b->last_use = ++s->tick;
-      h = b->heap;
-      borrowed = false;
+    unsigned k = small ? class_of(size) : 0;
+    if (slot_enter(s)) {
+      thread_bin *b = find_bin(s, key);
+      uint32_t n = 0;
+      if (b != NULL) {
+        h = b->heap;
+        n = small ? atomic_load_explicit(&b->counts[k], memory_order_relaxed) : 0;
+        if (n > 0) {
+          *ptr = b->items[k][n - 1];
+          atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
+          atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
+          bump(&s->hits);
+        }
+      }
+      slot_exit(s);
+      if (n > 0) return MR_OK;
+    } else if (small && (*ptr = locked_pop(s, key, k)) != NULL) {
+      return MR_OK;
     }
-    pthread_mutex_unlock(&s->lock);
   }
-  if (h == NULL && (h = heap_get(c, key)) == NULL)
+  bool borrowed = false;
+  if (h == NULL && (h = thread_heap(c, s, key, &borrowed)) == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory");
-  mr_status st = heap_allocate(c, s, h, false, cache_large_size(bytes), stream, ptr);
+  mr_status st = heap_allocate(c, s, h, small, size, stream, ptr);
   if (borrowed) heap_put(c, h);
   return st;
 }
 
-static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
-                                void **ptr) {
-  cache_state *c = self;
+static inline mr_status cache_take(cache_state *c, size_t bytes, size_t alignment,
+                                   mr_stream stream, void **ptr) {
   mri_stream_id key;
   bool capturing = false;
   mr_status st = stream_key(c, stream, &key, &capturing);
@@ -1079,9 +1099,9 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
   if (MRI_UNLIKELY(capturing)) return bypass_allocate(c, s, bytes, alignment, stream, ptr);
   if (MRI_UNLIKELY(key == MRI_STREAM_ID_SHUT_DOWN))
     return mri_error(MR_ERR_DRIVER, "cache: the CUDA driver has shut down");
-  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX)) {
-    return nvtx_out(c, large_allocate(c, s, bytes, key, stream, ptr), ptr, bytes);
-  }
+  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX))
+    return nvtx_out_(c, heap_path_allocate(c, s, false, cache_large_size(bytes), key, stream, ptr),
+                     ptr, bytes);
   unsigned k = class_of(bytes);
   if (MRI_LIKELY(s != NULL) && MRI_LIKELY(slot_enter(s))) {
     thread_bin *b = &s->bins[s->mru];
@@ -1094,47 +1114,14 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
                             memory_order_relaxed);
       bump(&s->hits);
       slot_exit(s);
-      return nvtx_out(c, MR_OK, ptr, bytes);
+      return nvtx_out_(c, MR_OK, ptr, bytes);
     }
     slot_exit(s);
   }
-  return nvtx_out(c, small_allocate_slow(c, s, k, key, stream, ptr), ptr, bytes);
+  return nvtx_out_(c, heap_path_allocate(c, s, true, class_sizes[k], key, stream, ptr), ptr, bytes);
 }
 
 /* ---- deallocate ------------------------------------------------------------------- */
-
-/* Give block `b` back to its heap, freed on stream `key` (`stream`, alive
- * when `alive`): at once where the heap is that stream's, else pending an
- * event on the freeing stream. Past the cap, idle segments go upstream. */
-static mr_status heap_free(cache_state *c, cache_block *b, mri_stream_id key, mr_stream stream,
-                           bool alive) {
-  cache_heap *h = b->segment->heap; /* stable: a segment with a block in use never moves */
-  if (key == MRI_STREAM_ID_SHUT_DOWN) alive = false; /* nothing runs any more */
-  bool own = !c->ordered || h->key == key || key == MRI_STREAM_ID_SHUT_DOWN;
-  cache_wait *w = !own && alive ? wait_on(c, stream) : NULL;
-  uint64_t epoch = current_epoch(c);
-  segment_list over = {NULL};
-  pthread_mutex_lock(&h->lock);
-  if (own) {
-    cache_segment *idle = cache_heap_release(h, b, epoch);
-    if (c->ordered && alive && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1 &&
-        (idle != NULL || ++h->frees_since_record >= RECORD_EVERY))
-      heap_record(c, h, stream);
-    if (MRI_UNLIKELY(atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle) &&
-        alive) {
-      take_idle(h, true, 0, &over);
-      take_idle(h, false, 0, &over);
-    }
-  } else {
-    cache_heap_park(h, b, w, epoch);
-  }
-  pthread_mutex_unlock(&h->lock);
-  cache_wait_release(w); /* the parked block holds its own reference */
-  if (over.first != NULL) give_back(c, h, &over, stream);
-  if (MRI_UNLIKELY(alive && atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle))
-    reduce_idle(c, h, stream);
-  return MR_OK;
-}
 
 /* A free that finds no record: not this cache's block, or freed twice. */
 static mr_status not_ours(cache_state *c, const void *ptr, size_t bytes) {
@@ -1143,43 +1130,152 @@ static mr_status not_ours(cache_state *c, const void *ptr, size_t bytes) {
                    c->description, ptr, bytes);
 }
 
-static mr_status free_to_heap(cache_state *c, void *ptr, size_t bytes, size_t size,
-                              mri_stream_id key, mr_stream stream) {
-  cache_block *b = map_take(c, ptr);
-  if (b == NULL) return not_ours(c, ptr, bytes);
+/* The heap that handed out `ptr`, other than `tried`, with the block taken
+ * out of its map; NULL if none did. */
+static cache_heap *find_owner(cache_state *c, cache_heap *tried, const void *ptr,
+                              cache_block **out) {
+  cache_heap *found = NULL;
+  mri_ptrmap_value v;
+  pthread_mutex_lock(&c->table_lock);
+  FOR_EACH_HEAP(c, x) {
+    if (x == tried) continue;
+    cache_lock_take(&x->lock);
+    bool hit = mri_ptrmap_take(x->blocks, ptr, &v);
+    cache_lock_give(&x->lock);
+    if (hit) {
+      found = x;
+      *out = v.raw;
+      break;
+    }
+  }
+  /* The block is out of every map, so its segment (and heap) stays. */
+  pthread_mutex_unlock(&c->table_lock);
+  return found;
+}
+
+/* Give a block back, freed on stream `key` (`stream`, alive when `alive`),
+ * `bytes` by the caller's count, `size` by the cache's. `hint` is the heap
+ * of `key` if known: where a block freed on its own stream is. A block of
+ * another stream's heap waits there for an event on the freeing stream
+ * (pending); over a host upstream it is free at once. Past the cap, idle
+ * segments go upstream. */
+static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t bytes, size_t size,
+                            mri_stream_id key, mr_stream stream, bool alive) {
+  if (key == MRI_STREAM_ID_SHUT_DOWN) alive = false; /* nothing runs any more */
+  cache_heap *h = hint;
+  cache_block *b = NULL;
+  mri_ptrmap_value v;
+  if (h != NULL) {
+    cache_lock_take(&h->lock);
+    if (mri_ptrmap_take(h->blocks, ptr, &v)) {
+      b = v.raw;
+    } else {
+      cache_lock_give(&h->lock);
+    }
+  }
+  if (b == NULL) {
+    h = find_owner(c, hint, ptr, &b);
+    if (h == NULL) return not_ours(c, ptr, bytes);
+    cache_lock_take(&h->lock);
+  }
+  /* h is locked and b out of its map. */
   if (MRI_UNLIKELY(b->asked != size)) {
-    map_put(c, b);
+    size_t asked = b->asked;
+    mri_ptrmap_put(h->blocks, ptr, (mri_ptrmap_value){.raw = b}); /* its slot is free */
+    cache_lock_give(&h->lock);
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p was allocated as a block of %zu bytes and freed with %zu "
                      "(which takes %zu): deallocate needs the allocation's size",
-                     c->description, ptr, b->asked, bytes, size);
+                     c->description, ptr, asked, bytes, size);
   }
-  return heap_free(c, b, key, stream, true);
+  uint64_t epoch = current_epoch(c);
+  bool own = !c->ordered || h->key == key || key == MRI_STREAM_ID_SHUT_DOWN;
+  segment_list over = {NULL};
+  if (own) {
+    cache_segment *idle = cache_heap_release(h, b, epoch);
+    if (c->ordered && alive && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1 &&
+        (idle != NULL || ++h->frees_since_record >= RECORD_EVERY))
+      heap_record(c, h, stream);
+    if (MRI_UNLIKELY(capped(c) && alive &&
+                     atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle)) {
+      take_idle(h, true, 0, &over);
+      take_idle(h, false, 0, &over);
+    }
+    cache_lock_give(&h->lock);
+  } else {
+    /* The event is recorded outside the heap's lock; the block is out of
+     * every list meanwhile, the caller's still. */
+    cache_lock_give(&h->lock);
+    cache_wait *w = alive ? wait_on(c, stream) : NULL;
+    cache_lock_take(&h->lock);
+    cache_heap_park(h, b, w, epoch);
+    cache_lock_give(&h->lock);
+    cache_wait_release(w); /* the parked block holds its own reference */
+  }
+  if (over.first != NULL) give_back(c, h, &over, stream);
+  if (MRI_UNLIKELY(capped(c) && alive &&
+                   atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle))
+    reduce_idle(c, h, stream);
+  return MR_OK;
 }
 
-static mr_status small_free_slow(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
-                                 unsigned k, mri_stream_id key, mr_stream stream)
+/* Push onto a thread's stack if it has room, under the slot's lock or the
+ * owner's announcement; true if kept. */
+static bool push(thread_bin *b, void *ptr, unsigned k) {
+  uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
+  size_t held = atomic_load_explicit(&b->bytes, memory_order_relaxed);
+  if (held + class_sizes[k] > b->budget || n == STACK_DEPTH) return false;
+  b->items[k][n] = ptr;
+  atomic_store_explicit(&b->counts[k], n + 1, memory_order_relaxed);
+  atomic_store_explicit(&b->bytes, held + class_sizes[k], memory_order_relaxed);
+  return true;
+}
+
+static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
+                                size_t size, mri_stream_id key, mr_stream stream)
     __attribute__((noinline));
-static mr_status small_free_slow(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
-                                 unsigned k, mri_stream_id key, mr_stream stream) {
+static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
+                                size_t size, mri_stream_id key, mr_stream stream) {
+  /* A stack that is not the latest one, a full one (then the heap; now
+   * and then its budget is revised first), a new stream's, or a revoker
+   * about. */
+  bool small = size <= CACHE_SMALL_MAX;
+  cache_heap *h = NULL;
   if (s != NULL) {
-    pthread_mutex_lock(&s->lock);
-    thread_bin *b = bin_for(c, s, key);
-    if (b != NULL) {
-      b->last_use = ++s->tick;
-      uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
-      size_t held = atomic_load_explicit(&b->bytes, memory_order_relaxed);
-      if (n < STACK_DEPTH && held + class_sizes[k] <= BIN_BUDGET) {
-        b->items[k][n] = ptr;
-        atomic_store_explicit(&b->counts[k], n + 1, memory_order_relaxed);
-        atomic_store_explicit(&b->bytes, held + class_sizes[k], memory_order_relaxed);
-        pthread_mutex_unlock(&s->lock);
-        return MR_OK;
+    unsigned k = small ? class_of(size) : 0;
+    bool kept = false, locked_path = true;
+    if (slot_enter(s)) {
+      thread_bin *b = find_bin(s, key);
+      if (b != NULL) {
+        b->last_use = ++s->tick;
+        h = b->heap;
+        locked_path = false;
+        if (small && !(kept = push(b, ptr, k)))
+          locked_path = ++b->overflows % REBUDGET_EVERY == 0;
       }
+      slot_exit(s);
+      if (kept) return MR_OK;
     }
-    pthread_mutex_unlock(&s->lock);
+    if (locked_path) {
+      pthread_mutex_lock(&s->lock);
+      thread_bin *b = bin_for(c, s, key);
+      if (b != NULL) {
+        b->last_use = ++s->tick;
+        h = b->heap;
+        if (small && !(kept = push(b, ptr, k))) {
+          rebudget(b);
+          kept = push(b, ptr, k);
+        }
+      }
+      pthread_mutex_unlock(&s->lock);
+      if (kept) return MR_OK;
+    }
   }
-  return free_to_heap(c, ptr, bytes, class_sizes[k], key, stream);
+  bool borrowed = false;
+  if (h == NULL) h = thread_heap(c, s, key, &borrowed);
+  mr_status st = give_block(c, h, ptr, bytes, size, key, stream, true);
+  if (borrowed) heap_put(c, h);
+  return st;
 }
 
 static mr_status captured_free(cache_state *c, void *ptr, mr_stream stream, bool *done)
@@ -1203,9 +1299,7 @@ static mr_status captured_free(cache_state *c, void *ptr, mr_stream stream, bool
   return st;
 }
 
-static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
-                                  mr_stream stream) {
-  cache_state *c = self;
+static inline mr_status cache_give(cache_state *c, void *ptr, size_t bytes, mr_stream stream) {
   if (MRI_UNLIKELY(atomic_load_explicit(&c->captured_live, memory_order_relaxed) > 0)) {
     bool done;
     mr_status st = captured_free(c, ptr, stream, &done);
@@ -1215,16 +1309,16 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
   mr_status st = stream_key(c, stream, &key, NULL);
   if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache: freeing %p", ptr);
   mri_nvtx_region_remove(ptr);
-  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX))
-    return free_to_heap(c, ptr, bytes, cache_large_size(bytes), key, stream);
-  unsigned k = class_of(bytes);
   cache_slot *s = my_slot(c);
+  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX))
+    return heap_path_free(c, s, ptr, bytes, cache_large_size(bytes), key, stream);
+  unsigned k = class_of(bytes);
   if (MRI_LIKELY(s != NULL) && MRI_LIKELY(slot_enter(s))) {
     thread_bin *b = &s->bins[s->mru];
     uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
     size_t held = atomic_load_explicit(&b->bytes, memory_order_relaxed);
     if (MRI_LIKELY(b->key == key && b->in_use && n < STACK_DEPTH &&
-                   held + class_sizes[k] <= BIN_BUDGET)) {
+                   held + class_sizes[k] <= b->budget)) {
       b->items[k][n] = ptr;
       atomic_store_explicit(&b->counts[k], n + 1, memory_order_relaxed);
       atomic_store_explicit(&b->bytes, held + class_sizes[k], memory_order_relaxed);
@@ -1233,8 +1327,35 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
     }
     slot_exit(s);
   }
-  (void)alignment;
-  return small_free_slow(c, s, ptr, bytes, k, key, stream);
+  return heap_path_free(c, s, ptr, bytes, class_sizes[k], key, stream);
+}
+
+/* With MRCTX_DEBUG a free must match its allocation exactly (core/debug.h):
+ * a block's stack is its class's, so a wrong size would hand it out again
+ * as a larger block. Without, the heap path refuses a size whose block is
+ * not the one allocated; the threads' stacks cannot tell. */
+static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  cache_state *c = self;
+  mr_status st = cache_take(c, bytes, alignment, stream, ptr);
+  if (MRI_UNLIKELY(st == MR_OK &&
+                   mri_size_check_note(&c->check, *ptr, bytes, alignment) != MR_OK)) {
+    if (cache_give(c, *ptr, bytes, stream) != MR_OK) {
+    }
+    *ptr = NULL;
+    return mri_size_check_note_failed(c->description, bytes);
+  }
+  return st;
+}
+
+static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  cache_state *c = self;
+  mr_status st = mri_size_check_take(&c->check, c->description, ptr, bytes, alignment);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
+  st = cache_give(c, ptr, bytes, stream);
+  if (MRI_UNLIKELY(st != MR_OK)) mri_size_check_restore(&c->check, ptr, bytes, alignment);
+  return st;
 }
 
 /* ---- trim, destroy ----------------------------------------------------------------- */
@@ -1248,26 +1369,23 @@ static mr_status cache_trim(void *self) {
   cache_state *c = self;
   cache_slot *slots[MRI_MAX_SLOTS];
   int n = all_slots(c, slots);
-  slots_revoke(slots, n);
+  slots_revoke(slots, n, false);
   for (int i = 0; i < n; i++) flush_slot(c, slots[i], false);
   slots_return(slots, n);
   mr_status st = c->ordered ? settle(c) : MR_OK;
   if (st != MR_OK) return mri_error_prefix(st, "cache: trimming");
   uint64_t safe = safe_epoch(c);
   pthread_mutex_lock(&c->table_lock);
-  for (size_t i = 0; c->table != NULL && i <= c->table_mask && st == MR_OK; i++) {
-    cache_heap *next;
-    for (cache_heap *h = c->table[i]; h != NULL && st == MR_OK; h = next) {
-      next = h->table_next;
-      segment_list idle = {NULL};
-      pthread_mutex_lock(&h->lock);
-      cache_heap_settle_pending(h, safe);
-      take_idle(h, true, 0, &idle);
-      take_idle(h, false, 0, &idle);
-      pthread_mutex_unlock(&h->lock);
-      st = give_back(c, h, &idle, NULL);
-      heap_reclaim_locked(c, h);
-    }
+  FOR_EACH_HEAP(c, h) {
+    if (st != MR_OK) break;
+    segment_list idle = {NULL};
+    cache_lock_take(&h->lock);
+    cache_heap_settle_pending(h, safe);
+    take_idle(h, true, 0, &idle);
+    take_idle(h, false, 0, &idle);
+    cache_lock_give(&h->lock);
+    st = give_back(c, h, &idle, NULL);
+    heap_reclaim_locked(c, h);
   }
   pthread_mutex_unlock(&c->table_lock);
   if (st != MR_OK) return mri_error_prefix(st, "cache: trim: giving a segment back upstream");
@@ -1276,6 +1394,7 @@ static mr_status cache_trim(void *self) {
 
 static void cache_destroy(void *self) {
   cache_state *c = self;
+  mri_fork_unregister(&c->fork);
   registry_remove(c);
   /* Errors are ignored: at process exit the driver may be gone, and then
    * so is the memory. */
@@ -1289,25 +1408,21 @@ static void cache_destroy(void *self) {
   }
   /* What a failed trim left, and blocks never freed: best effort, nothing
    * can use them any more. */
-  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++) {
-    cache_heap *next;
-    for (cache_heap *h = c->table[i]; h != NULL; h = next) {
-      next = h->table_next;
-      for (cache_block *b = h->pending; b != NULL; b = b->link_next) cache_wait_release(b->wait);
-      cache_segment *snext;
-      for (cache_segment *s = h->segments; s != NULL; s = snext) {
-        snext = s->next;
-        mri_nvtx_heap_remove((void *)s->base);
-        mri_deallocate(c->upstream, (void *)s->base, s->size, CACHE_ALIGNMENT, NULL);
-        free(s);
-      }
-      cache_heap_fini(h);
-      free(h);
+  FOR_EACH_HEAP(c, h) {
+    for (cache_block *b = h->pending; b != NULL; b = b->link_next) cache_wait_release(b->wait);
+    cache_segment *snext;
+    for (cache_segment *s = h->segments; s != NULL; s = snext) {
+      snext = s->next;
+      mri_nvtx_heap_remove((void *)s->base);
+      mri_deallocate(c->upstream, (void *)s->base, s->size, CACHE_ALIGNMENT, NULL);
+      free(s);
     }
+    cache_heap_fini(h);
+    free(h);
   }
   free(c->table);
-  for (int i = 0; i < MAP_SHARDS; i++) mri_ptrmap_destroy(c->shards[i].map);
   cache_records_fini(&c->records);
+  mri_size_check_fini(&c->check);
   mri_ptrmap_destroy(c->captured);
   pthread_mutex_destroy(&c->capture_lock);
   pthread_mutex_destroy(&c->table_lock);
@@ -1327,32 +1442,33 @@ static const mr_resource_ops cache_ops = {
 mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_resource **out) {
   mr_status st = mri_adaptor_check(&cache_ops, upstream, out);
   if (st != MR_OK) return st;
-  /* The default cap is left out, so "cache(device)" stays so. */
+  /* No cap (0 or SIZE_MAX) is left out, so "cache(device)" stays so. */
+  bool cap = max_cached != 0 && max_cached != SIZE_MAX;
   char size[32];
   mri_format_size(max_cached, size, sizeof size);
-  cache_state *c = max_cached == 0
-                       ? mri_adaptor_alloc(sizeof *c, upstream, "cache(%s)",
-                                           mr_resource_describe(upstream))
-                       : mri_adaptor_alloc(sizeof *c, upstream, "cache(%s, max=%s)",
-                                           mr_resource_describe(upstream), size);
+  cache_state *c = !cap ? mri_adaptor_alloc(sizeof *c, upstream, "cache(%s)",
+                                            mr_resource_describe(upstream))
+                        : mri_adaptor_alloc(sizeof *c, upstream, "cache(%s, max=%s)",
+                                            mr_resource_describe(upstream), size);
   if (c == NULL) return MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_init(&c->table_lock, NULL);
   pthread_mutex_init(&c->capture_lock, NULL);
   cache_records_init(&c->records);
   atomic_init(&c->epoch, 1);
   atomic_init(&c->safe_epoch, 1);
-  c->max_idle = max_cached != 0 ? max_cached : MR_CACHE_DEFAULT_MAX;
+  c->max_idle = cap ? max_cached : SIZE_MAX;
   c->ordered = mri_reuse_follows_streams(&upstream->props);
   c->device = upstream->props.kind == MR_MEMORY_DEVICE ? upstream->props.device : -1;
+  mri_size_check_init(&c->check);
   c->captured = mri_ptrmap_create();
-  st = c->captured != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
-  for (int i = 0; i < MAP_SHARDS && st == MR_OK; i++)
-    if ((c->shards[i].map = mri_ptrmap_create()) == NULL) st = MR_ERR_OUT_OF_MEMORY;
-  if (st != MR_OK) st = mri_error(st, "cache: out of host memory");
+  st = c->captured != NULL ? MR_OK : mri_error(MR_ERR_OUT_OF_MEMORY, "cache: out of host memory");
   st = mri_adaptor_create(&cache_ops, c, MRI_ADAPTOR_KEEPS, st, out);
   if (st == MR_OK) {
     c->ready = true;
     registry_add(c);
+    c->fork = (mri_fork_lockable){
+        .rank = MRI_FORK_RANK_RESOURCE, .lock = lock_cache, .unlock = unlock_cache, .obj = c};
+    mri_fork_register(&c->fork);
   }
   return st;
 }
@@ -1387,13 +1503,12 @@ mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *sta
   sum.bypassed += atomic_load_explicit(&c->shared_bypassed, memory_order_relaxed);
   sum.trims = atomic_load_explicit(&c->released, memory_order_relaxed);
   pthread_mutex_lock(&c->table_lock);
-  for (size_t i = 0; c->table != NULL && i <= c->table_mask; i++)
-    for (cache_heap *h = c->table[i]; h != NULL; h = h->table_next) {
-      pthread_mutex_lock(&h->lock);
-      sum.cached_bytes += h->small.free_bytes + h->large.free_bytes + h->pending_bytes;
-      sum.cached_blocks += h->small.index.blocks + h->large.index.blocks;
-      pthread_mutex_unlock(&h->lock);
-    }
+  FOR_EACH_HEAP(c, h) {
+    cache_lock_take(&h->lock);
+    sum.cached_bytes += h->small.free_bytes + h->large.free_bytes + h->pending_bytes;
+    sum.cached_blocks += h->small.index.blocks + h->large.index.blocks;
+    cache_lock_give(&h->lock);
+  }
   pthread_mutex_unlock(&c->table_lock);
   return MRI_STRUCT_WRITE(stats, &sum, mr_cache_stats, trims, "mr_cache_resource_get_stats");
 }

@@ -10,6 +10,18 @@
 
 #include "adaptors/cache_internal.h"
 
+void cache_lock_wait(cache_lock *l) {
+  unsigned spins = 0;
+  do {
+    while (atomic_load_explicit(&l->held, memory_order_relaxed)) {
+      if (++spins < 128)
+        cache_cpu_relax();
+      else
+        sched_yield();
+    }
+  } while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire));
+}
+
 /* ---- the free index ----------------------------------------------------- */
 
 /* Bucket of a free block of `size` bytes: 16 per power of two. Every block
@@ -59,7 +71,7 @@ static int index_next(const cache_index *ix, unsigned from) {
 
 /* How many blocks of a bucket a search looks at: lists are short in
  * practice, and a bound keeps a pathological one from costing much. */
-#define SCAN_LIMIT 32
+#define SCAN_LIMIT 8
 
 /* The best-fitting free block of at least `size` bytes: the smallest that
  * fits among the request's own bucket (an exact fit ends the search: a
@@ -90,15 +102,11 @@ static cache_block *index_best(const cache_index *ix, size_t size) {
 #define RECORD_BATCH 64
 #define SPARE_MAX 128
 
-void cache_records_init(cache_records *r) {
-  memset(r, 0, sizeof *r);
-  pthread_mutex_init(&r->lock, NULL);
-}
+void cache_records_init(cache_records *r) { memset(r, 0, sizeof *r); }
 
 void cache_records_fini(cache_records *r) {
   for (size_t i = 0; i < r->batch_count; i++) free(r->batches[i]);
   free(r->batches);
-  pthread_mutex_destroy(&r->lock);
 }
 
 /* Refill a heap's spares from the cache's free records, making a batch if
@@ -122,7 +130,7 @@ static void new_batch(cache_records *r) {
 
 static void refill_spares(cache_heap *h) {
   cache_records *r = h->records;
-  pthread_mutex_lock(&r->lock);
+  cache_lock_take(&r->lock);
   if (r->free == NULL) new_batch(r);
   for (int i = 0; i < RECORD_BATCH / 2 && r->free != NULL; i++) {
     cache_block *b = r->free;
@@ -131,7 +139,7 @@ static void refill_spares(cache_heap *h) {
     h->spare = b;
     h->spare_count++;
   }
-  pthread_mutex_unlock(&r->lock);
+  cache_lock_give(&r->lock);
 }
 
 cache_block *cache_record_new(cache_heap *h) {
@@ -147,7 +155,7 @@ cache_block *cache_record_new(cache_heap *h) {
 /* Give `count` spares back to the cache's free records. */
 static void return_spares(cache_heap *h, size_t count) {
   cache_records *r = h->records;
-  pthread_mutex_lock(&r->lock);
+  cache_lock_take(&r->lock);
   while (count-- > 0 && h->spare != NULL) {
     cache_block *b = h->spare;
     h->spare = b->link_next;
@@ -155,7 +163,7 @@ static void return_spares(cache_heap *h, size_t count) {
     b->link_next = r->free;
     r->free = b;
   }
-  pthread_mutex_unlock(&r->lock);
+  cache_lock_give(&r->lock);
 }
 
 void cache_record_free(cache_heap *h, cache_block *b) {
@@ -166,19 +174,20 @@ void cache_record_free(cache_heap *h, cache_block *b) {
 
 /* ---- heaps ------------------------------------------------------------------ */
 
-void cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
+bool cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
                      _Atomic size_t *idle_total) {
   memset(h, 0, sizeof *h);
-  pthread_mutex_init(&h->lock, NULL);
   h->key = key;
   h->records = records;
   h->idle_total = idle_total;
+  h->blocks = mri_ptrmap_create();
+  return h->blocks != NULL;
 }
 
 void cache_heap_fini(cache_heap *h) {
   if (h->event != NULL) mri_event_destroy(h->event);
   return_spares(h, h->spare_count);
-  pthread_mutex_destroy(&h->lock);
+  mri_ptrmap_destroy(h->blocks);
 }
 
 static inline cache_pool *pool_of(cache_heap *h, const cache_segment *s) {
@@ -201,11 +210,11 @@ static void count_idle(cache_heap *h, cache_pool *p, cache_segment *s, int sign)
   if (sign > 0) {
     p->idle_bytes += s->size;
     p->idle_segments++;
-    atomic_fetch_add_explicit(h->idle_total, s->size, memory_order_relaxed);
+    if (h->idle_total != NULL) atomic_fetch_add_explicit(h->idle_total, s->size, memory_order_relaxed);
   } else {
     p->idle_bytes -= s->size;
     p->idle_segments--;
-    atomic_fetch_sub_explicit(h->idle_total, s->size, memory_order_relaxed);
+    if (h->idle_total != NULL) atomic_fetch_sub_explicit(h->idle_total, s->size, memory_order_relaxed);
   }
 }
 

@@ -19,8 +19,36 @@
 #ifndef MRCTX_LIB_ADAPTORS_CACHE_INTERNAL_H
 #define MRCTX_LIB_ADAPTORS_CACHE_INTERNAL_H
 
+#include <sched.h>
+
 #include "adaptors/adaptors_internal.h"
 #include "driver/driver_internal.h"
+
+/* ---- a small lock ---------------------------------------------------------
+ * For the heaps and the records: held for a few hundred nanoseconds at
+ * most (an event record is the longest), so a waiter spins briefly, then
+ * yields the CPU. Half the cost of a mutex when nobody waits. */
+typedef struct cache_lock {
+  _Atomic int held;
+} cache_lock;
+
+static inline void cache_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+void cache_lock_wait(cache_lock *l);
+
+static inline void cache_lock_take(cache_lock *l) {
+  if (MRI_UNLIKELY(atomic_exchange_explicit(&l->held, 1, memory_order_acquire))) cache_lock_wait(l);
+}
+
+static inline void cache_lock_give(cache_lock *l) {
+  atomic_store_explicit(&l->held, 0, memory_order_release);
+}
 
 #define CACHE_ALIGNMENT ((size_t)MR_DEFAULT_ALIGNMENT)
 #define CACHE_SMALL_MAX ((size_t)1 << 20)
@@ -115,20 +143,21 @@ static inline size_t cache_pool_peak(const cache_pool *p) {
  * (a heap keeps a few spare ones of its own). Records come in batches that
  * live until the cache is destroyed. Its lock is the innermost. */
 typedef struct cache_records {
-  pthread_mutex_t lock;
+  cache_lock lock;
   cache_block *free;
   void **batches;
   size_t batch_count, batch_capacity;
 } cache_records;
 
 struct cache_heap {
-  pthread_mutex_t lock;
+  cache_lock lock;
   mri_stream_id key; /* its stream's ID (0: the one heap of a host cache) */
   cache_pool small, large;
+  mri_ptrmap *blocks; /* address -> record (value.raw) of every used block */
   cache_segment *segments;
   cache_block *pending; /* freed here on other streams, not yet covered */
   size_t pending_bytes;
-  _Atomic size_t *idle_total; /* the cache's count of idle segment bytes */
+  _Atomic size_t *idle_total; /* the cache's count of idle segment bytes, or NULL */
   cache_records *records;
   cache_block *spare; /* records ready for new blocks */
   size_t spare_count;
@@ -151,9 +180,10 @@ static inline size_t cache_large_size(size_t bytes) {
   return (bytes + CACHE_LARGE_ROUND - 1) & ~(CACHE_LARGE_ROUND - 1);
 }
 
-/* `idle_total` is kept up to date with the bytes of the heap's idle
- * segments (shared by every heap of a cache). */
-void cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
+/* `idle_total`, if not NULL, is kept up to date with the bytes of the
+ * heap's idle segments (shared by every heap of a cache: only a cache with
+ * a cap counts them). False if host memory ran out. */
+bool cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
                      _Atomic size_t *idle_total);
 /* Free what the heap's bookkeeping holds (not the memory: the segments
  * must have gone back upstream or to another heap); its spare records go

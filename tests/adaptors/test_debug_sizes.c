@@ -49,9 +49,13 @@ static mr_status make_bin(mr_resource *up, mr_resource **out) {
 static mr_status make_track(mr_resource *up, mr_resource **out) {
   return mr_track_resource_create(up, out);
 }
+static mr_status make_cache(mr_resource *up, mr_resource **out) {
+  return mr_cache_resource_create(up, 0, out);
+}
 
 static const keeper keepers[] = {
-    {"fixed", make_fixed}, {"arena", make_arena}, {"bin", make_bin}, {"track", make_track}};
+    {"fixed", make_fixed}, {"arena", make_arena}, {"bin", make_bin}, {"track", make_track},
+    {"cache", make_cache}};
 
 static void fill(void *p, int byte, size_t n) { memset(p, byte, n); }
 
@@ -143,6 +147,8 @@ static const mr_resource_ops refusing_ops = {
 static void test_debug_failed_free_keeps_the_record(void **state) {
   set_debug("1");
   for (size_t k = 0; k < MRI_ARRAY_SIZE(keepers); k++) {
+    /* The cache keeps a 2 MiB block too: its free never reaches upstream. */
+    if (strcmp(keepers[k].name, "cache") == 0) continue;
     mr_resource *up = NULL, *mr = NULL;
     assert_ok(mr_resource_create(&refusing_ops, NULL, NULL, &up));
     assert_ok(keepers[k].create(up, &mr));
