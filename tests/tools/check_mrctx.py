@@ -347,11 +347,11 @@ def bench_rows(out):
     the table, read from its fixed-width columns."""
     rows = []
     for line in out.splitlines():
-        if (len(line) > 69 and line[:8].strip() in BENCH_WORKLOADS and line[8] == " " and
-                line[66:69].strip().isdigit()):
-            rows.append((line[:8].strip(), line[9:22].strip(), line[23:65].strip(),
-                         int(line[66:69]), line[101:109].strip(), line[81:90].strip(),
-                         line[119:126].strip()))
+        if (len(line) > 73 and line[:8].strip() in BENCH_WORKLOADS and line[8] == " " and
+                line[70:73].strip().isdigit()):
+            rows.append((line[:8].strip(), line[9:26].strip(), line[27:69].strip(),
+                         int(line[70:73]), line[105:113].strip(), line[85:94].strip(),
+                         line[123:130].strip()))
     return rows
 
 
@@ -383,6 +383,7 @@ def check_fake_bench(mrctx):
                      "mrctx cache(host), no driver calls"]
         pairs += reference
         wanted = ([("pairs", big, a) for a in pairs] + [("pairs", small, a) for a in pairs] +
+                  [("pairs", big + " legacy", a) for a in pairs] +
                   [("pinned", "4KiB-4MiB", a) for a in (
                       "cuMemHostAlloc + cuMemFreeHost", "cuMemAllocFromPoolAsync (pinned pool)",
                       "mrctx fixed(pinned, block=4MiB, count=32)", "mrctx cache(pinned)")] +
@@ -478,8 +479,9 @@ def check_fake_bench_runs(mrctx, sanitized):
         only = "large,handoff"
         peers = [raw, "mrctx ctx_get_mr -> device", cache]
         wanted = ([("handoff", "256B-64MiB", a, 2) for a in peers] +
+                  [("handoff", "256B-64MiB legacy", a, 2) for a in peers] +
                   [("large", "1MiB-256MiB", a, 1) for a in peers])
-        progress = ("\033[Krun 1/2: handoff: " + raw, "\033[Krun 2/2: large: " + cache)
+        progress = ("\033[Krun 1/2: handoff 256B-64MiB: " + raw, "\033[Krun 2/2: large: " + cache)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "bench.json")
         rc, out, err = run(mrctx, "bench", "--runs", "2", "--only", only,

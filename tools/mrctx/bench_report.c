@@ -143,7 +143,7 @@ static void format_ratio(char *out, size_t cap, double v) {
 }
 
 void bench_print_table(FILE *out, const bench_results *r) {
-  fprintf(out, "\n%-8s %-13s %-42s %3s %10s %9s %9s %8s %8s %7s %7s\n", "workload", "sizes",
+  fprintf(out, "\n%-8s %-17s %-42s %3s %10s %9s %9s %8s %8s %7s %7s\n", "workload", "sizes",
           "allocator", "thr", "ns/op", "spread", "Mops/s", "vs raw", "vs cub", "res/req",
           "hits");
   const char *last = "";
@@ -157,7 +157,7 @@ void bench_print_table(FILE *out, const bench_results *r) {
     format_ratio(reserved, sizeof reserved, row_spread(r, x, VALUE_RESERVED_RATIO).median);
     double hit_rate = row_spread(r, x, VALUE_HIT_RATE).median;
     if (isfinite(hit_rate)) snprintf(hits, sizeof hits, "%.2f%%", 100 * hit_rate);
-    fprintf(out, "%-8s %-13s %-42s %3d %10.1f %9s %9.2f %8s %8s %7s %7s%s\n", x->workload,
+    fprintf(out, "%-8s %-17s %-42s %3d %10.1f %9s %9.2f %8s %8s %7s %7s%s\n", x->workload,
             x->sizes, x->allocator, x->threads, row_spread(r, x, VALUE_NS).median, spread,
             row_spread(r, x, VALUE_MOPS).median, vs_raw, vs_cub, reserved, hits,
             row_failures(r, x) ? "  (allocations failed)" : "");

@@ -173,13 +173,16 @@ typedef enum allocator_id {
 } allocator_id;
 
 #define MAX_WORKLOAD_ALLOCATORS 12
-#define MAX_WORKLOAD_CASES 2
+#define MAX_WORKLOAD_CASES 3
 
 /* One range of request sizes a workload is timed with. */
 typedef struct workload_case {
   const char *sizes; /* the results' sizes column; NULL past a workload's last case */
   size_t lo, hi;     /* requests are lo..hi bytes */
   bool log_uniform;  /* drawn log-uniformly (else uniformly) */
+  /* On the legacy default stream (what PyTorch and CuPy use) rather than a
+   * stream of the thread's own. */
+  bool legacy_stream;
 } workload_case;
 
 /* What a run of the suite holds: the options, the driver, the benchmark's
@@ -265,7 +268,7 @@ static void *pair_thread(void *arg) {
   pin_to_cpu(j->index);
   j->cu->cuCtxSetCurrent(j->context);
   CUstream stream = NULL;
-  j->cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  if (!j->sizes->legacy_stream) j->cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
   void *ptr[LIVE_BLOCKS] = {0};
   size_t size[LIVE_BLOCKS] = {0};
   uint64_t rng = j->seed;
@@ -330,7 +333,7 @@ static void *pair_thread(void *arg) {
     if (ptr[k]) a->free(a->state, ptr[k], size[k], stream);
   free(table);
   j->cu->cuStreamSynchronize(stream);
-  j->cu->cuStreamDestroy(stream);
+  if (stream != NULL) j->cu->cuStreamDestroy(stream);
   return NULL;
 }
 
@@ -477,7 +480,7 @@ static bench_result run_handoff(const bench_run *b, const bench_workload *w,
   uint64_t rng = 0x243F6A8885A308D3ull;
   for (int i = 0; i < HANDOFF_BLOCKS; i++) h->act_size[i] = handoff_size(&rng, c);
   for (int i = 0; i < HANDOFF_BLOCKS; i++) h->grad_size[i] = handoff_size(&rng, c);
-  b->cu.cuStreamCreate(&h->stream, CU_STREAM_NON_BLOCKING);
+  if (!c->legacy_stream) b->cu.cuStreamCreate(&h->stream, CU_STREAM_NON_BLOCKING);
   atomic_init(&h->turn, TURN_FORWARD);
   pthread_t backward;
   pthread_create(&backward, NULL, handoff_backward, h);
@@ -499,7 +502,7 @@ static bench_result run_handoff(const bench_run *b, const bench_workload *w,
   pass_turn(h, TURN_STOP);
   pthread_join(backward, NULL);
   b->cu.cuStreamSynchronize(h->stream);
-  b->cu.cuStreamDestroy(h->stream);
+  if (h->stream != NULL) b->cu.cuStreamDestroy(h->stream);
   if (a->trim) a->trim(a->state);
   long pairs = 2L * HANDOFF_BLOCKS * steps; /* each step: 2 x blocks allocations and frees */
   double lookups = (double)(hits1 - hits0 + misses1 - misses0);
@@ -869,7 +872,9 @@ static const bench_workload workloads[] = {
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
                     ALLOC_CACHE_BARE, ALLOC_CACHE_SLABS, ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE,
                     ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH},
-     .cases = {{"256B-1MiB", 256, 1 << 20, false}, {"8B-4KiB", 8, 4096, false}},
+     .cases = {{"256B-1MiB", 256, 1 << 20, false},
+               {"8B-4KiB", 8, 4096, false},
+               {"256B-1MiB legacy", 256, 1 << 20, false, true}},
      .live = LIVE_BLOCKS,
      .rounds = true},
     /* The same at 1, 2, 4, 8 and 16 threads (--threads), one stream each. */
@@ -898,7 +903,8 @@ static const bench_workload workloads[] = {
      .measure = run_handoff,
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
      /* run_handoff draws its own mix within lo..hi (see there). */
-     .cases = {{"256B-64MiB", 256, (size_t)64 << 20, false}}},
+     .cases = {{"256B-64MiB", 256, (size_t)64 << 20, false},
+               {"256B-64MiB legacy", 256, (size_t)64 << 20, false, true}}},
     /* Large blocks: 32 live, one thread. */
     {.name = "large",
      .baseline = "raw",
@@ -1169,6 +1175,12 @@ static double reserved_ratio_of(const bench_results *r, int run, const char *wor
   return x != NULL ? x->peak_reserved / x->peak_requested : NAN;
 }
 
+static double hit_percent_of(const bench_results *r, int run, const char *workload,
+                             const char *sizes, const char *label, int threads) {
+  const bench_result *x = row_of(r, run, workload, sizes, label, threads);
+  return x != NULL ? x->hit_rate * 100 : NAN;
+}
+
 /* rmm 25.10's pool_memory_resource (4 GiB initial), ns per pair at one
  * thread, 256 B-1 MiB, 64 live: measured on the same kind of H200 on
  * 2026-12-02 by a separate program (issue 11), not by this command. The
@@ -1244,10 +1256,35 @@ static size_t make_targets(const bench_results *r, int run, bench_target *t) {
          reserved_ratio_of(r, run, "random", "1B-1MiB", "cache", 1), 1.15, true, "x");
   target(t, &n, run, "cache(device) reserved/requested, handoff",
          reserved_ratio_of(r, run, "handoff", "256B-64MiB", "cache", 2), 1.15, true, "x");
+  /* Issue 22: the patterns training makes, against PyTorch's allocator. */
+  double torch_pairs = ns_of(r, run, "pairs", big, "torch", 1);
+  target(t, &n, run, "pairs: cache(device) vs PyTorch", torch_pairs / cache, 5, false, "x");
+  target(t, &n, run, "pairs, legacy stream: cache(device)",
+         ns_of(r, run, "pairs", "256B-1MiB legacy", "cache", 1), 40, true, "ns");
+  target(t, &n, run, "pairs, legacy stream: cache(device), no stats",
+         ns_of(r, run, "pairs", "256B-1MiB legacy", "cache_bare", 1), 40, true, "ns");
+  const char *hand = "256B-64MiB";
+  target(t, &n, run, "handoff: cache(device) hits", hit_percent_of(r, run, "handoff", hand, "cache", 2),
+         99, false, "%");
+  target(t, &n, run, "handoff: cache(device) time vs PyTorch",
+         ns_of(r, run, "handoff", hand, "cache", 2) / ns_of(r, run, "handoff", hand, "torch", 2), 0.5,
+         true, "x");
+  target(t, &n, run, "handoff: reserved/requested vs PyTorch's",
+         reserved_ratio_of(r, run, "handoff", hand, "cache", 2) /
+             reserved_ratio_of(r, run, "handoff", hand, "torch", 2),
+         1.0, true, "x");
+  const char *large = "1MiB-256MiB";
+  target(t, &n, run, "large: cache(device) hits", hit_percent_of(r, run, "large", large, "cache", 1),
+         95, false, "%");
+  target(t, &n, run, "large: cache(device) time vs PyTorch",
+         ns_of(r, run, "large", large, "cache", 1) / ns_of(r, run, "large", large, "torch", 1), 0.5,
+         true, "x");
+  target(t, &n, run, "large: cache(device) reserved/requested",
+         reserved_ratio_of(r, run, "large", large, "cache", 1), 1.15, true, "x");
   return n;
 }
 
-#define MAX_TARGETS 24
+#define MAX_TARGETS 36
 
 static void usage(FILE *out) {
   fputs("usage: mrctx bench [--seconds S] [--threads N] [--runs N] [--only LIST]\n"
