@@ -384,6 +384,7 @@ def check_fake_bench(mrctx):
         pairs += reference
         wanted = ([("pairs", big, a) for a in pairs] + [("pairs", small, a) for a in pairs] +
                   [("pairs", big + " legacy", a) for a in pairs] +
+                  [("pairs", small + " legacy", a) for a in pairs] +
                   [("pinned", "4KiB-4MiB", a) for a in (
                       "cuMemHostAlloc + cuMemFreeHost", "cuMemAllocFromPoolAsync (pinned pool)",
                       "mrctx fixed(pinned, block=4MiB, count=32)", "mrctx cache(pinned)")] +
