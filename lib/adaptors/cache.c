@@ -17,8 +17,9 @@
  * into the segment is known to be past: an event recorded on S after the
  * frees has completed, or a device synchronization (trim, settle) started
  * after them. Events are recorded only inside a deallocate on S (the one
- * moment the caller guarantees S is alive), and only where the cache has
- * seen more than one stream; a program on one stream never records. A
+ * moment the caller guarantees S is alive), and only after another stream
+ * missed and found no idle segment ready: a program whose streams each
+ * live on their own memory (one stream, or one per thread) never records. A
  * block freed on another stream than the one it was allocated on waits in
  * its heap (pending) until an event recorded on the freeing stream
  * completes.
@@ -173,6 +174,11 @@ typedef struct cache_state {
   cache_heap **table;
   size_t table_mask, heap_count;
   _Atomic size_t live_heaps; /* read without the lock: several streams seen? */
+  /* Misses that found no idle segment of another stream ready for them.
+   * A heap records an event (which other streams need before they take its
+   * idle segments) only once per such miss: a program whose streams each
+   * live on their own memory records none. */
+  _Atomic uint64_t starved;
 
   cache_records records;
 
@@ -668,7 +674,10 @@ static bool adopt_segment(cache_state *c, cache_heap *h, bool small, size_t size
   }
   if (s != NULL) heap_reclaim_locked(c, from);
   pthread_mutex_unlock(&c->table_lock);
-  if (s == NULL) return false;
+  if (s == NULL) {
+    atomic_fetch_add_explicit(&c->starved, 1, memory_order_relaxed);
+    return false;
+  }
   cache_lock_take(&h->lock);
   cache_heap_adopt(h, s, true);
   cache_lock_give(&h->lock);
@@ -1193,9 +1202,13 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
   segment_list over = {NULL};
   if (own) {
     cache_segment *idle = cache_heap_release(h, b, epoch);
-    if (c->ordered && alive && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1 &&
-        (idle != NULL || ++h->frees_since_record >= RECORD_EVERY))
-      heap_record(c, h, stream);
+    if (c->ordered && alive && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1) {
+      uint64_t starved = atomic_load_explicit(&c->starved, memory_order_relaxed);
+      if (starved != h->cover_gen && (idle != NULL || ++h->frees_since_record >= RECORD_EVERY)) {
+        heap_record(c, h, stream);
+        h->cover_gen = starved;
+      }
+    }
     if (MRI_UNLIKELY(capped(c) && alive &&
                      atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle)) {
       take_idle(h, true, 0, &over);

@@ -167,6 +167,7 @@ struct cache_heap {
   mri_event event;
   uint64_t records_made, records_done;
   uint32_t frees_since_record;
+  uint64_t cover_gen; /* the cache's count of starved misses at its last record */
   /* Threads' stacks that point here (cache.c): a heap is freed only when
    * none do and it holds nothing. */
   int bins;
