@@ -472,13 +472,12 @@ static void heap_put(cache_state *c, cache_heap *h) {
 static void nvtx_block_out(cache_state *c, const void *ptr, size_t bytes) {
   pthread_mutex_lock(&c->table_lock);
   FOR_EACH_HEAP(c, x) {
-    mri_ptrmap_value v;
     cache_lock_take(&x->lock);
-    bool hit = mri_ptrmap_get(x->blocks, ptr, &v);
+    cache_block *b = cache_map_get(&x->blocks, (uintptr_t)ptr);
     cache_lock_give(&x->lock);
-    if (hit) {
+    if (b != NULL) {
       /* The block is the caller's now: its segment stays. */
-      mri_nvtx_region_add((void *)((cache_block *)v.raw)->segment->base, ptr, bytes);
+      mri_nvtx_region_add((void *)b->segment->base, ptr, bytes);
       break;
     }
   }
@@ -804,9 +803,7 @@ static cache_block *take_locked(cache_state *c, cache_heap *h, bool small, size_
   *failed = false;
   if (MRI_UNLIKELY(h->pending != NULL)) cache_heap_settle_pending(h, safe_epoch(c));
   cache_block *b = cache_heap_take(h, small, size);
-  if (b != NULL &&
-      MRI_UNLIKELY(mri_ptrmap_put(h->blocks, (void *)b->addr, (mri_ptrmap_value){.raw = b}) !=
-                   MR_OK)) {
+  if (b != NULL && MRI_UNLIKELY(!cache_map_put(&h->blocks, b->addr, b))) {
     cache_heap_release(h, b, current_epoch(c));
     *failed = true;
     return NULL;
@@ -1098,8 +1095,9 @@ static mr_status heap_path_allocate(cache_state *c, cache_slot *s, bool small, s
   return st;
 }
 
-static inline mr_status cache_take(cache_state *c, size_t bytes, size_t alignment,
-                                   mr_stream stream, void **ptr) {
+static inline __attribute__((always_inline)) mr_status cache_take(cache_state *c, size_t bytes,
+                                                                   size_t alignment,
+                                                                   mr_stream stream, void **ptr) {
   mri_stream_id key;
   bool capturing = false;
   mr_status st = stream_key(c, stream, &key, &capturing);
@@ -1144,16 +1142,15 @@ static mr_status not_ours(cache_state *c, const void *ptr, size_t bytes) {
 static cache_heap *find_owner(cache_state *c, cache_heap *tried, const void *ptr,
                               cache_block **out) {
   cache_heap *found = NULL;
-  mri_ptrmap_value v;
   pthread_mutex_lock(&c->table_lock);
   FOR_EACH_HEAP(c, x) {
     if (x == tried) continue;
     cache_lock_take(&x->lock);
-    bool hit = mri_ptrmap_take(x->blocks, ptr, &v);
+    cache_block *b = cache_map_take(&x->blocks, (uintptr_t)ptr);
     cache_lock_give(&x->lock);
-    if (hit) {
+    if (b != NULL) {
       found = x;
-      *out = v.raw;
+      *out = b;
       break;
     }
   }
@@ -1173,14 +1170,10 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
   if (key == MRI_STREAM_ID_SHUT_DOWN) alive = false; /* nothing runs any more */
   cache_heap *h = hint;
   cache_block *b = NULL;
-  mri_ptrmap_value v;
   if (h != NULL) {
     cache_lock_take(&h->lock);
-    if (mri_ptrmap_take(h->blocks, ptr, &v)) {
-      b = v.raw;
-    } else {
-      cache_lock_give(&h->lock);
-    }
+    b = cache_map_take(&h->blocks, (uintptr_t)ptr);
+    if (b == NULL) cache_lock_give(&h->lock);
   }
   if (b == NULL) {
     h = find_owner(c, hint, ptr, &b);
@@ -1190,7 +1183,7 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
   /* h is locked and b out of its map. */
   if (MRI_UNLIKELY(b->asked != size)) {
     size_t asked = b->asked;
-    mri_ptrmap_put(h->blocks, ptr, (mri_ptrmap_value){.raw = b}); /* its slot is free */
+    cache_map_put(&h->blocks, (uintptr_t)ptr, b); /* its slot is free: cannot fail */
     cache_lock_give(&h->lock);
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p was allocated as a block of %zu bytes and freed with %zu "
@@ -1312,7 +1305,8 @@ static mr_status captured_free(cache_state *c, void *ptr, mr_stream stream, bool
   return st;
 }
 
-static inline mr_status cache_give(cache_state *c, void *ptr, size_t bytes, mr_stream stream) {
+static inline __attribute__((always_inline)) mr_status cache_give(cache_state *c, void *ptr,
+                                                                   size_t bytes, mr_stream stream) {
   if (MRI_UNLIKELY(atomic_load_explicit(&c->captured_live, memory_order_relaxed) > 0)) {
     bool done;
     mr_status st = captured_free(c, ptr, stream, &done);
@@ -1346,13 +1340,14 @@ static inline mr_status cache_give(cache_state *c, void *ptr, size_t bytes, mr_s
 /* With MRCTX_DEBUG a free must match its allocation exactly (core/debug.h):
  * a block's stack is its class's, so a wrong size would hand it out again
  * as a larger block. Without, the heap path refuses a size whose block is
- * not the one allocated; the threads' stacks cannot tell. */
-static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
-                                void **ptr) {
-  cache_state *c = self;
+ * not the one allocated; the threads' stacks cannot tell. The checked
+ * paths are apart, so the common path pays one test of a flag. */
+static mr_status checked_allocate(cache_state *c, size_t bytes, size_t alignment,
+                                  mr_stream stream, void **ptr) __attribute__((noinline));
+static mr_status checked_allocate(cache_state *c, size_t bytes, size_t alignment,
+                                  mr_stream stream, void **ptr) {
   mr_status st = cache_take(c, bytes, alignment, stream, ptr);
-  if (MRI_UNLIKELY(st == MR_OK &&
-                   mri_size_check_note(&c->check, *ptr, bytes, alignment) != MR_OK)) {
+  if (st == MR_OK && mri_size_check_note(&c->check, *ptr, bytes, alignment) != MR_OK) {
     if (cache_give(c, *ptr, bytes, stream) != MR_OK) {
     }
     *ptr = NULL;
@@ -1361,14 +1356,29 @@ static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_s
   return st;
 }
 
+static mr_status checked_deallocate(cache_state *c, void *ptr, size_t bytes, size_t alignment,
+                                    mr_stream stream) __attribute__((noinline));
+static mr_status checked_deallocate(cache_state *c, void *ptr, size_t bytes, size_t alignment,
+                                    mr_stream stream) {
+  mr_status st = mri_size_check_take(&c->check, c->description, ptr, bytes, alignment);
+  if (st != MR_OK) return st;
+  st = cache_give(c, ptr, bytes, stream);
+  if (st != MR_OK) mri_size_check_restore(&c->check, ptr, bytes, alignment);
+  return st;
+}
+
+static mr_status cache_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  cache_state *c = self;
+  if (MRI_UNLIKELY(c->check.on)) return checked_allocate(c, bytes, alignment, stream, ptr);
+  return cache_take(c, bytes, alignment, stream, ptr);
+}
+
 static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
                                   mr_stream stream) {
   cache_state *c = self;
-  mr_status st = mri_size_check_take(&c->check, c->description, ptr, bytes, alignment);
-  if (MRI_UNLIKELY(st != MR_OK)) return st;
-  st = cache_give(c, ptr, bytes, stream);
-  if (MRI_UNLIKELY(st != MR_OK)) mri_size_check_restore(&c->check, ptr, bytes, alignment);
-  return st;
+  if (MRI_UNLIKELY(c->check.on)) return checked_deallocate(c, ptr, bytes, alignment, stream);
+  return cache_give(c, ptr, bytes, stream);
 }
 
 /* ---- trim, destroy ----------------------------------------------------------------- */

@@ -97,6 +97,71 @@ static cache_block *index_best(const cache_index *ix, size_t size) {
   return best;
 }
 
+/* ---- the map of used blocks --------------------------------------------- */
+
+static inline size_t map_home(uintptr_t addr, size_t mask) {
+  uint64_t x = (uint64_t)addr >> 8; /* blocks are 256-byte aligned */
+  x *= 0x9E3779B97F4A7C15ull;
+  return (size_t)(x >> 32) & mask;
+}
+
+static bool map_grow(cache_map *m) {
+  size_t capacity = m->slots == NULL ? 64 : (m->mask + 1) * 2;
+  cache_map_entry *slots = mri_host_calloc(capacity, sizeof *slots);
+  if (slots == NULL) return false;
+  for (size_t i = 0; m->slots != NULL && i <= m->mask; i++) {
+    if (m->slots[i].addr == 0) continue;
+    size_t j = map_home(m->slots[i].addr, capacity - 1);
+    while (slots[j].addr != 0) j = (j + 1) & (capacity - 1);
+    slots[j] = m->slots[i];
+  }
+  free(m->slots);
+  m->slots = slots;
+  m->mask = capacity - 1;
+  return true;
+}
+
+bool cache_map_put(cache_map *m, uintptr_t addr, cache_block *b) {
+  if ((m->count + 1) * 2 > (m->slots != NULL ? m->mask + 1 : 0) && !map_grow(m)) return false;
+  size_t i = map_home(addr, m->mask);
+  while (m->slots[i].addr != 0 && m->slots[i].addr != addr) i = (i + 1) & m->mask;
+  if (m->slots[i].addr == 0) m->count++;
+  m->slots[i] = (cache_map_entry){addr, b};
+  return true;
+}
+
+static cache_map_entry *map_find(const cache_map *m, uintptr_t addr) {
+  if (m->slots == NULL || addr == 0) return NULL;
+  for (size_t i = map_home(addr, m->mask);; i = (i + 1) & m->mask) {
+    if (m->slots[i].addr == addr) return &m->slots[i];
+    if (m->slots[i].addr == 0) return NULL;
+  }
+}
+
+cache_block *cache_map_get(const cache_map *m, uintptr_t addr) {
+  cache_map_entry *e = map_find(m, addr);
+  return e != NULL ? e->block : NULL;
+}
+
+cache_block *cache_map_take(cache_map *m, uintptr_t addr) {
+  cache_map_entry *e = map_find(m, addr);
+  if (e == NULL) return NULL;
+  cache_block *b = e->block;
+  /* Backward shift: pull later members of the probe run into the hole. */
+  size_t hole = (size_t)(e - m->slots);
+  for (size_t i = (hole + 1) & m->mask; m->slots[i].addr != 0; i = (i + 1) & m->mask) {
+    size_t home = map_home(m->slots[i].addr, m->mask);
+    bool between = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
+    if (!between) {
+      m->slots[hole] = m->slots[i];
+      hole = i;
+    }
+  }
+  m->slots[hole].addr = 0;
+  m->count--;
+  return b;
+}
+
 /* ---- records ------------------------------------------------------------ */
 
 #define RECORD_BATCH 64
@@ -180,14 +245,13 @@ bool cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
   h->key = key;
   h->records = records;
   h->idle_total = idle_total;
-  h->blocks = mri_ptrmap_create();
-  return h->blocks != NULL;
+  return map_grow(&h->blocks);
 }
 
 void cache_heap_fini(cache_heap *h) {
   if (h->event != NULL) mri_event_destroy(h->event);
   return_spares(h, h->spare_count);
-  mri_ptrmap_destroy(h->blocks);
+  free(h->blocks.slots);
 }
 
 static inline cache_pool *pool_of(cache_heap *h, const cache_segment *s) {

@@ -139,6 +139,20 @@ static inline size_t cache_pool_peak(const cache_pool *p) {
   return p->high > p->high_before ? p->high : p->high_before;
 }
 
+/* Used blocks by address: an open-addressing table of 16-byte entries
+ * (linear probing, backward-shift deletion), half full at most. The core's
+ * mri_ptrmap keeps a 32-byte record per entry; this is on the path of
+ * every block that reaches a heap, so it keeps only the record's pointer. */
+typedef struct cache_map_entry {
+  uintptr_t addr; /* 0: empty */
+  cache_block *block;
+} cache_map_entry;
+
+typedef struct cache_map {
+  cache_map_entry *slots;
+  size_t mask, count;
+} cache_map;
+
 /* Where heaps get records for blocks: one per cache, shared by its heaps
  * (a heap keeps a few spare ones of its own). Records come in batches that
  * live until the cache is destroyed. Its lock is the innermost. */
@@ -153,7 +167,7 @@ struct cache_heap {
   cache_lock lock;
   mri_stream_id key; /* its stream's ID (0: the one heap of a host cache) */
   cache_pool small, large;
-  mri_ptrmap *blocks; /* address -> record (value.raw) of every used block */
+  cache_map blocks; /* every used block's record, by address */
   cache_segment *segments;
   cache_block *pending; /* freed here on other streams, not yet covered */
   size_t pending_bytes;
@@ -236,6 +250,12 @@ bool cache_segment_ready(cache_heap *h, const cache_segment *s, uint64_t safe_ep
 bool cache_heap_poll(cache_heap *h);
 
 void cache_wait_release(cache_wait *w);
+
+/* The map of a heap's used blocks. Put fails (false) only if the table
+ * cannot grow; take and get return NULL where `addr` is not there. */
+bool cache_map_put(cache_map *m, uintptr_t addr, cache_block *b);
+cache_block *cache_map_take(cache_map *m, uintptr_t addr);
+cache_block *cache_map_get(const cache_map *m, uintptr_t addr);
 
 /* A block record from the heap's spares (NULL if host memory ran out). */
 cache_block *cache_record_new(cache_heap *h);
