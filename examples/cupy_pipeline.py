@@ -40,14 +40,16 @@ def main() -> None:
             raise RuntimeError("the pipeline produced NaN")
         peak_pool[0] = max(peak_pool[0], pool.total_bytes())
 
+    counters = common.StepCounters(args.allocator, ctx, args.device)
     times = common.time_steps(step, cupy.cuda.get_current_stream().synchronize, args.warmup,
-                              args.steps)
+                              args.steps, counters)
     extra = {"cupy_version": cupy.__version__}
     if ctx is None:
         # CuPy's pool has no high-water mark: its size sampled after each step.
         extra.update(peak_reserved_bytes=peak_pool[0], peak_used_bytes=None)
     else:
         extra.update(common.mrctx_peaks(ctx, args.device))
+    extra.update(counters.result(args.steps))
     common.report("cupy_pipeline", args, times, **extra)
 
 

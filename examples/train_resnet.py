@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """torchvision's ResNet-50 (random weights) trained on random images:
 batch 128, 224x224, AdamW, bf16 autocast. Times each step and reports peak
-device memory as one JSON line.
+device memory and the allocator's counters per step as one JSON line
+(MRCTX_TORCH_TIMING=1 adds the time inside the allocator's calls).
 
-    python3 examples/train_resnet.py --allocator {torch,mrctx-cache,mrctx-device} --steps 50 --warmup 10
+    python3 examples/train_resnet.py --allocator {torch,mrctx-cache,mrctx-device,pluggable-control} \\
+        --steps 50 --warmup 10
 """
 
 from __future__ import annotations
@@ -18,11 +20,8 @@ BATCH, CLASSES = 128, 1000
 
 
 def main() -> None:
-    args = common.parse(__doc__.splitlines()[0], ["torch", "mrctx-cache", "mrctx-device"])
-    ctx = common.mrctx_context(args.allocator, "train_resnet")
-    if ctx is not None:
-        import mrctx.torch
-        mrctx.torch.use(ctx, common.TAG)
+    args = common.parse(__doc__.splitlines()[0], common.TORCH_ALLOCATORS)
+    ctx = common.install_torch(args.allocator, "train_resnet")
     device = torch.device("cuda", args.device)
     torch.cuda.set_device(device)
     torch.manual_seed(0)
@@ -38,13 +37,11 @@ def main() -> None:
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
-    times = common.time_steps(step, torch.cuda.synchronize, args.warmup, args.steps)
+    counters = common.StepCounters(args.allocator, ctx, args.device)
+    times = common.time_steps(step, torch.cuda.synchronize, args.warmup, args.steps, counters)
     extra = {"torch_version": torch.__version__, "device_name": torch.cuda.get_device_name(device)}
-    if ctx is None:
-        extra.update(peak_reserved_bytes=torch.cuda.max_memory_reserved(device),
-                     peak_used_bytes=torch.cuda.max_memory_allocated(device))
-    else:
-        extra.update(common.mrctx_peaks(ctx, args.device))
+    extra.update(common.torch_peaks(args.allocator, ctx, args.device))
+    extra.update(counters.result(args.steps))
     common.report("train_resnet", args, times, **extra)
 
 

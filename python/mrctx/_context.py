@@ -279,6 +279,27 @@ class Resource:
         raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
                         f"mrctx: {self._what}: {self.describe()} allocates from no driver pool")
 
+    def cache_stats(self) -> dict[str, int]:
+        """The counters of the first cache down this resource's chain
+        (mr_cache_resource_get_stats; a context wraps its tags in statistics
+        and retry): ``hits``, ``misses``, ``cross_stream``, ``bypassed``,
+        ``trims`` since it was made, and ``cached_bytes``, ``cached_blocks``
+        held now. InvalidArgumentError if the chain has no cache."""
+        return _cache_stats(self.handle, f"mrctx: {self._what}")
+
+
+def _cache_stats(mr: int, who: str) -> dict[str, int]:
+    library = _lib.lib()
+    stats = sized(_lib.CacheStats)
+    top = mr
+    while mr:
+        if library.mr_cache_resource_get_stats(mr, ctypes.byref(stats)) == 0:
+            library.mr_clear_error()  # the links that were not caches said so
+            return {field: int(getattr(stats, field)) for field in _lib.CACHE_STATS_FIELDS}
+        mr = library.mr_resource_upstream(mr)
+    raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
+                    f"{who}: {text(library.mr_resource_describe(top))} has no cache")
+
 
 def resolve(spec: str, device: int = 0) -> Resource:
     """Build the resource one spec describes, for ``device``
@@ -580,6 +601,14 @@ class Context:
         if tag is not None:
             return self._stats(self.tag_index(tag), device)
         return {name: self._stats(i, device) for i, name in enumerate(self._tags)}
+
+    def cache_stats(self, tag: TagKey, device: Optional[int] = None) -> dict[str, int]:
+        """The counters of the cache in ``tag``'s chain on ``device`` (None:
+        the calling thread's current device), as Resource.cache_stats():
+        hits, misses, cross_stream, bypassed, trims, cached_bytes,
+        cached_blocks. InvalidArgumentError where the tag has no cache."""
+        mr, index, d = self._borrowed(tag, device, "Context.cache_stats")
+        return _cache_stats(mr, f"mrctx: {self._where(index, d)}")
 
     def stats_text(self) -> str:
         """mr_context_print_stats' table as a string."""

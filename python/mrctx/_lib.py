@@ -109,6 +109,22 @@ class PoolInfo(ctypes.Structure):
     ]
 
 
+# mr_cache_stats (include/mrctx/adaptors.h), in its order.
+CACHE_STATS_FIELDS = (
+    "hits",
+    "misses",
+    "cross_stream",
+    "bypassed",
+    "cached_bytes",
+    "cached_blocks",
+    "trims",
+)
+
+
+class CacheStats(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t)] + [(f, ctypes.c_uint64) for f in CACHE_STATS_FIELDS]
+
+
 class SnapshotOptions(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("largest_blocks", ctypes.c_size_t)]
 
@@ -148,6 +164,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_resource_upstream": (c_resource_p, [c_resource_p]),
     "mr_resource_from_spec": (c_status, [ctypes.c_char_p, ctypes.c_int, _P(c_resource_p)]),
     "mr_pool_resource_get_info": (c_status, [c_resource_p, _P(PoolInfo)]),
+    "mr_cache_resource_get_stats": (c_status, [c_resource_p, _P(CacheStats)]),
     "mr_driver_pool_get_info": (c_status, [ctypes.c_int, ctypes.c_int, _P(PoolInfo)]),
     "mr_context_create": (c_status, [_P(ContextDesc), _P(c_context_p)]),
     "mr_context_destroy": (None, [c_context_p]),

@@ -24,12 +24,19 @@
  * instead (_torch_oom.cpp), since PyTorch does not check that pointer. A
  * free that fails cannot be reported to PyTorch: it is counted
  * (mrctx_torch_failed_frees) and its message kept for Python to show.
+ *
+ * For measuring (_torch_alloc.h, docs/integrations.md "Inside a training
+ * step"): the control allocator, a trivial exact-size free list loaded the
+ * way route 0 is (mrctx_torch_control_alloc / _free), and timed twins of
+ * route 0's and the control's pairs (*_timed) that Python hands PyTorch
+ * only under MRCTX_TORCH_TIMING=1, so the plain pairs above pay nothing.
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <mrctx/mrctx.h>
 
@@ -103,6 +110,15 @@ void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
   return ptr;
 }
 
+/* A free that failed: PyTorch cannot be told, so it is counted and its
+ * message (this thread's mr_last_error()) kept for Python. */
+static void note_failed_free(void) {
+  atomic_fetch_add_explicit(&failed_frees, 1, memory_order_relaxed);
+  pthread_mutex_lock(&free_error_lock);
+  snprintf(free_error, sizeof free_error, "%s", mr_last_error());
+  pthread_mutex_unlock(&free_error_lock);
+}
+
 static void route_free(int index, void *ptr, ssize_t size, int device, void *stream) {
   route *r = atomic_load_explicit(&routes[index], memory_order_acquire);
   if (ptr == NULL) return;
@@ -114,14 +130,17 @@ static void route_free(int index, void *ptr, ssize_t size, int device, void *str
   else
     st = mr_deallocate(r->mr[device], ptr, (size_t)size, 0, (mr_stream)stream);
   if (st == MR_OK) return;
-  atomic_fetch_add_explicit(&failed_frees, 1, memory_order_relaxed);
-  pthread_mutex_lock(&free_error_lock);
-  snprintf(free_error, sizeof free_error, "%s", mr_last_error());
-  pthread_mutex_unlock(&free_error_lock);
+  note_failed_free();
 }
 
 EXPORT void mrctx_torch_free(void *ptr, ssize_t size, int device, void *stream) {
   route_free(0, ptr, size, device, stream);
+}
+
+EXPORT void mrctx_torch_free_timed(void *ptr, ssize_t size, int device, void *stream) {
+  unsigned long long start = mrctx_torch_clock_ns();
+  route_free(0, ptr, size, device, stream);
+  mrctx_torch_time_record(MRCTX_TORCH_TIME_FREE, start);
 }
 
 EXPORT unsigned long long mrctx_torch_failed_frees(void) {
@@ -158,3 +177,256 @@ MRCTX_TORCH_POOL_PAIR(5)
 MRCTX_TORCH_POOL_PAIR(6)
 MRCTX_TORCH_POOL_PAIR(7)
 MRCTX_TORCH_POOL_PAIR(8)
+
+/* ---- Timing (MRCTX_TORCH_TIMING=1; see _torch_alloc.h) --------------------
+ *
+ * Relaxed atomics: the counters are read after the work they count has
+ * been synchronised (the end of a step), and a call may run on any thread
+ * (autograd frees on its own). Only the *_timed pairs touch them. */
+
+typedef struct timing_counters {
+  _Alignas(64) atomic_ullong calls; /* alloc's and free's on lines of their own */
+  atomic_ullong ns, max_ns, slow_calls;
+} timing_counters;
+
+static timing_counters timing[2];
+
+unsigned long long mrctx_torch_clock_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (unsigned long long)now.tv_sec * 1000000000ULL + (unsigned long long)now.tv_nsec;
+}
+
+void mrctx_torch_time_record(int op, unsigned long long start_ns) {
+  unsigned long long ns = mrctx_torch_clock_ns() - start_ns;
+  timing_counters *t = &timing[op];
+  atomic_fetch_add_explicit(&t->calls, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&t->ns, ns, memory_order_relaxed);
+  if (ns > MRCTX_TORCH_SLOW_NS) atomic_fetch_add_explicit(&t->slow_calls, 1, memory_order_relaxed);
+  unsigned long long max = atomic_load_explicit(&t->max_ns, memory_order_relaxed);
+  while (ns > max && !atomic_compare_exchange_weak_explicit(&t->max_ns, &max, ns,
+                                                            memory_order_relaxed,
+                                                            memory_order_relaxed)) {
+  }
+}
+
+static void timing_op_read(timing_counters *t, mrctx_torch_timing_op *out) {
+  out->calls = atomic_load_explicit(&t->calls, memory_order_relaxed);
+  out->ns = atomic_load_explicit(&t->ns, memory_order_relaxed);
+  out->max_ns = atomic_load_explicit(&t->max_ns, memory_order_relaxed);
+  out->slow_calls = atomic_load_explicit(&t->slow_calls, memory_order_relaxed);
+}
+
+EXPORT void mrctx_torch_timing_read(mrctx_torch_timing *out) {
+  if (out == NULL) return;
+  timing_op_read(&timing[MRCTX_TORCH_TIME_ALLOC], &out->alloc);
+  timing_op_read(&timing[MRCTX_TORCH_TIME_FREE], &out->free);
+}
+
+EXPORT void mrctx_torch_timing_reset(void) {
+  for (int op = 0; op < 2; op++) {
+    atomic_store_explicit(&timing[op].calls, 0, memory_order_relaxed);
+    atomic_store_explicit(&timing[op].ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&timing[op].max_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&timing[op].slow_calls, 0, memory_order_relaxed);
+  }
+}
+
+/* ---- The control allocator (measurement only; see _torch_alloc.h) ---------
+ *
+ * One open-addressing hash table of lists, keyed by (device, size, stream),
+ * under one mutex; each list a stack of free blocks of exactly that size,
+ * freed on exactly that stream, so a block handed out again is only used by
+ * work ordered after its free: no event is needed. A miss goes to mrctx's
+ * `device` resource for the device (made at the device's first miss) with
+ * the table unlocked. Nothing is ever given back to the driver, except a
+ * freed block the table has no host memory to keep. Lists are never
+ * removed, so the table only grows, with the number of distinct sizes. */
+
+#define CONTROL_DEVICES 64
+
+typedef struct control_list {
+  size_t size; /* 0: an empty slot (size 0 is never allocated) */
+  void *stream;
+  int device;
+  size_t count, cap;
+  void **blocks;
+} control_list;
+
+static struct {
+  pthread_mutex_t lock;
+  control_list *table;
+  size_t table_cap; /* a power of two, or 0 before the first free */
+  mr_resource *mr[CONTROL_DEVICES];
+  mrctx_torch_control_stats stats;
+} control = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t control_hash(int device, size_t size, void *stream) {
+  uint64_t h = (uint64_t)size * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)stream ^
+               (uint64_t)(unsigned)device << 56;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return (size_t)h;
+}
+
+/* The slot of (device, size, stream): its list, or the empty slot where it
+ * would go. Needs the lock and a table with at least one empty slot. */
+static control_list *control_slot(control_list *table, size_t cap, int device, size_t size,
+                                  void *stream) {
+  size_t i = control_hash(device, size, stream) & (cap - 1);
+  for (;; i = (i + 1) & (cap - 1)) {
+    control_list *l = &table[i];
+    if (l->size == 0 || (l->size == size && l->stream == stream && l->device == device))
+      return l;
+  }
+}
+
+/* The list of (device, size, stream), made if missing; NULL when out of
+ * host memory. Needs the lock. Keeps the table at most half full. */
+static control_list *control_list_for(int device, size_t size, void *stream) {
+  if (control.table_cap != 0) {
+    control_list *l = control_slot(control.table, control.table_cap, device, size, stream);
+    if (l->size != 0) return l;
+  }
+  if ((control.stats.lists + 1) * 2 > control.table_cap) {
+    size_t cap = control.table_cap != 0 ? control.table_cap * 2 : 64;
+    control_list *table = calloc(cap, sizeof *table);
+    if (table == NULL) return NULL;
+    for (size_t i = 0; i < control.table_cap; i++) {
+      if (control.table[i].size == 0) continue;
+      control_list *old = &control.table[i];
+      *control_slot(table, cap, old->device, old->size, old->stream) = *old;
+    }
+    free(control.table);
+    control.table = table;
+    control.table_cap = cap;
+  }
+  control_list *l = control_slot(control.table, control.table_cap, device, size, stream);
+  *l = (control_list){.size = size, .stream = stream, .device = device};
+  control.stats.lists++;
+  return l;
+}
+
+/* A list of this key that holds a block, or NULL. Needs the lock. */
+static control_list *control_find(int device, size_t size, void *stream) {
+  if (control.table_cap == 0) return NULL;
+  control_list *l = control_slot(control.table, control.table_cap, device, size, stream);
+  return l->size != 0 && l->count != 0 ? l : NULL;
+}
+
+static void control_handed_out(size_t size) {
+  control.stats.live_bytes += size;
+  if (control.stats.live_bytes > control.stats.peak_live_bytes)
+    control.stats.peak_live_bytes = control.stats.live_bytes;
+}
+
+EXPORT void *mrctx_torch_control_route_alloc(ssize_t size, int device, void *stream,
+                                             mr_status *status) {
+  void *ptr = NULL;
+  *status = MR_OK;
+  if (size < 0 || device < 0 || device >= CONTROL_DEVICES) {
+    *status = mr_error(MR_ERR_INVALID_ARGUMENT,
+                       "mrctx torch control allocator: %zd bytes on device %d: it serves "
+                       "devices 0 to %d and sizes from 0", size, device, CONTROL_DEVICES - 1);
+    pthread_mutex_lock(&control.lock);
+    control.stats.failed++;
+    pthread_mutex_unlock(&control.lock);
+    return NULL;
+  }
+  if (size == 0) return NULL;
+  pthread_mutex_lock(&control.lock);
+  control_list *l = control_find(device, (size_t)size, stream);
+  if (l != NULL) {
+    ptr = l->blocks[--l->count];
+    control.stats.hits++;
+    control.stats.cached_blocks--;
+    control.stats.cached_bytes -= (size_t)size;
+    control_handed_out((size_t)size);
+    pthread_mutex_unlock(&control.lock);
+    return ptr;
+  }
+  mr_resource *mr = control.mr[device];
+  if (mr == NULL) {
+    /* The device's first miss: its `device` resource (a handle on the
+     * current driver pool; cheap, and made once). */
+    *status = mr_resource_from_spec("device", device, &mr);
+    if (*status == MR_OK) control.mr[device] = mr;
+  }
+  pthread_mutex_unlock(&control.lock);
+  if (*status == MR_OK) *status = mr_allocate(mr, (size_t)size, 0, (mr_stream)stream, &ptr);
+  pthread_mutex_lock(&control.lock);
+  if (*status == MR_OK) {
+    control.stats.misses++;
+    control.stats.reserved_bytes += (size_t)size;
+    control_handed_out((size_t)size);
+  } else {
+    control.stats.failed++;
+  }
+  pthread_mutex_unlock(&control.lock);
+  if (*status != MR_OK) {
+    char why[384];
+    snprintf(why, sizeof why, "%s", mr_last_error());
+    *status = mr_error(*status, "mrctx torch control allocator: %zd bytes on device %d, "
+                       "stream %p: %s%s", size, device, stream, why,
+                       *status == MR_ERR_OUT_OF_MEMORY
+                           ? " (the control never gives memory back: it holds every block "
+                             "it ever took, at its size and stream)"
+                           : "");
+  }
+  return ptr;
+}
+
+EXPORT void mrctx_torch_control_free(void *ptr, ssize_t size, int device, void *stream) {
+  if (ptr == NULL) return;
+  if (size <= 0 || device < 0 || device >= CONTROL_DEVICES) {
+    mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx torch control allocator: freeing %p (%zd bytes) "
+             "on device %d: not a block of the control", ptr, size, device);
+    note_failed_free();
+    return;
+  }
+  pthread_mutex_lock(&control.lock);
+  mr_resource *mr = control.mr[device];
+  if (mr == NULL) {
+    pthread_mutex_unlock(&control.lock);
+    mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx torch control allocator: freeing %p (%zd bytes) "
+             "on device %d: the control never allocated on that device", ptr, size, device);
+    note_failed_free();
+    return;
+  }
+  control.stats.frees++;
+  control.stats.live_bytes -= (size_t)size;
+  control_list *l = control_list_for(device, (size_t)size, stream);
+  if (l != NULL && l->count == l->cap) {
+    size_t cap = l->cap != 0 ? l->cap * 2 : 4;
+    void **blocks = realloc(l->blocks, cap * sizeof *blocks);
+    if (blocks != NULL) {
+      l->blocks = blocks;
+      l->cap = cap;
+    }
+  }
+  if (l != NULL && l->count < l->cap) {
+    l->blocks[l->count++] = ptr;
+    control.stats.cached_blocks++;
+    control.stats.cached_bytes += (size_t)size;
+    pthread_mutex_unlock(&control.lock);
+    return;
+  }
+  /* No host memory to keep it: the block goes back to the pool. */
+  control.stats.reserved_bytes -= (size_t)size;
+  pthread_mutex_unlock(&control.lock);
+  if (mr_deallocate(mr, ptr, (size_t)size, 0, (mr_stream)stream) != MR_OK) note_failed_free();
+}
+
+EXPORT void mrctx_torch_control_free_timed(void *ptr, ssize_t size, int device, void *stream) {
+  unsigned long long start = mrctx_torch_clock_ns();
+  mrctx_torch_control_free(ptr, size, device, stream);
+  mrctx_torch_time_record(MRCTX_TORCH_TIME_FREE, start);
+}
+
+EXPORT void mrctx_torch_control_read(mrctx_torch_control_stats *out) {
+  if (out == NULL) return;
+  pthread_mutex_lock(&control.lock);
+  *out = control.stats;
+  pthread_mutex_unlock(&control.lock);
+}

@@ -35,6 +35,75 @@ const char *mrctx_torch_route_name(int index);
 void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
                               mr_status *status);
 
+/* ---- The control allocator (measurement only) ----------------------------
+ *
+ * A trivial exact-size free list that PyTorch loads through
+ * CUDAPluggableAllocator exactly as route 0 is loaded
+ * (mrctx_torch_control_alloc / mrctx_torch_control_free), so a workload can
+ * measure what that path costs by itself. Blocks are kept per (device,
+ * size, stream) under one mutex and reused only at that exact size on the
+ * stream they were freed on; misses come from mrctx's `device` resource
+ * (the device's current driver pool); memory is never given back. A free
+ * is trusted as PyTorch's are (there is no map of live blocks). Not an
+ * allocator to train with: a workload whose sizes drift holds every size
+ * it ever used. */
+
+/* What the control has done (counters) and holds now. */
+typedef struct mrctx_torch_control_stats {
+  unsigned long long hits;            /* served from the free list */
+  unsigned long long misses;          /* served by the driver pool */
+  unsigned long long failed;          /* allocations that failed */
+  unsigned long long frees;           /* blocks taken back into the list */
+  unsigned long long cached_blocks;   /* in the lists now */
+  unsigned long long cached_bytes;
+  unsigned long long live_bytes;      /* handed out and not freed */
+  unsigned long long peak_live_bytes;
+  unsigned long long reserved_bytes;  /* taken from the driver, ever (never returned) */
+  unsigned long long lists;           /* distinct (device, size, stream) lists */
+} mrctx_torch_control_stats;
+
+/* The control's allocation; NULL on failure (and for size 0) with *status
+ * and mr_last_error() saying why. mrctx_torch_control_alloc (C++) throws
+ * instead, for PyTorch. */
+void *mrctx_torch_control_route_alloc(ssize_t size, int device, void *stream,
+                                      mr_status *status);
+void mrctx_torch_control_free(void *ptr, ssize_t size, int device, void *stream);
+void mrctx_torch_control_free_timed(void *ptr, ssize_t size, int device, void *stream);
+void mrctx_torch_control_read(mrctx_torch_control_stats *out);
+
+/* ---- Timing (MRCTX_TORCH_TIMING=1) -----------------------------------------
+ *
+ * The *_timed pairs (mrctx_torch_alloc_timed / mrctx_torch_free_timed for
+ * route 0, mrctx_torch_control_alloc_timed / _free_timed for the control)
+ * do what the plain pairs do and also count, in relaxed atomics, the calls,
+ * the nanoseconds spent inside them (CLOCK_MONOTONIC), the longest call and
+ * the calls longer than MRCTX_TORCH_SLOW_NS. Python hands PyTorch the timed
+ * pair only when MRCTX_TORCH_TIMING=1, so the plain pairs pay nothing. */
+
+#define MRCTX_TORCH_SLOW_NS 10000ULL /* 10 us: a driver call or a wait, not a list */
+
+enum { MRCTX_TORCH_TIME_ALLOC = 0, MRCTX_TORCH_TIME_FREE = 1 };
+
+typedef struct mrctx_torch_timing_op {
+  unsigned long long calls;
+  unsigned long long ns;         /* total inside the calls */
+  unsigned long long max_ns;     /* the longest single call */
+  unsigned long long slow_calls; /* calls longer than MRCTX_TORCH_SLOW_NS */
+} mrctx_torch_timing_op;
+
+typedef struct mrctx_torch_timing {
+  mrctx_torch_timing_op alloc, free;
+} mrctx_torch_timing;
+
+/* Now, in ns, for mrctx_torch_time_record. */
+unsigned long long mrctx_torch_clock_ns(void);
+/* Count one call of `op` that started at `start_ns`. */
+void mrctx_torch_time_record(int op, unsigned long long start_ns);
+void mrctx_torch_timing_read(mrctx_torch_timing *out);
+/* Zero the timing counters (a call in flight may land on either side). */
+void mrctx_torch_timing_reset(void);
+void mrctx_torch_free_timed(void *ptr, ssize_t size, int device, void *stream);
+
 MR_EXTERN_C_END
 
 #endif

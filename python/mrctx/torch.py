@@ -31,6 +31,20 @@ Failures: out of memory under :func:`use` raises a RuntimeError starting
 "CUDA out of memory." with mrctx's message (PyTorch cannot be made to raise
 torch.OutOfMemoryError from a pluggable allocator); under :func:`pool` it
 is PyTorch's own torch.OutOfMemoryError.
+
+Measuring (docs/integrations.md, "Inside a training step"):
+
+* :func:`use_control` installs a *measurement control* instead of a tag: a
+  trivial exact-size free list in the shim, loaded through
+  CUDAPluggableAllocator exactly as :func:`use` loads a tag, so a workload
+  shows what that path costs by itself. It never gives memory back; it is
+  not an allocator to train with. :func:`control_stats` reads its hits,
+  misses and frees.
+* With ``MRCTX_TORCH_TIMING=1`` in the environment when :func:`use` or
+  :func:`use_control` runs, PyTorch gets the shim's *timed* pair, which
+  counts the calls, the nanoseconds spent inside them, the longest call and
+  the calls over 10 us (:func:`timing`, :func:`reset_timing`). Without it
+  PyTorch gets the plain pair, which counts nothing.
 """
 
 from __future__ import annotations
@@ -49,13 +63,32 @@ from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.torch"
 POOL_ROUTES = range(1, 9)  # route 0 is the default allocator's
+TIMING_ENV = "MRCTX_TORCH_TIMING"
+CONTROL = "control"  # what installed() says after use_control()
+SLOW_NS = 10_000  # MRCTX_TORCH_SLOW_NS: a call over this counts as slow
+
+
+class _ControlStats(ctypes.Structure):  # mrctx_torch_control_stats
+    _fields_ = [(name, ctypes.c_ulonglong) for name in (
+        "hits", "misses", "failed", "frees", "cached_blocks", "cached_bytes", "live_bytes",
+        "peak_live_bytes", "reserved_bytes", "lists")]
+
+
+class _TimingOp(ctypes.Structure):  # mrctx_torch_timing_op
+    _fields_ = [(name, ctypes.c_ulonglong) for name in ("calls", "ns", "max_ns", "slow_calls")]
+
+
+class _Timing(ctypes.Structure):  # mrctx_torch_timing
+    _fields_ = [("alloc", _TimingOp), ("free", _TimingOp)]
+
 
 _lock = threading.Lock()
 _shim: Optional[ctypes.CDLL] = None
 _shim_path: Optional[str] = None
 _bound: dict[int, tuple[int, int, str]] = {}  # route -> (context handle, tag, "library/tag")
 _pool_allocators: dict[int, Any] = {}  # route -> CUDAPluggableAllocator
-_installed: Optional[str] = None  # "library/tag" of use()
+_installed: Optional[str] = None  # "library/tag" of use(), or CONTROL
+_timed = False  # whether PyTorch got the timed pair
 
 
 def shim_path() -> str:
@@ -93,6 +126,12 @@ def shim() -> ctypes.CDLL:
             library.mrctx_torch_bound.argtypes = [ctypes.c_int]
             library.mrctx_torch_failed_frees.restype = ctypes.c_ulonglong
             library.mrctx_torch_last_free_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            library.mrctx_torch_control_read.argtypes = [ctypes.POINTER(_ControlStats)]
+            library.mrctx_torch_control_read.restype = None
+            library.mrctx_torch_timing_read.argtypes = [ctypes.POINTER(_Timing)]
+            library.mrctx_torch_timing_read.restype = None
+            library.mrctx_torch_timing_reset.argtypes = []
+            library.mrctx_torch_timing_reset.restype = None
             _shim, _shim_path = library, path
         return _shim
 
@@ -150,7 +189,6 @@ def use(ctx: Context, tag: TagKey) -> None:
     the library and tag) if PyTorch already did, if another tag was
     installed, or if the tag does not give device or managed memory;
     PyTorch's own allocator is then left in place."""
-    global _installed
     _check.context(f"{HOOK}.use", "ctx", ctx)
     torch = _torch()
     index = ctx.tag_index(tag)
@@ -165,20 +203,106 @@ def use(ctx: Context, tag: TagKey) -> None:
             f"{HOOK}.use({name}): PyTorch has already initialised CUDA and its allocator; "
             "call mrctx.torch.use() before the first CUDA tensor. PyTorch's own allocator "
             "stays in use.")
+    _timing_wanted(f"{HOOK}.use({name})")  # a bad value binds nothing
     bind(0, ctx, index)
-    allocator = torch.cuda.memory.CUDAPluggableAllocator(_shim_path, "mrctx_torch_alloc",
-                                                         "mrctx_torch_free")
+    _install(torch, f"{HOOK}.use({name})", "mrctx_torch", name)
+
+
+def _timing_wanted(who: str) -> bool:
+    value = os.environ.get(TIMING_ENV, "")
+    if value not in ("", "0", "1"):
+        raise FrameworkError(f"{who}: {TIMING_ENV}={value!r}: expected 1 (time the "
+                             "allocator's calls) or 0")
+    return value == "1"
+
+
+def _install(torch: Any, who: str, prefix: str, name: str) -> None:
+    """Hand PyTorch the shim's pair ``prefix_alloc``/``prefix_free``, or
+    their timed twins under MRCTX_TORCH_TIMING=1."""
+    global _installed, _timed
+    timed = _timing_wanted(who)
+    suffix = "_timed" if timed else ""
+    allocator = torch.cuda.memory.CUDAPluggableAllocator(
+        _shim_path, f"{prefix}_alloc{suffix}", f"{prefix}_free{suffix}")
     try:
         torch.cuda.memory.change_current_allocator(allocator)
     except RuntimeError as error:
-        raise FrameworkError(f"{HOOK}.use({name}): PyTorch refused the allocator ({error}); "
+        raise FrameworkError(f"{who}: PyTorch refused the allocator ({error}); "
                              "its own allocator stays in use") from error
-    _installed = name
+    _installed, _timed = name, timed
 
 
 def installed() -> Optional[str]:
-    """The "library/tag" that use() installed, if any."""
+    """The "library/tag" that use() installed, "control" after
+    use_control(), or None."""
     return _installed
+
+
+def use_control() -> None:
+    """Install the shim's *control allocator* as PyTorch's CUDA allocator:
+    a measurement control, not an allocator to train with.
+
+    It is loaded through CUDAPluggableAllocator exactly as :func:`use` loads
+    a tag, and does the least an allocator can: a free list per (device,
+    exact size, stream) under one mutex, a block reused only at its size on
+    the stream it was freed on, misses from mrctx's ``device`` resource
+    (the device's current driver pool). It never gives memory back, so a
+    workload whose sizes drift holds every size it ever used. A workload's
+    step time with it is what the pluggable path allows; compare a tag with
+    that, not only with PyTorch's own allocator. Read its counters with
+    :func:`control_stats`.
+
+    Same rules as :func:`use`: before PyTorch initialises CUDA, once per
+    process, and not after use() installed a tag (FrameworkError)."""
+    torch = _torch()
+    who = f"{HOOK}.use_control()"
+    if _installed is not None:
+        if _installed == CONTROL:
+            return
+        raise FrameworkError(f"{who}: PyTorch already allocates through {_installed}; the "
+                             "allocator can be chosen once per process")
+    if torch.cuda.is_initialized():
+        raise FrameworkError(f"{who}: PyTorch has already initialised CUDA and its allocator; "
+                             "call it before the first CUDA tensor. PyTorch's own allocator "
+                             "stays in use.")
+    shim()
+    _install(torch, who, "mrctx_torch_control", CONTROL)
+
+
+def control_stats() -> dict[str, int]:
+    """The control allocator's counters since the process started: ``hits``
+    (served from its lists), ``misses`` (from the driver pool), ``failed``,
+    ``frees``, and what it holds now: ``cached_blocks``, ``cached_bytes``,
+    ``live_bytes`` (handed out), ``peak_live_bytes``, ``reserved_bytes``
+    (taken from the driver and kept), ``lists`` (distinct device, size and
+    stream keys). Readable whether or not use_control() ran (all 0 then)."""
+    stats = _ControlStats()
+    shim().mrctx_torch_control_read(ctypes.byref(stats))
+    return {name: int(getattr(stats, name)) for name, _ in _ControlStats._fields_}
+
+
+def timed() -> bool:
+    """Whether PyTorch got the timed pair (MRCTX_TORCH_TIMING=1 when use()
+    or use_control() ran)."""
+    return _timed
+
+
+def timing() -> dict[str, dict[str, int]]:
+    """What the timed pairs counted since the last reset_timing():
+    ``{"alloc": {...}, "free": {...}}``, each with ``calls``, ``ns`` (the
+    total inside the calls), ``max_ns`` (the longest call) and
+    ``slow_calls`` (calls over 10 us: a driver call or a wait, not a list
+    lookup). All 0 unless PyTorch got the timed pair (:func:`timed`)."""
+    value = _Timing()
+    shim().mrctx_torch_timing_read(ctypes.byref(value))
+    return {op: {name: int(getattr(getattr(value, op), name)) for name, _ in _TimingOp._fields_}
+            for op in ("alloc", "free")}
+
+
+def reset_timing() -> None:
+    """Zero the timing counters (at the start of the steps to measure; a
+    call in flight on another thread may land on either side)."""
+    shim().mrctx_torch_timing_reset()
 
 
 def pool(ctx: Context, tag: TagKey) -> Any:
@@ -196,8 +320,8 @@ def pool(ctx: Context, tag: TagKey) -> Any:
     name = f"{ctx.library}/{ctx.tags[index]}"
     if _installed is not None:
         raise FrameworkError(f"{HOOK}.pool({name}): every allocation already goes to "
-                             f"{_installed} (mrctx.torch.use); MemPools need PyTorch's own "
-                             "caching allocator")
+                             f"{_installed} (mrctx.torch.use or use_control); MemPools need "
+                             "PyTorch's own caching allocator")
     if not hasattr(torch.cuda, "MemPool"):
         raise FrameworkError(f"{HOOK}.pool({name}): this PyTorch ({torch.__version__}) has "
                              "no torch.cuda.MemPool")

@@ -143,3 +143,136 @@ def test_mempool_routes_a_region():
         assert count == 0, message
         print("PASS")
         """)
+
+
+def test_control_allocator_and_timing():
+    """The measurement control (mrctx.torch.use_control): PyTorch runs over
+    it, a block comes back only at its size on its stream, it never gives
+    memory back, and MRCTX_TORCH_TIMING=1 hands PyTorch the timed pair."""
+    run("""
+        import torch
+        import mrctx, mrctx.torch
+        MiB = 1 << 20
+        mrctx.torch.use_control()
+        assert mrctx.torch.installed() == "control" and mrctx.torch.timed()
+        ctx = mrctx.Context("controltest", {"t": "device"})
+        for call in (lambda: mrctx.torch.use(ctx, "t"), lambda: mrctx.torch.pool(ctx, "t")):
+            try:
+                call(); raise SystemExit("accepted after use_control()")
+            except mrctx.FrameworkError as e:
+                print("refused:", e)
+        mrctx.torch.use_control()  # again: a no-op
+
+        before = mrctx.torch.control_stats()
+        x = torch.empty(MiB, dtype=torch.uint8, device="cuda")
+        p = x.data_ptr()
+        del x
+        y = torch.empty(MiB, dtype=torch.uint8, device="cuda")
+        assert y.data_ptr() == p, "the same size on the same stream: the same block"
+        del y
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            z = torch.ones(MiB, dtype=torch.uint8, device="cuda")
+            assert z.data_ptr() != p, "a block freed on one stream went to another"
+            total = int(z.sum())
+            del z
+        torch.cuda.synchronize()
+        assert total == MiB
+        stats = mrctx.torch.control_stats()
+        print("control:", stats)
+        assert stats["hits"] - before["hits"] >= 1 and stats["misses"] - before["misses"] >= 2
+
+        model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.ReLU(),
+                                    torch.nn.Linear(4096, 1024)).cuda()
+        opt = torch.optim.AdamW(model.parameters())
+        mrctx.torch.reset_timing()
+        mid = mrctx.torch.control_stats()
+        for _ in range(5):
+            loss = model(torch.randn(256, 1024, device="cuda")).square().mean()
+            loss.backward(); opt.step(); opt.zero_grad()
+        torch.cuda.synchronize()
+        after = mrctx.torch.control_stats()
+        timing = mrctx.torch.timing()
+        print("training steps:", after, timing)
+        allocs = after["hits"] + after["misses"] - mid["hits"] - mid["misses"]
+        assert allocs > 20 and after["hits"] > mid["hits"], (mid, after)
+        assert timing["alloc"]["calls"] == allocs, (allocs, timing)
+        assert timing["free"]["calls"] >= after["frees"] - mid["frees"], timing
+        assert after["reserved_bytes"] >= after["live_bytes"] + after["cached_bytes"]
+
+        try:
+            torch.empty(1 << 50, dtype=torch.uint8, device="cuda")
+            raise SystemExit("a 1 PiB tensor was allocated")
+        except RuntimeError as e:
+            print("OOM:", str(e)[:300])
+            assert "CUDA out of memory" in str(e) and "control" in str(e), e
+        assert float(torch.ones(10, device="cuda").sum()) == 10
+        count, message = mrctx.torch.failed_frees()
+        assert count == 0, message
+        print("PASS")
+        """, MRCTX_TORCH_TIMING="1")
+
+
+def test_timing_of_a_tag_only_when_asked():
+    """use() hands PyTorch the plain pair unless MRCTX_TORCH_TIMING=1."""
+    code = """
+        import os, torch
+        import mrctx, mrctx.torch
+        ctx = mrctx.Context("timingtest", {"act": "cache(device)"})
+        mrctx.torch.use(ctx, "act")
+        timed = os.environ.get("MRCTX_TORCH_TIMING") == "1"
+        assert mrctx.torch.timed() == timed
+        before = ctx.stats("act")["total_count"]
+        for _ in range(10):
+            x = torch.empty(1 << 20, device="cuda"); del x
+        torch.cuda.synchronize()
+        allocs = ctx.stats("act")["total_count"] - before
+        calls = mrctx.torch.timing()["alloc"]["calls"]
+        print("allocations", allocs, "timed calls", calls, "cache", ctx.cache_stats("act"))
+        assert calls == (allocs if timed else 0) and allocs >= 10
+        print("PASS")
+        """
+    run(code, MRCTX_TORCH_TIMING="1")
+    run(code, MRCTX_TORCH_TIMING="0")
+    out = run("""
+        import torch, mrctx, mrctx.torch
+        ctx = mrctx.Context("timingbad", {"act": "device"})
+        try:
+            mrctx.torch.use(ctx, "act"); raise SystemExit("MRCTX_TORCH_TIMING=yes accepted")
+        except mrctx.FrameworkError as e:
+            print("refused:", e)
+            assert "MRCTX_TORCH_TIMING" in str(e)
+        assert mrctx.torch.installed() is None
+        print("PASS")
+        """, MRCTX_TORCH_TIMING="yes")
+    assert "refused" in out
+
+
+def test_workload_line_has_counters():
+    """The workload scripts' JSON line carries the per-step counters, for
+    the control and a tag, timed."""
+    import json
+    import os
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                          "examples", "alloc_cost.py")
+    env = dict(os.environ, MRCTX_TORCH_TIMING="1")
+    env.pop("MRCTX_CUDA_DRIVER", None)
+    for allocator, source in (("pluggable-control", "control"), ("mrctx-cache", "cache"),
+                              ("mrctx-device", "tag"), ("torch", "torch")):
+        done = subprocess.run([sys.executable, script, "--allocator", allocator, "--steps", "2",
+                               "--warmup", "1"], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        line = json.loads(done.stdout.splitlines()[-1])
+        print(allocator, {k: v for k, v in line.items() if "step" in k or k == "hit_rate"})
+        assert line["counters_from"] == source
+        assert line["allocs_per_step"] >= 10_000 and line["frees_per_step"] >= 10_000
+        assert line["hits_per_step"] + line["misses_per_step"] >= 10_000 * 0.99
+        if allocator == "torch":
+            assert line["alloc_ns_per_step"] is None  # PyTorch's own: not through the shim
+        else:
+            assert line["alloc_calls_per_step"] == line["allocs_per_step"]
+            assert line["allocator_ms_per_step"] > 0
