@@ -615,6 +615,9 @@ static cache_segment *find_ready_segment(cache_state *c, cache_heap *own, bool s
   FOR_EACH_HEAP(c, x) {
     if (x == own) continue;
     cache_lock_take(&x->lock);
+    /* Blocks freed there on other streams may be done now, and with them
+     * a segment idle. */
+    if (x->pending != NULL) cache_heap_settle_pending(x, safe);
     cache_pool *p = small ? &x->small : &x->large;
     cache_segment *best = NULL;
     if (p->idle_segments > 0) {

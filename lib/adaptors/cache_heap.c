@@ -350,12 +350,15 @@ static void absorb(cache_heap *h, cache_block *b, cache_block *n) {
   cache_record_free(h, n);
 }
 
-cache_segment *cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch) {
+/* Free block `b` with the given stamps (0, 0: its free is known to be past
+ * for every stream). */
+static cache_segment *release_stamped(cache_heap *h, cache_block *b, uint64_t stamp,
+                                      uint64_t epoch) {
   cache_segment *s = b->segment;
   cache_pool *p = pool_of(h, s);
   b->state = BLOCK_FREE;
   b->asked = 0;
-  b->stamp = h->records_made + 1;
+  b->stamp = stamp;
   b->epoch = epoch;
   b->wait = NULL;
   p->free_bytes += b->size;
@@ -376,6 +379,10 @@ cache_segment *cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch)
   s->idle_stamp = b->stamp;
   s->idle_epoch = b->epoch;
   return s;
+}
+
+cache_segment *cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch) {
+  return release_stamped(h, b, h->records_made + 1, epoch);
 }
 
 static void unlink_segment(cache_heap *h, cache_segment *s) {
@@ -466,8 +473,8 @@ size_t cache_heap_settle_pending(cache_heap *h, uint64_t safe_epoch) {
     h->pending_bytes -= b->size;
     released += b->size;
     cache_wait_release(b->wait);
-    uint64_t epoch = b->epoch;
-    cache_heap_release(h, b, epoch);
+    /* Its free is past for every stream: it needs no record of this heap's. */
+    release_stamped(h, b, 0, 0);
   }
   return released;
 }

@@ -92,6 +92,34 @@ static void test_free_on_another_stream_waits(void **state) {
   assert_int_equal(fake_cuda_live_events(), 0);
 }
 
+/* A segment whose last block was freed on another stream becomes another
+ * stream's once that free's event completed: the pending block is settled
+ * when a miss looks for idle segments. */
+static void test_pending_block_frees_its_segment(void **state) {
+  const size_t MiB = (size_t)1 << 20;
+  mr_resource *cache = device_cache();
+  CUstream a = fake_new_stream(), b = fake_new_stream(), c = fake_new_stream();
+  void *p = NULL, *q = NULL, *r = NULL;
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)a, &p));
+  assert_int_equal(fake_cuda_set_stream_busy(b, true), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(cache, p, 12 * MiB, 0, (mr_stream)b)); /* pending on b's event */
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)c, &q));
+  assert_ptr_not_equal(q, p); /* b is busy: a's segment is not free yet */
+  assert_int_equal(fake_cuda_set_stream_busy(b, false), CUDA_SUCCESS);
+  long allocs = fake_cuda_calls("cuMemAllocFromPoolAsync");
+  assert_ok(mr_allocate(cache, 12 * MiB, 0, (mr_stream)c, &r));
+  assert_ptr_equal(r, p); /* b got past the free: the segment is c's now */
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), allocs);
+  assert_ok(mr_deallocate(cache, q, 12 * MiB, 0, (mr_stream)c));
+  assert_ok(mr_deallocate(cache, r, 12 * MiB, 0, (mr_stream)c));
+  mr_resource_release(cache);
+  fake_cu()->cuStreamDestroy(a);
+  fake_cu()->cuStreamDestroy(b);
+  fake_cu()->cuStreamDestroy(c);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+  assert_int_equal(fake_cuda_live_events(), 0);
+}
+
 /* One stream only: no event is ever recorded, whatever the traffic. */
 static void test_single_stream_records_nothing(void **state) {
   mr_resource *cache = device_cache();
@@ -558,6 +586,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_cross_stream_needs_completed_event, fake_test_setup),
       cmocka_unit_test_setup(test_free_on_another_stream_waits, fake_test_setup),
+      cmocka_unit_test_setup(test_pending_block_frees_its_segment, fake_test_setup),
       cmocka_unit_test_setup(test_single_stream_records_nothing, fake_test_setup),
       cmocka_unit_test_setup(test_capture_bypasses, fake_test_setup),
       cmocka_unit_test_setup(test_driver_failures, fake_test_setup),
