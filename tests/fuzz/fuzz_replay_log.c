@@ -9,8 +9,10 @@
  * keeps the input:
  *   - a log read whole has events in time order from 0, each free
  *     returning a block its slot holds with the size it was allocated
- *     with, each allocation into an empty slot, and the counts, the peak
- *     and what is live at the end exactly what the events add up to;
+ *     with, each allocation into an empty slot, and the counts, the peak,
+ *     the frees on another thread and what is live at the end exactly
+ *     what the events add up to; each event's thread one of the log's,
+ *     each thread first seen in the order of the list;
  *   - a log read without --skip-bad reads the same with it, skipping
  *     nothing; a log that fails only for a bad line reads with it;
  *   - every message (the reason, the first line skipped) is one line of
@@ -61,14 +63,22 @@ static void check_log(const replay_log *log) {
   check(log->stream_count <= log->event_count, "more streams than events");
   uint64_t *slot_size = calloc(log->block_slots ? log->block_slots : 1, sizeof *slot_size);
   bool *slot_used = calloc(log->block_slots ? log->block_slots : 1, sizeof *slot_used);
-  check(slot_size != NULL && slot_used != NULL, "out of memory in the check");
+  uint32_t *slot_thread = calloc(log->block_slots ? log->block_slots : 1, sizeof *slot_thread);
+  check(slot_size != NULL && slot_used != NULL && slot_thread != NULL,
+        "out of memory in the check");
+  check(log->thread_count == 0 || log->threads != NULL, "threads missing");
   uint64_t allocations = 0, failures = 0, frees = 0, live = 0, live_blocks = 0, peak = 0;
+  uint64_t cross_thread_frees = 0;
+  size_t threads_seen = 0;
   double last = 0, peak_time = 0;
   for (size_t i = 0; i < log->event_count; i++) {
     const replay_event *e = &log->events[i];
     check(e->time >= last && (i > 0 || e->time == 0), "event times go back");
     last = e->time;
     check(e->stream < log->stream_count, "an event's stream is out of range");
+    check(e->thread < log->thread_count && e->thread <= threads_seen,
+          "an event's thread is out of range, or out of the order of first sight");
+    if (e->thread == threads_seen) threads_seen++;
     switch (e->action) {
     case REPLAY_ALLOCATE:
       check(e->block < log->block_slots, "an allocation's slot is out of range");
@@ -76,6 +86,7 @@ static void check_log(const replay_log *log) {
       check(e->size <= UINT64_MAX - live, "the bytes live wrap");
       slot_used[e->block] = true;
       slot_size[e->block] = e->size;
+      slot_thread[e->block] = e->thread;
       live += e->size;
       live_blocks++;
       allocations++;
@@ -89,6 +100,7 @@ static void check_log(const replay_log *log) {
       check(slot_used[e->block], "a free of an empty slot");
       check(slot_size[e->block] == e->size, "a free with another size than its allocation");
       slot_used[e->block] = false;
+      if (slot_thread[e->block] != e->thread) cross_thread_frees++;
       live -= e->size;
       live_blocks--;
       frees++;
@@ -106,8 +118,14 @@ static void check_log(const replay_log *log) {
         "what is live at the end differs from the events");
   check(peak == log->peak_bytes && peak_time == log->peak_time,
         "the peak differs from the events");
+  check(cross_thread_frees == log->cross_thread_frees && threads_seen == log->thread_count,
+        "the frees on another thread or the threads differ from the events");
+  for (size_t a = 0; a < log->thread_count; a++)
+    for (size_t b = a + 1; b < log->thread_count && b < a + 64; b++)
+      check(log->threads[a] != log->threads[b], "a thread listed twice");
   free(slot_size);
   free(slot_used);
+  free(slot_thread);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -124,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < strict.event_count; i++) {
       const replay_event *a = &strict.events[i], *b = &skipping.events[i];
       check(a->time == b->time && a->size == b->size && a->block == b->block &&
-                a->stream == b->stream && a->action == b->action,
+                a->stream == b->stream && a->thread == b->thread && a->action == b->action,
             "--skip-bad reads a good log's events differently");
     }
   } else {

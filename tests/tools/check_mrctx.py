@@ -12,7 +12,9 @@ usage: check_mrctx.py MODE MRCTX [VERSION | SANITIZER]
              cannot be loaded (builds with the toolkit's headers)
   fake-bench `mrctx bench` over the fake driver: the workloads --only picks,
              in order, each compared with its baseline row; progress, JSON;
-             several runs, with each row's spread and reserved/requested
+             several runs, with each row's spread and reserved/requested;
+             the trace workload on a log of the tests' and on the GPT
+             training trace beside the source tree, where it is
              (SANITIZER: meson's b_sanitize, which picks the workloads)
 """
 import json
@@ -296,10 +298,10 @@ def check_resolve_touches_nothing(mrctx, fake):
 # ---- mrctx bench ---------------------------------------------------------------
 
 BENCH_ONLY_HELP = ("  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
-                   "                random, handoff, large, pinned, arena, churn,\n"
+                   "                random, handoff, large, pinned, arena, churn, trace,\n"
                    "                devices (default: all)\n")
 BENCH_WORKLOADS = ("lookup", "pairs", "threads", "random", "handoff", "large", "pinned", "arena",
-                   "churn", "devices")
+                   "churn", "trace", "devices")
 
 
 def check_bench(mrctx):
@@ -324,7 +326,8 @@ def check_bench(mrctx):
                           (["--only", "pairs,thread"],
                            "--only: no workload 'thread' (see --help for the list)"),
                           (["--only", ""],
-                           "--only wants a comma-separated list of workloads")):
+                           "--only wants a comma-separated list of workloads"),
+                          (["--trace", ""], "--trace wants the allocation log to replay")):
         rc, out, err = run(mrctx, "bench", *args)
         expect_equal((rc, out, err), (2, "", "mrctx bench: %s\n" % message),
                      "bench " + " ".join(args))
@@ -559,6 +562,86 @@ def check_fake_bench_runs(mrctx, sanitized):
             expect(False, "--runs 2 --json: %r" % e)
 
 
+# The tests' three-thread log (check_replay.py describes it), and the GPT
+# training trace where the build's default looks for it: beside the source
+# tree, in ../shared/data.
+HERE = os.path.dirname(os.path.abspath(__file__))
+THREADS_LOG = os.path.join(HERE, "threads.csv")
+GPT_TRACE = os.path.join(HERE, "..", "..", "..", "shared", "data", "gpt-training-trace.csv.gz")
+
+
+def check_fake_bench_trace(mrctx, sanitized):
+    """--only trace: the log replayed with its threads on the raw pool and
+    cache(device), one row each (PyTorch's where built); a missing --trace
+    is an error, a missing default a line saying the workload is skipped."""
+    quick = {"MALLOC_PERTURB_": "0"}
+    raw, cache = "cuMemAllocFromPoolAsync (raw pool)", "mrctx cache(device), per-tag stats"
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "bench.json")
+        rc, out, err = run(mrctx, "bench", "--only", "trace", "--trace", THREADS_LOG,
+                           "--json", path, env=quick)
+        lines = out.splitlines()
+        expect(rc == 0 and lines[1] == "mrctx bench: trace: %s, 14 events on 3 threads and 1 "
+               "stream" % THREADS_LOG, "bench --trace: the log named, exit 0", out + err)
+        rows = bench_rows(out)
+        expect_equal([r[:4] for r in rows], [("trace", "14 events", raw, 3),
+                                             ("trace", "14 events", cache, 3)],
+                     "bench --trace: a row per allocator, on the log's 3 threads")
+        expect(all((r[4] == "") == (r[2] == raw) and r[6].endswith("x") and
+                   (r[2] != raw or r[6] == "1.00x") for r in rows),
+               "bench --trace: compared with the raw pool; reserved/requested", out)
+        expect("\033[Ktrace: " + cache in err, "progress: trace: " + cache, err)
+        try:
+            with open(path) as f:
+                report = json.load(f)
+            expect_equal(report["trace"], THREADS_LOG, "--json: the trace's log")
+            results = report["results"]
+            expect_equal([(x["label"], x["threads"], x["ops"], x["failures"],
+                           x["peak_requested_bytes"]["median"]) for x in results],
+                         [("raw", 3, [14], [0], 15360), ("cache", 3, [14], [0], 15360)],
+                         "--json: every event replayed, the log's peak requested")
+            hits = results[1]["cache_hit_rate"]["median"]
+            expect(results[0]["cache_hit_rate"]["median"] is None and 0 < hits < 1,
+                   "--json: the cache's hit rate (6 of its 7 allocations can be hits)",
+                   str(results))
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            expect(False, "bench --trace --json: %r" % e)
+    missing = "/nonexistent/trace.csv"
+    rc, out, err = run(mrctx, "bench", "--only", "trace", "--trace", missing, env=quick)
+    expect(rc == 1 and out.endswith("mrctx bench: --trace: %s: cannot open: No such file or "
+                                    "directory\n" % missing) and bench_rows(out) == [],
+           "bench --trace of a missing log: exit 1 saying why", out + err)
+    rc, out, err = run(mrctx, "bench", "--only", "trace,arena", "--seconds", "0.005",
+                       env=dict(quick, MRCTX_BENCH_TRACE=missing))
+    expect(rc == 0 and "\nmrctx bench: trace workload skipped: %s: cannot open: No such file or "
+           "directory (name a log with --trace FILE or MRCTX_BENCH_TRACE)\n" % missing in out and
+           [r[0] for r in bench_rows(out)] == ["arena"] * 3,
+           "MRCTX_BENCH_TRACE of a missing log: the workload skipped, saying why", out + err)
+    # The default: the GPT training trace beside the source tree.
+    if not os.path.exists(GPT_TRACE):
+        rc, out, err = run(mrctx, "bench", "--only", "trace", env=quick)
+        expect(rc == 0 and "mrctx bench: trace workload skipped: " in out and
+               bench_rows(out) == [], "no GPT trace beside the source tree: skipped", out + err)
+        print("GPT trace bench skipped: no %s" % GPT_TRACE)
+        return
+    if sanitized:
+        # Its raw-pool row hands out 400 GiB in 69,000 blocks, each of which
+        # a sanitizer pays for in proportion to its size.
+        print("GPT trace bench skipped under a sanitizer")
+        return
+    rc, out, err = run(mrctx, "bench", "--only", "trace", "--quiet", env=quick)
+    if rc == 0 and "trace workload skipped: " in out and "without zlib" in out:
+        print("GPT trace bench skipped: mrctx was built without zlib")
+        return
+    rows = bench_rows(out)
+    expect(rc == 0 and [r[:4] for r in rows] == [("trace", "138,893 events", raw, 2),
+                                                 ("trace", "138,893 events", cache, 2)],
+           "the GPT trace by default: the raw pool and cache(device) on its 2 threads", out + err)
+    for line in out.splitlines():
+        if line.startswith("trace "):
+            print("GPT trace bench (fake driver): " + line)
+
+
 def main():
     mode, mrctx = sys.argv[1], sys.argv[2]
     if mode == "cli":
@@ -582,6 +665,7 @@ def main():
         check_fake_bench(mrctx)
         check_fake_bench_devices(mrctx)
         check_fake_bench_runs(mrctx, sys.argv[3] != "none")
+        check_fake_bench_trace(mrctx, sys.argv[3] != "none")
     else:
         sys.exit("unknown mode " + mode)
     for f in failures:

@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
 """Run `mrctx replay` and `mrctx plot` and check what they do.
 
-usage: check_replay.py MODE MRCTX DATA_DIR [REPLAY_WORKLOAD]
+usage: check_replay.py MODE MRCTX DATA_DIR [REPLAY_WORKLOAD [SANITIZER]]
   unit  no driver: usage errors, every kind of bad log line (each named with
         its file, line and problem; or skipped and counted with --skip-bad),
         the hand-written rmm-format log (DATA_DIR/rmm-format.csv) replayed
-        against host specs, and plot's SVG from hand-written logs
+        against host specs, the three-thread log DATA_DIR/threads.csv
+        replayed on a thread per recorded thread (and on one), gzip-compressed
+        logs, and plot's SVG from hand-written logs
   fake  over the fake driver: the logs REPLAY_WORKLOAD records with the log
         adaptor, replayed against device specs side by side and drawn; the
-        rmm-format log on streams of its own
+        rmm-format log on streams of its own; threads.csv over device specs;
+        the GPT training trace beside the source tree
+        (../shared/data/gpt-training-trace.csv.gz; skipped where absent,
+        and where SANITIZER, meson's b_sanitize, is not "none") with its
+        threads
   gpu   the same on a real GPU (exit 77, skipped, where there is none); the
         driver may round what its pools count up, so used bytes are checked
         to be at least what was asked for
 """
+import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -93,6 +101,8 @@ def check_usage(mrctx, folder):
              "mrctx replay: --device wants a device number, not 'x'\n"),
             (["replay", log, "--spec", "host", "--device", "-1"],
              "mrctx replay: --device wants a device number, not '-1'\n"),
+            (["replay", log, "--spec", "host", "--threads", "two"],
+             "mrctx replay: --threads wants 'recorded' or 'one', not 'two'\n"),
             (["plot", log], "mrctx plot: give the SVG file to write with --svg FILE "
                             "(see --help)\n"),
             (["plot", "--svg", os.path.join(folder, "x.svg")],
@@ -353,26 +363,40 @@ def check_rmm_format(mrctx, folder, data):
     rc, out, err, j = replay_json(mrctx, folder, *args)
     expect_equal((rc, err), (0, ""), "the rmm-format log replays over host memory")
     lines = out.splitlines()
-    expect_equal(lines[:2],
+    expect_equal(lines[:4],
                  ["mrctx replay: %s: 10 events (5 allocations, 1 failed, 4 frees)" % log,
                   "  2 threads, 3 streams, 0.000850 s recorded, peak 11 MiB requested at "
-                  "0.000700 s, 1 block (1 MiB) live at the end"],
+                  "0.000700 s, 1 block (1 MiB) live at the end",
+                  "  0 of 4 frees (0.0%) on another thread than their allocation",
+                  "  replayed on 2 threads, one per recorded thread, taking turns in the log's "
+                  "order"],
                  "the log's summary")
-    expect(len(lines) == 7 and lines[2] == "" and lines[3].split() ==
+    expect(len(lines) == 13 and lines[4] == "" and lines[5].split() ==
            ["spec", "wall", "ns/event", "peak", "requested", "peak", "reserved", "peak", "used",
-            "failures", "cache", "hits"], "the table's header", out)
-    rows = {line[:len(max(specs, key=len))].strip(): line for line in lines[4:]}
+            "failures", "cache", "hits"] and lines[9] == "", "the table's header", out)
+    rows = {line[:len(max(specs, key=len))].strip(): line for line in lines[6:9]}
     expect_equal(sorted(rows), sorted(specs), "a row per spec")
+    # 4 hand-offs: the log's events go 856 856 856 999 856 999 999 856 856 856.
+    expect(len(lines) == 13 and
+           lines[10] == "limit(host, bytes=64MiB): on 2 threads, 0 frees on another thread, "
+                        "4 hand-offs" and
+           re.fullmatch(r"cache\(limit\(host, bytes=64MiB\)\): on 2 threads, 0 frees on another "
+                        r"thread, 4 hand-offs; cache: (\d) hits \(\d+\.\d%\), (\d) misses, 0 "
+                        r"cross-stream, 0 bypassed, \d trims", lines[11]) and
+           lines[12] == "limit(host, bytes=10MiB): on 2 threads, 0 frees on another thread, "
+                        "4 hand-offs",
+           "a line per spec: its threads, hand-offs and the cache's counters", out)
     if j is None:
         return
-    expect_equal({k: j[k] for k in ("events", "allocations", "failed_allocations", "frees",
-                                    "threads", "streams", "peak_requested",
+    expect_equal({k: j.get(k) for k in ("events", "allocations", "failed_allocations", "frees",
+                                        "threads", "streams", "peak_requested",
                                     "live_blocks_at_end", "live_bytes_at_end",
-                                    "skipped_lines", "device")},
+                                    "skipped_lines", "device", "cross_thread_frees",
+                                    "replay_threads")},
                  {"events": 10, "allocations": 5, "failed_allocations": 1, "frees": 4,
                   "threads": 2, "streams": 3, "peak_requested": 11 << 20,
                   "live_blocks_at_end": 1, "live_bytes_at_end": 1 << 20, "skipped_lines": {},
-                  "device": 0},
+                  "device": 0, "cross_thread_frees": 0, "replay_threads": "recorded"},
                  "--json: the log's summary")
     expect(abs(j["recorded_seconds"] - 0.00085) < 1e-9, "--json: recorded_seconds", str(j))
     results = j["results"]
@@ -391,6 +415,102 @@ def check_rmm_format(mrctx, folder, data):
            "--json: a hit rate only where a cache is", str(results))
     expect(all(r["wall_seconds"] > 0 and r["ns_per_event"] > 0 for r in results),
            "--json: times", str(results))
+    expect_equal([(r.get("threads"), r.get("cross_thread_frees"), r.get("handoffs"))
+                  for r in results],
+                 [(2, 0, 4)] * 3, "--json: threads, frees on another thread, hand-offs")
+    cache = results[1].get("cache") or {}
+    expect(results[0].get("cache", 0) is None and results[2].get("cache", 0) is None and
+           sorted(cache) == ["bypassed", "cross_stream", "hits", "misses", "trims"] and
+           cache["hits"] + cache["misses"] == 5 and
+           abs(cache["hits"] / 5 - results[1]["cache_hit_rate"]) < 1e-6,
+           "--json: the cache's counters where a cache is", str(results))
+
+
+def check_threads(mrctx, folder, data):
+    """threads.csv: thread 11 allocates four blocks, thread 22 frees three
+    of them and allocates two, thread 11 frees one of those, thread 33
+    frees the last of 11's: 5 of its 7 frees on another thread than their
+    allocation, 5 hand-offs. Replayed with its threads, each event runs on
+    a thread of its own recorded thread, which the replay proves by
+    counting, as they run, the OS threads and the frees made on another OS
+    thread than the allocation; on one thread, none."""
+    log = os.path.join(data, "threads.csv")
+    summary = ["mrctx replay: %s: 14 events (7 allocations, 0 failed, 7 frees)" % log,
+               "  3 threads, 1 stream, 0.000013 s recorded, peak 15 KiB requested at 0.000003 s, "
+               "0 blocks (0 B) live at the end",
+               "  5 of 7 frees (71.4%) on another thread than their allocation"]
+    specs = ["host", "cache(host)", "limit(host, bytes=3KiB)"]
+    args = [a for spec in specs for a in ("--spec", spec)]
+    for threads in (None, "recorded", "one"):
+        extra = ["--threads", threads] if threads else []
+        rc, out, err, j = replay_json(mrctx, folder, log, *args, *extra)
+        what = "threads.csv, --threads %s: " % (threads or "left out")
+        one = threads == "one"
+        expect_equal((rc, err, out.splitlines()[:4]),
+                     (0, "", summary + [
+                         "  replayed on one thread, in the log's order (--threads one)" if one
+                         else "  replayed on 3 threads, one per recorded thread, taking turns "
+                              "in the log's order"]), what + "the summary")
+        if j is None:
+            continue
+        expect_equal((j["threads"], j["frees"], j.get("cross_thread_frees"),
+                      j.get("replay_threads")),
+                     (3, 7, 5, threads or "recorded"), what + "the log's threads in the JSON")
+        # Under a 3 KiB limit the 4 and 8 KiB blocks fail; of the frees left,
+        # 4 are on another thread (0x3000's, by thread 22, is skipped).
+        wanted = ([(0, 1, 0, 0), (0, 1, 0, 0), (2, 1, 0, 0)] if one else
+                  [(0, 3, 5, 5), (0, 3, 5, 5), (2, 3, 4, 5)])
+        got = [(r["failures"], r.get("threads"), r.get("cross_thread_frees"), r.get("handoffs"))
+               for r in j["results"]]
+        expect_equal(got, wanted, what + "failures, OS threads, frees on another thread and "
+                                         "hand-offs, as the replay ran")
+        for spec, (_, threads, cross, handoffs) in zip(specs, wanted):
+            expect("%s: on %d thread%s, %d frees on another thread, %d hand-off" %
+                   (spec, threads, "" if threads == 1 else "s", cross, handoffs) in out,
+                   what + "the line of " + spec, out)
+        cache = j["results"][1].get("cache")
+        expect(cache is not None and cache["hits"] + cache["misses"] == 7,
+               what + "the cache's counters", str(j["results"]))
+
+
+def check_thread_limit(mrctx, folder):
+    """More recorded threads than are replayed on threads of their own: the
+    reason, and --threads one replays it."""
+    lines = ["%d,10:00:00.000000,allocate,0x%x,64,0x0\n" % (t, 0x1000 * (t + 1))
+             for t in range(1025)]
+    path = write(folder, "many.csv", HEADER + "".join(lines))
+    rc, out, err = run(mrctx, "replay", path, "--spec", "host")
+    expect(rc == 1 and err == "mrctx replay: --spec 'host': %s has 1025 threads, and at most "
+           "1024 are replayed on threads of their own: replay it on one thread instead\n" % path,
+           "1025 recorded threads: refused, saying why", out + err)
+    rc, out, err = run(mrctx, "replay", path, "--spec", "host", "--threads", "one")
+    expect(rc == 0 and "host: on 1 thread, 0 frees on another thread, 0 hand-offs" in out,
+           "1025 recorded threads on one thread", out + err)
+
+
+def check_gzip(mrctx, folder, data):
+    """A gzip-compressed log reads as the log itself (where mrctx has zlib;
+    elsewhere it says to decompress it); a cut one is an error."""
+    with open(os.path.join(data, "threads.csv"), "rb") as f:
+        text = f.read()
+    packed = gzip.compress(text)
+    path = write(folder, "threads.csv.gz", packed, "wb")
+    rc, out, err, j = replay_json(mrctx, folder, path, "--spec", "host")
+    if rc == 1 and "built without zlib" in err:
+        expect_equal(err, "mrctx replay: %s: a gzip-compressed log, and this mrctx was built "
+                          "without zlib: decompress it first (gzip -dk)\n" % path,
+                     "gzip without zlib: what to do")
+        print("gzip checks skipped: mrctx was built without zlib")
+        return
+    expect(rc == 0 and j is not None and j["events"] == 14 and j.get("cross_thread_frees") == 5,
+           "a gzip-compressed log replays", out + err)
+    rc, out, err = run(mrctx, "plot", "--svg", os.path.join(folder, "gz.svg"), path)
+    expect(rc == 0 and "1 layer, 14 events" in out, "plot of a gzip-compressed log", out + err)
+    cut = write(folder, "cut.csv.gz", packed[:len(packed) - 12], "wb")
+    rc, out, err = run(mrctx, "replay", cut, "--spec", "host")
+    expect(rc == 1 and out == "" and
+           err.startswith("mrctx replay: %s: the gzip data is broken (" % cut) and
+           err.endswith("): a truncated or damaged file?\n"), "a cut gzip file", out + err)
 
 
 def check_time_formats(mrctx, folder):
@@ -514,6 +634,9 @@ def check_unit(mrctx, data):
         check_bad_logs(mrctx, folder)
         check_skip_bad(mrctx, folder)
         check_rmm_format(mrctx, folder, data)
+        check_threads(mrctx, folder, data)
+        check_thread_limit(mrctx, folder)
+        check_gzip(mrctx, folder, data)
         check_time_formats(mrctx, folder)
         check_plot(mrctx, folder, data)
         check_outside_input(mrctx, folder)
@@ -587,12 +710,92 @@ def check_device(mrctx, data, workload, exact):
                "the rmm-format log over the device and pinned pools", out + err)
 
 
+def check_device_threads(mrctx, data):
+    """threads.csv over device memory: each replay thread has the device's
+    context, and the threads are honoured there too."""
+    with tempfile.TemporaryDirectory() as folder:
+        rc, out, err, j = replay_json(mrctx, folder, os.path.join(data, "threads.csv"),
+                                      "--spec", "cache(device)", "--spec", "pinned")
+        expect(rc == 0 and j is not None and
+               [(r.get("threads"), r.get("cross_thread_frees"), r.get("handoffs"), r["failures"])
+                for r in j["results"]] == [(3, 5, 5, 0)] * 2,
+               "threads.csv over device and pinned memory: 3 threads, 5 frees on another",
+               out + err)
+
+
+# The trace of a GPT model's training that PyTorch's allocator served
+# (../shared/data/README.md beside it): two threads, one stream.
+GPT_TRACE = os.path.join("..", "shared", "data", "gpt-training-trace.csv.gz")
+
+
+def check_gpt_trace(mrctx, data, sanitized):
+    """The GPT training trace, where it is beside the source tree, replayed
+    with its threads against cache(device) and a capped one: a summary with
+    its frees on another thread (34%), and per spec the frees on another
+    thread as they ran and the cache's hit rate."""
+    path = os.path.normpath(os.path.join(data, "..", "..", GPT_TRACE))
+    if not os.path.exists(path):
+        print("GPT trace checks skipped: no %s (it is kept outside the source tree, in "
+              "../shared/data)" % path)
+        return
+    if sanitized:
+        # The capped cache's misses hand out hundreds of GiB over the trace,
+        # and a sanitizer pays for every block in proportion to its size.
+        print("GPT trace checks skipped under a sanitizer")
+        return
+    specs = ["cache(device)", "cache(device, max=256MiB)"]
+    with tempfile.TemporaryDirectory() as folder:
+        rc, out, err, j = replay_json(mrctx, folder, path, "--spec", specs[0], "--spec", specs[1])
+        if rc == 1 and "built without zlib" in err:
+            print("GPT trace checks skipped: mrctx was built without zlib")
+            return
+        expect_equal((rc, err), (0, ""), "the GPT trace replays with its threads")
+        lines = out.splitlines()
+        expect(lines[2:4] == ["  23,640 of 69,445 frees (34.0%) on another thread than their "
+                              "allocation",
+                              "  replayed on 2 threads, one per recorded thread, taking turns "
+                              "in the log's order"],
+               "the GPT trace: its frees on another thread, replayed on its 2 threads", out)
+        for spec in specs:
+            line = [x for x in lines if x.startswith(spec + ": ")]
+            expect(len(line) == 1 and
+                   re.fullmatch(re.escape(spec) + r": on 2 threads, 23,640 frees on another "
+                                r"thread, [\d,]+ hand-offs; cache: [\d,]+ hits \(\d+\.\d%\), "
+                                r"[\d,]+ misses, [\d,]+ cross-stream, [\d,]+ bypassed, [\d,]+ "
+                                r"trims", line[0]) is not None,
+                   "the GPT trace, %s: frees on another thread and the hit rate" % spec, out)
+        if j is None:
+            return
+        expect_equal((j["events"], j["allocations"], j["frees"], j["threads"], j["streams"],
+                      j.get("cross_thread_frees")), (138893, 69448, 69445, 2, 1, 23640),
+                     "the GPT trace's summary in the JSON")
+        for r in j["results"]:
+            c = r.get("cache") or {}
+            expect(r.get("threads") == 2 and r.get("cross_thread_frees") == 23640 and
+                   r["failures"] == 0 and r["free_errors"] == 0 and r.get("handoffs", 0) >= 100 and
+                   c.get("hits", 0) + c.get("misses", 0) == 69448 and
+                   0 < r["cache_hit_rate"] <= 1 and r["peak_requested"] == j["peak_requested"],
+                   "the GPT trace, %s: its threads honoured, every allocation a hit or a miss"
+                   % r["spec"], str(r))
+            print("GPT trace, %s: %.1f%% hits, %s frees on another thread, %.0f ns/event "
+                  "(fake driver)" % (r["spec"], 100 * (r["cache_hit_rate"] or 0),
+                                     r.get("cross_thread_frees"), r["ns_per_event"]))
+        # On one thread, the same events: no free on another thread.
+        rc, out, err, j = replay_json(mrctx, folder, path, "--spec", specs[0], "--threads", "one")
+        expect(rc == 0 and j is not None and j["results"][0].get("threads") == 1 and
+               j["results"][0].get("cross_thread_frees") == 0 and
+               "%s: on 1 thread, 0 frees on another thread, 0 hand-offs; cache: " % specs[0] in out,
+               "the GPT trace on one thread", out + err)
+
+
 def main():
     mode, mrctx, data = sys.argv[1], sys.argv[2], sys.argv[3]
     if mode == "unit":
         check_unit(mrctx, data)
     elif mode == "fake":
         check_device(mrctx, data, sys.argv[4], exact=True)
+        check_device_threads(mrctx, data)
+        check_gpt_trace(mrctx, data, len(sys.argv) > 5 and sys.argv[5] != "none")
     elif mode == "gpu":
         rc, out, err = run(mrctx, "info", "--json")
         try:
@@ -603,6 +806,8 @@ def main():
             print("no GPU: skipped (%s)" % out.strip())
             sys.exit(77)
         check_device(mrctx, data, sys.argv[4], exact=False)
+        check_device_threads(mrctx, data)
+        check_gpt_trace(mrctx, data, False)
     else:
         sys.exit("unknown mode " + mode)
     for f in failures:

@@ -171,6 +171,7 @@ typedef struct bench_results {
   bench_result *items;
   size_t count, capacity;
   int runs; /* runs of the suite done */
+  const char *trace; /* the trace workload's log, where it ran; else NULL */
 } bench_results;
 
 void bench_results_add(bench_results *r, bench_result result);

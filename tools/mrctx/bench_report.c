@@ -171,7 +171,9 @@ void bench_print_table(FILE *out, const bench_results *r) {
         "memory the allocator held (its driver pool's reserved high watermark, or\n"
         "cub's and PyTorch's own books) over the most the workload had live; blank\n"
         "where unknown. Ratios are taken within each run; the median is shown.\n"
-        "hits: the share of allocations a cache in the chain served itself.\n",
+        "hits: the share of allocations a cache in the chain served itself.\n"
+        "trace: ns/op per event of the recorded log, replayed with its threads\n"
+        "taking turns as recorded (the hand-offs included); sizes: its events.\n",
         out);
 }
 
@@ -294,7 +296,12 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
   json_string(f, cu->device_name);
   fprintf(f, ",\n  \"driver_version\": %d,\n  \"mrctx_version\": ", cu->version);
   json_string(f, mr_version());
-  fprintf(f, ",\n  \"runs\": %d,\n  \"results\": [\n", r->runs);
+  fprintf(f, ",\n  \"runs\": %d,\n  \"trace\": ", r->runs);
+  if (r->trace != NULL)
+    json_string(f, r->trace);
+  else
+    fputs("null", f);
+  fputs(",\n  \"results\": [\n", f);
   bool first = true;
   FOR_EACH_ROW(r, x) {
     fputs(first ? "    {\"workload\": " : ",\n    {\"workload\": ", f);

@@ -10,7 +10,8 @@
  * each row's median and spread over the runs. Every measurement also finds
  * the workload's peak requested bytes and the allocator's peak reserved
  * bytes. Output: a table, the issue's targets with met/missed, --json FILE
- * and --svg FILE.
+ * and --svg FILE. The trace workload replays a recorded allocation log
+ * (replay_run.c, as `mrctx replay` does) with its threads.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -25,6 +26,9 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "replay_log.h"
+#include "replay_run.h"
+#include "replay_streams.h"
 
 #define LIVE_BLOCKS 64
 #define BATCH 64
@@ -58,6 +62,7 @@ typedef struct bench_options {
   int runs;        /* of the whole suite */
   bool quiet;      /* no progress on stderr */
   const char *only;
+  const char *trace; /* --trace FILE: the trace workload's log, or NULL */
 } bench_options;
 
 static void progress(const bench_options *o, const char *format, ...)
@@ -196,6 +201,11 @@ typedef struct bench_run {
   bench_allocator allocators[ALLOC_COUNT];
   mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
   mr_resource *host_mr, *host_cache;              /* cache(host) */
+  /* The trace workload's log, read once before the first run (NULL: the
+   * workload is skipped), and a stream for each of its Stream values. */
+  const replay_log *trace;
+  const mr_stream *trace_streams;
+  char trace_label[32]; /* its sizes column: "138,893 events" */
   bench_results results;
 } bench_run;
 
@@ -515,6 +525,80 @@ static bench_result run_handoff(const bench_run *b, const bench_workload *w,
                     .peak_requested = (double)h->usage.peak};
   free(h);
   return r;
+}
+
+/* ---- trace: a recorded log, replayed with its threads ------------------------ */
+
+/* What a program asked of its allocator, event by event (the GPT training
+ * trace by default): replayed as `mrctx replay` replays it, each event on a
+ * thread standing for its recorded one, the threads taking turns in the
+ * log's order (replay_run.c). Reported per event, wall time over events:
+ * the hand-offs between threads are in it, as they were in the program. */
+
+typedef struct trace_state {
+  const bench_cuda *cu;
+  bench_allocator *a;
+} trace_state;
+
+static int trace_allocate(void *state, size_t bytes, mr_stream stream, void **ptr) {
+  bench_allocator *a = ((trace_state *)state)->a;
+  return a->alloc(a->state, bytes, stream, ptr);
+}
+
+static int trace_deallocate(void *state, void *ptr, size_t bytes, mr_stream stream) {
+  bench_allocator *a = ((trace_state *)state)->a;
+  a->free(a->state, ptr, bytes, stream);
+  return 0;
+}
+
+/* Each replay thread on a CPU of its own, with device 0's context. */
+static bool trace_thread_begin(void *state, size_t index, char *why, size_t cap) {
+  const bench_cuda *cu = ((trace_state *)state)->cu;
+  pin_to_cpu((int)index);
+  CUresult r = cu->cuCtxSetCurrent(cu->context);
+  if (r != CUDA_SUCCESS) snprintf(why, cap, "cuCtxSetCurrent failed (CUDA error %d)", (int)r);
+  return r == CUDA_SUCCESS;
+}
+
+static void trace_sample(void *state) {
+  bench_allocator *a = ((trace_state *)state)->a;
+  if (a->sample_reserved != NULL) a->sample_reserved(a->state);
+}
+
+static bench_result run_trace_replay(const bench_run *b, const bench_workload *w,
+                                     const workload_case *c, int threads, bench_allocator *a) {
+  (void)threads;
+  const replay_log *log = b->trace;
+  uint64_t hits0, misses0, hits1, misses1;
+  cache_counts(a, &hits0, &misses0);
+  trace_state state = {.cu = &b->cu, .a = a};
+  replay_target target = {.state = &state, .allocate = trace_allocate,
+                          .deallocate = trace_deallocate, .thread_begin = trace_thread_begin,
+                          .sample = trace_sample};
+  replay_outcome out;
+  char why[512];
+  bool ok = replay_run(log, &target, b->trace_streams, REPLAY_THREADS_RECORDED, &out, why,
+                       sizeof why);
+  pin_to_cpu(0); /* the calling thread was the first recorded thread */
+  cache_counts(a, &hits1, &misses1);
+  b->cu.cuCtxSynchronize(NULL);
+  if (a->trim != NULL) a->trim(a->state);
+  if (!ok) {
+    /* Nothing was replayed: the row says so (failures), and why. */
+    printf("mrctx bench: trace: %s: %s\n", a->name, why);
+    return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
+                          .label = a->label, .threads = (int)log->thread_count,
+                          .ns_per_op = NAN, .mops = NAN, .failures = 1, .hit_rate = NAN,
+                          .peak_requested = NAN};
+  }
+  double ns = log->event_count > 0 ? out.wall_seconds * 1e9 / (double)log->event_count : NAN;
+  double lookups = (double)(hits1 - hits0 + misses1 - misses0);
+  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
+                        .label = a->label, .threads = (int)out.threads, .ns_per_op = ns,
+                        .mops = 1e3 / ns, .ops = (long)log->event_count,
+                        .failures = (long)out.failures,
+                        .hit_rate = lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN,
+                        .peak_requested = (double)out.peak_requested};
 }
 
 /* ---- rounds ------------------------------------------------------------------ */
@@ -857,6 +941,21 @@ static void run_lookups(bench_run *b, const bench_workload *w) {
 
 static void run_devices(bench_run *b, const bench_workload *w);
 
+/* The trace workload: its log, where one was read, replayed on each of the
+ * workload's allocators once (the log is its own warm-up: a training run's
+ * first step is in it). */
+static void run_trace(bench_run *b, const bench_workload *w) {
+  if (b->trace == NULL) return; /* said when it was looked for */
+  workload_case c = w->cases[0];
+  c.sizes = b->trace_label;
+  for (size_t i = 0; i < MAX_WORKLOAD_ALLOCATORS && w->allocators[i] != ALLOC_NONE; i++) {
+    bench_allocator *a = &b->allocators[w->allocators[i]];
+    if (a->alloc == NULL) continue; /* a peer that could not be opened */
+    progress(b->o, "%s%s: %s", b->prefix, w->name, a->name);
+    bench_results_add(&b->results, measure(b, w, &c, (int)b->trace->thread_count, a));
+  }
+}
+
 /* The workloads, in the order they run and are reported. Adding one is a
  * row here (and its measure function, if none of these fits). */
 static const bench_workload workloads[] = {
@@ -939,6 +1038,14 @@ static const bench_workload workloads[] = {
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_ARENA},
      .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1, false}},
      .rounds = true},
+    /* A recorded log replayed with its threads (--trace; by default the GPT
+     * training trace beside the source tree). */
+    {.name = "trace",
+     .baseline = "raw",
+     .run = run_trace,
+     .measure = run_trace_replay,
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_TORCH},
+     .cases = {{"recorded", 0, 0, false}}},
     /* pairs on 1, 2, ... every device at once, a group of threads per
      * device: the aggregate shows how throughput scales with GPUs. */
     {.name = "devices",
@@ -1291,7 +1398,7 @@ static size_t make_targets(const bench_results *r, int run, bench_target *t) {
 
 static void usage(FILE *out) {
   fputs("usage: mrctx bench [--seconds S] [--threads N] [--runs N] [--only LIST]\n"
-        "                   [--json FILE] [--svg FILE] [--quiet]\n"
+        "                   [--trace FILE] [--json FILE] [--svg FILE] [--quiet]\n"
         "\n"
         "Times mrctx's resources against the raw driver pools, cuMemHostAlloc, cub's\n"
         "CachingDeviceAllocator and PyTorch's caching allocator (where built) on\n"
@@ -1316,6 +1423,10 @@ static void usage(FILE *out) {
       column += fprintf(out, " %s", word);
   }
   fputs("\n"
+        "  --trace FILE  the allocation log the trace workload replays with its\n"
+        "                threads (rmm's CSV format, gzip-compressed or not); by\n"
+        "                default $MRCTX_BENCH_TRACE, else the GPT training trace\n"
+        "                in ../shared/data beside the source tree, where found\n"
         "  --json FILE   write every run's results and the targets as JSON\n"
         "  --svg FILE    draw thread scaling and ns per pair as an SVG chart\n"
         "  --quiet       no progress on stderr\n"
@@ -1334,7 +1445,7 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
       {"runs", required_argument, NULL, 'r'},    {"only", required_argument, NULL, 'o'},
       {"json", required_argument, NULL, 'j'},    {"svg", required_argument, NULL, 'g'},
       {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
+      {"trace", required_argument, NULL, 'T'},   {NULL, 0, NULL, 0},
   };
   optind = 1;
   int c;
@@ -1376,6 +1487,13 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
       break;
     case 'q':
       o->quiet = true;
+      break;
+    case 'T':
+      if (optarg[0] == '\0') {
+        fprintf(stderr, "mrctx bench: --trace wants the allocation log to replay\n");
+        return 2;
+      }
+      o->trace = optarg;
       break;
     case 'h':
       usage(stdout);
@@ -1497,6 +1615,70 @@ static bool create_context(bench_run *b) {
   return true;
 }
 
+#ifndef MRCTX_BENCH_TRACE_DEFAULT
+#define MRCTX_BENCH_TRACE_DEFAULT "../shared/data/gpt-training-trace.csv.gz"
+#endif
+
+/* The trace workload's log, read once for every run: --trace FILE, which
+ * must read; else $MRCTX_BENCH_TRACE or the GPT training trace beside the
+ * source tree, where found: where not, the workload is skipped with a line
+ * saying why. False if --trace's log could not be used (the reason
+ * printed). */
+static bool open_trace(bench_run *b, replay_log *log, mr_stream **streams) {
+  const bench_options *o = b->o;
+  const char *path = o->trace;
+  if (path == NULL) path = getenv("MRCTX_BENCH_TRACE");
+  if (path == NULL || path[0] == '\0') path = MRCTX_BENCH_TRACE_DEFAULT;
+  char why[1024];
+  bool ok = replay_log_read(path, false, log, why, sizeof why);
+  if (ok && (*streams = calloc(log->stream_count ? log->stream_count : 1, sizeof **streams)) ==
+                NULL) {
+    snprintf(why, sizeof why, "out of host memory");
+    replay_log_free(log);
+    ok = false;
+  }
+  if (ok && !replay_streams_create(0, log->streams, log->stream_count, *streams, why,
+                                   sizeof why)) {
+    free(*streams);
+    *streams = NULL;
+    replay_log_free(log);
+    ok = false;
+  }
+  if (!ok) {
+    if (o->trace != NULL) {
+      printf("mrctx bench: --trace: %s\n", why);
+      return false;
+    }
+    printf("mrctx bench: trace workload skipped: %s (name a log with --trace FILE or "
+           "MRCTX_BENCH_TRACE)\n",
+           why);
+    return true;
+  }
+  char events[32];
+  size_t n = (size_t)snprintf(events, sizeof events, "%zu", log->event_count), out = 0;
+  for (size_t i = 0; i < n && out + 2 < sizeof b->trace_label; i++) {
+    if (i > 0 && (n - i) % 3 == 0) b->trace_label[out++] = ',';
+    b->trace_label[out++] = events[i];
+  }
+  snprintf(b->trace_label + out, sizeof b->trace_label - out, " events");
+  b->trace = log;
+  b->trace_streams = *streams;
+  b->results.trace = path;
+  printf("mrctx bench: trace: %s, %s on %zu thread%s and %zu stream%s\n", path, b->trace_label,
+         log->thread_count, log->thread_count == 1 ? "" : "s", log->stream_count,
+         log->stream_count == 1 ? "" : "s");
+  return true;
+}
+
+static void close_trace(bench_run *b, replay_log *log, mr_stream *streams) {
+  if (b->trace == NULL) return;
+  replay_streams_destroy(log->streams, log->stream_count, streams);
+  free(streams);
+  replay_log_free(log);
+  b->trace = NULL;
+  b->trace_streams = NULL;
+}
+
 /* One run of the suite: fresh context and allocators, every selected
  * workload, everything given back. False if mrctx's own could not be made. */
 static bool run_suite(bench_run *b) {
@@ -1537,6 +1719,13 @@ int mrctx_cmd_bench(int argc, char **argv) {
   if (o.runs > 1) printf(", %d runs", o.runs);
   putchar('\n');
 
+  replay_log trace_log;
+  mr_stream *trace_streams = NULL;
+  if (selected(&o, "trace") && !open_trace(&b, &trace_log, &trace_streams)) {
+    mr_context_destroy(b.ctx);
+    return 1;
+  }
+
   static bench_target targets[MAX_TARGETS];
   size_t ntargets = 0;
   bool ok = true;
@@ -1551,6 +1740,7 @@ int mrctx_cmd_bench(int argc, char **argv) {
   }
   progress(&o, "%s", "");
   if (!ok) {
+    close_trace(&b, &trace_log, trace_streams);
     free(b.results.items);
     return 1;
   }
@@ -1560,6 +1750,7 @@ int mrctx_cmd_bench(int argc, char **argv) {
   int rc = 0;
   if (json != NULL && !bench_write_json(json, &b.cu, &b.results, targets, ntargets)) rc = 1;
   if (svg != NULL && !bench_write_svg(svg, &b.results)) rc = 1;
+  close_trace(&b, &trace_log, trace_streams);
   free(b.results.items);
   return rc;
 }

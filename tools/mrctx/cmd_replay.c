@@ -9,12 +9,18 @@
  * with fresh, empty driver pools whose high watermarks are this replay's
  * alone (the library has no call to reset them, and a default pool keeps
  * what an earlier replay left in it). The child builds the spec
- * (mr_resource_from_spec), replays the events on one thread in the log's
- * order, each on a stream standing for its recorded Stream value, and
- * sends its numbers back through a pipe. One thread keeps the replay
- * deterministic and its timing free of hand-offs between threads; what it
- * cannot show is contention between the recorded threads (a per-thread
- * cache sees all events as one thread's).
+ * (mr_resource_from_spec), replays the events (replay_run.c), each on a
+ * stream standing for its recorded Stream value, and sends its numbers
+ * back through a pipe.
+ *
+ * By default each event runs on a thread standing for its recorded Thread,
+ * in the log's order, the threads taking turns as the recorded ones did:
+ * a per-thread cache then sees what the program's threads made it do (a
+ * block freed by the thread that did not allocate it goes where such a
+ * free goes), which one thread cannot show; the order, and so the
+ * allocator's answers, stay the log's. --threads one replays every event
+ * on one thread, as earlier versions did: the same events without the
+ * threads' hand-offs, to tell what the threads cost.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,38 +31,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <mrctx/mrctx.h>
 
 #include "commands.h"
 #include "replay_log.h"
+#include "replay_run.h"
 #if MRCTX_HAVE_CUDA_HEADERS
 #include "replay_streams.h"
 #endif
 
 static void usage(FILE *out) {
   fputs("usage: mrctx replay LOG --spec SPEC [--spec SPEC ...] [--device N]\n"
-        "                    [--json FILE] [--skip-bad]\n"
+        "                    [--threads recorded|one] [--json FILE] [--skip-bad]\n"
         "\n"
         "Replay an allocation log in rmm's CSV format (what the log adaptor and\n"
-        "rmm's logging_resource_adaptor write) against each resource spec, one\n"
-        "after another, and compare time, peak reserved and used memory, failures\n"
-        "and cache hits.\n"
+        "rmm's logging_resource_adaptor write; gzip-compressed too) against each\n"
+        "resource spec, one after another, and compare time, peak reserved and\n"
+        "used memory, failures, frees on another thread and the cache's counters.\n"
         "\n"
         "  --spec SPEC   a resource spec to replay against (mrctx-spec(7)); repeat\n"
         "                it to compare several\n"
         "  --device N    the device the specs are built for (default 0)\n"
+        "  --threads recorded|one\n"
+        "                recorded (the default): each event on a thread standing\n"
+        "                for its recorded one, the threads taking turns in the\n"
+        "                log's order; one: every event on one thread\n"
         "  --json FILE   write the log's summary and every result as JSON\n"
         "  --skip-bad    skip bad lines of the log and count them, instead of\n"
         "                stopping at the first\n"
         "  -h, --help    show this help\n"
         "\n"
         "Each spec replays in a process of its own, on fresh driver pools; the\n"
-        "events run on one thread in the log's order, each on a stream standing\n"
-        "for its recorded one. Exit status: 0 replayed, 1 a bad log or a failure,\n"
-        "2 bad usage or a spec that does not parse.\n",
+        "events run in the log's order, each on a stream standing for its\n"
+        "recorded one. Exit status: 0 replayed, 1 a bad log or a failure, 2 bad\n"
+        "usage or a spec that does not parse.\n",
         out);
 }
 
@@ -65,6 +75,7 @@ typedef struct replay_options {
   const char **specs;
   size_t spec_count;
   int device;
+  replay_threads threads;
   const char *json;
   bool skip_bad;
 } replay_options;
@@ -80,8 +91,10 @@ typedef struct spec_result {
   uint64_t peak_reserved, peak_used;
   uint64_t failures;    /* allocations refused in the replay */
   uint64_t free_errors; /* frees the resource refused */
-  bool have_cache;
-  uint64_t cache_hits, cache_misses;
+  size_t threads;       /* OS threads that ran events */
+  uint64_t cross_thread_frees, handoffs; /* as they ran (replay_outcome) */
+  bool have_cache;      /* the first cache down the chain: its counters */
+  uint64_t cache_hits, cache_misses, cache_cross_stream, cache_bypassed, cache_trims;
 } spec_result;
 
 /* ---- options -------------------------------------------------------------------- */
@@ -91,7 +104,8 @@ static int parse_options(int argc, char **argv, replay_options *o) {
   static const struct option longopts[] = {
       {"spec", required_argument, NULL, 's'},  {"device", required_argument, NULL, 'd'},
       {"json", required_argument, NULL, 'j'},  {"skip-bad", no_argument, NULL, 'k'},
-      {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+      {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
   };
   optind = 1;
   int c;
@@ -118,6 +132,16 @@ static int parse_options(int argc, char **argv, replay_options *o) {
       o->device = (int)device;
       break;
     }
+    case 't':
+      if (strcmp(optarg, "recorded") == 0) {
+        o->threads = REPLAY_THREADS_RECORDED;
+      } else if (strcmp(optarg, "one") == 0) {
+        o->threads = REPLAY_THREADS_ONE;
+      } else {
+        fprintf(stderr, "mrctx replay: --threads wants 'recorded' or 'one', not '%s'\n", optarg);
+        return MRCTX_EXIT_USAGE;
+      }
+      break;
     case 'j':
       o->json = optarg;
       break;
@@ -150,12 +174,6 @@ static int parse_options(int argc, char **argv, replay_options *o) {
 }
 
 /* ---- the replay, in a child process ------------------------------------------------ */
-
-static double now_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static mr_status fail(spec_result *res, mr_status st, const char *what) {
   res->status = st;
@@ -207,57 +225,38 @@ static mr_status open_streams(const replay_log *log, mr_resource *mr, int device
 #endif
 }
 
-/* Replay every event on `mr`. *blocks holds each live block's pointer by
- * slot (NULL: its allocation failed here, so its free is skipped); blocks
- * still live at the end are left there for the caller to free. */
-static void replay_events(const replay_log *log, mr_resource *mr, const mr_stream *streams,
-                          void **blocks, spec_result *res) {
-  uint64_t live = 0, peak = 0, failures = 0, free_errors = 0;
-  double start = now_seconds();
-  for (size_t i = 0; i < log->event_count; i++) {
-    const replay_event *e = &log->events[i];
-    mr_stream stream = streams[e->stream];
-    void *ptr = NULL;
-    if (e->action == REPLAY_FREE) {
-      ptr = blocks[e->block];
-      if (ptr == NULL) continue;
-      blocks[e->block] = NULL;
-      live -= e->size;
-      if (mr_deallocate(mr, ptr, e->size, 0, stream) != MR_OK) free_errors++;
-    } else if (mr_allocate(mr, e->size, 0, stream, &ptr) != MR_OK) {
-      failures++;
-    } else if (e->action == REPLAY_ALLOCATE) {
-      blocks[e->block] = ptr;
-      live += e->size;
-      if (live > peak) peak = live;
-    } else if (mr_deallocate(mr, ptr, e->size, 0, stream) != MR_OK) {
-      /* The recording failed here, so the program never had the block: it
-       * goes back at once. */
-      free_errors++;
-    }
-  }
-  res->wall_seconds = now_seconds() - start;
-  res->peak_requested = peak;
-  res->failures = failures;
-  res->free_errors = free_errors;
+/* The spec's resource as replay_run calls it. */
+typedef struct spec_target {
+  mr_resource *mr;
+  int device;
+  bool device_memory; /* streams were made: each thread wants the device's context */
+} spec_target;
+
+static int spec_allocate(void *state, size_t bytes, mr_stream stream, void **ptr) {
+  return mr_allocate(((spec_target *)state)->mr, bytes, 0, stream, ptr) != MR_OK;
 }
 
-/* Free the blocks the log leaves live, on the stream of their allocation.
- * Backwards: a slot is reused only after its block's free, so the last
- * allocation into a slot is the only one that can still hold it. */
-static uint64_t free_live_blocks(const replay_log *log, mr_resource *mr,
-                                 const mr_stream *streams, void **blocks) {
-  uint64_t refused = 0;
-  for (size_t i = log->event_count; i-- > 0;) {
-    const replay_event *e = &log->events[i];
-    if (e->action != REPLAY_ALLOCATE || blocks[e->block] == NULL) continue;
-    if (mr_deallocate(mr, blocks[e->block], e->size, 0, streams[e->stream]) != MR_OK) refused++;
-    blocks[e->block] = NULL;
-  }
-  return refused;
+static int spec_deallocate(void *state, void *ptr, size_t bytes, mr_stream stream) {
+  return mr_deallocate(((spec_target *)state)->mr, ptr, bytes, 0, stream) != MR_OK;
 }
 
-static void replay_spec(const replay_log *log, const char *spec, int device, spec_result *res) {
+/* Each replay thread, as each of the program's, has the device's context
+ * current (the streams belong to it). */
+static bool spec_thread_begin(void *state, size_t index, char *why, size_t cap) {
+  spec_target *t = state;
+  (void)index;
+#if MRCTX_HAVE_CUDA_HEADERS
+  if (t->device_memory) return replay_streams_make_current(t->device, why, cap);
+#else
+  (void)t;
+  (void)why;
+  (void)cap;
+#endif
+  return true;
+}
+
+static void replay_spec(const replay_log *log, const char *spec, int device,
+                        replay_threads threads, spec_result *res) {
   mr_resource *mr = NULL;
   mr_status st = mr_resource_from_spec(spec, device, &mr);
   if (st != MR_OK) {
@@ -266,28 +265,45 @@ static void replay_spec(const replay_log *log, const char *spec, int device, spe
   }
   snprintf(res->resource, sizeof res->resource, "%s", mr_resource_describe(mr));
   mr_stream *streams = calloc(log->stream_count ? log->stream_count : 1, sizeof *streams);
-  void **blocks = calloc(log->block_slots ? log->block_slots : 1, sizeof *blocks);
   bool created = false;
-  if (streams == NULL || blocks == NULL) {
+  if (streams == NULL) {
     res->status = MR_ERR_OUT_OF_MEMORY;
-    snprintf(res->message, sizeof res->message, "out of host memory for %zu blocks",
-             log->block_slots);
+    snprintf(res->message, sizeof res->message, "out of host memory for %zu streams",
+             log->stream_count);
   } else if (open_streams(log, mr, device, streams, &created, res) == MR_OK) {
-    replay_events(log, mr, streams, blocks, res);
-    mr_pool_info pool;
-    if (pool_in(mr, &pool) != NULL) {
-      res->have_pool = true;
-      res->peak_reserved = pool.reserved_high;
-      res->peak_used = pool.used_high;
+    spec_target state = {.mr = mr, .device = device, .device_memory = created};
+    replay_target target = {.state = &state, .allocate = spec_allocate,
+                            .deallocate = spec_deallocate, .thread_begin = spec_thread_begin};
+    replay_outcome out;
+    if (!replay_run(log, &target, streams, threads, &out, res->message, sizeof res->message)) {
+      res->status = MR_ERR_STATE; /* nothing replayed; the message says why */
+    } else {
+      res->wall_seconds = out.wall_seconds;
+      res->peak_requested = out.peak_requested;
+      res->failures = out.failures;
+      res->free_errors = out.free_errors;
+      res->threads = out.threads;
+      res->cross_thread_frees = out.cross_thread_frees;
+      res->handoffs = out.handoffs;
+      /* The blocks left live were freed at the end: that changes neither
+       * the watermarks nor the cache's counts of hits and misses. */
+      mr_pool_info pool;
+      if (pool_in(mr, &pool) != NULL) {
+        res->have_pool = true;
+        res->peak_reserved = pool.reserved_high;
+        res->peak_used = pool.used_high;
+      }
+      mr_resource *cache = cache_in(mr);
+      mr_cache_stats cs = {.size = sizeof cs};
+      if (cache != NULL && mr_cache_resource_get_stats(cache, &cs) == MR_OK) {
+        res->have_cache = true;
+        res->cache_hits = cs.hits;
+        res->cache_misses = cs.misses;
+        res->cache_cross_stream = cs.cross_stream;
+        res->cache_bypassed = cs.bypassed;
+        res->cache_trims = cs.trims;
+      }
     }
-    mr_resource *cache = cache_in(mr);
-    mr_cache_stats cs = {.size = sizeof cs};
-    if (cache != NULL && mr_cache_resource_get_stats(cache, &cs) == MR_OK) {
-      res->have_cache = true;
-      res->cache_hits = cs.hits;
-      res->cache_misses = cs.misses;
-    }
-    res->free_errors += free_live_blocks(log, mr, streams, blocks);
   }
   mr_resource_release(mr);
 #if MRCTX_HAVE_CUDA_HEADERS
@@ -296,7 +312,6 @@ static void replay_spec(const replay_log *log, const char *spec, int device, spe
   (void)created; /* never set without the toolkit's headers */
 #endif
   free(streams);
-  free(blocks);
 }
 
 /* Build every spec and let it go: a spec that does not parse fails here,
@@ -339,7 +354,7 @@ static bool in_child(const replay_log *log, const replay_options *o, size_t spec
     if (spec == SIZE_MAX)
       check_specs(o, res);
     else
-      replay_spec(log, o->specs[spec], o->device, res);
+      replay_spec(log, o->specs[spec], o->device, o->threads, res);
     const char *p = (const char *)res;
     size_t left = sizeof *res;
     while (left > 0) {
@@ -397,7 +412,11 @@ static void format_seconds(double s, char *buf, size_t cap) {
     snprintf(buf, cap, "%.1f us", s * 1e6);
 }
 
-static void print_summary(const replay_log *log) {
+static double percent(uint64_t part, uint64_t whole) {
+  return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_summary(const replay_options *o, const replay_log *log) {
   char events[32], allocs[32], frees[32], fails[32], peak[32], live[32];
   format_count(log->event_count, events, sizeof events);
   format_count(log->allocations, allocs, sizeof allocs);
@@ -413,6 +432,17 @@ static void print_summary(const replay_log *log) {
          log->thread_count, log->thread_count == 1 ? "" : "s", log->stream_count,
          log->stream_count == 1 ? "" : "s", span, peak, log->peak_time, log->live_blocks,
          log->live_blocks == 1 ? "" : "s", live);
+  char cross[32];
+  format_count(log->cross_thread_frees, cross, sizeof cross);
+  printf("  %s of %s frees (%.1f%%) on another thread than their allocation\n", cross, frees,
+         percent(log->cross_thread_frees, log->frees));
+  if (o->threads == REPLAY_THREADS_ONE || log->thread_count <= 1)
+    printf("  replayed on one thread, in the log's order%s\n",
+           log->thread_count > 1 ? " (--threads one)" : "");
+  else
+    printf("  replayed on %zu threads, one per recorded thread, taking turns in the log's "
+           "order\n",
+           log->thread_count);
 }
 
 static void print_skipped(const replay_log *log) {
@@ -459,10 +489,30 @@ static void print_table(const replay_options *o, const replay_log *log,
     printf("%-*s  %10s  %8s  %14s  %13s  %10s  %8" PRIu64 "  %10s\n", width, o->specs[i], wall,
            per, requested, reserved, used, r->failures, hits);
   }
-  for (size_t i = 0; i < o->spec_count; i++)
-    if (results[i].free_errors != 0)
+  putchar('\n');
+  for (size_t i = 0; i < o->spec_count; i++) {
+    const spec_result *r = &results[i];
+    char cross[32], handoffs[32];
+    format_count(r->cross_thread_frees, cross, sizeof cross);
+    format_count(r->handoffs, handoffs, sizeof handoffs);
+    printf("%s: on %zu thread%s, %s frees on another thread, %s hand-off%s", o->specs[i],
+           r->threads, r->threads == 1 ? "" : "s", cross, handoffs, r->handoffs == 1 ? "" : "s");
+    if (r->have_cache) {
+      char hits[32], misses[32], streams[32], bypassed[32], trims[32];
+      format_count(r->cache_hits, hits, sizeof hits);
+      format_count(r->cache_misses, misses, sizeof misses);
+      format_count(r->cache_cross_stream, streams, sizeof streams);
+      format_count(r->cache_bypassed, bypassed, sizeof bypassed);
+      format_count(r->cache_trims, trims, sizeof trims);
+      printf("; cache: %s hits (%.1f%%), %s misses, %s cross-stream, %s bypassed, %s trims", hits,
+             percent(r->cache_hits, r->cache_hits + r->cache_misses), misses, streams, bypassed,
+             trims);
+    }
+    putchar('\n');
+    if (r->free_errors != 0)
       printf("%s: %" PRIu64 " frees were refused by the resource\n", o->specs[i],
-             results[i].free_errors);
+             r->free_errors);
+  }
 }
 
 static bool write_json(const replay_options *o, const replay_log *log,
@@ -479,10 +529,12 @@ static bool write_json(const replay_options *o, const replay_log *log,
           ", \"frees\": %" PRIu64 ",\n  \"threads\": %zu, \"streams\": %zu, "
           "\"recorded_seconds\": %.6f, \"peak_requested\": %" PRIu64
           ", \"live_blocks_at_end\": %" PRIu64 ", \"live_bytes_at_end\": %" PRIu64 ",\n"
+          "  \"cross_thread_frees\": %" PRIu64 ", \"replay_threads\": \"%s\",\n"
           "  \"skipped_lines\": {",
           log->event_count, log->allocations, log->failures, log->frees, log->thread_count,
           log->stream_count, log->event_count ? log->events[log->event_count - 1].time : 0.0,
-          log->peak_bytes, log->live_blocks, log->live_bytes);
+          log->peak_bytes, log->live_blocks, log->live_bytes, log->cross_thread_frees,
+          replay_threads_name(o->threads));
   const char *sep = "";
   for (int k = 0; k < REPLAY_BAD_KIND_COUNT; k++) {
     if (log->skipped[k] == 0) continue;
@@ -507,13 +559,25 @@ static bool write_json(const replay_options *o, const replay_log *log,
               r->peak_used);
     else
       fputs("\"peak_reserved\": null, \"peak_used\": null", f);
-    fprintf(f, ", \"failures\": %" PRIu64 ", \"free_errors\": %" PRIu64 ", \"cache_hit_rate\": ",
-            r->failures, r->free_errors);
+    fprintf(f,
+            ", \"failures\": %" PRIu64 ", \"free_errors\": %" PRIu64 ", \"threads\": %zu"
+            ", \"cross_thread_frees\": %" PRIu64 ", \"handoffs\": %" PRIu64
+            ",\n     \"cache_hit_rate\": ",
+            r->failures, r->free_errors, r->threads, r->cross_thread_frees, r->handoffs);
     double rate = hit_rate(r);
     if (isfinite(rate))
       fprintf(f, "%.6f", rate);
     else
       fputs("null", f);
+    if (r->have_cache)
+      fprintf(f,
+              ", \"cache\": {\"hits\": %" PRIu64 ", \"misses\": %" PRIu64
+              ", \"cross_stream\": %" PRIu64 ", \"bypassed\": %" PRIu64 ", \"trims\": %" PRIu64
+              "}",
+              r->cache_hits, r->cache_misses, r->cache_cross_stream, r->cache_bypassed,
+              r->cache_trims);
+    else
+      fputs(", \"cache\": null", f);
     fprintf(f, "}%s\n", i + 1 < o->spec_count ? "," : "");
   }
   fputs("  ]\n}\n", f);
@@ -545,7 +609,7 @@ static int run(const replay_options *o) {
     replay_log_free(&log);
     return MRCTX_EXIT_FAILURE;
   }
-  print_summary(&log);
+  print_summary(o, &log);
   int status = MRCTX_EXIT_OK;
   for (size_t i = 0; i < o->spec_count; i++) {
     if (!in_child(&log, o, i, &results[i]) || results[i].status != MR_OK) {

@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if MRCTX_HAVE_ZLIB
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+#endif
+
 #include "replay_log.h"
 
 #define LOG_HEADER "Thread,Time,Action,Pointer,Size,Stream"
@@ -23,6 +29,7 @@ typedef struct map_entry {
   uint64_t size;  /* pointers: the block's bytes */
   uint32_t value; /* pointers: the block's slot; streams and threads: the index */
   uint32_t line;  /* pointers: the line that allocated it */
+  uint32_t thread; /* pointers: the index of the thread that allocated it */
   bool used;
 } map_entry;
 
@@ -212,7 +219,7 @@ typedef struct reader {
   map pointers, streams, threads;
   uint32_t *free_slots; /* slots of freed blocks, for reuse */
   size_t free_slot_count, free_slot_capacity;
-  size_t event_capacity, stream_capacity;
+  size_t event_capacity, stream_capacity, thread_capacity;
   double last_clock, day_offset; /* Time seen so far, and the midnights passed */
   bool have_clock;
 } reader;
@@ -279,10 +286,25 @@ static bool stream_index(reader *r, uint64_t value, uint32_t *index) {
   return true;
 }
 
-static bool count_thread(reader *r, uint64_t value) {
-  if (map_find(&r->threads, value) != NULL) return true;
-  if (map_add(&r->threads, value) == NULL) return out_of_memory(r);
-  r->log->thread_count++;
+/* The index of a Thread value, adding it on first sight. */
+static bool thread_index(reader *r, uint64_t value, uint32_t *index) {
+  map_entry *e = map_find(&r->threads, value);
+  if (e != NULL) {
+    *index = e->value;
+    return true;
+  }
+  replay_log *log = r->log;
+  if (log->thread_count == r->thread_capacity) {
+    size_t capacity = r->thread_capacity ? 2 * r->thread_capacity : 8;
+    uint64_t *grown = realloc(log->threads, capacity * sizeof *grown);
+    if (grown == NULL) return out_of_memory(r);
+    log->threads = grown;
+    r->thread_capacity = capacity;
+  }
+  e = map_add(&r->threads, value);
+  if (e == NULL) return out_of_memory(r);
+  e->value = *index = (uint32_t)log->thread_count;
+  log->threads[log->thread_count++] = value;
   return true;
 }
 
@@ -403,7 +425,8 @@ static bool read_event(reader *r, char *text) {
                  " bytes (line %" PRIu32 ")",
                  pointer, size, block->size, block->line);
   }
-  if (!stream_index(r, stream_value, &e.stream) || !count_thread(r, thread)) return false;
+  if (!stream_index(r, stream_value, &e.stream) || !thread_index(r, thread, &e.thread))
+    return false;
   e.time = event_time(r, clock);
   if (action == REPLAY_ALLOCATE) {
     if (!take_slot(r, &e.block)) return false;
@@ -412,6 +435,7 @@ static bool read_event(reader *r, char *text) {
     block->size = size;
     block->value = e.block;
     block->line = r->line > UINT32_MAX ? UINT32_MAX : (uint32_t)r->line;
+    block->thread = e.thread;
     log->allocations++;
     log->live_blocks++;
     log->live_bytes += size;
@@ -421,6 +445,7 @@ static bool read_event(reader *r, char *text) {
     }
   } else if (action == REPLAY_FREE) {
     e.block = block->value;
+    if (block->thread != e.thread) log->cross_thread_frees++;
     if (!give_slot(r, block->value)) return false;
     map_remove(&r->pointers, block);
     log->frees++;
@@ -449,7 +474,14 @@ static bool read_lines(reader *r, FILE *f) {
     if (ended) line[--len] = '\0';
     if (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
     if (r->line == 1) {
-      if (strlen(line) != len || strcmp(line, LOG_HEADER) != 0) {
+      if (len >= 2 && (unsigned char)line[0] == 0x1f && (unsigned char)line[1] == 0x8b) {
+        /* gzip's magic: read here only where mrctx was built without zlib. */
+        snprintf(r->why, r->cap,
+                 "%s: a gzip-compressed log, and this mrctx was built without zlib: "
+                 "decompress it first (gzip -dk)",
+                 log->path);
+        ok = false;
+      } else if (strlen(line) != len || strcmp(line, LOG_HEADER) != 0) {
         snprintf(r->why, r->cap,
                  "%s:1: not an rmm-format allocation log: the first line is '%s', not the "
                  "header '%s'",
@@ -484,16 +516,72 @@ static bool read_lines(reader *r, FILE *f) {
   return ok;
 }
 
+#if MRCTX_HAVE_ZLIB
+/* A log through zlib, as a stdio stream (fopencookie), so that the reader
+ * is the same for both: zlib reads a plain file as it is, a gzip file
+ * decompressed, from a file or a pipe alike. */
+typedef struct gz_cookie {
+  gzFile gz;
+  char error[200]; /* zlib's words for a broken gzip stream, or "" */
+} gz_cookie;
+
+static ssize_t gz_cookie_read(void *cookie, char *buf, size_t size) {
+  gz_cookie *c = cookie;
+  unsigned want = size > (1u << 30) ? 1u << 30 : (unsigned)size;
+  int n = gzread(c->gz, buf, want);
+  int code = Z_OK;
+  const char *message = n > 0 ? NULL : gzerror(c->gz, &code);
+  /* A gzip stream cut short ends as if complete (gzread returns 0 and
+   * keeps Z_BUF_ERROR for gzerror): it is an error here, so that a cut
+   * log is never taken whole. */
+  if (n > 0 || (n == 0 && code == Z_OK)) return n;
+  if (code == Z_ERRNO) return -1; /* errno says what the read of the file met */
+  snprintf(c->error, sizeof c->error, "%s", message != NULL ? message : "broken");
+  errno = EIO;
+  return -1;
+}
+
+static int gz_cookie_close(void *cookie) {
+  gz_cookie *c = cookie;
+  return c->gz != NULL ? gzclose(c->gz) : 0;
+}
+#endif
+
 bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap) {
   memset(log, 0, sizeof *log);
   log->path = path;
+#if MRCTX_HAVE_ZLIB
+  gz_cookie cookie = {.gz = NULL};
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  FILE *f = NULL;
+  if (fd >= 0 && (cookie.gz = gzdopen(fd, "rb")) == NULL) {
+    close(fd);
+    errno = ENOMEM;
+    fd = -1;
+  }
+  if (fd >= 0) {
+    f = fopencookie(&cookie, "r", (cookie_io_functions_t){.read = gz_cookie_read,
+                                                          .close = gz_cookie_close});
+    if (f == NULL) {
+      int error = errno;
+      gzclose(cookie.gz);
+      errno = error;
+    }
+  }
+#else
   FILE *f = fopen(path, "r");
+#endif
   if (f == NULL) {
     snprintf(why, cap, "%s: cannot open: %s", path, strerror(errno));
     return false;
   }
   bool ok = replay_log_read_stream(f, path, skip_bad, log, why, cap);
   fclose(f);
+#if MRCTX_HAVE_ZLIB
+  if (!ok && cookie.error[0] != '\0')
+    snprintf(why, cap, "%s: the gzip data is broken (%s): a truncated or damaged file?", path,
+             cookie.error);
+#endif
   return ok;
 }
 
@@ -514,7 +602,9 @@ bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log
 void replay_log_free(replay_log *log) {
   free(log->events);
   free(log->streams);
+  free(log->threads);
   log->events = NULL;
   log->streams = NULL;
-  log->event_count = log->stream_count = 0;
+  log->threads = NULL;
+  log->event_count = log->stream_count = log->thread_count = 0;
 }

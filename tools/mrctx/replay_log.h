@@ -39,6 +39,7 @@ typedef struct replay_event {
   uint32_t block;  /* allocate and free: the block's slot, 0..block_slots-1;
                       a slot is reused once its block is freed */
   uint32_t stream; /* index into replay_log.streams */
+  uint32_t thread; /* index into replay_log.threads: the thread that made it */
   uint8_t action;  /* replay_action */
 } replay_event;
 
@@ -62,9 +63,13 @@ typedef struct replay_log {
   size_t event_count;
   uint64_t *streams;      /* the distinct Stream values, in order of appearance */
   size_t stream_count;
-  size_t thread_count;    /* distinct Thread values */
+  uint64_t *threads;      /* the distinct Thread values, in order of appearance */
+  size_t thread_count;
   size_t block_slots;     /* the most blocks live at once */
   uint64_t allocations, failures, frees; /* events of each action */
+  /* Frees made on another thread than their block's allocation (what a
+   * per-thread cache cannot serve from the freeing thread's own blocks). */
+  uint64_t cross_thread_frees;
   uint64_t peak_bytes;    /* the most bytes live at once */
   double peak_time;       /* when that was first reached (seconds, as events) */
   uint64_t live_blocks, live_bytes; /* still allocated at the end */
@@ -76,7 +81,9 @@ typedef struct replay_log {
 /* Read and check `path`. On failure: false, *log freed, and `why` says
  * "PATH:LINE: problem" (or "PATH: problem"). With skip_bad, a bad event line
  * is skipped and counted in log->skipped instead; a file that cannot be
- * read or has no header fails either way. */
+ * read or has no header fails either way. A gzip-compressed log (what
+ * `gzip` makes of one, the way recorded traces are kept) is read as it is
+ * where mrctx was built with zlib; elsewhere it fails saying so. */
 bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap);
 
 /* The same from an open stream (read to its end, not closed); `path`

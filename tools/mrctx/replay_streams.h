@@ -21,6 +21,12 @@
 bool replay_streams_create(int device, const uint64_t *values, size_t count, mr_stream *out,
                            char *why, size_t cap);
 
+/* Make `device`'s primary context current on the calling thread, as
+ * replay_streams_create does on its own (each replay thread calls it, as a
+ * program's threads each have their device's context). On failure: false
+ * and the reason in `why`. */
+bool replay_streams_make_current(int device, char *why, size_t cap);
+
 /* Destroy the streams replay_streams_create made. */
 void replay_streams_destroy(const uint64_t *values, size_t count, mr_stream *streams);
 
