@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -342,6 +343,7 @@ static bool in_child(const replay_log *log, const replay_options *o, size_t spec
   }
   fflush(stdout);
   fflush(stderr);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     snprintf(res->message, sizeof res->message, "cannot fork: %s", strerror(errno));
@@ -351,6 +353,10 @@ static bool in_child(const replay_log *log, const replay_options *o, size_t spec
   }
   if (pid == 0) {
     close(fds[0]);
+    /* The replay dies with mrctx replay: killed (a test's timeout, ^C to
+     * a script), it must not leave a replay running on its own. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
     if (spec == SIZE_MAX)
       check_specs(o, res);
     else
