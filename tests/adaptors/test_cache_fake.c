@@ -4,6 +4,7 @@
  * streams keep events incomplete, which proves reuse waits for them.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -477,6 +478,79 @@ static void test_growth_makes_way(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
+/* PyTorch's autograd step, as mrctx bench's `handoff` runs it: the main
+ * thread allocates activations, the autograd thread allocates a gradient
+ * for each and frees the activation, the main thread frees the
+ * gradients; the threads take turns. Sizes are fixed per step (a model's
+ * shapes), a quarter of them small. After the first steps every
+ * allocation is served by the cache: blocks freed by one thread meet the
+ * other's requests in their stream's heap, split and merged as the sizes
+ * need, with no driver call. */
+enum { STEP_BLOCKS = 64, STEPS = 12 };
+
+typedef struct autograd {
+  mr_resource *cache;
+  CUstream stream;
+  size_t act_size[STEP_BLOCKS], grad_size[STEP_BLOCKS];
+  void *act[STEP_BLOCKS], *grad[STEP_BLOCKS];
+  atomic_int turn; /* 0: forward, 1: backward, 2: optimizer, 3: stop */
+  atomic_bool failed;
+} autograd;
+
+static void *autograd_backward(void *arg) {
+  autograd *a = arg;
+  if (mri_ensure_context(0) != MR_OK) atomic_store(&a->failed, true);
+  for (;;) {
+    int t;
+    while ((t = atomic_load(&a->turn)) != 1 && t != 3) sched_yield();
+    if (t == 3) return NULL;
+    for (int i = STEP_BLOCKS; i-- > 0;) {
+      if (mr_allocate(a->cache, a->grad_size[i], 0, (mr_stream)a->stream, &a->grad[i]) != MR_OK ||
+          mr_deallocate(a->cache, a->act[i], a->act_size[i], 0, (mr_stream)a->stream) != MR_OK)
+        atomic_store(&a->failed, true);
+    }
+    atomic_store(&a->turn, 2);
+  }
+}
+
+static void test_autograd_steps_hit(void **state) {
+  autograd *a = calloc(1, sizeof *a);
+  assert_non_null(a);
+  a->cache = device_cache();
+  a->stream = fake_new_stream();
+  uint64_t seed = 0x243F6A8885A308D3ull;
+  for (int i = 0; i < STEP_BLOCKS; i++) {
+    a->act_size[i] = test_rand(&seed) % 4 == 0 ? 256 + test_rand(&seed) % (1 << 20)
+                                               : ((size_t)1 << 20) + test_rand(&seed) % (16 << 20);
+    a->grad_size[i] = test_rand(&seed) % 4 == 0 ? 256 + test_rand(&seed) % (1 << 20)
+                                                : ((size_t)1 << 20) + test_rand(&seed) % (16 << 20);
+  }
+  pthread_t backward;
+  assert_int_equal(pthread_create(&backward, NULL, autograd_backward, a), 0);
+  mr_cache_stats before = {0};
+  for (int step = 0; step < STEPS; step++) {
+    if (step == STEPS / 2) before = stats_of(a->cache);
+    for (int i = 0; i < STEP_BLOCKS; i++)
+      assert_ok(mr_allocate(a->cache, a->act_size[i], 0, (mr_stream)a->stream, &a->act[i]));
+    atomic_store(&a->turn, 1);
+    while (atomic_load(&a->turn) != 2) sched_yield();
+    for (int i = 0; i < STEP_BLOCKS; i++)
+      assert_ok(mr_deallocate(a->cache, a->grad[i], a->grad_size[i], 0, (mr_stream)a->stream));
+    atomic_store(&a->turn, 0);
+  }
+  atomic_store(&a->turn, 3);
+  pthread_join(backward, NULL);
+  assert_false(atomic_load(&a->failed));
+  mr_cache_stats after = stats_of(a->cache);
+  /* The second half of the steps: every allocation a hit, none a miss. */
+  assert_int_equal(after.misses, before.misses);
+  assert_int_equal(after.hits - before.hits, (uint64_t)(STEPS / 2) * 2 * STEP_BLOCKS);
+  mr_resource_release(a->cache);
+  fake_cu()->cuStreamDestroy(a->stream);
+  free(a);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
 /* Two threads handing blocks to each other on one stream, as fast as they
  * can: no block is ever handed out while it is live. */
 enum { RING = 64, ROUNDS = 4000 };
@@ -596,6 +670,7 @@ int main(void) {
       cmocka_unit_test_setup(test_dead_streams_settle, fake_test_setup),
       cmocka_unit_test_setup(test_other_threads_frees_are_reused, fake_test_setup),
       cmocka_unit_test_setup(test_growth_makes_way, fake_test_setup),
+      cmocka_unit_test_setup(test_autograd_steps_hit, fake_test_setup),
       cmocka_unit_test_setup(test_handoff_between_threads, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
