@@ -18,6 +18,12 @@
 
 #include "core/core.h"
 
+/* mr_pool_resource_create's checks of its arguments, the same with and
+ * without a driver: `out` not NULL (*out becomes NULL), `desc` read as a
+ * versioned struct into `given` (defaults past its size), kind, access and
+ * sizes valid. */
+mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_pool_desc *given);
+
 /* The memory a pool (or sync resource) of `kind` holds. */
 static inline mr_memory_kind mri_pool_memory_kind(mr_pool_kind kind) {
   switch (kind) {

@@ -43,6 +43,14 @@ mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
   return no_driver("mr_pool_resource_get_info");
 }
 
+mr_status mr_driver_pool_reset_peak(mr_driver_pool which, int device) {
+  return no_driver("mr_driver_pool_reset_peak");
+}
+
+mr_status mr_pool_resource_reset_peak(const mr_resource *mr) {
+  return no_driver("mr_pool_resource_reset_peak");
+}
+
 #define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)       \
   mr_status function(int device, mr_resource **out) {    \
     if (out != NULL) *out = NULL;                        \
@@ -66,7 +74,9 @@ mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *re
 }
 
 mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resource **out) {
-  if (out != NULL) *out = NULL;
+  mr_pool_desc given;
+  mr_status st = mri_pool_desc_read(desc, out, &given);
+  if (st != MR_OK) return st;
   return no_driver("pool");
 }
 

@@ -53,27 +53,10 @@ static mr_status reserve_initial(mri_pool_state *s, uint64_t bytes) {
 }
 
 mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resource **out) {
-  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: out is NULL");
-  *out = NULL;
-  if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: desc is NULL");
-  /* Fields past the caller's size take mr_pool_desc_init's defaults. */
   mr_pool_desc given;
-  mr_pool_desc_init(&given, MR_POOL_DEVICE);
-  mr_status st = MRI_STRUCT_READ(&given, desc, mr_pool_desc, access, "mr_pool_resource_create");
+  mr_status st = mri_pool_desc_read(desc, out, &given);
   if (st != MR_OK) return st;
   desc = &given;
-  if (desc->kind != MR_POOL_DEVICE && desc->kind != MR_POOL_PINNED &&
-      desc->kind != MR_POOL_MANAGED)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown kind %d", (int)desc->kind);
-  if (desc->access != MR_POOL_ACCESS_ALL && desc->access != MR_POOL_ACCESS_NONE)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown access %d", (int)desc->access);
-  if (desc->max_size != 0 && desc->initial_size > desc->max_size)
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "pool: initial=%llu bytes is more than max=%llu bytes",
-                     (unsigned long long)desc->initial_size,
-                     (unsigned long long)desc->max_size);
-  if (desc->max_size > SIZE_MAX || desc->initial_size > SIZE_MAX)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: sizes do not fit this platform's size_t");
 
   char description[160];
   describe_pool(desc, description, sizeof description);

@@ -1,8 +1,10 @@
 /*
- * pool_desc.c: pool kinds' names. They need no driver, so this file is
- * built with and without the toolkit's headers (the no-CUDA build's pool()
- * fails, but an application may still print a kind). A description's
- * defaults are mr_pool_desc_init, inline in driver.h (docs/abi.md).
+ * pool_desc.c: pool kinds' names and the checks of a pool's description.
+ * They need no driver, so this file is built with and without the
+ * toolkit's headers (the no-CUDA build's pool() fails, but an application
+ * may still print a kind, and a bad description is refused the same way
+ * in both builds). A description's defaults are mr_pool_desc_init, inline
+ * in driver.h (docs/abi.md).
  */
 #include "driver/driver_internal.h"
 
@@ -16,4 +18,27 @@ const char *mr_pool_kind_name(mr_pool_kind kind) {
     return "managed";
   }
   return "unknown";
+}
+
+mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_pool_desc *given) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: out is NULL");
+  *out = NULL;
+  if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: desc is NULL");
+  /* Fields past the caller's size take mr_pool_desc_init's defaults. */
+  mr_pool_desc_init(given, MR_POOL_DEVICE);
+  mr_status st = MRI_STRUCT_READ(given, desc, mr_pool_desc, access, "mr_pool_resource_create");
+  if (st != MR_OK) return st;
+  if (given->kind != MR_POOL_DEVICE && given->kind != MR_POOL_PINNED &&
+      given->kind != MR_POOL_MANAGED)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown kind %d", (int)given->kind);
+  if (given->access != MR_POOL_ACCESS_ALL && given->access != MR_POOL_ACCESS_NONE)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown access %d", (int)given->access);
+  if (given->max_size != 0 && given->initial_size > given->max_size)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "pool: initial=%llu bytes is more than max=%llu bytes",
+                     (unsigned long long)given->initial_size,
+                     (unsigned long long)given->max_size);
+  if (given->max_size > SIZE_MAX || given->initial_size > SIZE_MAX)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: sizes do not fit this platform's size_t");
+  return MR_OK;
 }

@@ -971,8 +971,8 @@ static const bench_workload workloads[] = {
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
                     ALLOC_CACHE_BARE, ALLOC_CACHE_SLABS, ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE,
                     ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH},
-     .cases = {{"256B-1MiB", 256, 1 << 20, false},
-               {"8B-4KiB", 8, 4096, false},
+     .cases = {{"256B-1MiB", 256, 1 << 20, false, false},
+               {"8B-4KiB", 8, 4096, false, false},
                {"256B-1MiB legacy", 256, 1 << 20, false, true},
                {"8B-4KiB legacy", 8, 4096, false, true}},
      .live = LIVE_BLOCKS,
@@ -984,7 +984,7 @@ static const bench_workload workloads[] = {
      .measure = run_pairs,
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CACHE_EXACT,
                     ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE, ALLOC_CUB, ALLOC_TORCH},
-     .cases = {{"256B-1MiB", 256, 1 << 20, false}},
+     .cases = {{"256B-1MiB", 256, 1 << 20, false, false}},
      .live = LIVE_BLOCKS,
      .rounds = true,
      .scale_threads = true},
@@ -995,7 +995,7 @@ static const bench_workload workloads[] = {
      .measure = run_random,
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CACHE_SLABS, ALLOC_CUB,
                     ALLOC_TORCH},
-     .cases = {{"1B-1MiB", 1, 1 << 20, false}}},
+     .cases = {{"1B-1MiB", 1, 1 << 20, false, false}}},
     /* PyTorch's autograd: allocated on one thread, freed on another. */
     {.name = "handoff",
      .baseline = "raw",
@@ -1003,7 +1003,7 @@ static const bench_workload workloads[] = {
      .measure = run_handoff,
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
      /* run_handoff draws its own mix within lo..hi (see there). */
-     .cases = {{"256B-64MiB", 256, (size_t)64 << 20, false},
+     .cases = {{"256B-64MiB", 256, (size_t)64 << 20, false, false},
                {"256B-64MiB legacy", 256, (size_t)64 << 20, false, true}}},
     /* Large blocks: 32 live, one thread. */
     {.name = "large",
@@ -1011,7 +1011,7 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_pairs,
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
-     .cases = {{"1MiB-256MiB", (size_t)1 << 20, (size_t)256 << 20, true}},
+     .cases = {{"1MiB-256MiB", (size_t)1 << 20, (size_t)256 << 20, true, false}},
      .live = 32},
     /* Pinned host staging buffers. */
     {.name = "pinned",
@@ -1019,7 +1019,7 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_pairs,
      .allocators = {ALLOC_HOST_ALLOC, ALLOC_RAW_PINNED, ALLOC_FIXED, ALLOC_PINNED_CACHE},
-     .cases = {{"4KiB-4MiB", 4096, 4 << 20, false}},
+     .cases = {{"4KiB-4MiB", 4096, 4 << 20, false, false}},
      .live = 16,
      .rounds = true},
     /* Temporaries: a few allocations per "kernel", freed together. */
@@ -1028,7 +1028,7 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_temporaries,
      .allocators = {ALLOC_RAW, ALLOC_ARENA, ALLOC_CACHE},
-     .cases = {{"8 x 256B-1MiB", 256, 1 << 20, false}},
+     .cases = {{"8 x 256B-1MiB", 256, 1 << 20, false, false}},
      .rounds = true},
     /* A stream per request: created, used, destroyed. */
     {.name = "churn",
@@ -1036,7 +1036,7 @@ static const bench_workload workloads[] = {
      .run = run_each,
      .measure = run_churn,
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_ARENA},
-     .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1, false}},
+     .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1, false, false}},
      .rounds = true},
     /* A recorded log replayed with its threads (--trace; by default the GPT
      * training trace beside the source tree). */
@@ -1045,13 +1045,13 @@ static const bench_workload workloads[] = {
      .run = run_trace,
      .measure = run_trace_replay,
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_TORCH},
-     .cases = {{"recorded", 0, 0, false}}},
+     .cases = {{"recorded", 0, 0, false, false}}},
     /* pairs on 1, 2, ... every device at once, a group of threads per
      * device: the aggregate shows how throughput scales with GPUs. */
     {.name = "devices",
      .baseline = "raw",
      .run = run_devices,
-     .cases = {{"256B-1MiB", 256, 1 << 20, false}},
+     .cases = {{"256B-1MiB", 256, 1 << 20, false, false}},
      .live = LIVE_BLOCKS},
 };
 
