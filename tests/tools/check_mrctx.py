@@ -3,7 +3,7 @@
 
 usage: check_mrctx.py MODE MRCTX [VERSION | SANITIZER]
   cli        help, version and usage errors (no driver needed)
-  no-driver  `mrctx info` where the driver cannot be loaded: one line, exit 0
+  no-driver  `mrctx info` where the driver cannot be loaded: one line, exit 3
   fake-info  `mrctx info` over the fake driver (MRCTX_CUDA_DRIVER set)
   resolve    `mrctx resolve` where the driver cannot be loaded: the table,
              sources, ignored and unavailable entries, exit statuses, carets
@@ -65,7 +65,7 @@ def check_cli(mrctx, version):
 def check_no_driver(mrctx, library):
     for args in (["info"], ["info", "--json"]):
         rc, out, err = run(mrctx, *args)
-        expect(rc == 0, " ".join(args) + " without a driver exits 0", out + err)
+        expect(rc == 3, " ".join(args) + " without a driver exits 3", out + err)
         expect(out.count("\n") == 1 and err == "", " ".join(args) + " without a driver prints one line", out + err)
         expect(library in out, " ".join(args) + " names why: " + library, out + err)
     rc, out, err = run(mrctx, "info", "--json")
@@ -115,8 +115,8 @@ def check_fake_info(mrctx):
     expect(rc == 0 and "devices: 2" in out.splitlines() and "device 2:" not in out,
            "two fake devices", out + err)
     rc, out, err = run(mrctx, "info", env={"FAKECUDA_DEVICES": "0"})
-    expect(rc == 0 and out == "mrctx info: the CUDA driver found no device "
-           "(cuInit: CUDA_ERROR_NO_DEVICE)\n", "no device: one line, exit 0", out + err)
+    expect(rc == 3 and out == "mrctx info: the CUDA driver found no device "
+           "(cuInit: CUDA_ERROR_NO_DEVICE)\n", "no device: one line, exit 3", out + err)
 
 
 # ---- mrctx resolve -------------------------------------------------------------

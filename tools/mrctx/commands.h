@@ -26,6 +26,9 @@ int mrctx_cmd_replay(int argc, char **argv);
 /* mrctx plot: memory in use over time from allocation logs, as SVG. */
 int mrctx_cmd_plot(int argc, char **argv);
 
+/* mrctx export: logs or snapshots as a Chrome trace-event JSON file. */
+int mrctx_cmd_export(int argc, char **argv);
+
 /* mrctx snapshot: a snapshot file (JSON) shown as tables. */
 int mrctx_cmd_snapshot(int argc, char **argv);
 
@@ -38,6 +41,8 @@ int mrctx_cmd_bench(int argc, char **argv);
 #define MRCTX_EXIT_OK 0
 #define MRCTX_EXIT_FAILURE 1
 #define MRCTX_EXIT_USAGE 2
+/* mrctx info: no driver or no device, which it has said. */
+#define MRCTX_EXIT_UNAVAILABLE 3
 
 /* True if argv[1..] asks for help (-h or --help). */
 bool mrctx_wants_help(int argc, char **argv);

@@ -204,11 +204,16 @@ static void info_usage(FILE *out) {
           "default pools, with release threshold (max: keeps all freed memory),\n"
           "reserved and used bytes. Reading changes no pool.\n"
           "\n"
-          "  --json   the same as one JSON object\n");
+          "  --json   the same as one JSON object\n"
+          "\n"
+          "Exit status: 0 shown, 1 a device or pool could not be read, 2 bad usage,\n"
+          "3 no driver or no device (one line, or --json's \"error\", says why).\n");
 }
 
-/* No driver (or no device): one line saying why, and success: a machine
- * without a GPU is a fine answer to "what is there". */
+/* No driver (or no device): one line saying why, on standard output (it is
+ * the answer to "what is there"), and exit status 3, so that a script can
+ * tell a machine without a GPU from one that shows its devices (0) and from
+ * a failure to read them (1). */
 static int report_unavailable(bool json) {
   if (json) {
     printf("{\"mrctx\": ");
@@ -219,7 +224,7 @@ static int report_unavailable(bool json) {
   } else {
     printf("mrctx info: %s\n", mr_last_error());
   }
-  return MRCTX_EXIT_OK;
+  return MRCTX_EXIT_UNAVAILABLE;
 }
 
 int mrctx_cmd_info(int argc, char **argv) {

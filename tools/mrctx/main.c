@@ -24,6 +24,8 @@ static const mrctx_verb verbs[] = {
     {"replay", "replay an allocation log against resource specs and compare them",
      mrctx_cmd_replay},
     {"plot", "draw memory in use over time from allocation logs as SVG", mrctx_cmd_plot},
+    {"export", "write logs or snapshots as a trace for Perfetto and chrome://tracing",
+     mrctx_cmd_export},
     {"snapshot", "show a snapshot file: who held the memory, by library and tag",
      mrctx_cmd_snapshot},
 #if MRCTX_HAVE_BENCH
@@ -45,10 +47,21 @@ static void usage(FILE *out) {
   for (size_t i = 0; i < VERB_COUNT; i++) fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
   fprintf(out,
           "\n"
-          "environment:\n"
-          "  MRCTX_CUDA_DRIVER  the driver library to load instead of libcuda.so.1\n"
-          "  MRCTX_DEBUG=1      (any program using mrctx) check the size of every free in\n"
-          "                     arena, fixed, bin and cache; refuse a wrong one\n");
+          "environment (man mrctx says more):\n"
+          "  MRCTX_CUDA_DRIVER=PATH   the driver library to load instead of libcuda.so.1\n"
+          "  MRCTX_BENCH_MEMORY=TEXT  mrctx bench: overrides for its own tags\n"
+          "  MRCTX_BENCH_TRACE=PATH   mrctx bench: the trace workload's log\n"
+          "read by the library in any program that uses it:\n"
+          "  MRCTX_DEBUG=1            check the size of every free in arena, fixed, bin\n"
+          "                           and cache; refuse a wrong one\n"
+          "  MRCTX_OOM_SNAPSHOT=PATH  write a snapshot there when an allocation through\n"
+          "                           a context runs out of memory (%%p: the process id)\n"
+          "  NVTX_INJECTION64_PATH    the NVTX tool to report allocations to (set by\n"
+          "                           compute-sanitizer and Nsight Systems)\n"
+          "  and each library's own variable (MYLIB_MEMORY) overriding its tags\n"
+          "\n"
+          "Exit status: 0 success, 1 failure, 2 bad usage, 3 mrctx info found no\n"
+          "driver or no device.\n");
 }
 
 static const mrctx_verb *find_verb(const char *name) {
