@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""check_readme_c.py: README.md's C example builds and runs as shown.
+
+    check_readme_c.py README.md BUILD_DIR
+
+Takes the first ```c block after "## In a library" and the first ```sh
+block after it that runs pkg-config, writes the C where the command line
+expects it (the .c file it names), and runs the line with sh in a
+temporary directory against BUILD_DIR uninstalled, as README says:
+PKG_CONFIG_PATH=BUILD_DIR/meson-uninstalled, LD_LIBRARY_PATH=BUILD_DIR/lib.
+With the driver MRCTX_CUDA_DRIVER names (the fake one) it must exit 0 and
+print the tags' statistics; with none it must exit 1 saying why, as README
+promises for a machine without a GPU.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def blocks(text, start):
+    at = text.index(start)
+    return [(m.group(1), m.group(2)) for m in
+            re.finditer(r"^```(\w+)\n(.*?)^```$", text[at:], re.S | re.M)]
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    readme, build = sys.argv[1], os.path.abspath(sys.argv[2])
+    with open(readme, encoding="utf-8") as f:
+        found = blocks(f.read(), "\n## In a library\n")
+    c_code = next((body for lang, body in found if lang == "c"), None)
+    if c_code is None:
+        print("check_readme_c: no ```c block under '## In a library'", file=sys.stderr)
+        return 1
+    after_c = found[[body for _, body in found].index(c_code) + 1:]
+    line = next((body.strip() for lang, body in after_c if lang == "sh" and "pkg-config" in body), None)
+    source = re.search(r"(\S+\.c)\b", line or "")
+    if line is None or source is None:
+        print("check_readme_c: no ```sh block with a pkg-config build line of a .c file "
+              "after the C example", file=sys.stderr)
+        return 1
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, source.group(1)), "w", encoding="utf-8") as f:
+            f.write(c_code)
+        env = dict(os.environ,
+                   PKG_CONFIG_PATH=os.path.join(build, "meson-uninstalled"),
+                   LD_LIBRARY_PATH=os.path.join(build, "lib"))
+        run = subprocess.run(["sh", "-c", line], cwd=tmp, env=env, capture_output=True,
+                             text=True, timeout=120)
+        shown = f"$ {line}\n{run.stdout}{run.stderr}"
+        if run.returncode != 0 or "mylib" not in run.stdout or "temp" not in run.stdout:
+            failures.append("over the driver: wanted exit 0 and the tags' statistics\n" + shown)
+        rerun = line.split("&&")[-1].strip()
+        none = subprocess.run(["sh", "-c", rerun], cwd=tmp, capture_output=True, text=True,
+                              env=dict(env, MRCTX_CUDA_DRIVER="/nonexistent/libcuda.so.1"),
+                              timeout=120)
+        if none.returncode != 1 or not none.stderr.startswith("mylib: ") \
+                or "driver" not in none.stderr:
+            failures.append(f"without a driver: wanted exit 1 and 'mylib: ...driver...'\n"
+                            f"$ {rerun}\n{none.stdout}{none.stderr}")
+    for failure in failures:
+        print("check_readme_c: " + failure, file=sys.stderr)
+    if failures:
+        return 1
+    print(f"check_readme_c: built and ran README.md's example: {line}\n{run.stdout}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
