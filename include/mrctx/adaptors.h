@@ -8,7 +8,7 @@
  * peak=sharded|exact), log(UP,
  * file=PATH), limit(UP, bytes=SIZE), align(UP, alignment=SIZE), arena(UP,
  * chunk=SIZE), fixed(UP, block=SIZE, count=N), bin(UP, min=SIZE, max=SIZE,
- * count=N), retry(UP, attempts=N), track(UP), cache(UP, max=SIZE).
+ * count=N), retry(UP, attempts=N), track(UP, stacks=N), cache(UP, max=SIZE).
  *
  * All are thread-safe, keep the stream-order, alignment and size-0 rules of
  * resource.h, and pass mr_resource_trim() on to their upstream.
@@ -169,7 +169,7 @@ MR_NODISCARD MR_API mr_status mr_retry_resource_create(mr_resource *upstream, in
                                           mr_oom_handler handler, void *user,
                                           mr_resource **out);
 
-/* ---- track(UP): find leaks ----------------------------------------------- */
+/* ---- track(UP, stacks=N): find leaks, and who allocated ---------------- */
 
 /** Filled by the library; `size` says how many bytes of it are valid (read
  * a field only if it lies within). */
@@ -183,20 +183,52 @@ typedef struct mr_track_record {
                           or "" where unknown */
   uint64_t age_ns;   /**< how long it has been live, in nanoseconds, when
                           the walk began */
+  /** With stacks=N: the call site, the return addresses of the innermost
+   * frames of the allocating thread outside mrctx's own allocation path,
+   * innermost first (mr_track_describe_frame names one). Valid during the
+   * callback only; NULL when the tracker keeps no stacks. */
+  const void *const *frames;
+  size_t frame_count; /**< the entries of `frames`, at most N; 0 without */
 } mr_track_record;
 
+/** The most frames track(UP, stacks=N) keeps per allocation. */
+#define MR_TRACK_MAX_STACKS 32
+
 /** Records every live allocation. On destroy, reports outstanding ones to
- * stderr (one line each). */
+ * stderr (one line each). The same as mr_track_resource_create_stacks
+ * with stacks 0. */
 MR_NODISCARD MR_API mr_status mr_track_resource_create(mr_resource *upstream,
                                           mr_resource **out);
+
+/** track(UP, stacks=N): with `stacks` > 0, also the call site of each live
+ * allocation: the `stacks` innermost frames of the allocating thread
+ * outside mrctx's allocation path (libc's backtrace(), at each allocation;
+ * its cost is in docs/benchmarks.md), named only when reported (report,
+ * snapshots, the out-of-memory dump). Frames are named from the dynamic
+ * symbol table: a program's own functions need -rdynamic
+ * (-Wl,--export-dynamic) to be named, else they show as file+offset for
+ * addr2line. 0: no stacks, nothing captured. More than
+ * MR_TRACK_MAX_STACKS is MR_ERR_INVALID_ARGUMENT. */
+MR_NODISCARD MR_API mr_status mr_track_resource_create_stacks(mr_resource *upstream,
+                                                              size_t stacks,
+                                                              mr_resource **out);
 /** Call `fn` for each live allocation (under the tracker's lock: `fn` must
  * not allocate from this resource, nor create, release or trim resources,
  * nor fork: a fork waits for the lock). OUT: *count, may be NULL. */
 MR_NODISCARD MR_API mr_status mr_track_resource_foreach(
     const mr_resource *mr, void (*fn)(void *user, const mr_track_record *rec),
     void *user, size_t *count);
-/** Print the outstanding allocations, one line each, and a total line. */
+/** Print the outstanding allocations, one line each (and under it, with
+ * stacks, one line per frame: "    at NAME+0xOFF (OBJECT)"), and a total
+ * line. */
 MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FILE *out);
+
+/** A frame of mr_track_record.frames in words, into `buf` (`cap` bytes,
+ * cut to fit): "function+0xOFF (object path)" where the dynamic symbol
+ * table names the function, else "object path+0xOFF" (an offset for
+ * `addr2line -e`), else the address. Returns buf. Takes the dynamic
+ * loader's lock: do not call it from a foreach callback. */
+MR_API const char *mr_track_describe_frame(const void *frame, char *buf, size_t cap);
 
 /* ---- cache(UP, max=SIZE): the fast, stream-aware cache ------------------- */
 

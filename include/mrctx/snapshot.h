@@ -9,7 +9,7 @@
  * (current, peak and total bytes and counts, failures), the cache's
  * counters where a cache(...) is in the chain, and, where a track(...) is
  * in the chain, the largest live blocks with their sizes, streams and
- * ages. It also records each driver pool's reserved and used bytes (the
+ * ages (and with track(UP, stacks=N), their call sites, named). It also records each driver pool's reserved and used bytes (the
  * current and default device pools of every device, the pinned and managed
  * default pools, and the pools pool(...) resources own).
  *
@@ -130,6 +130,33 @@ typedef struct mr_snapshot_tag_entry {
  * devices). */
 MR_NODISCARD MR_API mr_status mr_snapshot_foreach_tag(
     const mr_snapshot *snapshot, void (*fn)(void *user, const mr_snapshot_tag_entry *entry),
+    void *user);
+
+/** One of the largest live blocks of a tracked tag on one device, as
+ * mr_snapshot_foreach_block hands it over. Owned by the snapshot, valid
+ * during the call; `size` says how many bytes of it are valid. */
+typedef struct mr_snapshot_block {
+  size_t size;         /**< sizeof(mr_snapshot_block) as the library sees it */
+  const char *library; /**< the context's library */
+  const char *tag;     /**< the tag */
+  int device;          /**< the device slot */
+  uint64_t ptr;        /**< the block's address */
+  uint64_t bytes;      /**< its size */
+  uint64_t alignment;  /**< its alignment */
+  uint64_t stream;     /**< the stream it was allocated on (0: legacy default) */
+  uint64_t age_ns;     /**< how long it had been live when the snapshot was taken */
+  /** Its call site, innermost first, each frame named as
+   * mr_track_describe_frame names it ("function+0xOFF (object)"); NULL
+   * where the tracker keeps no stacks. */
+  const char *const *frames;
+  size_t frame_count;  /**< the entries of `frames` */
+} mr_snapshot_block;
+
+/** Call `fn` for every block the snapshot lists (the largest live blocks
+ * of each tracked tag and device), in the snapshot's order: contexts,
+ * tags, devices, then largest first. */
+MR_NODISCARD MR_API mr_status mr_snapshot_foreach_block(
+    const mr_snapshot *snapshot, void (*fn)(void *user, const mr_snapshot_block *block),
     void *user);
 
 /* ---- out of memory -------------------------------------------------------

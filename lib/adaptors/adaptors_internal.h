@@ -145,4 +145,9 @@ bool mri_fixed_owns(const mr_resource *mr, const void *ptr);
  * on (bin trims its classes, then its upstream once). */
 mr_status mri_fixed_release_idle(mr_resource *mr);
 
+/* track(UP, stacks=N)'s N, for snapshots (which copy that many frames per
+ * block under the tracker's lock); 0 for a tracker without stacks or a
+ * resource that is no tracker. */
+size_t mri_track_stack_depth(const mr_resource *mr);
+
 #endif

@@ -263,9 +263,16 @@ static mr_status build_retry(mr_resource *upstream, const mr_spec_args *args, mr
   return mr_retry_resource_create(upstream, (int)attempts, NULL, NULL, out);
 }
 
-/* track(UP) */
+/* track(UP, stacks=N): N frames of each live allocation's call site. */
 static mr_status build_track(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
-  return mr_track_resource_create(upstream, out);
+  uint64_t stacks;
+  mr_status st = mr_spec_args_uint(args, "stacks", 0, &stacks);
+  if (st != MR_OK) return st;
+  if (stacks > MR_TRACK_MAX_STACKS)
+    return mr_spec_args_error(args, "stacks",
+                              "stacks=%llu is more than %d, the most frames kept per allocation",
+                              (unsigned long long)stacks, MR_TRACK_MAX_STACKS);
+  return mr_track_resource_create_stacks(upstream, (size_t)stacks, out);
 }
 
 /* cache(UP, max=SIZE) */

@@ -26,6 +26,7 @@
 #include "config/config_internal.h"
 #include "context/context_internal.h"
 #include "context/json.h"
+#include "context/snapshot_internal.h"
 #include "driver/driver_internal.h"
 
 /* The override sources, lowest precedence first (the tag's default spec
@@ -874,6 +875,9 @@ static mr_status allocate_context(mr_context *ctx, const mr_context_desc *desc) 
   return MR_OK;
 }
 
+/* MRCTX_VERBOSE and MRCTX_STATS_AT_EXIT (at the end of this file). */
+static void operators_on_create(const mr_context *ctx, bool describe_only);
+
 mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(const char *name),
                              mr_context **out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: ctx is NULL");
@@ -914,6 +918,7 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
   }
   live_add(ctx);
   *out = ctx;
+  operators_on_create(ctx, (desc->flags & MR_CONTEXT_DESCRIBE_ONLY) != 0);
   return MR_OK;
 }
 
@@ -1092,4 +1097,196 @@ mr_status mr_context_print_stats(const mr_context *ctx, FILE *out) {
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_print_stats: writing failed: %s",
                      strerror(errno));
   return MR_OK;
+}
+
+/* ---- operators: MRCTX_VERBOSE and MRCTX_STATS_AT_EXIT ------------------------------ */
+
+/* Both variables are read once, at the first context's creation. */
+static pthread_once_t operators_once = PTHREAD_ONCE_INIT;
+static bool verbose;
+static char *at_exit_target; /* "stderr" or a path template; NULL: none */
+
+static bool flag_set(const char *value) {
+  return value != NULL && value[0] != '\0' && !(value[0] == '0' && value[1] == '\0');
+}
+
+static void stats_at_exit(void);
+
+static void read_operator_env(void) {
+  verbose = flag_set(getenv("MRCTX_VERBOSE"));
+  const char *target = getenv("MRCTX_STATS_AT_EXIT");
+  if (target == NULL || target[0] == '\0') return;
+  at_exit_target = mri_host_strdup(target);
+  if (at_exit_target == NULL || atexit(stats_at_exit) != 0) {
+    fprintf(stderr, "mrctx: MRCTX_STATS_AT_EXIT: out of host memory: nothing will be written "
+                    "at exit\n");
+    free(at_exit_target);
+    at_exit_target = NULL;
+  }
+}
+
+/* "env MYLIB_MEMORY", "file /etc/mylib.conf line 3", "default". */
+static void source_text(const mr_spec_source *src, char *buf, size_t cap) {
+  const char *origin = mr_spec_origin_name(src->origin);
+  if (src->origin == MR_SPEC_DEFAULT)
+    snprintf(buf, cap, "%s", origin);
+  else if (src->origin == MR_SPEC_ENV)
+    snprintf(buf, cap, "%s %s", origin, src->where);
+  else if (src->origin == MR_SPEC_FILE)
+    snprintf(buf, cap, "%s %s line %d", origin, src->where, src->line);
+  else
+    snprintf(buf, cap, "%s line %d", origin, src->line);
+}
+
+/* The table MRCTX_VERBOSE prints at creation: every tag on every device,
+ * its resolved spec and where it came from; then a warning for each entry
+ * ignored for a device the process does not have. Written to stderr in
+ * one piece, so the lines of contexts made on several threads do not mix. */
+static void print_resolved(const mr_context *ctx) {
+  char *text = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&text, &length);
+  if (out == NULL) return;
+  int tag_width = 3, spec_width = 4;
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    int n = (int)strlen(ctx->tag_names[t]);
+    if (n > tag_width) tag_width = n;
+    for (int d = 0; d < ctx->device_count; d++) {
+      char spec[512];
+      const mr_resource *r = ctx->table[t * (size_t)ctx->device_count + (size_t)d];
+      int w = (int)strlen(mri_printable(mr_resource_describe(r), spec, sizeof spec));
+      if (w > spec_width) spec_width = w < 60 ? w : 60;
+    }
+  }
+  fputs("mrctx: context ", out);
+  mri_write_printable(out, ctx->library);
+  fprintf(out, ": %zu tag%s on %d device slot%s\n", ctx->tag_count, ctx->tag_count == 1 ? "" : "s",
+          ctx->device_count, ctx->device_count == 1 ? "" : "s");
+  fprintf(out, "  %-*s %6s  %-*s  %s\n", tag_width, "tag", "device", spec_width, "spec", "source");
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    for (int d = 0; d < ctx->device_count; d++) {
+      const slot *sl = &ctx->slots[t * (size_t)ctx->device_count + (size_t)d];
+      const mr_resource *r = ctx->table[t * (size_t)ctx->device_count + (size_t)d];
+      char tag[256], spec[512], source[600], where[520];
+      mri_printable(sl->source.where, where, sizeof where);
+      mr_spec_source shown = sl->source;
+      shown.where = where;
+      source_text(&shown, source, sizeof source);
+      fprintf(out, "  %-*s %6d  %-*s  %s", tag_width, mri_printable(ctx->tag_names[t], tag, sizeof tag),
+              d, spec_width, mri_printable(mr_resource_describe(r), spec, sizeof spec), source);
+      if (sl->source.status != MR_OK) {
+        fprintf(out, " (cannot allocate here: %s: ", mr_status_name(sl->source.status));
+        mri_write_printable(out, sl->source.reason);
+        fputc(')', out);
+      }
+      fputc('\n', out);
+    }
+  }
+  for (size_t i = 0; i < ctx->ignored_count; i++) {
+    const ignored_item *item = &ctx->ignored[i];
+    char source[600], where[520], tag[256], spec[512];
+    mri_printable(item->source.where, where, sizeof where);
+    mr_spec_source shown = item->source;
+    shown.where = where;
+    source_text(&shown, source, sizeof source);
+    fputs("mrctx: warning: ", out);
+    mri_write_printable(out, ctx->library);
+    fprintf(out, ": %s@%d=%s from %s ignored: device %d does not exist (%d device slot%s)\n",
+            mri_printable(item->tag, tag, sizeof tag), item->device,
+            mri_printable(item->source.spec, spec, sizeof spec), source, item->device,
+            ctx->device_count, ctx->device_count == 1 ? "" : "s");
+  }
+  if (fclose(out) == 0 && text != NULL) {
+    fputs(text, stderr);
+    fflush(stderr);
+  }
+  free(text);
+}
+
+static void operators_on_create(const mr_context *ctx, bool describe_only) {
+  pthread_once(&operators_once, read_operator_env);
+  /* mrctx resolve and the like show the table themselves. */
+  if (verbose && !describe_only) print_resolved(ctx);
+}
+
+static mr_status print_one(void *user, const mr_context *ctx, uint64_t id) {
+  (void)id;
+  FILE *out = user;
+  mr_status st = mr_context_print_stats(ctx, out);
+  fputc('\n', out);
+  return st;
+}
+
+static mr_status count_one(void *user, const mr_context *ctx, uint64_t id) {
+  (void)ctx;
+  (void)id;
+  ++*(size_t *)user;
+  return MR_OK;
+}
+
+/* Every live context's per-tag table, in memory (malloc'd); NULL when
+ * host memory ran out. Counters only: no driver call (at exit the driver
+ * may have shut down before this runs). */
+static char *render_tables(size_t *length) {
+  char *text = NULL;
+  FILE *out = open_memstream(&text, length);
+  if (out == NULL) return NULL;
+  size_t live = 0;
+  mri_context_foreach_live(count_one, &live);
+  fprintf(out, "mrctx: memory in use at exit of pid %ld: %zu live context%s\n", (long)getpid(),
+          live, live == 1 ? "" : "s");
+  mr_status st = mri_context_foreach_live(print_one, out);
+  if (fclose(out) != 0 || st != MR_OK) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* A snapshot as JSON, without the driver's pools (see above). */
+static char *render_snapshot(size_t *length) {
+  mr_snapshot *snap = NULL;
+  if (mri_snapshot_take(NULL, NULL, false, &snap) != MR_OK) return NULL;
+  char *text = NULL;
+  FILE *out = open_memstream(&text, length);
+  mr_status st = out != NULL ? mr_snapshot_write_json(snap, out) : MR_ERR_OUT_OF_MEMORY;
+  bool closed = out != NULL && fclose(out) == 0;
+  mr_snapshot_destroy(snap);
+  if (st != MR_OK || !closed) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+static bool ends_with(const char *text, const char *suffix) {
+  size_t n = strlen(text), m = strlen(suffix);
+  return n >= m && strcmp(text + n - m, suffix) == 0;
+}
+
+/* MRCTX_STATS_AT_EXIT, when the process exits normally (exit(), a return
+ * from main). */
+static void stats_at_exit(void) {
+  static const char what[] = "at-exit statistics (MRCTX_STATS_AT_EXIT)";
+  const char *target = at_exit_target;
+  if (target == NULL) return;
+  bool to_stderr = strcmp(target, "stderr") == 0;
+  char path[PATH_MAX];
+  if (!to_stderr && !mri_expand_path(target, path, sizeof path)) {
+    fprintf(stderr, "mrctx: MRCTX_STATS_AT_EXIT names a path longer than %d bytes: nothing "
+                    "written\n", PATH_MAX - 1);
+    return;
+  }
+  bool json = !to_stderr && ends_with(path, ".json");
+  size_t length = 0;
+  char *text = json ? render_snapshot(&length) : render_tables(&length);
+  if (text == NULL) {
+    fprintf(stderr, "mrctx: %s not written: out of host memory\n", what);
+  } else if (to_stderr) {
+    fwrite(text, 1, length, stderr);
+    fflush(stderr);
+  } else {
+    mri_write_file_replacing(path, text, length, what);
+  }
+  free(text);
 }

@@ -137,7 +137,7 @@ static int create_beside(const char *path, char *temp, size_t cap) {
  * `why` on failure. */
 static char *render(const mri_snap_oom *oom, size_t *length, char *why, size_t cap) {
   mr_snapshot *snap = NULL;
-  mr_status st = mri_snapshot_take(NULL, oom, &snap);
+  mr_status st = mri_snapshot_take(NULL, oom, true, &snap);
   if (st != MR_OK) {
     snprintf(why, cap, "%s", mr_last_error());
     return NULL;
@@ -160,33 +160,30 @@ static char *render(const mri_snap_oom *oom, size_t *length, char *why, size_t c
   return text;
 }
 
-/* Write the snapshot to `path` (dump_lock held); on failure, say why on
- * stderr. The file at the path is replaced, never written through: the
- * JSON goes to a new file beside it, which is renamed over the path once
- * whole. So a reader never sees half a dump, a dump that cannot be written
- * whole (a full disk, a file size limit) leaves the previous one as it was,
- * and nothing here can wait on a FIFO. Anything at the path but a regular
- * file -- a symbolic link (in a shared temporary directory, another user's
- * trap), a FIFO, a directory, a device -- is left alone and no dump
- * written. rename() replaces the name itself, so a link put there after
- * the check is replaced, not followed. */
-static bool write_dump(const char *path, const mri_snap_oom *oom) {
+/* Only a regular file at `path` may be replaced; false (said on stderr)
+ * for anything else there. OUT: *exists. */
+static bool may_replace(const char *path, const char *what, bool *exists) {
   struct stat there;
-  bool exists = lstat(path, &there) == 0;
-  if (exists && !S_ISREG(there.st_mode)) {
+  *exists = lstat(path, &there) == 0;
+  if (*exists && !S_ISREG(there.st_mode)) {
     fprintf(stderr,
-            "mrctx: out-of-memory snapshot not written to '%s': it is %s, not a regular file "
-            "(a snapshot only replaces a regular file)\n",
-            path, file_type_words(there.st_mode));
+            "mrctx: %s not written to '%s': it is %s, not a regular file "
+            "(mrctx only replaces a regular file)\n",
+            what, path, file_type_words(there.st_mode));
     return false;
   }
-  char why[MRI_ERROR_CAPACITY];
-  size_t length = 0;
-  char *text = render(oom, &length, why, sizeof why);
-  if (text == NULL) {
-    fprintf(stderr, "mrctx: out-of-memory snapshot not written to '%s': %s\n", path, why);
-    return false;
-  }
+  return true;
+}
+
+/* `text` into `path`, replacing it, never written through: it goes to a
+ * new file beside it, which is renamed over the path once whole. So a
+ * reader never sees half a file, a file that cannot be written whole (a
+ * full disk, a file size limit) leaves the previous one as it was, and
+ * nothing here can wait on a FIFO. rename() replaces the name itself, so a
+ * link put there after may_replace's check is replaced, not followed.
+ * On failure, says why on stderr. */
+static bool replace_file(const char *path, const char *text, size_t length, const char *what,
+                         bool exists) {
   char temp[PATH_MAX + 64];
   int fd = create_beside(path, temp, sizeof temp);
   int error = fd < 0 ? errno : 0;
@@ -197,13 +194,46 @@ static bool write_dump(const char *path, const mri_snap_oom *oom) {
     if (error == 0 && rename(temp, path) != 0) error = errno;
     if (error != 0) unlink(temp);
   }
-  free(text);
   if (error != 0) {
-    fprintf(stderr, "mrctx: cannot write the out-of-memory snapshot to '%s': %s%s\n", path,
-            strerror(error), exists ? " (the snapshot already there is kept)" : "");
+    fprintf(stderr, "mrctx: cannot write the %s to '%s': %s%s\n", what, path, strerror(error),
+            exists ? " (the file already there is kept)" : "");
     return false;
   }
   return true;
+}
+
+/* Write the snapshot to `path` (dump_lock held); on failure, say why on
+ * stderr. Anything at the path but a regular file -- a symbolic link (in a
+ * shared temporary directory, another user's trap), a FIFO, a directory, a
+ * device -- is left alone and no dump written. */
+static bool write_dump(const char *path, const mri_snap_oom *oom) {
+  static const char what[] = "out-of-memory snapshot";
+  bool exists;
+  if (!may_replace(path, what, &exists)) return false;
+  char why[MRI_ERROR_CAPACITY];
+  size_t length = 0;
+  char *text = render(oom, &length, why, sizeof why);
+  if (text == NULL) {
+    fprintf(stderr, "mrctx: %s not written to '%s': %s\n", what, path, why);
+    return false;
+  }
+  bool written = replace_file(path, text, length, what, exists);
+  free(text);
+  return written;
+}
+
+bool mri_write_file_replacing(const char *path, const char *text, size_t length,
+                              const char *what) {
+  pthread_mutex_lock(&dump_lock);
+  bool exists;
+  bool written = may_replace(path, what, &exists) &&
+                 replace_file(path, text, length, what, exists);
+  pthread_mutex_unlock(&dump_lock);
+  return written;
+}
+
+bool mri_expand_path(const char *template, char *out, size_t cap) {
+  return expand_path(template, out, cap);
 }
 
 void mri_oom_report(const char *library, const char *tag, int device, size_t bytes,

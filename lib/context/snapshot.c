@@ -19,12 +19,17 @@
 #include <unistd.h>
 
 #include "context/context_internal.h"
+#include "adaptors/adaptors_internal.h"
 #include "context/snapshot_internal.h"
 #include "driver/driver_internal.h"
 
 /* ---- freeing ------------------------------------------------------------------- */
 
 static void free_slot(mri_snap_slot *s) {
+  for (size_t b = 0; b < s->block_count; b++) {
+    for (size_t f = 0; f < s->blocks[b].frame_count; f++) free(s->blocks[b].frames[f]);
+    free(s->blocks[b].frames);
+  }
   free(s->spec);
   free(s->origin);
   free(s->status);
@@ -62,12 +67,22 @@ void mr_snapshot_destroy(mr_snapshot *snapshot) {
 
 /* ---- the largest live blocks of a tracker ---------------------------------------- */
 
+/* A block while the largest are chosen, with its raw frames' row. */
+typedef struct candidate {
+  mri_snap_block block;
+  size_t row;         /* its frames: largest.frames[row * depth ...] */
+  size_t frame_count; /* how many of them */
+} candidate;
+
 /* A min-heap by size of at most `capacity` blocks: the smallest of the
- * largest seen so far is on top, and a larger block replaces it. */
+ * largest seen so far is on top, and a larger block replaces it (and takes
+ * its row of frames). */
 typedef struct largest {
-  mri_snap_block *items;
+  candidate *items;
   size_t count, capacity;
   uint64_t live_count, live_bytes;
+  size_t depth;         /* the tracker's stacks=N; 0: no frames */
+  const void **frames;  /* capacity rows of depth frames */
 } largest;
 
 /* Whether block a should sort before block b in the result: larger first,
@@ -78,16 +93,20 @@ static bool comes_before(const mri_snap_block *a, const mri_snap_block *b) {
   return a->ptr < b->ptr;
 }
 
+static void swap(candidate *a, candidate *b) {
+  candidate tmp = *a;
+  *a = *b;
+  *b = tmp;
+}
+
 static void sift_down(largest *h, size_t i) {
   for (;;) {
     size_t least = i, l = 2 * i + 1, r = l + 1;
     /* The heap's top is the block that comes last. */
-    if (l < h->count && comes_before(&h->items[least], &h->items[l])) least = l;
-    if (r < h->count && comes_before(&h->items[least], &h->items[r])) least = r;
+    if (l < h->count && comes_before(&h->items[least].block, &h->items[l].block)) least = l;
+    if (r < h->count && comes_before(&h->items[least].block, &h->items[r].block)) least = r;
     if (least == i) return;
-    mri_snap_block tmp = h->items[i];
-    h->items[i] = h->items[least];
-    h->items[least] = tmp;
+    swap(&h->items[i], &h->items[least]);
     i = least;
   }
 }
@@ -95,15 +114,14 @@ static void sift_down(largest *h, size_t i) {
 static void sift_up(largest *h, size_t i) {
   while (i > 0) {
     size_t parent = (i - 1) / 2;
-    if (!comes_before(&h->items[parent], &h->items[i])) return;
-    mri_snap_block tmp = h->items[i];
-    h->items[i] = h->items[parent];
-    h->items[parent] = tmp;
+    if (!comes_before(&h->items[parent].block, &h->items[i].block)) return;
+    swap(&h->items[i], &h->items[parent]);
     i = parent;
   }
 }
 
-/* Under the tracker's lock: no allocation here. */
+/* Under the tracker's lock: no allocation here (the frames are copied as
+ * addresses, named after the walk). */
 static void consider_block(void *user, const mr_track_record *rec) {
   largest *h = user;
   mri_snap_block b = {.ptr = (uint64_t)(uintptr_t)rec->ptr,
@@ -114,38 +132,85 @@ static void consider_block(void *user, const mr_track_record *rec) {
   h->live_count++;
   h->live_bytes += rec->bytes;
   if (h->capacity == 0) return;
-  if (h->count < h->capacity) {
-    h->items[h->count++] = b;
-    sift_up(h, h->count - 1);
-  } else if (comes_before(&b, &h->items[0])) {
-    h->items[0] = b;
-    sift_down(h, 0);
+  candidate *into;
+  bool appended = h->count < h->capacity;
+  if (appended) {
+    into = &h->items[h->count];
+    *into = (candidate){.block = b, .row = h->count};
+    h->count++;
+  } else if (comes_before(&b, &h->items[0].block)) {
+    into = &h->items[0];
+    into->block = b; /* keeps the row of the block it replaces */
+  } else {
+    return;
   }
+  size_t n = rec->frame_count < h->depth ? rec->frame_count : h->depth;
+  into->frame_count = rec->frames != NULL ? n : 0;
+  for (size_t f = 0; f < into->frame_count; f++)
+    h->frames[into->row * h->depth + f] = rec->frames[f];
+  if (appended)
+    sift_up(h, h->count - 1);
+  else
+    sift_down(h, 0);
 }
 
-static int compare_blocks(const void *a, const void *b) {
-  const mri_snap_block *x = a, *y = b;
+static int compare_candidates(const void *a, const void *b) {
+  const mri_snap_block *x = &((const candidate *)a)->block, *y = &((const candidate *)b)->block;
   return comes_before(x, y) ? -1 : comes_before(y, x) ? 1 : 0;
 }
 
+/* A candidate's frames, named (outside the tracker's lock). */
+static mr_status name_frames(const largest *h, const candidate *c, mri_snap_block *b) {
+  if (c->frame_count == 0) return MR_OK;
+  b->frames = mri_calloc(c->frame_count, sizeof *b->frames);
+  if (b->frames == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t f = 0; f < c->frame_count; f++) {
+    char name[512];
+    mr_track_describe_frame(h->frames[c->row * h->depth + f], name, sizeof name);
+    b->frames[b->frame_count] = mri_strdup(name);
+    if (b->frames[b->frame_count] == NULL) return MR_ERR_OUT_OF_MEMORY;
+    b->frame_count++;
+  }
+  return MR_OK;
+}
+
 static mr_status take_blocks(mri_snap_slot *s, const mr_resource *tracker, size_t capacity) {
-  largest h = {.capacity = capacity};
+  largest h = {.capacity = capacity, .depth = mri_track_stack_depth(tracker)};
   if (capacity > 0) {
     h.items = mri_calloc(capacity, sizeof *h.items);
     if (h.items == NULL) return MR_ERR_OUT_OF_MEMORY;
+    if (h.depth > 0) {
+      if (capacity > SIZE_MAX / sizeof *h.frames / h.depth) {
+        free(h.items);
+        return MR_ERR_OUT_OF_MEMORY;
+      }
+      h.frames = mri_calloc(capacity * h.depth, sizeof *h.frames);
+      if (h.frames == NULL) {
+        free(h.items);
+        return MR_ERR_OUT_OF_MEMORY;
+      }
+    }
   }
   mr_status st = mr_track_resource_foreach(tracker, consider_block, &h, NULL);
-  if (st != MR_OK) {
-    free(h.items);
-    return st;
+  if (st == MR_OK) {
+    qsort(h.items, h.count, sizeof *h.items, compare_candidates);
+    s->has_track = true;
+    s->track_live_count = h.live_count;
+    s->track_live_bytes = h.live_bytes;
+    if (h.count > 0) {
+      s->blocks = mri_calloc(h.count, sizeof *s->blocks);
+      if (s->blocks == NULL) st = MR_ERR_OUT_OF_MEMORY;
+    }
+    /* Each block counted as it is filled: free_slot frees what is. */
+    for (size_t i = 0; i < h.count && st == MR_OK; i++) {
+      s->blocks[s->block_count] = h.items[i].block;
+      st = name_frames(&h, &h.items[i], &s->blocks[s->block_count]);
+      s->block_count++;
+    }
   }
-  qsort(h.items, h.count, sizeof *h.items, compare_blocks);
-  s->has_track = true;
-  s->track_live_count = h.live_count;
-  s->track_live_bytes = h.live_bytes;
-  s->blocks = h.items;
-  s->block_count = h.count;
-  return MR_OK;
+  free(h.items);
+  free(h.frames);
+  return st;
 }
 
 /* ---- contexts ------------------------------------------------------------------ */
@@ -312,7 +377,7 @@ static mr_status copy_oom(mri_snap_oom *to, const mri_snap_oom *from) {
 }
 
 mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom,
-                            mr_snapshot **out) {
+                            bool pools, mr_snapshot **out) {
   mr_snapshot_options given = {.size = sizeof given};
   if (options != NULL) {
     mr_status st = MRI_STRUCT_READ(&given, options, mr_snapshot_options, largest_blocks,
@@ -334,7 +399,7 @@ mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_o
     snap->has_oom = true;
     if (copy_oom(&snap->oom, oom) != MR_OK) goto oom;
   }
-  if (take_driver_pools(&t) != MR_OK) goto oom;
+  if (pools && take_driver_pools(&t) != MR_OK) goto oom;
   mr_status st = mri_context_foreach_live(take_context, &t);
   if (st == MR_ERR_OUT_OF_MEMORY) goto oom;
   if (st != MR_OK) {
@@ -352,7 +417,7 @@ mr_status mr_snapshot_take(const mr_snapshot_options *options, mr_snapshot **sna
   if (snapshot == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_take: snapshot is NULL");
   *snapshot = NULL;
-  return mri_snapshot_take(options, NULL, snapshot);
+  return mri_snapshot_take(options, NULL, true, snapshot);
 }
 
 mr_status mr_snapshot_get_info(const mr_snapshot *snapshot, mr_snapshot_info *info) {
@@ -390,6 +455,38 @@ mr_status mr_snapshot_foreach_tag(const mr_snapshot *snapshot,
                                        .spec = slot->spec,
                                        .stats = &slot->stats};
         fn(user, &entry);
+      }
+    }
+  }
+  return MR_OK;
+}
+
+mr_status mr_snapshot_foreach_block(const mr_snapshot *snapshot,
+                                    void (*fn)(void *user, const mr_snapshot_block *block),
+                                    void *user) {
+  if (snapshot == NULL || fn == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_foreach_block: NULL argument");
+  for (size_t c = 0; c < snapshot->context_count; c++) {
+    const mri_snap_context *ctx = &snapshot->contexts[c];
+    for (size_t t = 0; t < ctx->tag_count; t++) {
+      const mri_snap_tag *tag = &ctx->tags[t];
+      for (size_t d = 0; d < tag->slot_count; d++) {
+        const mri_snap_slot *slot = &tag->slots[d];
+        for (size_t b = 0; b < slot->block_count; b++) {
+          const mri_snap_block *blk = &slot->blocks[b];
+          mr_snapshot_block block = {.size = sizeof block,
+                                     .library = ctx->library,
+                                     .tag = tag->name,
+                                     .device = slot->device,
+                                     .ptr = blk->ptr,
+                                     .bytes = blk->bytes,
+                                     .alignment = blk->alignment,
+                                     .stream = blk->stream,
+                                     .age_ns = blk->age_ns,
+                                     .frames = (const char *const *)blk->frames,
+                                     .frame_count = blk->frame_count};
+          fn(user, &block);
+        }
       }
     }
   }

@@ -16,6 +16,8 @@
 /* One live block of a tracked tag. */
 typedef struct mri_snap_block {
   uint64_t ptr, bytes, alignment, stream, age_ns;
+  char **frames; /* with track(UP, stacks=N): its call site, named; else NULL */
+  size_t frame_count;
 } mri_snap_block;
 
 /* One tag on one device. */
@@ -84,8 +86,21 @@ struct mr_snapshot {
 void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap);
 
 /* A snapshot taken now, the OOM record (copied) included when `oom` is
- * not NULL. */
+ * not NULL. Without `pools`, the driver is not called at all (at process
+ * exit, when it may have shut down): no pools are listed. */
 mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom,
-                            mr_snapshot **out);
+                            bool pools, mr_snapshot **out);
+
+/* `text` written to `path` as the out-of-memory snapshot is (oom.c): only
+ * a regular file (or none) at the path is replaced, through a new file
+ * beside it renamed over it once whole; one at a time with the dumps. On
+ * failure, false and a line on stderr naming `what` ("at-exit
+ * statistics"), the path and why. */
+bool mri_write_file_replacing(const char *path, const char *text, size_t length,
+                              const char *what);
+
+/* `template` with "%p" as the process id and "%%" as '%' (as
+ * MRCTX_OOM_SNAPSHOT's). false if it does not fit `cap`. */
+bool mri_expand_path(const char *template, char *out, size_t cap);
 
 #endif

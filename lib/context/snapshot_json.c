@@ -87,9 +87,20 @@ static void write_track(FILE *out, int indent, const mri_snap_slot *s) {
     const mri_snap_block *b = &s->blocks[i];
     fprintf(out,
             "%s\n%*s{\"ptr\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 ", \"alignment\": %" PRIu64
-            ", \"stream\": \"0x%" PRIx64 "\", \"age_ns\": %" PRIu64 "}",
+            ", \"stream\": \"0x%" PRIx64 "\", \"age_ns\": %" PRIu64,
             i > 0 ? "," : "", indent + 4, "", b->ptr, b->bytes, b->alignment, b->stream,
             b->age_ns);
+    /* The call site, where the tracker keeps stacks: a member a reader of
+     * version 1 that does not know it skips. */
+    if (b->frames != NULL) {
+      fputs(", \"frames\": [", out);
+      for (size_t f = 0; f < b->frame_count; f++) {
+        if (f > 0) fputs(", ", out);
+        mri_json_write_string(out, b->frames[f]);
+      }
+      fputs("]", out);
+    }
+    fputs("}", out);
   }
   if (s->block_count > 0) fprintf(out, "\n%*s", indent + 2, "");
   fprintf(out, "]\n%*s}", indent, "");
@@ -392,6 +403,31 @@ static mr_status read_cache(path *p, const mri_json *slot, mri_snap_slot *s) {
   return st;
 }
 
+/* A block's "frames": absent (a tracker without stacks, or a snapshot
+ * written before they were kept), or an array of strings. */
+static mr_status read_frames(path *p, const mri_json *b, mri_snap_block *block) {
+  mr_status st;
+  const mri_json *v = member(p, b, "frames", MRI_JSON_ARRAY, true, &st);
+  if (v == NULL) return st;
+  block->frames = mri_calloc(v->count ? v->count : 1, sizeof *block->frames);
+  if (block->frames == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t f = 0; f < v->count; f++) {
+    if (v->items[f].type != MRI_JSON_STRING) {
+      size_t mark = path_push(p, ".frames[%zu]", f);
+      char problem[96];
+      snprintf(problem, sizeof problem, "expected a string, found %s",
+               mri_json_type_words(v->items[f].type));
+      st = bad(p, &v->items[f], problem);
+      path_pop(p, mark);
+      return st;
+    }
+    block->frames[block->frame_count] = mri_strdup(v->items[f].text);
+    if (block->frames[block->frame_count] == NULL) return MR_ERR_OUT_OF_MEMORY;
+    block->frame_count++;
+  }
+  return MR_OK;
+}
+
 static mr_status read_track(path *p, const mri_json *slot, mri_snap_slot *s) {
   mr_status st;
   const mri_json *v = member(p, slot, "track", MRI_JSON_OBJECT, true, &st);
@@ -414,6 +450,7 @@ static mr_status read_track(path *p, const mri_json *slot, mri_snap_slot *s) {
     if (st == MR_OK) st = get_u64(p, b, "alignment", &block->alignment);
     if (st == MR_OK) st = get_hex(p, b, "stream", &block->stream);
     if (st == MR_OK) st = get_u64(p, b, "age_ns", &block->age_ns);
+    if (st == MR_OK) st = read_frames(p, b, block);
     path_pop(p, inner);
   }
   path_pop(p, mark);

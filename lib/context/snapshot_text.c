@@ -198,6 +198,11 @@ static void write_blocks(FILE *out, const row *rows, size_t count) {
       format_age(blk->age_ns, age, sizeof age);
       snprintf(stream, sizeof stream, "0x%" PRIx64, blk->stream);
       fprintf(out, "%10s %10s %18s  0x%" PRIx64 "\n", size, age, stream, blk->ptr);
+      for (size_t f = 0; f < blk->frame_count; f++) {
+        fprintf(out, "%42s", "at ");
+        mri_write_printable(out, blk->frames[f]);
+        fputc('\n', out);
+      }
     }
   }
 }

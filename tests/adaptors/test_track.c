@@ -1,6 +1,7 @@
 /* unit: track(UP) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "adaptor_test.h"
@@ -137,6 +138,91 @@ static void test_report_and_destroy_report(void **state) {
   mr_resource_release(u.mr);
 }
 
+/* The call site a tracker with stacks records is the caller's, named: this
+ * function's name must be in the frames (the test is linked with
+ * -rdynamic, as an application must be for its own names). noinline: its
+ * frame must exist. */
+void track_test_allocating_site(mr_resource *mr, void **ptr);
+__attribute__((noinline)) void track_test_allocating_site(mr_resource *mr, void **ptr) {
+  assert_ok(mr_allocate(mr, 4096, 0, STREAM_A, ptr));
+  __asm__ volatile("" ::: "memory"); /* no tail call: this frame stays */
+}
+
+static void frames_of(void *user, const mr_track_record *rec) {
+  char *out = user;
+  size_t n = strlen(out);
+  for (size_t f = 0; f < rec->frame_count; f++) {
+    char frame[512];
+    n += (size_t)snprintf(out + n, 8192 - n, "%s\n",
+                          mr_track_describe_frame(rec->frames[f], frame, sizeof frame));
+  }
+}
+
+static void test_stacks(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_track_resource_create_stacks(u.mr, 4, &mr));
+  assert_describes(mr, "track(faulty, stacks=4)");
+  void *a = NULL;
+  track_test_allocating_site(mr, &a);
+  char *frames = calloc(1, 8192);
+  assert_ok(mr_track_resource_foreach(mr, frames_of, frames, NULL));
+  /* The innermost frame kept is the caller's own, mrctx's cut off. */
+  assert_true(strncmp(frames, "track_test_allocating_site+0x", 29) == 0);
+  assert_int_equal(count_lines(frames), 4);
+  free(frames);
+  FILE *f = tmpfile();
+  assert_ok(mr_track_resource_report(mr, f));
+  char *text = read_all(f);
+  fclose(f);
+  assert_non_null(strstr(text, " 4096 bytes (alignment 256, stream 0x1000) owner unknown\n"
+                               "      at track_test_allocating_site+0x"));
+  /* test_stacks is static, in no dynamic symbol table: an offset into the
+   * program for addr2line. */
+  assert_non_null(strstr(text, "test_adaptor_track+0x"));
+  free(text);
+  assert_ok(mr_deallocate(mr, a, 4096, 0, STREAM_A));
+  /* Freed: the next walk has no record, and the frames went with it. */
+  size_t count = 1;
+  assert_ok(mr_track_resource_foreach(mr, NULL, NULL, &count));
+  assert_int_equal(count, 0);
+  /* Without stacks: no frames. */
+  mr_resource *plain = NULL;
+  assert_ok(mr_track_resource_create_stacks(u.mr, 0, &plain));
+  assert_describes(plain, "track(faulty)");
+  seen s = {0};
+  assert_ok(mr_allocate(plain, 64, 0, NULL, &a));
+  assert_ok(mr_track_resource_foreach(plain, remember, &s, NULL));
+  assert_int_equal(s.count, 1);
+  assert_null(s.records[0].frames);
+  assert_int_equal(s.records[0].frame_count, 0);
+  assert_ok(mr_deallocate(plain, a, 64, 0, NULL));
+  mr_resource_release(plain);
+  /* Too many frames: refused, by the constructor and by the spec. */
+  mr_resource *bad = (mr_resource *)1;
+  assert_status(mr_track_resource_create_stacks(u.mr, MR_TRACK_MAX_STACKS + 1, &bad),
+                MR_ERR_INVALID_ARGUMENT);
+  assert_null(bad);
+  assert_error_contains("track: stacks=33 is more than 32, the most frames kept per allocation");
+  assert_status(mr_resource_from_spec("track(host, stacks=33)", 0, &bad), MR_ERR_CONFIG);
+  assert_error_contains("stacks=33 is more than 32");
+  assert_status(mr_resource_from_spec("track(host, stacks=many)", 0, &bad), MR_ERR_CONFIG);
+  /* The spec builds what the constructor does, and describes itself so. */
+  mr_resource *host = NULL, *from_spec = NULL;
+  assert_ok(mr_host_resource_create(&host));
+  assert_ok(mr_track_resource_create_stacks(host, 8, &from_spec));
+  assert_default_as_spec(from_spec, "track(host, stacks=8)", "track(host, stacks=8)");
+  assert_ok(mr_track_resource_create(host, &from_spec));
+  assert_default_as_spec(from_spec, "track(host, stacks=0)", "track(host)");
+  mr_resource_release(host);
+  /* The frame describer copes with what it cannot name. */
+  char buf[64];
+  assert_string_equal(mr_track_describe_frame(NULL, buf, sizeof buf), "(nil)");
+  assert_null(mr_track_describe_frame(NULL, NULL, 0));
+  mr_resource_release(mr);
+  mr_resource_release(u.mr);
+}
+
 static void test_threads(void **state) {
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = NULL;
@@ -156,6 +242,7 @@ int main(void) {
       cmocka_unit_test(test_records_and_refusals),
       cmocka_unit_test(test_report_and_destroy_report),
       cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_stacks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

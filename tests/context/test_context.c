@@ -426,8 +426,7 @@ static void test_errors_name_their_source(void **state) {
   /* A factory's parameter error, through a context. */
   setenv("SRC_MEMORY", "temp=track(host, chnk=64MiB)", 1);
   create_fails(&desc, MR_ERR_CONFIG,
-               "SRC_MEMORY, column 18: track: unknown parameter 'chnk' (track takes no "
-               "parameters)\n"
+               "SRC_MEMORY, column 18: track: unknown parameter 'chnk' (known: stacks)\n"
                "  temp=track(host, chnk=64MiB)\n"
                "                   ^");
   unsetenv("SRC_MEMORY");

@@ -212,6 +212,111 @@ static void test_largest_blocks_option(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* ---- call sites ------------------------------------------------------------------- */
+
+static char *read_all(const char *path);
+
+enum { ST_SMALL, ST_TRACKED };
+static const mr_tag stack_tags[] = {[ST_SMALL] = {"small", "limit(host, bytes=4KiB)"},
+                                    [ST_TRACKED] = {"tracked", "track(host, stacks=6)"}};
+
+/* Allocates through the tracked tag: its name must be in the snapshot's
+ * call site (the test is linked with -rdynamic). */
+void *snapshot_test_allocating_site(mr_context *ctx, size_t bytes);
+__attribute__((noinline)) void *snapshot_test_allocating_site(mr_context *ctx, size_t bytes) {
+  void *p = NULL;
+  assert_ok(mr_allocate(mr_context_get_mr_on(ctx, ST_TRACKED, 0), bytes, 0, NULL, &p));
+  __asm__ volatile("" ::: "memory"); /* no tail call: this frame stays */
+  return p;
+}
+
+typedef struct blocks_seen {
+  int count;
+  char first_frame[512];
+  uint64_t bytes;
+} blocks_seen;
+
+static void see_block(void *user, const mr_snapshot_block *b) {
+  blocks_seen *s = user;
+  if (s->count++ > 0) return;
+  assert_int_equal(b->size, sizeof *b);
+  assert_string_equal(b->library, "stacks");
+  assert_string_equal(b->tag, "tracked");
+  s->bytes = b->bytes;
+  if (b->frame_count > 0) snprintf(s->first_frame, sizeof s->first_frame, "%s", b->frames[0]);
+}
+
+static void test_call_sites(void **state) {
+  mr_context *ctx = create("stacks", stack_tags, 2);
+  void *p = snapshot_test_allocating_site(ctx, 5000);
+  void *q = snapshot_test_allocating_site(ctx, 100);
+  mr_snapshot *snap = take();
+  const mri_snap_slot *s = find_slot(snap, "stacks", "tracked");
+  assert_int_equal(s->block_count, 2);
+  assert_true(s->blocks[0].frame_count >= 2 && s->blocks[0].frame_count <= 6);
+  assert_true(strncmp(s->blocks[0].frames[0], "snapshot_test_allocating_site+0x", 32) == 0);
+
+  /* JSON: the frames with each block, read back as they were written. */
+  char *json = render(snap, true);
+  assert_contains(json, "\"age_ns\": ");
+  assert_contains(json, "\"frames\": [\"snapshot_test_allocating_site+0x");
+  mr_snapshot *back = NULL;
+  assert_ok(mr_snapshot_read(json, strlen(json), &back));
+  char *again = render(back, true);
+  assert_string_equal(json, again);
+  free(again);
+  blocks_seen seen_blocks = {0};
+  assert_ok(mr_snapshot_foreach_block(back, see_block, &seen_blocks));
+  assert_int_equal(seen_blocks.count, 2);
+  assert_int_equal(seen_blocks.bytes, 5000);
+  assert_true(strncmp(seen_blocks.first_frame, "snapshot_test_allocating_site+0x", 32) == 0);
+  assert_status(mr_snapshot_foreach_block(back, NULL, NULL), MR_ERR_INVALID_ARGUMENT);
+  mr_snapshot_destroy(back);
+  free(json);
+
+  /* Text: each block's frames under it. */
+  char *text = render(snap, false);
+  assert_contains(text, "largest live blocks of stacks:tracked on device 0 (2 live, 5.0 KiB)");
+  assert_contains(text, "                                       at snapshot_test_allocating_site+0x");
+  free(text);
+  mr_snapshot_destroy(snap);
+
+  /* The out-of-memory dump carries them too. */
+  char dir[] = "/tmp/mrctx-stacks-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/dump.json", dir);
+  assert_int_equal(setenv("MRCTX_OOM_SNAPSHOT", path, 1), 0);
+  mri_oom_forget_env();
+  void *none = (void *)0x1;
+  assert_status(mr_allocate(mr_context_get_mr_on(ctx, ST_SMALL, 0), 8192, 0, NULL, &none),
+                MR_ERR_OUT_OF_MEMORY);
+  char *dump = read_all(path);
+  assert_non_null(dump);
+  assert_contains(dump, "\"trigger\": \"out_of_memory\"");
+  assert_contains(dump, "\"frames\": [\"snapshot_test_allocating_site+0x");
+  free(dump);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0);
+  assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
+  mri_oom_forget_env();
+
+  /* A block whose frames are not strings is refused, by its path. */
+  snap = take();
+  json = render(snap, true);
+  mr_snapshot_destroy(snap);
+  char *at = strstr(json, "\"frames\": [\"");
+  assert_non_null(at);
+  char *broken = NULL;
+  assert_true(asprintf(&broken, "%.*s7, %s", (int)(at + 11 - json), json, at + 11) > 0);
+  read_fails(broken, ".track.largest[0].frames[0]: expected a string, found a number");
+  free(broken);
+  free(json);
+  release(ctx, ST_TRACKED, p, 5000);
+  release(ctx, ST_TRACKED, q, 100);
+  mr_context_destroy(ctx);
+}
+
 /* A device tag without a driver stands in: its status and reason show. */
 static void test_unavailable_tags(void **state) {
   static const mr_tag tags[] = {{"gpu", "device"}, {"host", "host"}};
@@ -301,7 +406,7 @@ static void test_json_round_trip(void **state) {
   /* With the out-of-memory record. */
   mri_snap_oom oom = {.library = "liba", .tag = "temp", .device = 0, .bytes = 1234,
                       .stream = 0xabc, .message = "limit(host): refused \"1234\" bytes\n"};
-  assert_ok(mri_snapshot_take(NULL, &oom, &snap));
+  assert_ok(mri_snapshot_take(NULL, &oom, true, &snap));
   json = render(snap, true);
   assert_contains(json, "\"trigger\": \"out_of_memory\"");
   assert_contains(json, "\"stream\": \"0xabc\"");
@@ -857,6 +962,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_contexts),
       cmocka_unit_test(test_largest_blocks_option),
+      cmocka_unit_test(test_call_sites),
       cmocka_unit_test(test_unavailable_tags),
       cmocka_unit_test(test_json_round_trip),
       cmocka_unit_test(test_read_accepts),

@@ -1,0 +1,64 @@
+/*
+ * operators_child.c: a process for MRCTX_VERBOSE and MRCTX_STATS_AT_EXIT
+ * (test_operators_fake.c runs it with the variables set). It creates the
+ * context "opslib" over the fake driver (its tags' overrides in
+ * OPSLIB_MEMORY), leaves allocations live on every tag and returns from
+ * main. With MODE "deinit" an atexit handler of its own, registered after
+ * the context (so it runs before mrctx's), puts the fake driver in the
+ * state of a driver that shut down at exit: the statistics must still be
+ * written, with no driver call.
+ * Usage: operators_child MODE
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mrctx/mrctx.h>
+
+#include "fakecuda.h"
+
+enum { TEMP, STAGING, KEPT, TAG_COUNT };
+
+static void shut_driver_down(void) { fake_cuda_set_deinitialized(true); }
+
+static void die(const char *what) {
+  fprintf(stderr, "operators_child: %s: %s\n", what, mr_last_error());
+  exit(3);
+}
+
+/* Allocates through the tracked tag: its name is in the at-exit snapshot's
+ * call sites (linked with -rdynamic). */
+void operators_child_site(mr_context *ctx);
+__attribute__((noinline)) void operators_child_site(mr_context *ctx) {
+  void *p = NULL;
+  if (mr_allocate(mr_context_get_mr_on(ctx, KEPT, 0), 3000, 0, NULL, &p) != MR_OK)
+    die("allocate kept");
+  __asm__ volatile("" ::: "memory");
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "plain";
+  static const mr_tag tags[] = {[TEMP] = {"temp", "device"},
+                                [STAGING] = {"staging", "pinned"},
+                                [KEPT] = {"kept", "track(host, stacks=4)"}};
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "opslib",
+                          .tags = tags,
+                          .tag_count = TAG_COUNT,
+                          .env_var = "OPSLIB_MEMORY"};
+  mr_context *ctx = NULL;
+  if (mr_context_create(&desc, &ctx) != MR_OK) die("create");
+  if (strcmp(mode, "deinit") == 0) atexit(shut_driver_down);
+  for (int device = 0; device < mr_context_device_count(ctx); device++) {
+    void *p = NULL;
+    if (mr_allocate(mr_context_get_mr_on(ctx, TEMP, device), (size_t)(device + 1) << 20, 0, NULL,
+                    &p) != MR_OK)
+      die("allocate temp");
+  }
+  void *pinned = NULL;
+  if (mr_allocate(mr_context_get_mr_on(ctx, STAGING, 0), 4096, 0, NULL, &pinned) != MR_OK)
+    die("allocate staging");
+  operators_child_site(ctx);
+  fprintf(stderr, "operators_child: done\n");
+  return 0; /* everything left live */
+}

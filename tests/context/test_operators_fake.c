@@ -1,0 +1,211 @@
+/*
+ * test_operators_fake.c (fake): the operator's variables, each in a child
+ * process (operators_child.c) over two fake devices:
+ *  - MRCTX_VERBOSE=1 prints each context's resolved table at creation and
+ *    warns about entries ignored for devices that do not exist;
+ *  - MRCTX_STATS_AT_EXIT=stderr|PATH writes every live context's per-tag
+ *    table (or, for a PATH ending in .json, a snapshot) when the process
+ *    exits normally, even after the driver shut down.
+ * Usage: test_operators_fake CHILD
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "context/snapshot_internal.h"
+#include "test_util.h"
+
+static const char *child_path;
+static char dir[] = "/tmp/mrctx-operators-XXXXXX";
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return NULL;
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t n = getdelim(&text, &cap, '\0', f);
+  fclose(f);
+  if (n < 0) {
+    free(text);
+    return strdup("");
+  }
+  return text;
+}
+
+/* Run the child with `vars` ("NAME=VALUE" or "NAME" to unset, NULL-ended)
+ * and MODE; its stderr, whole (caller frees). The child must exit 0. */
+static char *run_child(const char *mode, const char *const *vars) {
+  char err_path[128];
+  snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(99);
+    unsetenv("MRCTX_VERBOSE");
+    unsetenv("MRCTX_STATS_AT_EXIT");
+    setenv("FAKECUDA_DEVICES", "2", 1);
+    setenv("OPSLIB_MEMORY", "temp=arena(device, chunk=4MiB); temp@5=device", 1);
+    for (const char *const *v = vars; *v != NULL; v++) {
+      const char *eq = strchr(*v, '=');
+      if (eq == NULL) {
+        unsetenv(*v);
+        continue;
+      }
+      char name[64];
+      snprintf(name, sizeof name, "%.*s", (int)(eq - *v), *v);
+      setenv(name, eq + 1, 1);
+    }
+    execl(child_path, child_path, mode, (char *)NULL);
+    _exit(98);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  char *text = read_file(err_path);
+  assert_non_null(text);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    fail_msg("the child ended with status 0x%x; its stderr:\n%s", status, text);
+  assert_non_null(strstr(text, "operators_child: done\n"));
+  return text;
+}
+
+static void assert_contains(const char *text, const char *needle) {
+  if (strstr(text, needle) == NULL) fail_msg("\"%s\" not found in:\n%s", needle, text);
+}
+
+static void assert_lacks(const char *text, const char *needle) {
+  if (strstr(text, needle) != NULL) fail_msg("\"%s\" found in:\n%s", needle, text);
+}
+
+static void test_verbose(void **state) {
+  const char *const vars[] = {"MRCTX_VERBOSE=1", NULL};
+  char *text = run_child("plain", vars);
+  assert_contains(text, "mrctx: context opslib: 3 tags on 2 device slots\n");
+  assert_contains(text, "  tag     device  spec");
+  assert_contains(text, "  temp         0  retry(arena(device, chunk=4MiB))  env OPSLIB_MEMORY\n");
+  assert_contains(text, "  temp         1  retry(arena(device, chunk=4MiB))  env OPSLIB_MEMORY\n");
+  assert_contains(text, "  staging      1  retry(pinned)");
+  assert_contains(text, "  default\n");
+  assert_contains(text, "  kept         0  track(host, stacks=4)");
+  assert_contains(text, "mrctx: warning: opslib: temp@5=device from env OPSLIB_MEMORY ignored: "
+                        "device 5 does not exist (2 device slots)\n");
+  /* The table comes before anything the program does. */
+  assert_true(strstr(text, "mrctx: context opslib") < strstr(text, "operators_child: done"));
+  free(text);
+
+  const char *const off[] = {"MRCTX_VERBOSE=0", NULL};
+  text = run_child("plain", off);
+  assert_lacks(text, "mrctx:");
+  free(text);
+  const char *const unset[] = {NULL};
+  text = run_child("plain", unset);
+  assert_string_equal(text, "operators_child: done\n");
+  free(text);
+}
+
+static void test_stats_at_exit_stderr(void **state) {
+  /* After the driver shut down (the child's own atexit handler runs
+   * first): counters only, no driver call, the table whole. */
+  const char *const vars[] = {"MRCTX_STATS_AT_EXIT=stderr", NULL};
+  char *text = run_child("deinit", vars);
+  char *at = strstr(text, "operators_child: done\n");
+  assert_non_null(at);
+  at += strlen("operators_child: done\n");
+  char heading[128];
+  snprintf(heading, sizeof heading, "mrctx: memory in use at exit of pid ");
+  assert_true(strncmp(at, heading, strlen(heading)) == 0);
+  assert_contains(at, ": 1 live context\nopslib memory by tag\n");
+  assert_contains(at, "temp         0    1.0 MiB    1.0 MiB    1.0 MiB        1          1        0\n");
+  assert_contains(at, "temp         1    2.0 MiB    2.0 MiB    2.0 MiB        1          1        0\n");
+  assert_contains(at, "temp       all    3.0 MiB");
+  assert_contains(at, "kept         0    2.9 KiB");
+  assert_lacks(text, "DEINITIALIZED");
+  free(text);
+}
+
+static void test_stats_at_exit_files(void **state) {
+  /* A .json path: a snapshot (without pools: the driver is not asked). */
+  char template[200], path[160];
+  snprintf(template, sizeof template, "MRCTX_STATS_AT_EXIT=%s/stats-%%p.json", dir);
+  const char *const json_vars[] = {template, NULL};
+  char *text = run_child("deinit", json_vars);
+  assert_lacks(text, "mrctx:");
+  free(text);
+  /* The child's pid is in the name: find the one file. */
+  char command[256];
+  snprintf(command, sizeof command, "ls %s/stats-*.json", dir);
+  FILE *ls = popen(command, "r");
+  assert_non_null(ls);
+  assert_non_null(fgets(path, sizeof path, ls));
+  pclose(ls);
+  path[strcspn(path, "\n")] = '\0';
+  char *json = read_file(path);
+  assert_non_null(json);
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_read(json, strlen(json), &snap));
+  assert_non_null(strstr(json, "\"trigger\": \"request\""));
+  assert_non_null(strstr(json, "\"frames\": [\"operators_child_site+0x"));
+  assert_int_equal(snap->context_count, 1);
+  assert_string_equal(snap->contexts[0].library, "opslib");
+  assert_int_equal(snap->contexts[0].tags[0].slots[1].stats.current_bytes, 2 << 20);
+  assert_int_equal(snap->pool_count, 0);
+  mr_snapshot_destroy(snap);
+  free(json);
+  assert_int_equal(unlink(path), 0);
+
+  /* Any other path: the tables, as on stderr. */
+  snprintf(path, sizeof path, "%s/stats.txt", dir);
+  snprintf(template, sizeof template, "MRCTX_STATS_AT_EXIT=%s", path);
+  const char *const text_vars[] = {template, NULL};
+  text = run_child("plain", text_vars);
+  assert_lacks(text, "mrctx:");
+  free(text);
+  text = read_file(path);
+  assert_non_null(text);
+  assert_contains(text, "opslib memory by tag\n");
+  assert_contains(text, "staging      0    4.0 KiB");
+  free(text);
+  assert_int_equal(unlink(path), 0);
+
+  /* A symbolic link at the path is left alone, and said so. */
+  char target[160];
+  snprintf(target, sizeof target, "%s/elsewhere", dir);
+  assert_int_equal(symlink(target, path), 0);
+  text = run_child("plain", text_vars);
+  char expected[400];
+  snprintf(expected, sizeof expected,
+           "mrctx: at-exit statistics (MRCTX_STATS_AT_EXIT) not written to '%s': it is a "
+           "symbolic link, not a regular file",
+           path);
+  assert_contains(text, expected);
+  free(text);
+  assert_int_equal(access(target, F_OK), -1);
+  assert_int_equal(unlink(path), 0);
+}
+
+static int teardown(void **state) {
+  char err_path[128];
+  snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+  unlink(err_path);
+  return rmdir(dir);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_operators_fake CHILD\n");
+    return 2;
+  }
+  child_path = argv[1];
+  if (mkdtemp(dir) == NULL) return 2;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_verbose),
+      cmocka_unit_test(test_stats_at_exit_stderr),
+      cmocka_unit_test(test_stats_at_exit_files),
+  };
+  return cmocka_run_group_tests(tests, NULL, teardown);
+}
