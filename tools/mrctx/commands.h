@@ -26,6 +26,9 @@ int mrctx_cmd_replay(int argc, char **argv);
 /* mrctx plot: memory in use over time from allocation logs, as SVG. */
 int mrctx_cmd_plot(int argc, char **argv);
 
+/* mrctx export: logs or snapshots as a Chrome trace-event JSON file. */
+int mrctx_cmd_export(int argc, char **argv);
+
 /* mrctx snapshot: a snapshot file (JSON) shown as tables. */
 int mrctx_cmd_snapshot(int argc, char **argv);
 

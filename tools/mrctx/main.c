@@ -24,6 +24,8 @@ static const mrctx_verb verbs[] = {
     {"replay", "replay an allocation log against resource specs and compare them",
      mrctx_cmd_replay},
     {"plot", "draw memory in use over time from allocation logs as SVG", mrctx_cmd_plot},
+    {"export", "write logs or snapshots as a trace for Perfetto and chrome://tracing",
+     mrctx_cmd_export},
     {"snapshot", "show a snapshot file: who held the memory, by library and tag",
      mrctx_cmd_snapshot},
 #if MRCTX_HAVE_BENCH
@@ -54,6 +56,10 @@ static void usage(FILE *out) {
           "                           and cache; refuse a wrong one\n"
           "  MRCTX_OOM_SNAPSHOT=PATH  write a snapshot there when an allocation through\n"
           "                           a context runs out of memory (%%p: the process id)\n"
+          "  MRCTX_STATS_AT_EXIT=stderr|PATH  at normal exit, every live context's\n"
+          "                           per-tag table there (a snapshot for PATH.json)\n"
+          "  MRCTX_VERBOSE=1          print each context's resolved table at creation and\n"
+          "                           warn about entries for devices that do not exist\n"
           "  NVTX_INJECTION64_PATH    the NVTX tool to report allocations to (set by\n"
           "                           compute-sanitizer and Nsight Systems)\n"
           "  and each library's own variable (MYLIB_MEMORY) overriding its tags\n"
