@@ -298,10 +298,10 @@ def check_resolve_touches_nothing(mrctx, fake):
 # ---- mrctx bench ---------------------------------------------------------------
 
 BENCH_ONLY_HELP = ("  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
-                   "                random, handoff, large, pinned, arena, churn, trace,\n"
+                   "                random, handoff, large, pinned, arena, churn, track, trace,\n"
                    "                devices (default: all)\n")
 BENCH_WORKLOADS = ("lookup", "pairs", "threads", "random", "handoff", "large", "pinned", "arena",
-                   "churn", "trace", "devices")
+                   "churn", "track", "trace", "devices")
 
 
 def check_bench(mrctx):

@@ -174,6 +174,8 @@ typedef enum allocator_id {
   ALLOC_HOST_CACHE,     /* cache(host): the cache's own work, no driver calls */
   ALLOC_CACHE_SLABS,    /* cache(bin(device, ...)): misses carved from slabs */
   ALLOC_CACHE_EXACT,    /* stats(cache(device), peak=exact), kept: exact per-tag peaks */
+  ALLOC_TRACK,          /* track(cache(host)): a tracker's own cost, no driver calls */
+  ALLOC_TRACK_STACKS,   /* track(cache(host), stacks=8): and each allocation's call site */
   ALLOC_COUNT
 } allocator_id;
 
@@ -201,6 +203,7 @@ typedef struct bench_run {
   bench_allocator allocators[ALLOC_COUNT];
   mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
   mr_resource *host_mr, *host_cache;              /* cache(host) */
+  mr_resource *track, *track_stacks; /* track(cache(host)), with stacks=8 */
   /* The trace workload's log, read once before the first run (NULL: the
    * workload is skipped), and a stream for each of its Stream values. */
   const replay_log *trace;
@@ -1038,6 +1041,16 @@ static const bench_workload workloads[] = {
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_ARENA},
      .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1, false, false}},
      .rounds = true},
+    /* What track(...) costs per pair, and its call sites (stacks=8) on top:
+     * over cache(host), so no driver call hides it. */
+    {.name = "track",
+     .baseline = "cache_host",
+     .run = run_each,
+     .measure = run_pairs,
+     .allocators = {ALLOC_HOST_CACHE, ALLOC_TRACK, ALLOC_TRACK_STACKS},
+     .cases = {{"256B-1MiB", 256, 1 << 20, false, false}},
+     .live = LIVE_BLOCKS,
+     .rounds = true},
     /* A recorded log replayed with its threads (--trace; by default the GPT
      * training trace beside the source tree). */
     {.name = "trace",
@@ -1553,6 +1566,14 @@ static bool open_allocators(bench_run *b) {
   al[ALLOC_HOST_CACHE] = bench_resource_allocator("mrctx cache(host), no driver calls",
                                                   "cache_host", cu, b->host_cache);
   al[ALLOC_HOST_CACHE].reference = true;
+  if (mr_track_resource_create(b->host_cache, &b->track) != MR_OK ||
+      mr_track_resource_create_stacks(b->host_cache, 8, &b->track_stacks) != MR_OK) {
+    printf("mrctx bench: %s\n", mr_last_error());
+    return false;
+  }
+  al[ALLOC_TRACK] = bench_resource_allocator("mrctx track(cache(host))", "track", cu, b->track);
+  al[ALLOC_TRACK_STACKS] = bench_resource_allocator("mrctx track(cache(host), stacks=8)",
+                                                    "track_stacks", cu, b->track_stacks);
   al[ALLOC_CACHE_EXACT] =
       bench_resource_allocator("mrctx cache(device), exact peaks", "cache_exact", cu,
                                mr_context_get_mr_on(ctx, TAG_CACHE_EXACT, 0));
@@ -1596,6 +1617,9 @@ static void close_allocators(bench_run *b) {
   mr_resource_release(b->bare_cache);
   mr_resource_release(b->cache_mr);
   mr_resource_release(b->device_mr);
+  mr_resource_release(b->track_stacks);
+  mr_resource_release(b->track);
+  b->track = b->track_stacks = NULL;
   mr_resource_release(b->host_cache);
   mr_resource_release(b->host_mr);
   b->bare_cache = b->cache_mr = b->device_mr = b->host_cache = b->host_mr = NULL;
