@@ -108,9 +108,12 @@ const char *mr_track_describe_frame(const void *frame, char *buf, size_t cap) {
   if (buf == NULL || cap == 0) return buf;
   Dl_info info;
   const ElfW(Sym) *sym = NULL;
+  if (frame == NULL) {
+    snprintf(buf, cap, "%p", frame);
+    return buf;
+  }
   const char *pc = (const char *)frame - 1; /* inside the call instruction */
-  if (frame == NULL || dladdr1(pc, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 ||
-      info.dli_fname == NULL) {
+  if (dladdr1(pc, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || info.dli_fname == NULL) {
     snprintf(buf, cap, "%p", frame);
     return buf;
   }
