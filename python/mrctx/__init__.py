@@ -20,11 +20,15 @@ import mrctx.
 
 mrctx.snapshot() says who holds the memory now: every live context's tags
 on every device, in any library of the process (mrctx.write_snapshot(path)
-writes it for ``mrctx snapshot PATH``).
+writes it for ``mrctx snapshot PATH``); mrctx.read_snapshot(path) reads such
+a file back, the out-of-memory dump included (MRCTX_OOM_SNAPSHOT).
+``python -m mrctx`` has the command's info, resolve and snapshot verbs.
 
-libmrctx is found through MRCTX_LIBRARY, next to the package, in a source
-checkout's build directory, or on the system's library path, and is loaded on
-first use.
+libmrctx is loaded on first use, from the first of: MRCTX_LIBRARY (that file
+only); next to the package (a wheel); the prefix ``meson install`` used; in
+a source checkout, the build directory MRCTX_BUILD_DIR names, else build/
+(and nothing else); the system's library path. mrctx.library_path() says
+which file was loaded, ``python -m mrctx info`` also why.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ from ._errors import (
     UnsupportedError,
 )
 from ._lib import library_path
-from ._snapshot import snapshot, snapshot_json, snapshot_text, write_snapshot
+from ._snapshot import read_snapshot, snapshot, snapshot_json, snapshot_text, write_snapshot
 
 __all__ = [
     "ArgumentError",
@@ -90,6 +94,7 @@ __all__ = [
     "driver_version",
     "last_error",
     "library_path",
+    "read_snapshot",
     "resolve",
     "snapshot",
     "snapshot_json",

@@ -109,6 +109,21 @@ class PoolInfo(ctypes.Structure):
     ]
 
 
+class DeviceInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("device", ctypes.c_int),
+        ("name", ctypes.c_char * 256),
+        ("total_memory", ctypes.c_uint64),
+        ("compute_capability_major", ctypes.c_int),
+        ("compute_capability_minor", ctypes.c_int),
+        ("memory_pools_supported", ctypes.c_bool),
+        ("host_memory_pools_supported", ctypes.c_bool),
+        ("managed_memory", ctypes.c_bool),
+        ("concurrent_managed_access", ctypes.c_bool),
+    ]
+
+
 # mr_cache_stats (include/mrctx/adaptors.h), in its order.
 CACHE_STATS_FIELDS = (
     "hits",
@@ -166,6 +181,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_pool_resource_get_info": (c_status, [c_resource_p, _P(PoolInfo)]),
     "mr_cache_resource_get_stats": (c_status, [c_resource_p, _P(CacheStats)]),
     "mr_driver_pool_get_info": (c_status, [ctypes.c_int, ctypes.c_int, _P(PoolInfo)]),
+    "mr_driver_load": (c_status, []),
+    "mr_device_get_info": (c_status, [ctypes.c_int, _P(DeviceInfo)]),
     "mr_context_create": (c_status, [_P(ContextDesc), _P(c_context_p)]),
     "mr_context_destroy": (None, [c_context_p]),
     "mr_context_get_mr_on": (c_resource_p, [c_context_p, ctypes.c_int, ctypes.c_int]),
@@ -196,29 +213,55 @@ def _declare(library: ctypes.CDLL) -> None:
         function.argtypes = argtypes
 
 
+def _checkout() -> Optional[Path]:
+    """The source checkout this package is part of (python/mrctx of a tree
+    with meson.build), or None for an installed package."""
+    repo = _PACKAGE_DIR.parent.parent
+    if _PACKAGE_DIR.parent.name == "python" and (repo / "meson.build").is_file() \
+            and (repo / "python" / "meson.build").is_file():
+        return repo
+    return None
+
+
 def _candidates() -> list[tuple[str, str]]:
-    """(where, path) pairs in search order: the MRCTX_LIBRARY variable, next
-    to the package (an installed wheel or ``meson install``), the build tree
-    of a source checkout, then the system's search path."""
+    """(where, path) pairs in search order. The rule (docs/packaging.md;
+    ``python -m mrctx info`` prints which one applied):
+
+    1. MRCTX_LIBRARY, when set: that file and nothing else.
+    2. Next to the package: a wheel's mrctx/libmrctx.so.0.2 (or
+       meson-python's or auditwheel's copy beside the package).
+    3. The prefix ``meson install`` installed the package with.
+    4. In a source checkout (python/ on PYTHONPATH): the build directory
+       MRCTX_BUILD_DIR names (relative to the checkout, or absolute), else
+       build/: its lib/libmrctx.so.0.2, and nothing else -- never another
+       build directory, never the system's copy.
+    5. Otherwise the system's library search path.
+    """
     found: list[tuple[str, str]] = []
+    soname = f"libmrctx.so.{ABI_VERSION}"
     env = os.environ.get("MRCTX_LIBRARY")
     if env:
         found.append(("MRCTX_LIBRARY", env))
         return found  # the operator's choice: nothing else is tried
-    for pattern in ("libmrctx.so*", "../.mrctx.mesonpy.libs/libmrctx.so*", "../mrctx.libs/libmrctx*.so*"):
+    for pattern in (soname, f"../.mrctx.mesonpy.libs/{soname}", f"../mrctx.libs/libmrctx*.so.{ABI_VERSION}"):
         for path in sorted(glob.glob(str(_PACKAGE_DIR / pattern))):
             found.append(("next to the package", path))
     try:
         from . import _install  # written by python/meson.build at install
 
-        found.append(("the install prefix", os.path.join(_install.LIBDIR, f"libmrctx.so.{ABI_VERSION}")))
+        found.append(("the install prefix", os.path.join(_install.LIBDIR, soname)))
     except ImportError:
         pass
-    # A source checkout: python/mrctx -> the repository's build directories.
-    repo = _PACKAGE_DIR.parent.parent
-    builds = sorted(glob.glob(str(repo / "build*" / "lib" / f"libmrctx.so.{ABI_VERSION}")),
-                    key=os.path.getmtime, reverse=True)
-    found.extend(("the build tree", path) for path in builds)
+    repo = _checkout()
+    if repo is not None:
+        build_dir = os.environ.get("MRCTX_BUILD_DIR")
+        if build_dir:
+            found.append((f"the source checkout's build directory, MRCTX_BUILD_DIR={build_dir}",
+                          str(repo / build_dir / "lib" / soname)))
+        else:
+            found.append(("the source checkout's build directory build/, MRCTX_BUILD_DIR being unset",
+                          str(repo / "build" / "lib" / soname)))
+        return found  # a checkout uses its own build, not whatever else is installed
     system = ctypes.util.find_library("mrctx")
     if system:
         found.append(("the system's library path", system))
@@ -228,13 +271,14 @@ def _candidates() -> list[tuple[str, str]]:
 _lock = threading.Lock()
 _library: Optional[ctypes.CDLL] = None
 _library_path: Optional[str] = None
+_library_where: Optional[str] = None
 
 
 def lib() -> ctypes.CDLL:
     """The loaded libmrctx, with every function the package uses declared.
 
     Raises LibraryNotFoundError naming every place that was tried."""
-    global _library, _library_path
+    global _library, _library_path, _library_where
     if _library is not None:
         return _library
     with _lock:
@@ -248,11 +292,16 @@ def lib() -> ctypes.CDLL:
             except (OSError, AttributeError) as error:
                 tried.append(f"{path} ({where}): {error}")
                 continue
-            _library, _library_path = library, path
+            _library, _library_path, _library_where = library, path, where
             return library
         if not tried:
-            tried.append("no candidate found (set MRCTX_LIBRARY to the path of libmrctx.so)")
-        raise LibraryNotFoundError("mrctx: could not load libmrctx:\n  " + "\n  ".join(tried))
+            tried.append("no candidate found")
+        hint = ("build it (meson setup build && ninja -C build), or set MRCTX_BUILD_DIR to "
+                "the build directory to use or MRCTX_LIBRARY to the library's path"
+                if _checkout() is not None and not os.environ.get("MRCTX_LIBRARY")
+                else "set MRCTX_LIBRARY to the path of libmrctx.so." + ABI_VERSION)
+        raise LibraryNotFoundError("mrctx: could not load libmrctx:\n  " + "\n  ".join(tried)
+                                   + "\n" + hint)
 
 
 def library_path() -> str:
@@ -260,6 +309,14 @@ def library_path() -> str:
     lib()
     assert _library_path is not None
     return _library_path
+
+
+def library_where() -> str:
+    """Which step of the search rule (see _candidates) found the loaded
+    libmrctx, e.g. "MRCTX_LIBRARY" or "next to the package"."""
+    lib()
+    assert _library_where is not None
+    return _library_where
 
 
 def write_to_string(write: Callable[[int], int]) -> tuple[int, str]:

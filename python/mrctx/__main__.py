@@ -1,0 +1,495 @@
+"""``python -m mrctx``: the mrctx command's info, resolve and snapshot verbs,
+through the package (so a pip-only install can read an out-of-memory dump).
+
+    python -m mrctx info [--json]
+    python -m mrctx resolve --tag NAME=SPEC ... [--env VAR] [--config FILE]
+                            [--set TEXT] [--library NAME]
+    python -m mrctx snapshot FILE [--json]
+
+They print what the C command prints (``man mrctx``); ``info`` first says
+which libmrctx was loaded and why. Other verbs (replay, plot, bench) are the
+C command's: a wheel carries it, and runs it for them. Exit status: 0
+success, 1 failure, 2 bad usage, 3 (info) no driver or no device.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+from typing import Callable, Optional, TextIO
+
+from . import _lib
+from ._errors import Error
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
+PROG = "python -m mrctx"
+
+# MR_ERR_NO_DRIVER, MR_ERR_NO_DEVICE, MR_ERR_UNSUPPORTED, MR_ERR_CONFIG,
+# MR_ERR_INVALID_ARGUMENT (include/mrctx/status.h).
+_NO_DRIVER, _NO_DEVICE, _UNSUPPORTED, _CONFIG, _INVALID = 3, 4, 5, 6, 1
+_POOL_MAX = (1 << 64) - 1
+
+
+def _bundled_tool() -> Optional[str]:
+    """The C command a wheel carries next to the package, if any."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mrctx")
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def _usage(out: TextIO) -> None:
+    tool = _bundled_tool()
+    out.write(
+        f"usage: {PROG} VERB [ARGS]\n"
+        f"       {PROG} VERB --help\n"
+        f"       {PROG} --version\n"
+        "\n"
+        "The mrctx command's verbs, through the Python package:\n"
+        "  info       which libmrctx is loaded and why; the CUDA driver, the devices\n"
+        "             and their memory pools\n"
+        "  resolve    show what a context's tags and overrides resolve to\n"
+        "  snapshot   show a snapshot file: who held the memory, by library and tag\n"
+        + ("  replay, plot, bench: run by the mrctx command the wheel carries\n" if tool else
+           "  replay, plot, bench: the mrctx command's (build it: docs/packaging.md)\n")
+        + "\n"
+        "environment:\n"
+        "  MRCTX_LIBRARY      the libmrctx to load, and no other\n"
+        "  MRCTX_BUILD_DIR    in a source checkout: the build directory to load it from\n"
+        "                     (default build/)\n"
+        "  MRCTX_CUDA_DRIVER  the driver library to load instead of libcuda.so.1\n"
+        "\n"
+        "Exit status: 0 success, 1 failure, 2 bad usage, 3 (info) no driver or device.\n")
+
+
+def _text(value: Optional[bytes]) -> str:
+    return _lib.text(value)
+
+
+def _last_error(library: ctypes.CDLL) -> str:
+    return _text(library.mr_last_error())
+
+
+def format_bytes(n: int) -> str:
+    """A byte count for people, as the C command writes it ("16 GiB")."""
+    if n < 1024:
+        return f"{n} B"
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+    unit, value = 0, float(n)
+    while value >= 1024.0 and unit < 6:
+        value /= 1024.0
+        unit += 1
+    return f"{value:.0f} {units[unit]}" if n % (1 << (10 * unit)) == 0 else f"{value:.1f} {units[unit]}"
+
+
+def _wants_help(args: list[str]) -> bool:
+    return any(a in ("-h", "--help") for a in args)
+
+
+# ---- info -------------------------------------------------------------------
+
+_INFO_USAGE = f"""usage: {PROG} info [--json]
+
+Say which libmrctx was loaded and why (MRCTX_LIBRARY, next to the package,
+the install prefix, a source checkout's build directory, the system's
+library path), then, as `mrctx info`: the CUDA driver's version, each device
+and the driver's memory pools. Reading changes no pool.
+
+  --json   the same as one JSON object
+
+Exit status: 0 shown, 1 a device or pool could not be read, 2 bad usage,
+3 no driver or no device (one line says why).
+"""
+
+
+def _pool(library: ctypes.CDLL, which: int, device: int) -> dict:
+    info = _lib.sized(_lib.PoolInfo)
+    status = library.mr_driver_pool_get_info(which, device, ctypes.byref(info))
+    if status != 0:
+        return {"available": False, "status": status, "reason": _last_error(library)}
+    return {"available": True, "kind": ("device", "pinned", "managed")[info.kind]
+            if 0 <= info.kind <= 2 else "unknown",
+            "device": info.device, "is_default": bool(info.is_default),
+            "is_current": bool(info.is_current),
+            "release_threshold": "max" if info.release_threshold == _POOL_MAX
+            else int(info.release_threshold),
+            "reserved_bytes": int(info.reserved_bytes), "reserved_high": int(info.reserved_high),
+            "used_bytes": int(info.used_bytes), "used_high": int(info.used_high)}
+
+
+def _pool_failed(pool: dict) -> bool:
+    # A device without such a pool is information, not a failure.
+    return not pool["available"] and pool["status"] != _UNSUPPORTED
+
+
+def _pool_json(pool: dict) -> dict:
+    return {k: v for k, v in pool.items() if k != "status"}
+
+
+def _pool_usage(pool: dict) -> str:
+    threshold = pool["release_threshold"]
+    return (f"release threshold {threshold if threshold == 'max' else format_bytes(threshold)}, "
+            f"reserved {format_bytes(pool['reserved_bytes'])} "
+            f"(peak {format_bytes(pool['reserved_high'])}), used "
+            f"{format_bytes(pool['used_bytes'])} (peak {format_bytes(pool['used_high'])})")
+
+
+def _field(label: str, value: str) -> str:
+    return f"  {label:<27} {value}"
+
+
+def _pool_line(label: str, pool: dict) -> str:
+    return _field(label, _pool_usage(pool) if pool["available"] else f"unavailable: {pool['reason']}")
+
+
+def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    if _wants_help(args):
+        out.write(_INFO_USAGE)
+        return EXIT_OK
+    as_json = False
+    for arg in args:
+        if arg == "--json":
+            as_json = True
+        else:
+            err.write(f"{PROG} info: unknown argument '{arg}'\n")
+            err.write(_INFO_USAGE)
+            return EXIT_USAGE
+    library = _lib.lib()
+    where = {"library": _lib.library_path(), "library_from": _lib.library_where()}
+    version = _text(library.mr_version())
+    status = library.mr_driver_load()
+    if status in (_NO_DRIVER, _NO_DEVICE):
+        if as_json:
+            out.write(json.dumps({"mrctx": version, **where, "error": _last_error(library)}) + "\n")
+        else:
+            out.write(f"libmrctx: {where['library']} ({where['library_from']})\n")
+            out.write(f"mrctx info: {_last_error(library)}\n")
+        return EXIT_UNAVAILABLE
+    driver, count = ctypes.c_int(0), ctypes.c_int(0)
+    if status == 0:
+        status = library.mr_driver_version(ctypes.byref(driver))
+    if status == 0:
+        status = library.mr_device_count(ctypes.byref(count))
+    if status != 0:
+        err.write(f"{PROG} info: {_last_error(library)}\n")
+        return EXIT_FAILURE
+
+    failed = False
+    devices = []
+    for d in range(count.value):
+        dev = _lib.sized(_lib.DeviceInfo)
+        status = library.mr_device_get_info(d, ctypes.byref(dev))
+        if status != 0:
+            devices.append({"device": d, "available": False, "reason": _last_error(library)})
+            failed = True
+            continue
+        current, default = _pool(library, 0, d), _pool(library, 1, d)
+        failed |= _pool_failed(current) or _pool_failed(default)
+        devices.append({"device": d, "available": True, "name": _text(dev.name),
+                        "total_memory": int(dev.total_memory),
+                        "compute_capability": f"{dev.compute_capability_major}."
+                                              f"{dev.compute_capability_minor}",
+                        "memory_pools": bool(dev.memory_pools_supported),
+                        "host_memory_pools": bool(dev.host_memory_pools_supported),
+                        "managed_memory": bool(dev.managed_memory),
+                        "concurrent_managed_access": bool(dev.concurrent_managed_access),
+                        "current_pool": current, "default_pool": default})
+    pinned, managed = _pool(library, 2, 0), _pool(library, 3, 0)
+    failed |= _pool_failed(pinned) or _pool_failed(managed)
+
+    if as_json:
+        shown = []
+        for dev in devices:
+            dev = dict(dev)
+            for key in ("current_pool", "default_pool"):
+                if key in dev:
+                    dev[key] = _pool_json(dev[key])
+            shown.append(dev)
+        out.write(json.dumps({"mrctx": version, **where, "driver_version": driver.value,
+                              "devices": shown, "pinned_default_pool": _pool_json(pinned),
+                              "managed_default_pool": _pool_json(managed)}) + "\n")
+        return EXIT_FAILURE if failed else EXIT_OK
+
+    yes = {True: "yes", False: "no"}
+    lines = [f"mrctx {version}",
+             f"libmrctx: {where['library']} ({where['library_from']})",
+             f"CUDA driver: {driver.value // 1000}.{(driver.value % 1000) // 10}",
+             f"devices: {count.value}"]
+    for dev in devices:
+        lines.append("")
+        if not dev["available"]:
+            lines.append(f"device {dev['device']}: unavailable: {dev['reason']}")
+            continue
+        lines += [f"device {dev['device']}: {dev['name']}",
+                  _field("total memory:", format_bytes(dev["total_memory"])),
+                  _field("compute capability:", dev["compute_capability"]),
+                  _field("memory pools:", yes[dev["memory_pools"]]),
+                  _field("host memory pools:", yes[dev["host_memory_pools"]]),
+                  _field("managed memory:", yes[dev["managed_memory"]]),
+                  _field("concurrent managed access:", yes[dev["concurrent_managed_access"]])]
+        current = dev["current_pool"]
+        if current["available"] and current["is_default"]:
+            lines.append(_field("current pool:", "the default pool"))
+        elif current["available"]:
+            lines.append(_field("current pool:", "set by the application: " + _pool_usage(current)))
+        else:
+            lines.append(_pool_line("current pool:", current))
+        lines.append(_pool_line("default pool:", dev["default_pool"]))
+    lines += ["", "host pools:", _pool_line("pinned default pool:", pinned),
+              _pool_line("managed default pool:", managed)]
+    out.write("\n".join(lines) + "\n")
+    return EXIT_FAILURE if failed else EXIT_OK
+
+
+# ---- resolve ----------------------------------------------------------------
+
+_RESOLVE_USAGE = f"""usage: {PROG} resolve --tag NAME=SPEC [--tag NAME=SPEC ...] [--env VAR]
+                     [--config FILE] [--set TEXT] [--library NAME]
+
+Resolve a context with these tags, as a library would, and show for each
+tag and device the resource it resolves to and where its spec came from.
+Nothing is built: no file is written (a log's file is left as it is), no
+pool is created, no memory is taken.
+
+  --tag NAME=SPEC  a tag and its default spec (the library's choice)
+  --env VAR        read overrides from the environment variable VAR
+  --config FILE    read overrides from FILE (an error if it is missing)
+  --set TEXT       override text, as the application would pass it
+  --library NAME   the library's name in messages (default: resolve)
+  -h, --help       show this help
+
+Precedence, lowest first: --tag < --set < --config < --env.
+Exit status: 0 resolved, 2 bad usage or a bad spec, 1 anything else.
+"""
+
+
+def _describe_source(library: ctypes.CDLL, s: _lib.SpecSource) -> str:
+    if s.origin == 0:
+        return "default"
+    if s.origin == 1:
+        return f"override text, line {s.line}"
+    name = _text(library.mr_spec_origin_name(s.origin))
+    if s.origin in (2, 3):
+        return f"{name} {_text(s.where)}, line {s.line}"
+    return name
+
+
+def resolve(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    if _wants_help(args):
+        out.write(_RESOLVE_USAGE)
+        return EXIT_OK
+    tags: list[tuple[bytes, bytes]] = []
+    values: dict[str, Optional[bytes]] = {"--env": None, "--config": None, "--set": None,
+                                          "--library": b"resolve"}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg.partition("=")
+        if name not in ("--tag", *values):
+            err.write(f"{PROG} resolve: unknown argument '{arg}'\n\n")
+            err.write(_RESOLVE_USAGE)
+            return EXIT_USAGE
+        if not eq:
+            if i + 1 >= len(args):
+                err.write(f"{PROG} resolve: {name} needs a value\n")
+                return EXIT_USAGE
+            i += 1
+            value = args[i]
+        encoded = os.fsencode(value)
+        if b"\0" in encoded:
+            err.write(f"{PROG} resolve: {name}: a NUL byte ends a C string\n")
+            return EXIT_USAGE
+        if name == "--tag":
+            tag, teq, spec = encoded.partition(b"=")
+            if not teq or not tag:
+                err.write(f"{PROG} resolve: --tag wants NAME=SPEC, got '{value}'\n")
+                return EXIT_USAGE
+            tags.append((tag, spec))
+        else:
+            values[name] = encoded
+        i += 1
+    if not tags:
+        err.write(f"{PROG} resolve: give at least one --tag NAME=SPEC (see --help)\n")
+        return EXIT_USAGE
+
+    library = _lib.lib()
+    array = (_lib.Tag * len(tags))(*[_lib.Tag(n, s) for n, s in tags])
+    desc = _lib.sized(_lib.ContextDesc)
+    desc.library = values["--library"]
+    desc.tags = array
+    desc.tag_count = len(tags)
+    desc.env_var = values["--env"]
+    desc.config_file = values["--config"]
+    desc.overrides = values["--set"]
+    desc.flags = 1  # MR_CONTEXT_DESCRIBE_ONLY: build nothing, take nothing
+    handle = ctypes.c_void_p()
+    status = library.mr_context_create(ctypes.byref(desc), ctypes.byref(handle))
+    if status != 0:
+        err.write(f"{PROG} resolve: {_last_error(library)}\n")
+        return EXIT_USAGE if status in (_CONFIG, _INVALID) else EXIT_FAILURE
+    try:
+        return _resolve_table(library, handle.value, out, err)
+    finally:
+        library.mr_context_destroy(handle.value)
+
+
+def _resolve_table(library: ctypes.CDLL, ctx: int, out: TextIO, err: TextIO) -> int:
+    tags = int(library.mr_context_tag_count(ctx))
+    devices = int(library.mr_context_device_count(ctx))
+    names = [_text(library.mr_context_tag_name(ctx, t)) for t in range(tags)]
+    rows = []
+    for t in range(tags):
+        for d in range(devices):
+            s = _lib.sized(_lib.SpecSource)
+            if library.mr_context_get_source(ctx, t, d, ctypes.byref(s)) != 0:
+                err.write(f"{PROG} resolve: {_last_error(library)}\n")
+                return EXIT_FAILURE
+            described = _text(library.mr_resource_describe(library.mr_context_get_mr_on(ctx, t, d)))
+            reason = (_text(library.mr_status_name(s.status)), _text(s.reason)) if s.status else None
+            rows.append((names[t], d, described, _describe_source(library, s), reason))
+    tag_w = max([3] + [len(n) for n in names])
+    resource_w = max([8] + [len(r[2]) for r in rows])
+    lib_name = _text(library.mr_context_library(ctx))
+    lines = [f"{lib_name}: {tags} tag{'' if tags == 1 else 's'}, "
+             f"{devices} device{'' if devices == 1 else 's'}", "",
+             f"{'tag':<{tag_w}}  {'device':<6}  {'resource':<{resource_w}}  source"]
+    for name, d, described, where, reason in rows:
+        lines.append(f"{name:<{tag_w}}  {d:<6}  {described:<{resource_w}}  {where}"
+                     + ("  (unavailable)" if reason else ""))
+    ignored = int(library.mr_context_ignored_count(ctx))
+    if ignored:
+        lines += ["", "ignored (no such device):"]
+        for i in range(ignored):
+            e = _lib.sized(_lib.IgnoredEntry)
+            if library.mr_context_get_ignored(ctx, i, ctypes.byref(e)) != 0:
+                continue
+            source = e.source.contents
+            lines.append(f"  {_text(e.tag)}@{e.device}={_text(source.spec)}  "
+                         f"({_describe_source(library, source)})")
+    unavailable = [r[4] for r in rows if r[4]]
+    if unavailable:
+        lines += ["", "unavailable (allocations fail):"]
+        lines += [f"  {status}: {reason}" for status, reason in unavailable]
+    out.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+# ---- snapshot ---------------------------------------------------------------
+
+_SNAPSHOT_USAGE = f"""usage: {PROG} snapshot FILE [--json]
+
+Show a snapshot of who held the memory -- a JSON file written by
+mr_snapshot_write_json, by the out-of-memory dump (MRCTX_OOM_SNAPSHOT) or
+by Python's mrctx.write_snapshot -- as tables: memory by library, tag and
+device, caches, the largest live blocks, the driver pools, as
+`mrctx snapshot` shows it (mrctx.read_snapshot(FILE) gives it as a dict).
+FILE - reads standard input. A file larger than 256 MiB is refused.
+
+  --json      write the snapshot back as JSON (checked, in the canonical form)
+  -h, --help  show this help
+
+Exit status: 0 shown, 1 the file cannot be read or is not a snapshot,
+2 bad usage.
+"""
+
+
+def snapshot(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+    from ._snapshot import _SNAPSHOT_MAX, _parse, _read
+
+    out, err = out or sys.stdout, err or sys.stderr
+
+    if _wants_help(args):
+        out.write(_SNAPSHOT_USAGE)
+        return EXIT_OK
+    path: Optional[str] = None
+    as_json = False
+    for arg in args:
+        if arg == "--json":
+            as_json = True
+        elif arg.startswith("-") and arg != "-":
+            err.write(f"{PROG} snapshot: unknown option '{arg}' ({PROG} snapshot --help)\n")
+            return EXIT_USAGE
+        elif path is not None:
+            err.write(f"{PROG} snapshot: one file at a time ('{path}' and '{arg}')\n")
+            return EXIT_USAGE
+        else:
+            path = arg
+    if path is None:
+        err.write(f"{PROG} snapshot: which file? ({PROG} snapshot FILE; --help says more)\n")
+        return EXIT_USAGE
+    writer = "mr_snapshot_write_json" if as_json else "mr_snapshot_write_text"
+    try:
+        if path == "-":
+            text = _parse(sys.stdin.buffer.read(_SNAPSHOT_MAX + 1), "standard input", writer)
+        else:
+            text = _read(path, writer, "snapshot")
+    except Error as e:  # not a snapshot (named where), or no libmrctx
+        err.write(f"{PROG} snapshot: {str(e).removeprefix('mrctx: ')}\n")
+        return EXIT_FAILURE
+    except OSError as e:
+        err.write(f"{PROG} snapshot: cannot open '{path}': {e.strerror or e}\n")
+        return EXIT_FAILURE
+    out.write(text)
+    return EXIT_OK
+
+
+# ---- the command ------------------------------------------------------------
+
+VERBS: dict[str, Callable[..., int]] = {"info": info, "resolve": resolve, "snapshot": snapshot}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        _usage(sys.stderr)
+        return EXIT_USAGE
+    first = args[0]
+    if first in ("-h", "--help") or (first == "help" and len(args) == 1):
+        _usage(sys.stdout)
+        return EXIT_OK
+    if first == "--version":
+        try:
+            print(f"mrctx {_lib.text(_lib.lib().mr_version())}")
+        except Error as e:
+            sys.stderr.write(f"{e}\n")
+            return EXIT_FAILURE
+        return EXIT_OK
+    if first == "help":
+        first, args = args[1], [args[1], "--help"]
+    if first.startswith("-"):
+        sys.stderr.write(f"{PROG}: unknown option '{first}' ({PROG} --help lists the verbs)\n")
+        return EXIT_USAGE
+    verb = VERBS.get(first)
+    if verb is None:
+        tool = _bundled_tool()
+        if first in ("replay", "plot", "bench"):
+            if tool is not None:
+                sys.stdout.flush()
+                os.execv(tool, ["mrctx"] + args)
+            sys.stderr.write(f"{PROG}: {first} is a verb of the mrctx command, which this "
+                             "install does not carry (a wheel does; or build it: "
+                             "docs/packaging.md)\n")
+            return EXIT_USAGE
+        sys.stderr.write(f"{PROG}: unknown verb '{first}' ({PROG} --help lists them)\n")
+        return EXIT_USAGE
+    try:
+        return verb(args[1:])
+    except Error as e:  # the library could not be loaded, and the like
+        sys.stderr.write(f"{e}\n")
+        return EXIT_FAILURE
+
+
+def tool_main() -> int:
+    """The ``mrctx`` command a wheel installs: the C command it carries
+    (every verb), or, where the wheel has none, this module's verbs."""
+    tool = _bundled_tool()
+    if tool is not None:
+        sys.stdout.flush()
+        os.execv(tool, ["mrctx"] + sys.argv[1:])
+    return main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,299 @@
+"""The package as a user meets it: which libmrctx it loads (the rule is in
+mrctx/_lib.py and docs/packaging.md), ``python -m mrctx`` against the C
+command, and reading a snapshot file back (mrctx.read_snapshot).
+
+Run by unit.python.package (``-k "not fake"``) and fake.python.package
+(``-k fake``, over the fake driver). MRCTX_LIBRARY names this build's
+libmrctx; MRCTX_TEST_TOOL its mrctx command, where it was built.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mrctx
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE.parent.parent
+OOM_DUMP = SOURCE / "tests" / "tools" / "snapshot-oom.json"
+LIBRARY = os.environ["MRCTX_LIBRARY"]
+SONAME = "libmrctx.so.0.2"
+TOOL = os.environ.get("MRCTX_TEST_TOOL")
+NO_DRIVER = "/nonexistent/libcuda-for-unit-tests.so"
+
+needs_tool = pytest.mark.skipif(not TOOL, reason="the mrctx command was not built")
+
+
+def run(args, env=None, pythonpath=None, cwd="/"):
+    """python ARGS in a fresh process, MRCTX_LIBRARY unset unless given."""
+    merged = {k: v for k, v in os.environ.items()
+              if k not in ("MRCTX_LIBRARY", "MRCTX_BUILD_DIR", "PYTHONPATH")}
+    merged["PYTHONPATH"] = str(pythonpath or SOURCE / "python")
+    merged.update(env or {})
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=merged,
+                          cwd=cwd, timeout=120)
+
+
+def run_tool(args, env=None):
+    return subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **(env or {})))
+
+
+LOADED = "import mrctx, mrctx._lib as l; print(mrctx.library_path()); print(l.library_where())"
+
+
+def checkout(tmp_path, builds):
+    """A copy of the package in a tree that looks like a checkout, with a
+    copy of libmrctx in each build directory named (the last the newest)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(SOURCE / "python" / "mrctx", repo / "python" / "mrctx",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / "meson.build").write_text("project('mrctx')\n")
+    (repo / "python" / "meson.build").write_text("\n")
+    for age, build in enumerate(builds):
+        lib = repo / build / "lib" / SONAME
+        lib.parent.mkdir(parents=True)
+        shutil.copy(LIBRARY, lib)
+        os.utime(lib, (1_000_000_000 + age * 1000, 1_000_000_000 + age * 1000))
+    return repo
+
+
+# ---- which libmrctx ---------------------------------------------------------
+
+def test_checkout_loads_build_not_the_newest(tmp_path):
+    """A checkout with build/ and a newer build-docs/ loads build/."""
+    repo = checkout(tmp_path, ["build", "build-docs"])
+    p = run(["-c", LOADED], pythonpath=repo / "python")
+    assert p.returncode == 0, p.stderr
+    path, where = p.stdout.splitlines()
+    assert path == str(repo / "build" / "lib" / SONAME)
+    assert "build/" in where and "MRCTX_BUILD_DIR" in where
+
+
+def test_checkout_build_dir_variable(tmp_path):
+    repo = checkout(tmp_path, ["build", "build-docs", "build-other"])
+    for value, chosen in (("build-docs", repo / "build-docs"),
+                          (str(repo / "build-other"), repo / "build-other")):
+        p = run(["-c", LOADED], env={"MRCTX_BUILD_DIR": value}, pythonpath=repo / "python")
+        assert p.returncode == 0, p.stderr
+        path, where = p.stdout.splitlines()
+        assert path == str(chosen / "lib" / SONAME)
+        assert where.endswith("MRCTX_BUILD_DIR=" + value)
+
+
+def test_checkout_without_its_build_says_so(tmp_path):
+    """No build/: an error naming what was tried and how to fix it; the
+    other build directory and the system's copy are not taken instead."""
+    repo = checkout(tmp_path, ["build-docs"])
+    p = run(["-c", "import mrctx\ntry:\n mrctx.version()\nexcept mrctx.LibraryNotFoundError as e:"
+                   "\n print('missing:', e)"], pythonpath=repo / "python")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("missing:"), p.stdout
+    assert str(repo / "build" / "lib" / SONAME) in p.stdout
+    assert "meson setup build" in p.stdout and "MRCTX_BUILD_DIR" in p.stdout
+    assert "build-docs" not in p.stdout
+
+
+def test_library_variable_wins(tmp_path):
+    repo = checkout(tmp_path, ["build"])
+    p = run(["-c", LOADED], env={"MRCTX_LIBRARY": LIBRARY, "MRCTX_BUILD_DIR": "nowhere"},
+            pythonpath=repo / "python")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [LIBRARY, "MRCTX_LIBRARY"]
+
+
+def test_installed_loads_next_to_the_package(tmp_path):
+    """A wheel's layout: libmrctx.so.0.2 beside the package's files."""
+    site = tmp_path / "site"
+    shutil.copytree(SOURCE / "python" / "mrctx", site / "mrctx",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(LIBRARY, site / "mrctx" / SONAME)
+    p = run(["-c", LOADED], pythonpath=site)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [str(site / "mrctx" / SONAME), "next to the package"]
+    p = run(["-m", "mrctx", "info"], env={"MRCTX_CUDA_DRIVER": NO_DRIVER}, pythonpath=site)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert p.stdout.splitlines()[0] == f"libmrctx: {site / 'mrctx' / SONAME} (next to the package)"
+
+
+# ---- python -m mrctx ----------------------------------------------------------
+
+def test_info_without_a_driver():
+    env = {"MRCTX_LIBRARY": LIBRARY, "MRCTX_CUDA_DRIVER": NO_DRIVER}
+    p = run(["-m", "mrctx", "info"], env=env)
+    assert p.returncode == 3 and p.stderr == "", p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 2 and lines[0] == f"libmrctx: {LIBRARY} (MRCTX_LIBRARY)", p.stdout
+    # (A build without the toolkit's headers says it was built without CUDA.)
+    assert lines[1].startswith("mrctx info: ") and ("driver" in lines[1] or "CUDA" in lines[1])
+    p = run(["-m", "mrctx", "info", "--json"], env=env)
+    info = json.loads(p.stdout)
+    assert p.returncode == 3 and info["library"] == LIBRARY and info["error"] in lines[1]
+    assert info["library_from"] == "MRCTX_LIBRARY"
+
+
+def main(args, capsys):
+    """python -m mrctx ARGS in this process: (exit status, stdout, stderr)."""
+    from mrctx.__main__ import main as command
+
+    capsys.readouterr()
+    status = command(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_usage(capsys):
+    status, out, err = main([], capsys)
+    assert status == 2 and "usage: python -m mrctx VERB" in err
+    for args in (["--help"], ["help"]):
+        status, out, err = main(args, capsys)
+        assert status == 0 and "usage: python -m mrctx VERB" in out
+        assert "MRCTX_BUILD_DIR" in out and "MRCTX_LIBRARY" in out
+    for verb in ("info", "resolve", "snapshot"):
+        for args in ([verb, "--help"], ["help", verb]):
+            status, out, err = main(args, capsys)
+            assert status == 0 and out.startswith(f"usage: python -m mrctx {verb}")
+    status, out, err = main(["--version"], capsys)
+    assert status == 0 and out == f"mrctx {mrctx.version()}\n"
+    for args, message in ((["frobnicate"], "unknown verb 'frobnicate'"),
+                          (["--bogus"], "unknown option '--bogus'"),
+                          (["info", "--bogus"], "unknown argument '--bogus'")):
+        status, out, err = main(args, capsys)
+        assert status == 2 and message in err and out == "", err
+    # replay, plot and bench are the C command's; without it, a clear refusal.
+    status, out, err = main(["replay", "x.csv"], capsys)
+    assert status == 2 and "replay is a verb of the mrctx command" in err
+
+
+def test_without_a_library():
+    p = run(["-m", "mrctx", "snapshot", str(OOM_DUMP)], env={"MRCTX_LIBRARY": "/nonexistent/x.so"})
+    assert p.returncode == 1 and "could not load libmrctx" in p.stderr and "/nonexistent/x.so" in p.stderr
+
+
+RESOLVE_CASES = [
+    ["--tag", "temp=cache(device)", "--tag", "result=device", "--set", "temp@5=host"],
+    ["--tag", "t=host", "--env", "H8_TEST_MEMORY", "--library", "mylib"],
+    ["--tag=t=log(host, file=/nonexistent/dir/x.csv)", "--set=t=stats(host)"],
+    ["--tag", "a=bogus("],
+    ["--tag", "a=host", "--config", "/nonexistent/mrctx.conf"],
+    ["--tag", "noequals"],
+    ["--tag"],
+    [],
+    ["--frob"],
+]
+
+
+def compare_with_tool(args, env, capsys, monkeypatch):
+    """The C command and python -m mrctx (in this process) print the same."""
+    c = run_tool(args, env=env)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    status, out, err = main(args, capsys)
+    assert (status, out) == (c.returncode, c.stdout), (args, out, c.stdout, err)
+    assert err == c.stderr.replace("mrctx ", "python -m mrctx ", 1).replace(
+        "usage: mrctx", "usage: python -m mrctx").replace("(mrctx snapshot", "(python -m mrctx snapshot"), \
+        (args, err, c.stderr)
+
+
+@needs_tool
+@pytest.mark.parametrize("args", RESOLVE_CASES)
+def test_resolve_as_the_command(args, capsys, monkeypatch):
+    compare_with_tool(["resolve", *args], {"H8_TEST_MEMORY": "t=device\nt@2=pinned"},
+                      capsys, monkeypatch)
+
+
+@needs_tool
+@pytest.mark.parametrize("args", [[str(OOM_DUMP)], [str(OOM_DUMP), "--json"],
+                                  [str(SOURCE / "README.md")], ["/nonexistent/dump.json"],
+                                  [], ["a", "b"], ["--frob"]])
+def test_snapshot_as_the_command(args, capsys, monkeypatch):
+    compare_with_tool(["snapshot", *args], {}, capsys, monkeypatch)
+
+
+def test_snapshot_from_standard_input():
+    merged = dict(os.environ, PYTHONPATH=str(SOURCE / "python"), MRCTX_LIBRARY=LIBRARY)
+    with open(OOM_DUMP, "rb") as dump:
+        p = subprocess.run([sys.executable, "-m", "mrctx", "snapshot", "-"], stdin=dump,
+                           capture_output=True, text=True, env=merged, timeout=120)
+    assert p.returncode == 0 and p.stdout == mrctx._snapshot.read_snapshot_text(OOM_DUMP)
+
+
+# ---- read_snapshot -------------------------------------------------------------
+
+def test_read_snapshot_of_the_oom_dump():
+    dump = mrctx.read_snapshot(OOM_DUMP)
+    assert dump["schema"] == "mrctx-snapshot" and dump["version"] == 1
+    assert dump["out_of_memory"]["tag"] == "results"
+    # The canonical form: the same as the file read as JSON, whatever its spacing.
+    with open(OOM_DUMP, encoding="utf-8") as f:
+        assert dump == json.load(f)
+    assert mrctx.read_snapshot(str(OOM_DUMP).encode()) == dump
+
+
+def test_read_snapshot_of_write_snapshot(tmp_path, library_name):
+    path = tmp_path / "now.json"
+    with mrctx.Context(library_name, {"scratch": "host"}) as ctx:
+        r = ctx.get_resource("scratch", 0)
+        p = r.allocate(4096)
+        mrctx.write_snapshot(path)
+        r.deallocate(p, 4096)
+    read = mrctx.read_snapshot(path)
+    ours = [c for c in read["contexts"] if c["library"] == library_name]
+    assert len(ours) == 1
+    assert ours[0]["tags"][0]["devices"][0]["stats"]["current_bytes"] == 4096
+
+
+def test_read_snapshot_errors(tmp_path):
+    with pytest.raises(mrctx.InvalidArgumentError) as info:
+        mrctx.read_snapshot(SOURCE / "README.md")
+    assert str(info.value).startswith(f"mrctx: {SOURCE / 'README.md'}: ")
+    assert "line 1, column 1" in str(info.value)
+    assert isinstance(info.value, ValueError)
+    other = tmp_path / "other.json"
+    other.write_text('{"schema": "something-else", "version": 1}')
+    with pytest.raises(mrctx.InvalidArgumentError) as info:
+        mrctx.read_snapshot(other)
+    assert "schema" in str(info.value)
+    with pytest.raises(FileNotFoundError):
+        mrctx.read_snapshot(tmp_path / "missing.json")
+    with pytest.raises(mrctx.ArgumentTypeError):
+        mrctx.read_snapshot(42)
+    with pytest.raises(mrctx.ArgumentError):
+        mrctx.read_snapshot("a\0b")
+
+
+# ---- over the fake driver ---------------------------------------------------------
+
+fake = pytest.mark.skipif(not os.path.isfile(os.environ.get("MRCTX_CUDA_DRIVER", "")),
+                          reason="MRCTX_CUDA_DRIVER names no driver (the fake suite sets it)")
+
+
+@fake
+@needs_tool
+def test_fake_info_as_the_command():
+    driver = {"MRCTX_CUDA_DRIVER": os.environ["MRCTX_CUDA_DRIVER"]}
+    for extra in ({}, {"FAKECUDA_DEVICES": "2"}, {"FAKECUDA_DEVICES": "0"}):
+        c = run_tool(["info"], env={**driver, **extra})
+        p = run(["-m", "mrctx", "info"], env={**driver, **extra, "MRCTX_LIBRARY": LIBRARY})
+        lines = p.stdout.splitlines(keepends=True)
+        where = f"libmrctx: {LIBRARY} (MRCTX_LIBRARY)\n"
+        assert where in lines, p.stdout
+        lines.remove(where)
+        assert (p.returncode, "".join(lines), p.stderr) == (c.returncode, c.stdout, c.stderr), extra
+    c = run_tool(["info", "--json"], env=driver)
+    p = run(["-m", "mrctx", "info", "--json"], env={**driver, "MRCTX_LIBRARY": LIBRARY})
+    ours, theirs = json.loads(p.stdout), json.loads(c.stdout)
+    assert ours.pop("library") == LIBRARY and ours.pop("library_from") == "MRCTX_LIBRARY"
+    assert (p.returncode, ours) == (c.returncode, theirs)
+
+
+@fake
+@needs_tool
+def test_fake_resolve_as_the_command(capsys, monkeypatch):
+    compare_with_tool(["resolve", "--tag", "t=cache(device)", "--env", "H8_TEST_MEMORY"],
+                      {"H8_TEST_MEMORY": "t=device\nt@2=pinned\nt@9=managed"}, capsys, monkeypatch)
