@@ -56,6 +56,17 @@ MR_NODISCARD MR_API mr_status mr_stats_resource_create_peak(mr_resource *upstrea
                                                             mr_resource **out);
 /** OUT: *stats (set stats->size first, or use mr_stats_init). */
 MR_NODISCARD MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
+/** Set the peaks (peak_bytes and peak_count) to what is live now, so that
+ * they say the most held at once from here on (a batch-size search, one
+ * phase of a program); current, total and failed counts are untouched.
+ * Safe while other threads allocate: an allocation or free racing with
+ * the reset counts on one side of it or the other, and a peak is never
+ * read below what is live. After the reset the peaks keep the bound of
+ * <mrctx/stats.h>, counted from the reset (exact for one thread and for
+ * peak=exact). A context tag whose spec is stats(UP, peak=exact) reads the
+ * peaks of that adaptor: resetting either resets both.
+ * MR_ERR_INVALID_ARGUMENT when `mr` is not a stats resource. */
+MR_NODISCARD MR_API mr_status mr_stats_resource_reset_peak(mr_resource *mr);
 
 /* ---- log(UP, file=PATH): one CSV line per event ------------------------- */
 

@@ -196,6 +196,20 @@ MR_NODISCARD MR_API mr_status mr_context_get_ignored(const mr_context *ctx, size
 MR_NODISCARD MR_API mr_status mr_context_get_stats(const mr_context *ctx, int tag,
                                       int device, mr_stats *stats);
 
+/** Set the peaks of `tag` on `device` to what is live now, so that
+ * peak_bytes and peak_count say the most held at once from here on (a
+ * batch-size search: reset, run one step, read the peak). `tag` -1 resets
+ * every tag, `device` -1 every device. Current, total and failed counts are
+ * untouched. Safe while other threads allocate, as
+ * mr_stats_resource_reset_peak says, and the peaks keep the bound of
+ * <mrctx/stats.h> counted from the reset (exact for one thread, and for a
+ * tag whose spec is stats(UP, peak=exact); resetting such a tag resets that
+ * adaptor's peaks too). A snapshot or mr_context_print_stats taken after
+ * shows the peaks since the reset. MR_ERR_INVALID_ARGUMENT for a tag the
+ * context does not have or a device below -1, MR_ERR_NO_DEVICE for a
+ * device past its slots (as mr_context_get_stats). */
+MR_NODISCARD MR_API mr_status mr_context_reset_peak(const mr_context *ctx, int tag, int device);
+
 /** Print every tag's statistics as a table (one row per tag and device that
  * has allocated, and a total per tag). The library's name is escaped as
  * mr_snapshot_write_text escapes names. */

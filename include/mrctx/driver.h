@@ -126,6 +126,18 @@ MR_NODISCARD MR_API mr_status mr_driver_pool_get_info(mr_driver_pool which, int 
 MR_NODISCARD MR_API mr_status mr_pool_resource_get_info(const mr_resource *mr,
                                            mr_pool_info *info);
 
+/** Reset the reserved and used high-water marks (reserved_high,
+ * used_high of mr_pool_info) of one of the driver's pools for `device` to
+ * what the pool holds and hands out now. The pools are the process's, not
+ * mrctx's: every reader of the marks (PyTorch's cudaMallocAsync backend,
+ * another library) sees the reset. Errors as mr_driver_pool_get_info. */
+MR_NODISCARD MR_API mr_status mr_driver_pool_reset_peak(mr_driver_pool which, int device);
+
+/** The same for the pool a pool-backed resource allocates from now.
+ * MR_ERR_INVALID_ARGUMENT for any other resource (as
+ * mr_pool_resource_get_info, which does not look down a chain). */
+MR_NODISCARD MR_API mr_status mr_pool_resource_reset_peak(const mr_resource *mr);
+
 /** The release threshold that keeps all freed memory in the pool. */
 #define MR_POOL_RELEASE_MAX UINT64_MAX
 

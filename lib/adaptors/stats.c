@@ -249,6 +249,18 @@ const mri_stats *mri_stats_resource_counters(const mr_resource *mr) {
   return s != NULL ? &s->stats : NULL;
 }
 
+mr_status mr_stats_resource_reset_peak(mr_resource *mr) {
+  /* The counters are the adaptor's own, reached through its state: the
+   * const of mri_stats_resource_counters is for readers. */
+  mri_stats *counters = (mri_stats *)mri_stats_resource_counters(mr);
+  if (counters == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_stats_resource_reset_peak: %s is not a stats resource",
+                     mr != NULL ? mr_resource_describe(mr) : "NULL");
+  mri_stats_reset_peak(counters);
+  return MR_OK;
+}
+
 mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats) {
   const mri_stats *counters = mri_stats_resource_counters(mr);
   if (counters == NULL)

@@ -1054,6 +1054,36 @@ mr_status mr_context_get_stats(const mr_context *ctx, int tag, int device, mr_st
   return MRI_STRUCT_WRITE(stats, &sum, mr_stats, failed_count, "mr_context_get_stats");
 }
 
+mr_status mr_context_reset_peak(const mr_context *ctx, int tag, int device) {
+  static const char what[] = "mr_context_reset_peak";
+  if (ctx == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: the context is NULL", what);
+  if (tag < -1 || (tag >= 0 && (size_t)tag >= ctx->tag_count))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "%s: %s has no tag %d (it has %zu; -1 resets every tag)", what,
+                     ctx->library, tag, ctx->tag_count);
+  if (device < -1)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "%s: device %d is not a device (-1 resets every device)", what, device);
+  /* As mr_context_get_stats says it of a device past the context's. */
+  if (device >= ctx->device_count)
+    return mri_error(MR_ERR_NO_DEVICE, "%s: device %d is not one of %s's %d device slot%s", what,
+                     device, ctx->library, ctx->device_count, ctx->device_count == 1 ? "" : "s");
+  size_t first_tag = tag == -1 ? 0 : (size_t)tag;
+  size_t end_tag = tag == -1 ? ctx->tag_count : (size_t)tag + 1;
+  int first_device = device == -1 ? 0 : device;
+  int end_device = device == -1 ? ctx->device_count : device + 1;
+  for (size_t t = first_tag; t < end_tag; t++) {
+    for (int d = first_device; d < end_device; d++) {
+      /* Every slot is a stats wrapper (build_table), each reset alone:
+       * a tag's slots are not reset at one instant, nor need to be. */
+      mr_status st =
+          mr_stats_resource_reset_peak(ctx->table[t * (size_t)ctx->device_count + (size_t)d]);
+      if (st != MR_OK) return st;
+    }
+  }
+  return MR_OK;
+}
+
 static void print_row(FILE *out, int tag_width, const char *tag, const char *device,
                       const mr_stats *s) {
   char current[32], peak[32], total[32];

@@ -306,6 +306,10 @@ typedef struct mri_stats_shard {
   /* Owner-only bookkeeping for publishing (see stats.c). */
   int64_t pending_bytes, pending_count;
   int64_t base_bytes, base_count;
+  /* The peak reset (mri_stats.reset_gen) this shard's view and peaks
+   * belong to. Written by the owner, read by readers: a shard of an older
+   * generation has no peak since the reset. */
+  _Atomic uint32_t gen;
 } __attribute__((aligned(MRI_CACHE_LINE))) mri_stats_shard;
 
 /* Exact peaks (stats(UP, peak=exact)): what is live now and the most that
@@ -317,6 +321,9 @@ typedef struct mri_stats_exact {
 
 typedef struct mri_stats {
   _Atomic(mri_stats_shard *) shards[MRI_MAX_SLOTS];
+  /* Bumped by every peak reset (mri_stats_reset_peak); read on each
+   * allocation, written only by a reset: a read-mostly line. */
+  _Atomic uint32_t reset_gen;
   mri_stats_shard *overflow; /* threads without a slot, under overflow_lock */
   pthread_mutex_t overflow_lock;
   mri_fork_lockable overflow_fork; /* overflow_lock across fork() */
@@ -337,6 +344,14 @@ void mri_stats_fini(mri_stats *stats);
 /* Sum the shards. OUT: *out (its `size` must be set). With exact peaks,
  * the peaks are those. */
 mr_status mri_stats_read(const mri_stats *stats, mr_stats *out);
+/* Set the peaks (bytes and count) to what is live now, from any thread,
+ * while others allocate: current and total values are untouched. Each
+ * shard's view of the peak belongs to the reset generation it last
+ * published in; a reset starts a new one, the readers ignore the views of
+ * older ones, and an owner joins the new one at its next allocation by
+ * publishing first (so its view starts from the shared total as it is
+ * now, not as it was at its last publish). stats.c says what it promises. */
+void mri_stats_reset_peak(mri_stats *stats);
 
 /* The exact peaks' updates: one atomic add on the shared line per event,
  * and a compare-and-swap when the live value passes the peak. The order
@@ -400,6 +415,12 @@ static inline void mri_stats_record_(mri_stats *stats, mri_stats_shard *s, int64
     return;
   }
   if (bytes > 0) {
+    /* A peak reset since this shard last published: join it first. */
+    if (MRI_UNLIKELY(atomic_load_explicit(&s->gen, memory_order_relaxed) !=
+                     atomic_load_explicit(&stats->reset_gen, memory_order_relaxed))) {
+      mri_stats_publish(stats, s);
+      return;
+    }
     int64_t view_bytes = s->base_bytes + s->pending_bytes;
     int64_t view_count = s->base_count + s->pending_count;
     if (view_bytes > atomic_load_explicit(&s->peak_bytes, memory_order_relaxed))

@@ -10,6 +10,23 @@
  * peak. With one thread this is exactly the true peak; with several, what
  * the others hold unpublished (at most 16 MiB / 256 allocations each) is
  * missing from that view, whether they allocate at the same time or not.
+ *
+ * Peak resets (mri_stats_reset_peak) set the peaks to what is live now.
+ * They cannot write a shard's view: its base and pending change are the
+ * owner's, unlocked. A view left as it was would be wrong after a reset --
+ * a thread that published while another still held 100 MiB, which was
+ * freed since, would add its next allocation to those 100 MiB and show a
+ * peak the reset should have forgotten. So a reset starts a new generation
+ * (reset_gen): readers take a shard's peak only from a shard of the current
+ * generation, and an owner whose shard is older publishes at its next
+ * allocation (mri_stats_record_), which takes its base from the shared
+ * total as it is now, and then starts its peaks from there. After a reset,
+ * a peak is therefore bounded as before it, counted from the reset: the
+ * most that was live at once since, read as stats.h says (exact for one
+ * thread; with several, within 16 MiB / 256 allocations per thread). An
+ * allocation or free made while the reset runs may count as made before
+ * it or after it; either way current and total values are exact, and a
+ * read never shows a peak below what is live.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +71,13 @@ void mri_stats_fini(mri_stats *stats) {
 }
 
 /* Add the shard's unpublished net change to the shared counters and take
- * the shared value as the shard's new base. */
+ * the shared value as the shard's new base. A shard of an older reset
+ * generation joins the current one here: its peaks start from that base.
+ * The shard's own peaks are raised to it as well, so a reset that stores
+ * the shared peak while this publish raises it loses nothing a reader can
+ * see (the shard is of the reset's generation). */
 void mri_stats_publish(mri_stats *stats, mri_stats_shard *s) {
+  uint32_t gen = atomic_load_explicit(&stats->reset_gen, memory_order_acquire);
   int64_t bytes = atomic_fetch_add_explicit(&stats->published_bytes, s->pending_bytes,
                                             memory_order_relaxed) + s->pending_bytes;
   int64_t count = atomic_fetch_add_explicit(&stats->published_count, s->pending_count,
@@ -66,12 +88,26 @@ void mri_stats_publish(mri_stats *stats, mri_stats_shard *s) {
   s->base_count = count;
   s->pending_bytes = 0;
   s->pending_count = 0;
+  if (atomic_load_explicit(&s->gen, memory_order_relaxed) != gen) {
+    atomic_store_explicit(&s->peak_bytes, bytes, memory_order_relaxed);
+    atomic_store_explicit(&s->peak_count, count, memory_order_relaxed);
+    /* Release: a reader that sees the new generation sees these peaks. */
+    atomic_store_explicit(&s->gen, gen, memory_order_release);
+    return;
+  }
+  if (bytes > atomic_load_explicit(&s->peak_bytes, memory_order_relaxed))
+    atomic_store_explicit(&s->peak_bytes, bytes, memory_order_relaxed);
+  if (count > atomic_load_explicit(&s->peak_count, memory_order_relaxed))
+    atomic_store_explicit(&s->peak_count, count, memory_order_relaxed);
 }
 
 mri_stats_shard *mri_stats_shard_create(mri_stats *stats, int slot) {
   mri_stats_shard *s = mri_host_aligned_alloc(MRI_CACHE_LINE, sizeof *s);
   if (s == NULL) return NULL; /* the caller falls back to the locked shard */
   memset(s, 0, sizeof *s);
+  /* New: nothing to forget, so of the current generation already. */
+  atomic_store_explicit(&s->gen, atomic_load_explicit(&stats->reset_gen, memory_order_acquire),
+                        memory_order_relaxed);
   /* The slot's owner is the only thread that installs its shard. */
   atomic_store_explicit(&stats->shards[slot], s, memory_order_release);
   return s;
@@ -102,29 +138,67 @@ typedef struct shard_sum {
   int64_t peak_bytes, peak_count;
 } shard_sum;
 
-static void add_shard(const mri_stats_shard *s, shard_sum *sum) {
+/* `with_peaks`: whether the shard's peaks count (it is of the current
+ * reset generation); its totals always do. */
+static void add_shard(const mri_stats_shard *s, shard_sum *sum, uint32_t gen) {
+  bool with_peaks =
+      (int32_t)(atomic_load_explicit(&((mri_stats_shard *)s)->gen, memory_order_acquire) - gen) >= 0;
   sum->alloc_bytes += atomic_load_explicit(&s->alloc_bytes, memory_order_relaxed);
   sum->alloc_count += atomic_load_explicit(&s->alloc_count, memory_order_relaxed);
   sum->free_bytes += atomic_load_explicit(&s->free_bytes, memory_order_relaxed);
   sum->free_count += atomic_load_explicit(&s->free_count, memory_order_relaxed);
   sum->failed += atomic_load_explicit(&s->failed, memory_order_relaxed);
+  if (!with_peaks) return;
   int64_t pb = atomic_load_explicit(&s->peak_bytes, memory_order_relaxed);
   int64_t pc = atomic_load_explicit(&s->peak_count, memory_order_relaxed);
   if (pb > sum->peak_bytes) sum->peak_bytes = pb;
   if (pc > sum->peak_count) sum->peak_count = pc;
 }
 
+static void sum_shards(mri_stats *stats, shard_sum *sum) {
+  uint32_t gen = atomic_load_explicit(&stats->reset_gen, memory_order_acquire);
+  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
+    const mri_stats_shard *s = atomic_load_explicit(&stats->shards[i], memory_order_acquire);
+    if (s != NULL) add_shard(s, sum, gen);
+  }
+  pthread_mutex_lock(&stats->overflow_lock);
+  add_shard(stats->overflow, sum, gen);
+  pthread_mutex_unlock(&stats->overflow_lock);
+}
+
+/* Store `value` in `peak`, then raise it to what `live` holds after the
+ * store: an allocation whose add to `live` came before that read but which
+ * read the old, higher peak (and so did not raise it) is not lost. */
+static void reset_to_live(_Atomic int64_t *peak, _Atomic int64_t *live) {
+  int64_t now = atomic_load_explicit(live, memory_order_seq_cst);
+  atomic_store_explicit(peak, now > 0 ? now : 0, memory_order_seq_cst);
+  mri_stats_raise_to(peak, atomic_fetch_add_explicit(live, 0, memory_order_seq_cst));
+}
+
+void mri_stats_reset_peak(mri_stats *stats) {
+  /* First the new generation, so every shard view from now on is either
+   * ignored or taken after its owner caught up with this reset. */
+  atomic_fetch_add_explicit(&stats->reset_gen, 1, memory_order_seq_cst);
+  shard_sum sum = {0};
+  sum_shards(stats, &sum);
+  int64_t current_bytes = sum.alloc_bytes - sum.free_bytes;
+  int64_t current_count = sum.alloc_count - sum.free_count;
+  /* What is live now, as exact as current_bytes is: the published total
+   * may still hold what a thread freed and has not published. */
+  atomic_store_explicit(&stats->peak_bytes, current_bytes > 0 ? current_bytes : 0,
+                        memory_order_seq_cst);
+  atomic_store_explicit(&stats->peak_count, current_count > 0 ? current_count : 0,
+                        memory_order_seq_cst);
+  if (stats->exact != NULL) {
+    reset_to_live(&stats->exact->peak_bytes, &stats->exact->live_bytes);
+    reset_to_live(&stats->exact->peak_count, &stats->exact->live_count);
+  }
+}
+
 mr_status mri_stats_read(const mri_stats *stats, mr_stats *out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "statistics: out is NULL");
   shard_sum sum = {0};
-  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
-    const mri_stats_shard *s = atomic_load_explicit(&((mri_stats *)stats)->shards[i],
-                                                    memory_order_acquire);
-    if (s != NULL) add_shard(s, &sum);
-  }
-  pthread_mutex_lock(&((mri_stats *)stats)->overflow_lock);
-  add_shard(stats->overflow, &sum);
-  pthread_mutex_unlock(&((mri_stats *)stats)->overflow_lock);
+  sum_shards((mri_stats *)stats, &sum);
 
   int64_t current_bytes = sum.alloc_bytes - sum.free_bytes;
   int64_t current_count = sum.alloc_count - sum.free_count;

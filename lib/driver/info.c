@@ -1,6 +1,7 @@
 /*
  * info.c: what `mrctx info` and applications read about devices and pools.
- * Reading never changes a pool.
+ * Reading never changes a pool; mr_driver_pool_reset_peak resets its
+ * high-water marks, and nothing else.
  */
 #include <stdio.h>
 #include <string.h>
@@ -51,9 +52,10 @@ mr_status mr_device_get_info(int device, mr_device_info *info) {
                           "mr_device_get_info");
 }
 
-mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info *info) {
-  if (info == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_driver_pool_get_info: info is NULL");
+/* The driver's pool `which` for `device`. OUT: *kind, *pool. `what` names
+ * the caller in messages. */
+static mr_status driver_pool(const char *what, mr_driver_pool which, int device,
+                             mr_pool_kind *kind_out, CUmemoryPool *pool_out) {
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return st;
   mr_pool_kind kind;
@@ -73,8 +75,7 @@ mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info
     kind = MR_POOL_MANAGED;
     break;
   default:
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_driver_pool_get_info: unknown pool %d",
-                     (int)which);
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: unknown pool %d", what, (int)which);
   }
   bool supported = false;
   st = mri_pool_supported(kind, device, &supported);
@@ -93,8 +94,28 @@ mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info
     return mri_cuda_fail(r, "%s(%s pool, device %d)",
                          current ? "cuMemGetMemPool" : "cuMemGetDefaultMemPool",
                          mr_pool_kind_name(kind), device);
+  *kind_out = kind;
+  *pool_out = pool;
+  return MR_OK;
+}
+
+mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info *info) {
+  if (info == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_driver_pool_get_info: info is NULL");
+  mr_pool_kind kind;
+  CUmemoryPool pool = NULL;
+  mr_status st = driver_pool("mr_driver_pool_get_info", which, device, &kind, &pool);
+  if (st != MR_OK) return st;
   mr_pool_info full;
   st = mri_pool_info(pool, kind, device, &full);
   if (st != MR_OK) return st;
   return MRI_STRUCT_WRITE(info, &full, mr_pool_info, used_high, "mr_driver_pool_get_info");
+}
+
+mr_status mr_driver_pool_reset_peak(mr_driver_pool which, int device) {
+  mr_pool_kind kind;
+  CUmemoryPool pool = NULL;
+  mr_status st = driver_pool("mr_driver_pool_reset_peak", which, device, &kind, &pool);
+  if (st != MR_OK) return st;
+  return mri_pool_reset_peak(pool, kind);
 }

@@ -273,21 +273,57 @@ mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
   return MR_OK;
 }
 
+mr_status mri_pool_reset_peak(CUmemoryPool pool, mr_pool_kind kind) {
+  /* The driver takes only 0 for the high-water marks, which sets each to
+   * its current value. Both are set: a failure of the second leaves the
+   * first reset, which is what the caller asked for in part. */
+  static const CUmemPool_attribute highs[] = {CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH,
+                                              CU_MEMPOOL_ATTR_USED_MEM_HIGH};
+  const mri_cuda_api *cu = mri_cuda();
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(highs); i++) {
+    cuuint64_t zero = 0;
+    CUresult r = cu->cuMemPoolSetAttribute(pool, highs[i], &zero);
+    if (r != CUDA_SUCCESS)
+      return mri_cuda_fail(r, "resetting the %s high-water mark of a %s pool",
+                           i == 0 ? "reserved" : "used", mr_pool_kind_name(kind));
+  }
+  return MR_OK;
+}
+
+/* The pool a pool-backed resource allocates from now, or an error naming
+ * the caller. */
+static mr_status resource_pool(const mr_resource *mr, const char *what, mri_pool_state **out,
+                               CUmemoryPool *pool) {
+  mri_pool_state *s = mr_resource_state(mr, &pool_ops);
+  if (s == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %s is not allocated from a driver pool", what,
+                     mr_resource_describe(mr));
+  *pool = s->pool;
+  if (s->follow_current) {
+    CUresult r = mri_cuda()->cuMemGetMemPool(pool, &s->location, s->type);
+    if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuMemGetMemPool(device %d)", s->device);
+  }
+  *out = s;
+  return MR_OK;
+}
+
 mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
   if (info == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_pool_resource_get_info: info is NULL");
-  mri_pool_state *s = mr_resource_state(mr, &pool_ops);
-  if (s == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_pool_resource_get_info: %s is not allocated from a driver pool",
-                     mr_resource_describe(mr));
-  CUmemoryPool pool = s->pool;
-  if (s->follow_current) {
-    CUresult r = mri_cuda()->cuMemGetMemPool(&pool, &s->location, s->type);
-    if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuMemGetMemPool(device %d)", s->device);
-  }
+  mri_pool_state *s = NULL;
+  CUmemoryPool pool = NULL;
+  mr_status st = resource_pool(mr, "mr_pool_resource_get_info", &s, &pool);
+  if (st != MR_OK) return st;
   mr_pool_info full;
-  mr_status st = mri_pool_info(pool, s->kind, s->device, &full);
+  st = mri_pool_info(pool, s->kind, s->device, &full);
   if (st != MR_OK) return st;
   return MRI_STRUCT_WRITE(info, &full, mr_pool_info, used_high, "mr_pool_resource_get_info");
+}
+
+mr_status mr_pool_resource_reset_peak(const mr_resource *mr) {
+  mri_pool_state *s = NULL;
+  CUmemoryPool pool = NULL;
+  mr_status st = resource_pool(mr, "mr_pool_resource_reset_peak", &s, &pool);
+  if (st != MR_OK) return st;
+  return mri_pool_reset_peak(pool, s->kind);
 }

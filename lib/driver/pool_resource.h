@@ -51,4 +51,8 @@ mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner)
 mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
                         mr_pool_info *info);
 
+/* Reset a pool's reserved and used high-water marks to their current
+ * values (`kind` names the pool in messages). */
+mr_status mri_pool_reset_peak(CUmemoryPool pool, mr_pool_kind kind);
+
 #endif

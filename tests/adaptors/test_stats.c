@@ -332,6 +332,89 @@ static void test_exact_peak_many_threads(void **state) {
   mr_resource_release(u.mr);
 }
 
+/* mr_stats_resource_reset_peak, on both ways of keeping peaks, and on what
+ * is not a stats resource. */
+static void test_reset_peak(void **state) {
+  faulty_upstream u = faulty_new(false);
+  for (int exact = 0; exact < 2; exact++) {
+    mr_resource *mr = NULL;
+    assert_ok(mr_stats_resource_create_peak(
+        u.mr, exact ? MR_STATS_PEAK_EXACT : MR_STATS_PEAK_SHARDED, &mr));
+    void *a = NULL, *b = NULL, *c = (void *)1;
+    assert_ok(mr_allocate(mr, 20 * MIB, 0, NULL, &a));
+    assert_ok(mr_allocate(mr, 5 * MIB, 0, NULL, &b));
+    assert_ok(mr_deallocate(mr, a, 20 * MIB, 0, NULL));
+    faulty_set_fail(u.f, faulty_allocations(u.f) + 1, 1);
+    assert_status(mr_allocate(mr, 5, 0, NULL, &c), MR_ERR_OUT_OF_MEMORY);
+    mr_stats s = read_stats(mr);
+    assert_int_equal(s.peak_bytes, 25 * MIB);
+    assert_ok(mr_stats_resource_reset_peak(mr));
+    s = read_stats(mr);
+    assert_int_equal(s.peak_bytes, 5 * MIB);
+    assert_int_equal(s.peak_count, 1);
+    assert_int_equal(s.current_bytes, 5 * MIB);
+    assert_int_equal(s.total_bytes, 25 * MIB);
+    assert_int_equal(s.total_count, 2);
+    assert_int_equal(s.failed_count, 1);
+    /* A batch-size search: reset, run a step, read its peak. */
+    for (size_t step = 1; step <= 4; step++) {
+      assert_ok(mr_stats_resource_reset_peak(mr));
+      assert_ok(mr_allocate(mr, step * MIB, 0, NULL, &a));
+      assert_ok(mr_deallocate(mr, a, step * MIB, 0, NULL));
+      s = read_stats(mr);
+      assert_int_equal(s.peak_bytes, 5 * MIB + step * MIB);
+      assert_int_equal(s.peak_count, 2);
+    }
+    assert_ok(mr_deallocate(mr, b, 5 * MIB, 0, NULL));
+    assert_ok(mr_stats_resource_reset_peak(mr));
+    assert_int_equal(read_stats(mr).peak_bytes, 0);
+    mr_resource_release(mr);
+  }
+  /* Not a stats resource. */
+  assert_status(mr_stats_resource_reset_peak(u.mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("mr_stats_resource_reset_peak: faulty is not a stats resource");
+  assert_status(mr_stats_resource_reset_peak(NULL), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_release(u.mr);
+}
+
+/* Resets while threads churn: the counts stay exact. */
+typedef struct reset_loop {
+  mr_resource *mr;
+  _Atomic int running;
+} reset_loop;
+
+static void *resetting(void *arg) {
+  reset_loop *r = arg;
+  while (atomic_load(&r->running)) assert_ok(mr_stats_resource_reset_peak(r->mr));
+  return NULL;
+}
+
+static void test_reset_peak_while_allocating(void **state) {
+  faulty_upstream u = faulty_new(false);
+  for (int exact = 0; exact < 2; exact++) {
+    mr_resource *mr = NULL;
+    assert_ok(mr_stats_resource_create_peak(
+        u.mr, exact ? MR_STATS_PEAK_EXACT : MR_STATS_PEAK_SHARDED, &mr));
+    reset_loop r = {.mr = mr, .running = 1};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, resetting, &r), 0);
+    long n = churn(mr, 4, 2000, 4096, true);
+    atomic_store(&r.running, 0);
+    pthread_join(t, NULL);
+    mr_stats s = read_stats(mr);
+    assert_int_equal(s.current_bytes, 0);
+    assert_int_equal(s.total_count, (uint64_t)n);
+    assert_int_equal(s.total_bytes, churn_bytes());
+    /* Each thread holds at most 16 blocks of at most 4096 bytes. */
+    assert_true(s.peak_count <= 4 * 16 + (exact ? 0 : 4 * 256));
+    assert_ok(mr_stats_resource_reset_peak(mr));
+    assert_int_equal(read_stats(mr).peak_bytes, 0);
+    mr_resource_release(mr);
+  }
+  assert_int_equal(faulty_live_blocks(u.f), 0);
+  mr_resource_release(u.mr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_peaks_within_the_documented_bound),
@@ -342,6 +425,8 @@ int main(void) {
       cmocka_unit_test(test_exact_peak_across_threads),
       cmocka_unit_test(test_peak_choice),
       cmocka_unit_test(test_exact_peak_many_threads),
+      cmocka_unit_test(test_reset_peak),
+      cmocka_unit_test(test_reset_peak_while_allocating),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

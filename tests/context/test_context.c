@@ -668,6 +668,79 @@ static void test_per_tag_statistics(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* mr_context_reset_peak: one tag, every tag (-1), the device wildcard,
+ * the tag whose spec keeps exact peaks, and the errors. */
+static uint64_t peak_of(const mr_context *ctx, int tag) {
+  mr_stats s;
+  mr_stats_init(&s);
+  assert_ok(mr_context_get_stats(ctx, tag, -1, &s));
+  return s.peak_bytes;
+}
+
+static void test_reset_peak(void **state) {
+  static const mr_tag tags[] = {{"a", "host"}, {"b", "cache(host)"}, {"exact", "host"}};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc), .library = "peaks", .tags = tags,
+                          .tag_count = 3, .overrides = "exact=stats(host, peak=exact)"};
+  mr_context *ctx = create(&desc);
+  void *p[3], *q[3];
+  for (int t = 0; t < 3; t++) {
+    mr_resource *mr = ctx_get_mr(ctx, t);
+    assert_ok(mr_allocate(mr, 1024, 0, NULL, &p[t]));
+    assert_ok(mr_allocate(mr, 3072, 0, NULL, &q[t]));
+    assert_ok(mr_deallocate(mr, q[t], 3072, 0, NULL));
+    assert_int_equal(peak_of(ctx, t), 4096);
+  }
+  /* One tag on one device. */
+  assert_ok(mr_context_reset_peak(ctx, 0, 0));
+  assert_int_equal(peak_of(ctx, 0), 1024);
+  assert_int_equal(peak_of(ctx, 1), 4096);
+  mr_stats s;
+  mr_stats_init(&s);
+  assert_ok(mr_context_get_stats(ctx, 0, 0, &s));
+  assert_int_equal(s.peak_count, 1);
+  assert_int_equal(s.current_bytes, 1024);
+  assert_int_equal(s.total_bytes, 4096); /* totals untouched */
+  assert_int_equal(s.total_count, 2);
+  /* The peak after the reset: the most held at once since. */
+  assert_ok(mr_allocate(ctx_get_mr(ctx, 0), 512, 0, NULL, &q[0]));
+  assert_ok(mr_deallocate(ctx_get_mr(ctx, 0), q[0], 512, 0, NULL));
+  assert_int_equal(peak_of(ctx, 0), 1024 + 512);
+  /* Every tag on every device. */
+  assert_ok(mr_context_reset_peak(ctx, -1, -1));
+  for (int t = 0; t < 3; t++) assert_int_equal(peak_of(ctx, t), 1024);
+  /* The exact tag reads the peaks of its spec's stats(...), which the
+   * reset set as well. */
+  mr_resource *inner = mr_resource_upstream(ctx_get_mr(ctx, 2));
+  mr_stats_init(&s);
+  assert_ok(mr_stats_resource_get(inner, &s));
+  assert_int_equal(s.peak_bytes, 1024);
+  assert_ok(mr_allocate(ctx_get_mr(ctx, 2), 256, 0, NULL, &q[2]));
+  assert_int_equal(peak_of(ctx, 2), 1280);
+  assert_ok(mr_context_reset_peak(ctx, 2, -1));
+  assert_int_equal(peak_of(ctx, 2), 1280);
+  assert_ok(mr_deallocate(ctx_get_mr(ctx, 2), q[2], 256, 0, NULL));
+  assert_int_equal(peak_of(ctx, 2), 1280);
+  assert_ok(mr_context_reset_peak(ctx, 2, 0));
+  assert_int_equal(peak_of(ctx, 2), 1024);
+  /* Errors: nothing is reset. */
+  assert_ok(mr_allocate(ctx_get_mr(ctx, 1), 2048, 0, NULL, &q[1]));
+  assert_ok(mr_deallocate(ctx_get_mr(ctx, 1), q[1], 2048, 0, NULL));
+  assert_status(mr_context_reset_peak(ctx, 3, 0), MR_ERR_INVALID_ARGUMENT);
+  expect_message("mr_context_reset_peak: peaks has no tag 3 (it has 3; -1 resets every tag)");
+  assert_status(mr_context_reset_peak(ctx, -2, -1), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_context_reset_peak(ctx, 0, -2), MR_ERR_INVALID_ARGUMENT);
+  expect_message("mr_context_reset_peak: device -2 is not a device (-1 resets every device)");
+  assert_status(mr_context_reset_peak(ctx, 1, 1), MR_ERR_NO_DEVICE);
+  expect_message("mr_context_reset_peak: device 1 is not one of peaks's 1 device slot");
+  assert_status(mr_context_reset_peak(NULL, 0, 0), MR_ERR_INVALID_ARGUMENT);
+  expect_message("mr_context_reset_peak: the context is NULL");
+  assert_int_equal(peak_of(ctx, 1), 1024 + 2048);
+  for (int t = 0; t < 3; t++) assert_ok(mr_deallocate(ctx_get_mr(ctx, t), p[t], 1024, 0, NULL));
+  assert_ok(mr_context_reset_peak(ctx, -1, 0));
+  for (int t = 0; t < 3; t++) assert_int_equal(peak_of(ctx, t), 0);
+  mr_context_destroy(ctx);
+}
+
 static void test_print_stats(void **state) {
   static const mr_tag tags[] = {{"temp", "host"}, {"result_buffers", "host"}};
   mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 2};
@@ -969,6 +1042,7 @@ int main(void) {
       cmocka_unit_test(test_config_file_size_limit),
       cmocka_unit_test(test_desc_validation),
       cmocka_unit_test(test_per_tag_statistics),
+      cmocka_unit_test(test_reset_peak),
       cmocka_unit_test(test_print_stats),
       cmocka_unit_test(test_print_stats_escapes_library),
       cmocka_unit_test(test_two_libraries_are_independent),

@@ -532,6 +532,188 @@ static void test_stats_peak_not_above_the_bound(void **state) {
   mri_stats_fini(&st);
 }
 
+/* ---- peak resets ------------------------------------------------------------ */
+
+static mr_stats stats_now(const mri_stats *st) {
+  mr_stats out;
+  mr_stats_init(&out);
+  assert_ok(mri_stats_read(st, &out));
+  return out;
+}
+
+/* One thread: a reset sets the peaks to what is live, and the peaks after
+ * it are exact again, counted from there; the totals are untouched. */
+static void test_stats_reset_single_thread(void **state) {
+  const uint64_t mib = (uint64_t)1 << 20;
+  mri_stats st;
+  assert_ok(mri_stats_init(&st));
+  for (int i = 0; i < 100; i++) mri_stats_on_alloc(&st, 1 << 20); /* publishes */
+  for (int i = 0; i < 90; i++) mri_stats_on_free(&st, 1 << 20);
+  mri_stats_on_fail(&st);
+  mr_stats s = stats_now(&st);
+  assert_int_equal(s.peak_bytes, 100 * mib);
+  assert_int_equal(s.peak_count, 100);
+  mri_stats_reset_peak(&st);
+  s = stats_now(&st);
+  assert_int_equal(s.current_bytes, 10 * mib);
+  assert_int_equal(s.peak_bytes, 10 * mib);
+  assert_int_equal(s.peak_count, 10);
+  assert_int_equal(s.total_bytes, 100 * mib);
+  assert_int_equal(s.total_count, 100);
+  assert_int_equal(s.failed_count, 1);
+  /* Small and large steps after the reset: exact. */
+  mri_stats_on_alloc(&st, 100);
+  mri_stats_on_free(&st, 100);
+  s = stats_now(&st);
+  assert_int_equal(s.peak_bytes, 10 * mib + 100);
+  assert_int_equal(s.peak_count, 11);
+  for (int i = 0; i < 30; i++) mri_stats_on_alloc(&st, 1 << 20);
+  for (int i = 0; i < 30; i++) mri_stats_on_free(&st, 1 << 20);
+  s = stats_now(&st);
+  assert_int_equal(s.peak_bytes, 40 * mib);
+  assert_int_equal(s.peak_count, 40);
+  /* Twice in a row, and with nothing live. */
+  mri_stats_reset_peak(&st);
+  mri_stats_reset_peak(&st);
+  assert_int_equal(stats_now(&st).peak_bytes, 10 * mib);
+  for (int i = 0; i < 10; i++) mri_stats_on_free(&st, 1 << 20);
+  mri_stats_reset_peak(&st);
+  s = stats_now(&st);
+  assert_int_equal(s.peak_bytes, 0);
+  assert_int_equal(s.peak_count, 0);
+  mri_stats_on_alloc(&st, 5);
+  assert_int_equal(stats_now(&st).peak_bytes, 5);
+  mri_stats_on_free(&st, 5);
+  mri_stats_fini(&st);
+}
+
+/* A reset forgets what another thread's view still holds: thread B
+ * allocates 100 MiB (published: B's view starts from 100 MiB), the main
+ * thread frees 90 MiB of it (published), the peak is reset (10 MiB live),
+ * and B allocates 1 MiB. The truth since the reset is 11 MiB. B's view
+ * must not add the 1 MiB to the 100 MiB it last saw, which would show a
+ * peak of 101 MiB the reset should have forgotten. */
+static void *reset_thread_b(void *arg) {
+  peak_steps *p = arg;
+  mri_stats_on_alloc(p->stats, (size_t)100 << 20);
+  steps_move(p, 1);
+  steps_wait(p, 2);
+  mri_stats_on_alloc(p->stats, (size_t)1 << 20);
+  steps_move(p, 3);
+  return NULL;
+}
+
+static void test_stats_reset_forgets_stale_views(void **state) {
+  const uint64_t mib = (uint64_t)1 << 20;
+  mri_stats st;
+  assert_ok(mri_stats_init(&st));
+  peak_steps p = {.stats = &st};
+  pthread_mutex_init(&p.lock, NULL);
+  pthread_cond_init(&p.moved, NULL);
+  pthread_t b;
+  assert_int_equal(pthread_create(&b, NULL, reset_thread_b, &p), 0);
+  steps_wait(&p, 1);
+  mri_stats_on_free(&st, (size_t)90 << 20);
+  mri_stats_reset_peak(&st);
+  mr_stats s = stats_now(&st);
+  assert_int_equal(s.current_bytes, 10 * mib);
+  assert_int_equal(s.peak_bytes, 10 * mib);
+  assert_int_equal(s.peak_count, 0); /* one block, one free: counted as none live */
+  steps_move(&p, 2);
+  steps_wait(&p, 3);
+  pthread_join(b, NULL);
+  s = stats_now(&st);
+  assert_int_equal(s.current_bytes, 11 * mib);
+  /* The bound of stats.h, counted from the reset: two threads. */
+  assert_true(s.peak_bytes >= 11 * mib);
+  assert_true(s.peak_bytes <= 11 * mib + 2 * 16 * mib);
+  assert_true(s.peak_count <= 1 + 2 * 256);
+  mri_stats_on_free(&st, (size_t)11 << 20);
+  pthread_cond_destroy(&p.moved);
+  pthread_mutex_destroy(&p.lock);
+  mri_stats_fini(&st);
+}
+
+/* Resets while threads allocate: nothing is lost from the totals, a read
+ * never shows a peak below what is live, and once all is quiet a reset
+ * gives exactly what is live. */
+typedef struct reset_race {
+  mri_stats *stats;
+  _Atomic int running;
+  _Atomic long resets;
+} reset_race;
+
+static void *keep_resetting(void *arg) {
+  reset_race *r = arg;
+  while (atomic_load(&r->running)) {
+    mri_stats_reset_peak(r->stats);
+    /* Each worker holds at most 2 blocks of at most 1000 bytes at once:
+     * the bound of stats.h (16 MiB and 256 per thread) on top. */
+    mr_stats s = stats_now(r->stats);
+    assert_true(s.peak_count <= 6 * 2 + 7 * 256);
+    assert_true(s.peak_bytes <= 6 * 2000 + 7 * ((uint64_t)16 << 20));
+    atomic_fetch_add(&r->resets, 1);
+  }
+  return NULL;
+}
+
+static void test_stats_reset_while_allocating(void **state) {
+  enum { THREADS = 6, N = 40000 };
+  mri_stats st;
+  assert_ok(mri_stats_init(&st));
+  reset_race r = {.stats = &st, .running = 1};
+  pthread_t resetter, threads[THREADS];
+  assert_int_equal(pthread_create(&resetter, NULL, keep_resetting, &r), 0);
+  stats_worker w = {&st, N};
+  for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, stats_hammer, &w);
+  for (int i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
+  atomic_store(&r.running, 0);
+  pthread_join(resetter, NULL);
+  assert_true(atomic_load(&r.resets) > 0);
+  uint64_t per_thread = 0;
+  for (int i = 0; i < N; i++) per_thread += (uint64_t)(i % 1000) + 1;
+  mr_stats s = stats_now(&st);
+  assert_int_equal(s.current_bytes, THREADS * 8);
+  assert_int_equal(s.current_count, THREADS);
+  assert_int_equal(s.total_bytes, THREADS * (per_thread + 8));
+  assert_int_equal(s.total_count, THREADS * (N + 1ull));
+  assert_true(s.peak_bytes >= s.current_bytes);
+  mri_stats_reset_peak(&st);
+  s = stats_now(&st);
+  assert_int_equal(s.peak_bytes, THREADS * 8);
+  assert_int_equal(s.peak_count, THREADS);
+  mri_stats_fini(&st);
+}
+
+/* Exact peaks: a reset sets them to what is live. */
+static void test_stats_reset_exact(void **state) {
+  mri_stats st;
+  assert_ok(mri_stats_init(&st));
+  assert_ok(mri_stats_keep_exact_peaks(&st));
+  mri_stats_on_alloc(&st, 1000);
+  mri_stats_exact_on_alloc(&st, 1000);
+  mri_stats_on_alloc(&st, 24);
+  mri_stats_exact_on_alloc(&st, 24);
+  mri_stats_on_free(&st, 1000);
+  mri_stats_exact_on_free(&st, 1000);
+  mr_stats s = stats_now(&st);
+  assert_int_equal(s.peak_bytes, 1024);
+  assert_int_equal(s.peak_count, 2);
+  mri_stats_reset_peak(&st);
+  s = stats_now(&st);
+  assert_int_equal(s.peak_bytes, 24);
+  assert_int_equal(s.peak_count, 1);
+  assert_int_equal(s.total_bytes, 1024);
+  mri_stats_on_alloc(&st, 8);
+  mri_stats_exact_on_alloc(&st, 8);
+  mri_stats_on_free(&st, 8);
+  mri_stats_exact_on_free(&st, 8);
+  assert_int_equal(stats_now(&st).peak_bytes, 32);
+  mri_stats_on_free(&st, 24);
+  mri_stats_exact_on_free(&st, 24);
+  mri_stats_fini(&st);
+}
+
 static void test_stats_json_and_add(void **state) {
   mr_stats a, b;
   mr_stats_init(&a);
@@ -663,6 +845,10 @@ int main(void) {
       cmocka_unit_test(test_stats_single_thread),
       cmocka_unit_test(test_stats_threads),
       cmocka_unit_test(test_stats_peak_not_above_the_bound),
+      cmocka_unit_test(test_stats_reset_single_thread),
+      cmocka_unit_test(test_stats_reset_forgets_stale_views),
+      cmocka_unit_test(test_stats_reset_while_allocating),
+      cmocka_unit_test(test_stats_reset_exact),
       cmocka_unit_test(test_stats_json_and_add),
       cmocka_unit_test(test_ptrmap_against_reference),
       cmocka_unit_test(test_thread_slots),

@@ -441,6 +441,82 @@ static void test_pool_resource_info_errors(void **state) {
   mr_resource_release(mr);
 }
 
+/* The driver pools' high-water marks reset to what they hold now: through
+ * a pool-backed resource (following the device's current pool) and by
+ * which pool. */
+static mr_pool_info pool_info_of(mr_driver_pool which, int device) {
+  mr_pool_info info = {.size = sizeof info};
+  assert_ok(mr_driver_pool_get_info(which, device, &info));
+  return info;
+}
+
+static void test_pool_reset_peak(void **state) {
+  mr_resource *mr = create_case("device", 1);
+  void *a = allocate(mr, 3000), *b = allocate(mr, 5000);
+  assert_ok(mr_deallocate(mr, b, 5000, 0, NULL));
+  mr_pool_info info = pool_info_of(MR_DRIVER_POOL_DEVICE_DEFAULT, 1);
+  assert_int_equal(info.used_bytes, 3000);
+  assert_int_equal(info.used_high, 8000);
+  assert_int_equal(info.reserved_high, 8000);
+  assert_ok(mr_pool_resource_reset_peak(mr));
+  info = pool_info_of(MR_DRIVER_POOL_DEVICE_DEFAULT, 1);
+  assert_int_equal(info.used_high, 3000);
+  assert_int_equal(info.reserved_high, info.reserved_bytes);
+  assert_int_equal(info.used_bytes, 3000); /* only the marks change */
+  b = allocate(mr, 1000);
+  assert_ok(mr_deallocate(mr, b, 1000, 0, NULL));
+  assert_int_equal(pool_info_of(MR_DRIVER_POOL_DEVICE_DEFAULT, 1).used_high, 4000);
+  /* By which pool: the device's current one is the default here. */
+  assert_ok(mr_driver_pool_reset_peak(MR_DRIVER_POOL_DEVICE_CURRENT, 1));
+  assert_int_equal(pool_info_of(MR_DRIVER_POOL_DEVICE_DEFAULT, 1).used_high, 3000);
+  /* An application pool made current: the resource follows it. */
+  CUmemoryPool app = create_app_pool(1);
+  set_current_device_pool(1, app);
+  b = allocate(mr, 7000);
+  assert_ok(mr_deallocate(mr, b, 7000, 0, NULL));
+  assert_int_equal(pool_info_of(MR_DRIVER_POOL_DEVICE_CURRENT, 1).used_high, 7000);
+  assert_ok(mr_pool_resource_reset_peak(mr));
+  assert_int_equal(pool_info_of(MR_DRIVER_POOL_DEVICE_CURRENT, 1).used_high, 0);
+  set_current_device_pool(1, fake_default_pool(MR_POOL_DEVICE, 1));
+  assert_int_equal(fake_cu()->cuMemPoolDestroy(app), CUDA_SUCCESS);
+  /* Pinned and managed default pools. */
+  for (int kind = 0; kind < 2; kind++) {
+    mr_resource *host_side = create_case(kind == 0 ? "pinned" : "managed", 0);
+    mr_driver_pool which =
+        kind == 0 ? MR_DRIVER_POOL_PINNED_DEFAULT : MR_DRIVER_POOL_MANAGED_DEFAULT;
+    b = allocate(host_side, 4096);
+    assert_ok(mr_deallocate(host_side, b, 4096, 0, NULL));
+    assert_int_equal(pool_info_of(which, 0).used_high, 4096);
+    assert_ok(mr_driver_pool_reset_peak(which, 0));
+    assert_int_equal(pool_info_of(which, 0).used_high, 0);
+    mr_resource_release(host_side);
+  }
+
+  /* Errors. */
+  mr_resource *host = NULL;
+  assert_ok(mr_host_resource_create(&host));
+  assert_status(mr_pool_resource_reset_peak(host), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("mr_pool_resource_reset_peak: host is not allocated from a driver pool");
+  mr_resource_release(host);
+  assert_status(mr_pool_resource_reset_peak(NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_driver_pool_reset_peak((mr_driver_pool)9, 0), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("mr_driver_pool_reset_peak: unknown pool 9");
+  assert_status(mr_driver_pool_reset_peak(MR_DRIVER_POOL_DEVICE_DEFAULT, 5), MR_ERR_NO_DEVICE);
+  assert_status(mr_driver_pool_reset_peak(MR_DRIVER_POOL_DEVICE_DEFAULT, -1), MR_ERR_NO_DEVICE);
+  fake_cuda_fail("cuMemPoolSetAttribute", 1, 1, CUDA_ERROR_UNKNOWN);
+  assert_status(mr_pool_resource_reset_peak(mr), MR_ERR_DRIVER);
+  assert_error_contains("resetting the reserved high-water mark of a device pool");
+  assert_error_contains("CUDA_ERROR_UNKNOWN");
+  fake_cuda_fail("cuMemPoolSetAttribute", 2, 1, CUDA_ERROR_UNKNOWN);
+  assert_status(mr_driver_pool_reset_peak(MR_DRIVER_POOL_DEVICE_DEFAULT, 1), MR_ERR_DRIVER);
+  assert_error_contains("resetting the used high-water mark of a device pool");
+  fake_cuda_fail("cuMemGetMemPool", 1, 1, CUDA_ERROR_UNKNOWN);
+  assert_status(mr_pool_resource_reset_peak(mr), MR_ERR_DRIVER);
+  assert_error_contains("cuMemGetMemPool(device 1)");
+  assert_ok(mr_deallocate(mr, a, 3000, 0, NULL));
+  mr_resource_release(mr);
+}
+
 typedef struct current_device_report {
   int before, after_bind;
 } current_device_report;
@@ -464,6 +540,7 @@ static void test_current_device(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_pool_reset_peak, fake_teardown),
       cmocka_unit_test_teardown(test_default_pool_threshold_raised_at_first_use, fake_teardown),
       cmocka_unit_test_teardown(test_default_pool_threshold_set_by_application_is_kept,
                                 fake_teardown),
