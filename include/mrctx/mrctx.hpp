@@ -11,15 +11,17 @@
  * Both exceptions carry the mr_status and the thread's mr_last_error() as
  * it was when the call failed.
  *
- * With CCCL's memory resources enabled (define
- * LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE before including any CCCL
- * header, as CCCL 3.0 in CUDA 13.0 requires for cuda::mr), this header also
- * defines mrctx::cccl_resource<Properties...>: a resource_ref as a
- * cuda::mr::resource and cuda::mr::async_resource, for APIs that take a CCCL
- * memory resource. It is written for CCCL 3.0's concepts; CCCL 3.1 renamed
- * them (NVIDIA/cccl#5313), so other versions stop with an #error: define
- * MRCTX_NO_CCCL there to use the rest of this header. docs/cpp.md has the
- * whole story.
+ * Where CCCL's memory resources are in use, this header also defines
+ * mrctx::cccl_resource<Properties...>: a resource_ref as a CCCL memory
+ * resource, for APIs that take one (CUB, Thrust, rmm, cudf). It speaks both
+ * of CCCL's spellings of cuda::mr, chosen by CCCL's version macros: CCCL 3.0
+ * (CUDA 13.0; allocate_async with the stream last) and CCCL 3.1 to 3.x
+ * (CUDA 13.1 on, current rmm; allocate with the stream first, allocate_sync;
+ * NVIDIA/cccl#5313). It is defined when MRCTX_WITH_CCCL or
+ * LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE (which CCCL 3.0 needs) is
+ * defined, or when a CCCL 3.1+ header was included before this one; another
+ * CCCL version asked for is an #error, and MRCTX_NO_CCCL turns it all off.
+ * docs/cpp.md has the whole story.
  *
  * Nothing here adds state or locks to the C objects: a resource_ref is a
  * pointer, a context a handle, and what the C API says about threads, stream
@@ -362,14 +364,65 @@ private:
 
 } // namespace mrctx
 
-#if defined(LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE) && !defined(MRCTX_NO_CCCL)
+#endif // MRCTX_MRCTX_HPP
+
+// ---- CCCL memory resources (docs/cpp.md, "CCCL memory resources") ---------
+//
+// Outside the include guard on purpose: a translation unit that included
+// this header before any CCCL header gets the adaptor by including it again
+// after them. Defined when MRCTX_NO_CCCL is not, and
+//   - MRCTX_WITH_CCCL or LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE is
+//     defined: asked for, so a CCCL this header does not know, or one it
+//     cannot use as configured, is an #error; or
+//   - a CCCL 3.1 or later 3.x header was included before this one
+//     (CCCL_MAJOR_VERSION is defined) and the toolkit's headers, which
+//     cuda::mr needs, are on the include path: code that already uses CCCL's
+//     resources gets the adaptor without asking. Any other CCCL found this
+//     way is left alone, as before.
+// Nothing here includes a CUDA header for code that did none of this.
+#if !defined(MRCTX_NO_CCCL) && !defined(MRCTX_HAS_CCCL_RESOURCE)
+#if defined(MRCTX_WITH_CCCL) || defined(LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE)
+#define MRCTX_DETAIL_CCCL_WANTED 1
+#elif defined(CCCL_MAJOR_VERSION) && defined(CCCL_MINOR_VERSION)
+#if CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION >= 1
+#if defined(__CUDACC__) || __has_include(<cuda_runtime_api.h>)
+#define MRCTX_DETAIL_CCCL_WANTED 1
+#endif
+#endif
+#endif
+#endif
+
+#ifdef MRCTX_DETAIL_CCCL_WANTED
+#undef MRCTX_DETAIL_CCCL_WANTED
+
+#if !defined(__CUDACC__) && !__has_include(<cuda_runtime_api.h>)
+#error "mrctx::cccl_resource: CCCL's cuda::mr needs the CUDA toolkit's headers (cuda_runtime_api.h) on the include path; define MRCTX_NO_CCCL to do without it"
+#endif
+
+#include <cuda/version>
+
+// Which of CCCL's two spellings of cuda::mr this is (docs/cpp.md):
+//   300  CCCL 3.0 (CUDA 13.0): allocate/deallocate are synchronous,
+//        allocate_async/deallocate_async take the stream last
+//   301  CCCL 3.1 to 3.x (CUDA 13.1 on, current rmm and cudf):
+//        allocate/deallocate take the stream first,
+//        allocate_sync/deallocate_sync are synchronous (NVIDIA/cccl#5313)
+#if CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION == 0
+#ifndef LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE
+#error "mrctx::cccl_resource: CCCL 3.0 (CUDA 13.0) defines cuda::mr only with LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE defined before any CCCL header (on the command line); or define MRCTX_NO_CCCL to do without it"
+#endif
+#define MRCTX_CCCL_SPELLING 300
+#elif CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION >= 1
+#define MRCTX_CCCL_SPELLING 301
+#else
+#error "mrctx::cccl_resource is written for CCCL 3.0 (CUDA 13.0) and CCCL 3.1 to 3.x, and this CCCL is neither; define MRCTX_NO_CCCL to do without it"
+#endif
 
 #include <cuda/memory_resource>
 #include <cuda/stream_ref>
 
-#if CCCL_MAJOR_VERSION != 3 || CCCL_MINOR_VERSION != 0
-#error "mrctx::cccl_resource is written for CCCL 3.0's cuda::mr (CUDA 13.0); define MRCTX_NO_CCCL to do without it"
-#endif
+// Defined once the adaptor is: code may test it.
+#define MRCTX_HAS_CCCL_RESOURCE 1
 
 namespace mrctx {
 
@@ -380,19 +433,25 @@ constexpr bool has_property_v = std::disjunction<std::is_same<Property, Properti
 
 } // namespace detail
 
-// An mrctx resource as a CCCL memory resource: cuda::mr::resource and
-// cuda::mr::async_resource, with the accessibility `Properties`
-// (cuda::mr::device_accessible, cuda::mr::host_accessible or both), so it
-// converts to cuda::mr::async_resource_ref<cuda::mr::device_accessible> and
-// the like. CCCL's properties are types, fixed at compile time, while an
-// mrctx resource's accessibility is known when it is resolved, so the
-// constructor checks it: a host tag cannot become a device_accessible
-// resource. Use the aliases below.
+// An mrctx resource as a CCCL memory resource, with the accessibility
+// `Properties` (cuda::mr::device_accessible, cuda::mr::host_accessible or
+// both), so it converts to CCCL's resource references of those properties:
+//   CCCL 3.0:  cuda::mr::resource and cuda::mr::async_resource;
+//              cuda::mr::resource_ref<P...>, cuda::mr::async_resource_ref<P...>
+//   CCCL 3.1+: cuda::mr::synchronous_resource and cuda::mr::resource;
+//              cuda::mr::synchronous_resource_ref<P...>,
+//              cuda::mr::resource_ref<P...>, cuda::mr::any_resource<P...>
+//              (rmm::device_async_resource_ref, rmm::device_buffer's mr)
+// CCCL's properties are types, fixed at compile time, while an mrctx
+// resource's accessibility is known when it is resolved, so the constructor
+// checks it: a host tag cannot become a device_accessible resource. Use the
+// aliases below.
 //
 // It borrows the resource (a resource_ref): the context must outlive it and
-// every copy. Copies compare equal when they wrap the same mrctx resource,
-// so memory from one may be freed through another. As thread-safe as the
-// resource (every built-in one is).
+// every copy, including the copies CCCL's any_resource and rmm keep. Copies
+// compare equal when they wrap the same mrctx resource, so memory from one
+// may be freed through another. As thread-safe as the resource (every
+// built-in one is).
 template <class... Properties>
 class cccl_resource {
   static_assert(sizeof...(Properties) > 0 &&
@@ -415,6 +474,7 @@ public:
                            mr.describe(), mr_memory_kind_name(props.kind), missing));
   }
 
+#if MRCTX_CCCL_SPELLING == 300
   // Memory usable by anyone on return (mr_allocate_sync). Throws
   // mrctx::bad_alloc.
   void *allocate(std::size_t bytes, std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) {
@@ -438,6 +498,34 @@ public:
   void deallocate_async(void *ptr, std::size_t bytes, std::size_t alignment, cuda::stream_ref stream) noexcept {
     static_cast<void>(mr_deallocate(mr_.get(), ptr, bytes, alignment, stream.get()));
   }
+#else
+  // Stream-ordered on `stream` (mr_allocate). Throws mrctx::bad_alloc.
+  void *allocate(cuda::stream_ref stream, std::size_t bytes,
+                 std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) {
+    return mr_.allocate(bytes, alignment, stream.get());
+  }
+
+  // Stream-ordered on `stream` (mr_deallocate). CCCL calls deallocate as
+  // noexcept, so a failure (a size or alignment other than the
+  // allocation's) is not thrown: mr_last_error() keeps it.
+  void deallocate(cuda::stream_ref stream, void *ptr, std::size_t bytes,
+                  std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) noexcept {
+    static_cast<void>(mr_deallocate(mr_.get(), ptr, bytes, alignment, stream.get()));
+  }
+
+  // Memory usable by anyone on return (mr_allocate_sync). Throws
+  // mrctx::bad_alloc.
+  void *allocate_sync(std::size_t bytes, std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) {
+    return mr_.allocate_sync(bytes, alignment);
+  }
+
+  // Freed after all prior work (mr_deallocate_sync). Not thrown, as
+  // deallocate.
+  void deallocate_sync(void *ptr, std::size_t bytes,
+                       std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) noexcept {
+    static_cast<void>(mr_deallocate_sync(mr_.get(), ptr, bytes, alignment));
+  }
+#endif
 
   resource_ref ref() const noexcept { return mr_; }
 
@@ -461,6 +549,4 @@ using host_device_accessible_resource = cccl_resource<cuda::mr::host_accessible,
 
 } // namespace mrctx
 
-#endif // LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE && !MRCTX_NO_CCCL
-
-#endif // MRCTX_MRCTX_HPP
+#endif // MRCTX_DETAIL_CCCL_WANTED
