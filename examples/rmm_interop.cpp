@@ -17,10 +17,11 @@
  *     $(pkg-config --libs mrctx)
  *   ./rmm_interop            # exit 77 without a GPU
  *
- * rmm 25.12 to 26.04 (CCCL 3.1 and 3.2) take an rmm::device_async_resource_ref
- * where 26.06 takes a cuda::mr::any_resource: the buffers compile as they
- * are, but refer to the adaptor object, which must then outlive them, and
- * rmm's current resource is set with set_current_device_resource_ref.
+ * rmm 25.12 to 26.04 (on CCCL 3.1 to 3.3) take an
+ * rmm::device_async_resource_ref where 26.06 takes a cuda::mr::any_resource:
+ * the buffers compile as they are, but refer to the adaptor object, which
+ * must then outlive them, and rmm's current resource is set with
+ * set_current_device_resource_ref.
  */
 #include <cstddef>
 #include <cstdio>
