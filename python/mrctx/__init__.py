@@ -44,9 +44,12 @@ from ._context import (
     driver_pool_info,
     driver_version,
     last_error,
+    reset_driver_pool_peak,
     resolve,
     version,
 )
+from ._scopes import Scope, ScopeRecord, ScopeStats, profiler
+from .buffer import Buffer
 from ._errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -70,6 +73,7 @@ from ._snapshot import read_snapshot, snapshot, snapshot_json, snapshot_text, wr
 __all__ = [
     "ArgumentError",
     "ArgumentTypeError",
+    "Buffer",
     "ClosedError",
     "ConfigError",
     "Context",
@@ -84,6 +88,9 @@ __all__ = [
     "OutOfMemoryError",
     "Props",
     "Resource",
+    "Scope",
+    "ScopeRecord",
+    "ScopeStats",
     "Source",
     "StateError",
     "TagError",
@@ -94,7 +101,9 @@ __all__ = [
     "driver_version",
     "last_error",
     "library_path",
+    "profiler",
     "read_snapshot",
+    "reset_driver_pool_peak",
     "resolve",
     "snapshot",
     "snapshot_json",

@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Iterable, Mapping, Optional, Union
 
-from . import _check, _lib
+from . import _check, _lib, _scopes
 from ._errors import ClosedError, TagError, error_for
 from ._lib import sized, text
 
@@ -95,6 +95,21 @@ def driver_pool_info(which: str = "device", device: int = 0) -> dict[str, int | 
     _ok(_lib.lib().mr_driver_pool_get_info(DRIVER_POOLS[which], device, ctypes.byref(info)),
            f"mrctx: driver pool {which!r} of device {device}: ")
     return _pool_info_dict(info)
+
+
+def reset_driver_pool_peak(which: str = "device", device: int = 0) -> None:
+    """Set the high-water marks (``reserved_high``, ``used_high`` of
+    driver_pool_info) of one of the driver's pools to what it holds and
+    hands out now. The pools are the process's: every reader of the marks
+    sees the reset."""
+    if not isinstance(which, str):
+        raise _check._type_error("reset_driver_pool_peak", "which", "a str", which)
+    if which not in DRIVER_POOLS:
+        raise _check.ArgumentError(f"mrctx: reset_driver_pool_peak: which={which!r} is not one "
+                                   f"of {sorted(DRIVER_POOLS)}")
+    device = _check.device("reset_driver_pool_peak", "device", device, lowest=-1)
+    _ok(_lib.lib().mr_driver_pool_reset_peak(DRIVER_POOLS[which], device),
+        f"mrctx: driver pool {which!r} of device {device}: ")
 
 
 @dataclass(frozen=True)
@@ -279,6 +294,25 @@ class Resource:
         raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
                         f"mrctx: {self._what}: {self.describe()} allocates from no driver pool")
 
+    def reset_pool_peak(self) -> None:
+        """Reset the high-water marks of the driver pool this resource
+        allocates from now (the pool pool_info() reads) to what the pool
+        holds and hands out now; see reset_driver_pool_peak.
+        InvalidArgumentError if it allocates from no driver pool."""
+        library = _lib.lib()
+        mr = self.handle
+        info = sized(_lib.PoolInfo)
+        while mr:
+            if library.mr_pool_resource_get_info(mr, ctypes.byref(info)) == 0:
+                status = library.mr_pool_resource_reset_peak(mr)
+                if status != 0:
+                    self._fail(status)
+                return
+            mr = library.mr_resource_upstream(mr)
+        library.mr_clear_error()
+        raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
+                        f"mrctx: {self._what}: {self.describe()} allocates from no driver pool")
+
     def cache_stats(self) -> dict[str, int]:
         """The counters of the first cache down this resource's chain
         (mr_cache_resource_get_stats; a context wraps its tags in statistics
@@ -446,6 +480,7 @@ class Context:
         _ok(_lib.lib().mr_context_create(ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle.value
         self._device_count = int(_lib.lib().mr_context_device_count(self._handle))
+        self._scopes = _scopes.Scopes(self)
 
     # ---- lifetime -----------------------------------------------------------
 
@@ -585,11 +620,114 @@ class Context:
 
     # ---- statistics ---------------------------------------------------------
 
-    def _stats(self, index: int, device: int) -> dict[str, int]:
+    def _raw_stats(self, index: int, device: int) -> dict[str, int]:
+        """The C library's statistics of one tag on one device (or -1)."""
         stats = sized(_lib.Stats)
         _ok(_lib.lib().mr_context_get_stats(self.handle, index, device, ctypes.byref(stats)),
                f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
         return {field: int(getattr(stats, field)) for field in _lib.STATS_FIELDS}
+
+    def _raw_reset_peak(self, index: int, device: int) -> None:
+        _ok(_lib.lib().mr_context_reset_peak(self.handle, index, device),
+            f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
+
+    def _stats(self, index: int, device: int) -> dict[str, int]:
+        """As _raw_stats, with the peaks that scopes' resets took away
+        (summed over devices for -1, as the C library sums them)."""
+        if not self._scopes.has_floors():
+            return self._raw_stats(index, device)
+        devices = range(self._device_count) if device == -1 else [device]
+        total = dict.fromkeys(_lib.STATS_FIELDS, 0)
+        for d in devices:
+            one = self._scopes.adjusted((index, d), self._raw_stats(index, d))
+            for field in _lib.STATS_FIELDS:
+                total[field] += one[field]
+        return total
+
+    def _slots(self, who: str, tag: object, device: object) -> list[tuple[int, int]]:
+        """The (tag, device) pairs ``tag`` (None: every tag; a name, an
+        index, or a list of them) and ``device`` (-1: every device) name."""
+        self.handle
+        if tag is None:
+            indices = list(range(len(self._tags)))
+        elif isinstance(tag, (list, tuple, set, frozenset)):
+            indices = list(dict.fromkeys(self.tag_index(t) for t in tag))
+            if not indices:
+                raise TagError(f"mrctx: {who}: library {self._library!r}: no tag given "
+                               "(None means every tag)")
+        else:
+            indices = [self.tag_index(tag)]
+        device = _check.integer(who, "device", device)
+        if device == -1:
+            devices = list(range(self._device_count))
+        else:
+            devices = [self._device(device, who)]
+        return [(index, d) for index in indices for d in devices]
+
+    def reset_peak(self, tag: Optional[Union[TagKey, Iterable[TagKey]]] = None,
+                   device: int = -1) -> None:
+        """Set the peaks (``peak_bytes``, ``peak_count``) of ``tag`` (None:
+        every tag; or a list of tags) on ``device`` (-1: every device) to
+        what is live now, so that stats() says the most held at once from
+        here on: reset, run one step, read ``stats(tag)["peak_bytes"]``, as
+        ``torch.cuda.reset_peak_memory_stats`` is used. Current, total and
+        failed counts are untouched. Safe while other threads allocate
+        (mr_context_reset_peak); open scopes keep their own peaks."""
+        self._scopes.reset_peak(self._slots("Context.reset_peak", tag, device))
+
+    # ---- scopes -------------------------------------------------------------
+
+    def scope(self, name: str, tags: Optional[Union[TagKey, Iterable[TagKey]]] = None
+              ) -> _scopes.Scope:
+        """``with ctx.scope("forward") as s:`` measures the block: what
+        ``tags`` (None: every tag; a tag or a list of tags) allocated in it
+        on every device, net and in all, how many allocations, and its peak
+        -- the most held at once above what was held at its entry.
+        ``s.result`` is then a ScopeStats, and the run is added to the
+        scope's record under ``name`` (scope_records(), scope_report()).
+
+        Scopes nest, and may be open on several threads at once; each
+        counts every allocation its tags see meanwhile, from any thread,
+        as the tags' statistics do. A scope resets its tags' peaks at entry
+        (mr_context_reset_peak); what the reset takes away is kept for the
+        scopes around it and for stats(), so neither loses a peak. Other
+        readers of the C statistics (mr_context_print_stats, snapshots)
+        show the peaks since the latest entry."""
+        name = _scopes.scope_name("Context.scope", name)
+        return _scopes.Scope(self._scopes, name, self._slots("Context.scope", tags, -1))
+
+    def profile(self, name: Union[str, Any, None] = None,
+                tags: Optional[Union[TagKey, Iterable[TagKey]]] = None) -> Any:
+        """A decorator that runs each call of a function in a scope:
+        ``@ctx.profile`` (named after the function), ``@ctx.profile("name")``
+        or ``@ctx.profile(tags=["temp"])``. See scope()."""
+        if tags is not None:
+            self._slots("Context.profile", tags, -1)  # checked now, not at the first call
+        return _scopes.decorator(lambda label: self.scope(label, tags), name, "Context.profile")
+
+    def scope_records(self) -> dict[str, _scopes.ScopeRecord]:
+        """Every scope name run so far and its ScopeRecord: calls, bytes
+        and allocations added up, the largest peak of a run."""
+        return self._scopes.records()
+
+    def scope_report(self, ordered_by: str = "peak_bytes") -> str:
+        """The table of scope_records(), most first by ``ordered_by``
+        ("peak_bytes", "allocated_bytes", "allocations", "calls",
+        "net_bytes", or "name" for A to Z)."""
+        if not isinstance(ordered_by, str):
+            raise _check._type_error("Context.scope_report", "ordered_by", "a str", ordered_by)
+        return _scopes.report(self._library, self._scopes.records(), ordered_by)
+
+    def print_scopes(self, file: Optional[IO[str]] = None, ordered_by: str = "peak_bytes") -> None:
+        """Print scope_report() (to stdout by default); at the end of a
+        program: ``atexit.register(ctx.print_scopes)``."""
+        out = sys.stdout if file is None else _check.has_write("Context.print_scopes", "file",
+                                                               file)
+        out.write(self.scope_report(ordered_by))
+
+    def clear_scopes(self) -> None:
+        """Forget the records of finished scopes (open ones go on)."""
+        self._scopes.clear()
 
     def stats(self, tag: Optional[TagKey] = None, device: int = -1) -> dict:
         """Per-tag statistics: for one tag ``{"current_bytes": ..., "peak_bytes":

@@ -276,3 +276,26 @@ def test_workload_line_has_counters():
         else:
             assert line["alloc_calls_per_step"] == line["allocs_per_step"]
             assert line["allocator_ms_per_step"] > 0
+
+
+def test_batch_size_search_with_reset_peak():
+    """Issue 23: a batch-size search under mrctx.torch.use, reading the
+    tag's peak after ctx.reset_peak() (examples/batch_size_search.py
+    --check: each larger batch peaks higher, the smallest batch run again
+    after the largest peaks as it did the first time, the scope's peak is
+    the tag's above what it held at entry, and the driver pool's mark
+    resets too)."""
+    import os
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                          "examples", "batch_size_search.py")
+    env = dict(os.environ)
+    env.pop("MRCTX_CUDA_DRIVER", None)
+    for spec in ("memory=cache(device)", "memory=device", "memory=stats(cache(device), peak=exact)"):
+        done = subprocess.run([sys.executable, script, "--check", "--width", "1024", "--first",
+                               "32", "--last", "8192", "--budget", "64GiB"],
+                              env=dict(env, SEARCH_MEMORY=spec), capture_output=True, text=True,
+                              timeout=300)
+        print(spec, done.stdout[-3000:], done.stderr[-3000:])
+        assert done.returncode == 0 and done.stdout.rstrip().endswith("PASS"), spec
