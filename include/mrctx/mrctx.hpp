@@ -5,6 +5,7 @@
  *                       ctx_get_mr(ctx, TAG) as a resource_ref
  *   mrctx::resource_ref a borrowed mr_resource* (copyable, never NULL)
  *   mrctx::resource     an owned reference to an mr_resource (copy retains)
+ *   mrctx::buffer       memory that frees itself on its stream (move-only)
  *   mrctx::bad_alloc    what a failing allocation throws (a std::bad_alloc)
  *   mrctx::error        what any other failing call throws
  *
@@ -360,6 +361,103 @@ private:
   }
 
   mr_context *ctx_ = nullptr;
+};
+
+// Memory that knows its size, alignment, stream and resource, as
+// rmm::device_buffer does: allocated stream-ordered when constructed, freed
+// on its stream when destroyed or reset(), move-only. It holds its own
+// reference to the resource, so it may outlive the context or resource it
+// came from. It never copies memory (use cudaMemcpyAsync on data()).
+//
+//   mrctx::buffer scratch(ctx.get(TEMP), n, stream);
+//   kernel<<<grid, block, 0, stream>>>(scratch.data_as<float>(), n / 4);
+//   // freed on `stream` at the end of the scope
+class buffer {
+public:
+  // No memory: data() nullptr, size() 0.
+  buffer() noexcept = default;
+
+  // `bytes` from `mr` on `stream` (alignment 0: 256 bytes), usable by work
+  // ordered after this on `stream`. Size 0 holds no memory. Throws
+  // mrctx::bad_alloc, as resource_ref::allocate.
+  buffer(resource_ref mr, std::size_t bytes, mr_stream stream, std::size_t alignment = 0)
+      : mr_(mr), size_(bytes), alignment_(alignment), stream_(stream) {
+    data_ = mr_.allocate(bytes, alignment, stream);
+  }
+
+  // The same from the C handle. Throws mrctx::error for NULL.
+  buffer(mr_resource *mr, std::size_t bytes, mr_stream stream, std::size_t alignment = 0)
+      : buffer(resource_ref(mr), bytes, stream, alignment) {}
+
+  buffer(const buffer &) = delete;
+  buffer &operator=(const buffer &) = delete;
+
+  // Takes the memory over; `other` is left empty.
+  buffer(buffer &&other) noexcept
+      : mr_(std::move(other.mr_)), data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)), alignment_(std::exchange(other.alignment_, 0)),
+        stream_(std::exchange(other.stream_, nullptr)) {}
+
+  // Frees what this buffer held (as the destructor does), then takes
+  // `other`'s memory over.
+  buffer &operator=(buffer &&other) noexcept {
+    if (this != &other) {
+      free_quietly();
+      mr_ = std::move(other.mr_);
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      alignment_ = std::exchange(other.alignment_, 0);
+      stream_ = std::exchange(other.stream_, nullptr);
+    }
+    return *this;
+  }
+
+  // Freed on its stream. A destructor cannot throw: a free the resource
+  // refuses leaves its message in mr_last_error() (call reset() to see it
+  // thrown).
+  ~buffer() { free_quietly(); }
+
+  void *data() const noexcept { return data_; }
+  template <class T>
+  T *data_as() const noexcept {
+    return static_cast<T *>(data_);
+  }
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t alignment() const noexcept { return alignment_; }
+  // The stream it was allocated on and is freed on.
+  mr_stream stream() const noexcept { return stream_; }
+
+  // Free on `stream` instead: the caller has ordered it after the memory's
+  // last use on the old stream (an event, a synchronize).
+  void set_stream(mr_stream stream) noexcept { stream_ = stream; }
+
+  // The resource it came from. Throws mrctx::error for an empty buffer.
+  resource_ref get_resource() const { return mr_.ref(); }
+
+  // Free now, on its stream; the buffer is then empty. Throws mrctx::error
+  // if the resource refuses the free (empty all the same: the memory is
+  // never freed twice).
+  void reset() {
+    resource mr = std::move(mr_);
+    void *data = std::exchange(data_, nullptr);
+    std::size_t bytes = std::exchange(size_, 0);
+    if (mr) mr.deallocate(data, bytes, std::exchange(alignment_, 0), std::exchange(stream_, nullptr));
+  }
+
+private:
+  void free_quietly() noexcept {
+    if (mr_) static_cast<void>(mr_deallocate(mr_.get(), data_, size_, alignment_, stream_));
+    mr_ = resource();
+    data_ = nullptr;
+    size_ = 0;
+  }
+
+  resource mr_;
+  void *data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t alignment_ = 0;
+  mr_stream stream_ = nullptr;
 };
 
 } // namespace mrctx

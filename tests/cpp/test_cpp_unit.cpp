@@ -331,6 +331,93 @@ void test_resource_outlives_context(void **) {
   assert_string_equal(kept.describe(), "host");
 }
 
+// docs/cpp.md quotes this function, word for word.
+std::size_t sum_of_squares(const mrctx::context &ctx, std::size_t n, mr_stream stream) {
+  // Scratch from the "temp" tag, freed on `stream` when it goes out of scope.
+  mrctx::buffer scratch(ctx.get(tags::temp), n * sizeof(std::size_t), stream);
+  std::size_t *v = scratch.data_as<std::size_t>();
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < n; i++) {
+    v[i] = i * i;
+    total += v[i];
+  }
+  return total;
+}
+
+void test_buffer(void **) {
+  mrctx::context ctx(test_desc());
+  assert_int_equal(sum_of_squares(ctx, 10, nullptr), 285);
+  mr_stats s = ctx.stats(tags::temp);
+  assert_int_equal(s.current_bytes, 0); // freed at the end of its scope
+  assert_int_equal(s.total_bytes, 10 * sizeof(std::size_t));
+
+  mr_stream stream = reinterpret_cast<mr_stream>(std::uintptr_t{2});
+  {
+    mrctx::buffer a(ctx.get(tags::temp), 1000, stream, 4096);
+    assert_non_null(a.data());
+    assert_true(reinterpret_cast<std::uintptr_t>(a.data()) % 4096 == 0);
+    assert_int_equal(a.size(), 1000);
+    assert_int_equal(a.alignment(), 4096);
+    assert_ptr_equal(a.stream(), stream);
+    assert_false(a.empty());
+    assert_ptr_equal(a.get_resource().get(), ctx.get(tags::temp).get());
+    assert_int_equal(ctx.stats(tags::temp).current_bytes, 1000);
+
+    // Move-only: the memory moves, the source is left empty.
+    void *p = a.data();
+    mrctx::buffer b(std::move(a));
+    assert_ptr_equal(b.data(), p);
+    assert_null(a.data());
+    assert_int_equal(a.size(), 0);
+    assert_true(a.empty());
+    assert_true(thrown<mrctx::error>([&] { static_cast<void>(a.get_resource()); }).has_value());
+    a.reset(); // nothing to free
+    mrctx::buffer c(ctx.get(tags::temp).get(), 24, nullptr);
+    c = std::move(b); // c's own 24 bytes are freed first
+    assert_ptr_equal(c.data(), p);
+    s = ctx.stats(tags::temp);
+    assert_int_equal(s.current_bytes, 1000);
+    assert_int_equal(s.current_count, 1);
+    c.set_stream(nullptr);
+    c.reset();
+    assert_null(c.data());
+    assert_int_equal(ctx.stats(tags::temp).current_bytes, 0);
+    c.reset(); // never freed twice
+    assert_int_equal(ctx.stats(tags::temp).total_count, 3);
+  }
+
+  // Size 0 holds no memory; a default buffer is empty.
+  mrctx::buffer zero(ctx.get(tags::result), 0, nullptr);
+  assert_null(zero.data());
+  mrctx::buffer none;
+  assert_true(none.empty());
+
+  // Errors: as the allocation's, and NULL.
+  auto failed = thrown<mrctx::bad_alloc>(
+      [&] { mrctx::buffer big(ctx.get(tags::gpu), 64, nullptr); });
+  assert_true(failed.has_value());
+  assert_int_equal(failed->status(), MR_ERR_NO_DRIVER);
+  auto odd = thrown<mrctx::bad_alloc>(
+      [&] { mrctx::buffer bad(ctx.get(tags::temp), 64, nullptr, 3); });
+  assert_true(odd.has_value());
+  assert_int_equal(odd->status(), MR_ERR_INVALID_ARGUMENT);
+  auto null = thrown<mrctx::error>([] { mrctx::buffer n(nullptr, 8, nullptr); });
+  assert_true(null.has_value());
+  assert_int_equal(ctx.stats(tags::temp).current_count, 0);
+
+  // It keeps its resource: the context may go first.
+  destroyed = 0;
+  mrctx::buffer kept;
+  {
+    mrctx::resource counted = counted_resource();
+    kept = mrctx::buffer(counted, 100, nullptr);
+  }
+  assert_int_equal(destroyed, 0);
+  std::memset(kept.data(), 1, 100);
+  kept = mrctx::buffer();
+  assert_int_equal(destroyed, 1);
+}
+
 } // namespace
 
 int main() {
@@ -345,6 +432,7 @@ int main() {
       cmocka_unit_test(test_context_moves),
       cmocka_unit_test(test_resource_references),
       cmocka_unit_test(test_resource_outlives_context),
+      cmocka_unit_test(test_buffer),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
