@@ -9,6 +9,7 @@ libmrctx; MRCTX_TEST_TOOL its mrctx command, where it was built.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -297,3 +298,15 @@ def test_fake_info_as_the_command():
 def test_fake_resolve_as_the_command(capsys, monkeypatch):
     compare_with_tool(["resolve", "--tag", "t=cache(device)", "--env", "H8_TEST_MEMORY"],
                       {"H8_TEST_MEMORY": "t=device\nt@2=pinned\nt@9=managed"}, capsys, monkeypatch)
+
+
+def test_every_module_is_installed():
+    """python/meson.build installs every module of the package: a module it
+    leaves out is missing from `meson install`, `pip install .` and the
+    wheel (tools/build-wheel), though the tests here, run from the source
+    tree, would pass."""
+    listed = set(re.findall(r"'mrctx/([A-Za-z0-9_]+\.py)'",
+                         (SOURCE / "python" / "meson.build").read_text()))
+    present = {p.name for p in (SOURCE / "python" / "mrctx").glob("*.py")}
+    assert present - listed == set(), "not in python/meson.build's install_sources"
+    assert listed - present == set(), "in python/meson.build but not in python/mrctx"
