@@ -732,7 +732,9 @@ class Context:
     def stats(self, tag: Optional[TagKey] = None, device: int = -1) -> dict:
         """Per-tag statistics: for one tag ``{"current_bytes": ..., "peak_bytes":
         ..., ...}``; without ``tag`` a dict of those by tag name. ``device``
-        -1 sums over devices. Always on; reading takes no lock."""
+        -1 sums over devices. Always on; the C library reads them without a
+        lock. The peaks are the most held at once since the context was made
+        or since the last reset_peak() (scopes' own resets do not count)."""
         device = _check.integer("Context.stats", "device", device)
         if device != -1:
             self._device(device, "Context.stats")
