@@ -100,9 +100,9 @@ def main() -> int:
         batch *= 2
 
     failures = []
-    if args.check:
-        if len(results) < 2:
-            failures.append("fewer than two batch sizes ran: lower --first or raise --budget")
+    if args.check and len(results) < 2:
+        failures.append("fewer than two batch sizes ran: lower --first, raise --last or --budget")
+    elif args.check:
         # Backward allocates on PyTorch's autograd thread: with the default
         # sharded peaks a peak may read up to 16 MiB per thread off
         # (<mrctx/stats.h>), so neighbours are compared within that.
