@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Iterable, Mapping, Optional, Union
 
-from . import _check, _lib, _scopes
+from . import _check, _forksafe, _lib, _scopes
 from ._errors import ClosedError, TagError, error_for
 from ._lib import sized, text
 
@@ -155,7 +155,7 @@ class Resource:
             raise _check._type_error("Resource", "what", "a str", what)
         self._handle = handle
         self._what = what
-        self._lock = threading.Lock()
+        self._lock = _forksafe.lock()
 
     @property
     def handle(self) -> int:

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional
 
+from . import _forksafe
 from ._errors import LibraryNotFoundError
 
 # The SONAME's version (libmrctx.so.0.2): this package speaks that ABI.
@@ -272,7 +273,7 @@ def _candidates() -> list[tuple[str, str]]:
     return found
 
 
-_lock = threading.Lock()
+_lock = _forksafe.lock()
 _library: Optional[ctypes.CDLL] = None
 _library_path: Optional[str] = None
 _library_where: Optional[str] = None

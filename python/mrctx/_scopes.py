@@ -27,7 +27,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Union
 
-from . import _check
+from . import _check, _forksafe
 from ._errors import ClosedError
 
 Slot = tuple[int, int]  # (tag index, device)
@@ -99,7 +99,7 @@ class Scopes:
         # cycle through here would leave to the garbage collector.
         self._ctx = weakref.ref(ctx)
         self._tags = ctx.tags
-        self._lock = threading.Lock()
+        self._lock = _forksafe.lock()
         self._open: list[_Frame] = []
         self._floors: dict[Slot, list[int]] = {}
         self._records: dict[str, ScopeRecord] = {}

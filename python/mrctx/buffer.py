@@ -29,7 +29,7 @@ import threading
 import warnings
 from typing import Any, Optional
 
-from . import _check, _lib
+from . import _check, _forksafe, _lib
 from ._context import Context, Props, Resource
 from ._errors import ClosedError, StateError
 
@@ -86,7 +86,7 @@ _CAPSULE_VERSIONED = b"dltensor_versioned"
 # strides, the Buffer). The deleter drops the entry, and with it the
 # Buffer's last reference from DLPack.
 _exports: dict[int, tuple[Any, ...]] = {}
-_exports_lock = threading.Lock()
+_exports_lock = _forksafe.lock()
 
 
 @_Deleter
@@ -151,7 +151,7 @@ class Buffer:
     def __init__(self, source: Any, size: int, stream: Any = None, *, alignment: int = 0,
                  device: Optional[int] = None):
         self._ptr: Optional[int] = None
-        self._lock = threading.Lock()
+        self._lock = _forksafe.lock()
         self._exports = 0
         who = "Buffer"
         size = _check.size(who, "size", size)

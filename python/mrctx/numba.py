@@ -33,6 +33,7 @@ import os
 import threading
 from typing import Any, Optional
 
+from . import _forksafe
 from ._context import Context, Resource, TagKey
 from ._errors import FrameworkError, UnsupportedError
 from ._hooks import checked_tag, import_framework
@@ -42,7 +43,7 @@ HOOK = "mrctx.numba"
 _numba_cuda = import_framework("numba.cuda", HOOK, "numba-cuda")
 _driver = import_framework("numba.cuda.cudadrv.driver", HOOK, "numba-cuda")
 
-_lock = threading.Lock()
+_lock = _forksafe.lock()
 _config: Optional[tuple[Context, int, Optional[int]]] = None  # (context, tag, pinned tag)
 
 

@@ -56,7 +56,7 @@ import threading
 from pathlib import Path
 from typing import Any, Optional
 
-from . import _check, _lib
+from . import _check, _forksafe, _lib
 from ._context import Context, TagKey
 from ._errors import FrameworkError, LibraryNotFoundError, error_for
 from ._hooks import checked_tag, import_framework
@@ -82,7 +82,7 @@ class _Timing(ctypes.Structure):  # mrctx_torch_timing
     _fields_ = [("alloc", _TimingOp), ("free", _TimingOp)]
 
 
-_lock = threading.Lock()
+_lock = _forksafe.lock()
 _shim: Optional[ctypes.CDLL] = None
 _shim_path: Optional[str] = None
 _bound: dict[int, tuple[int, int, str]] = {}  # route -> (context handle, tag, "library/tag")

@@ -8,6 +8,7 @@ left held dies of SIGALRM and fails the test instead of hanging it
 (docs/semantics.md, "fork()")."""
 
 import os
+import re
 import signal
 import threading
 import warnings
@@ -95,3 +96,52 @@ def test_fork_while_threads_work(library_name):
             held.deallocate(ptr, 64)
         assert not errors, errors
         assert not failures, failures
+
+
+def test_package_locks_are_free_in_a_child(library_name):
+    """A lock of the package held by another thread at fork() is free in
+    the child: here a scope's bookkeeping, which ctx.stats() takes, held
+    for certain rather than by chance as above."""
+    with mrctx.Context(library_name, {"counted": "stats(host)"}) as ctx:
+        held = threading.Event()
+        release = threading.Event()
+
+        def hold():
+            with ctx._scopes._lock:
+                held.set()
+                release.wait()
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        held.wait()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+            if pid == 0:
+                signal.alarm(CHILD_SECONDS)
+                try:
+                    ctx.stats("counted")
+                    os._exit(0)
+                except BaseException:  # noqa: BLE001 - the child reports by exit status
+                    os._exit(1)
+            _, status = os.waitpid(pid, 0)
+        finally:
+            release.set()
+            holder.join()
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, \
+            f"the child {'hung' if os.WIFSIGNALED(status) else 'failed'} (status {status:#x})"
+
+
+def test_every_lock_of_the_package_is_fork_safe():
+    """Every lock the package makes comes from mrctx._forksafe.lock(): a
+    plain threading.Lock held at fork() would hang the child."""
+    package = os.path.dirname(mrctx.__file__)
+    plain = []
+    for name in sorted(os.listdir(package)):
+        if name.endswith(".py") and name != "_forksafe.py":
+            with open(os.path.join(package, name), encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    if re.search(r"threading\.(R?Lock|Condition|Semaphore)\(", line):
+                        plain.append(f"{name}:{number}: {line.strip()}")
+    assert not plain, "locks not made by _forksafe.lock():\n" + "\n".join(plain)
