@@ -81,9 +81,28 @@ def main():
         status, _ = compile_unit(cxx, [], "#include <cuda_runtime_api.h>\n", tmp)
         toolkit_by_default = status == 0
 
+        # The toolkit's runtime header must be usable by this compiler for
+        # the cases that include it: say so, with the compiler's words,
+        # and leave them out where it is not (a toolkit without its
+        # runtime headers, an unreadable file).
+        toolkit = opts.toolkit
+        if toolkit:
+            status, out = compile_unit(
+                cxx, [toolkit],
+                "#if !__has_include(<cuda_runtime_api.h>)\n"
+                "#error \"__has_include does not find cuda_runtime_api.h\"\n"
+                "#endif\n"
+                "#include <cuda_runtime_api.h>\n"
+                "cudaStream_t probe_stream = nullptr;\n", tmp)
+            if status != 0:
+                print(f"note: {os.path.join(toolkit, 'cuda_runtime_api.h')} does not compile with "
+                      f"{' '.join(cxx)}, so the cases that need the toolkit are left out; "
+                      f"the compiler said (status {status}):\n{out.strip()}\n")
+                toolkit = None
+
         toolkit_cccl = None
-        if opts.toolkit:
-            tk = [os.path.join(opts.toolkit, "cccl"), opts.toolkit]
+        if toolkit:
+            tk = [os.path.join(toolkit, "cccl"), toolkit]
             status, out = compile_unit(
                 cxx, tk,
                 "#include <cuda/version>\n"
@@ -104,10 +123,10 @@ def main():
                  ["LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE"], [], "",
                  "CCCL's cuda::mr needs the CUDA toolkit's headers (cuda_runtime_api.h)"),
             ]
-        if opts.toolkit:
-            tk = [os.path.join(opts.toolkit, "cccl"), opts.toolkit]
+        if toolkit:
+            tk = [os.path.join(toolkit, "cccl"), toolkit]
             for fake, version in (("cccl-2.8", "2.8"), ("cccl-4.0", "4.0")):
-                inc = [fakes[fake], opts.toolkit]
+                inc = [fakes[fake], toolkit]
                 cases += [
                     (f"CCCL {version} asked for by MRCTX_WITH_CCCL", ["MRCTX_WITH_CCCL"], inc, "",
                      "this CCCL is neither; define MRCTX_NO_CCCL to do without it"),
@@ -130,8 +149,8 @@ def main():
                      "CCCL 3.0 (CUDA 13.0) defines cuda::mr only with "
                      "LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE defined"),
                 ]
-        if opts.standin and opts.toolkit:
-            inc = [opts.standin, opts.toolkit]
+        if opts.standin and toolkit:
+            inc = [opts.standin, toolkit]
             cases += [
                 ("CCCL 3.1 (stand-in) included first, nothing asked", [], inc,
                  "#include <cuda/memory_resource>\n", 301),
