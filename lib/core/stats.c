@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/stats.h"
 
 void mri_stats_raise_to(_Atomic int64_t *field, int64_t value) {
   int64_t seen = atomic_load_explicit(field, memory_order_relaxed);
