@@ -81,6 +81,17 @@ typedef struct mr_device_info {
 /** OUT: *info for `device`. */
 MR_NODISCARD MR_API mr_status mr_device_get_info(int device, mr_device_info *info);
 
+/** How much of `device`'s memory is free now, and its total, in bytes
+ * (cuMemGetInfo, as torch.cuda.mem_get_info and rmm's
+ * available_device_memory read it). Free memory is the whole device's:
+ * every process's allocations count against it, and memory a driver pool
+ * keeps for reuse counts as taken. The call runs under the device's primary
+ * context, which it creates if no one has yet (as the CUDA runtime's first
+ * call on a device does). OUT: *free_bytes, *total_bytes (both 0 on
+ * failure); neither may be NULL. Errors as mr_device_get_info. */
+MR_NODISCARD MR_API mr_status mr_device_get_memory(int device, uint64_t *free_bytes,
+                                                   uint64_t *total_bytes);
+
 /** What memory a pool holds. */
 typedef enum mr_pool_kind {
   MR_POOL_DEVICE = 0,  /**< device memory on the pool's device */

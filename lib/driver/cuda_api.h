@@ -35,6 +35,7 @@
   X(cuDeviceCanAccessPeer, 4000)     \
   X(cuDevicePrimaryCtxRetain, 7000)  \
   X(cuDevicePrimaryCtxRelease, 11000)\
+  X(cuDevicePrimaryCtxGetState, 7000)\
   X(cuCtxGetCurrent, 4000)           \
   X(cuCtxSetCurrent, 4000)           \
   X(cuCtxPushCurrent, 4000)          \

@@ -123,4 +123,10 @@ mr_status mri_synchronize_devices(int device);
 /* Total memory of `device` in bytes (for sizes given in %). */
 mr_status mri_device_total_memory(int device, uint64_t *bytes);
 
+/* mr_device_get_memory, only where `device`'s primary context is active
+ * already (the process uses the device): a snapshot must not create a
+ * context, which costs device memory. false where it is not, or the
+ * driver is not loaded, or the call failed. */
+bool mri_device_memory_if_active(int device, uint64_t *free_bytes, uint64_t *total_bytes);
+
 #endif /* MRCTX_LIB_DRIVER_DRIVER_INTERNAL_H */

@@ -52,6 +52,40 @@ mr_status mr_device_get_info(int device, mr_device_info *info) {
                           "mr_device_get_info");
 }
 
+mr_status mr_device_get_memory(int device, uint64_t *free_bytes, uint64_t *total_bytes) {
+  if (free_bytes != NULL) *free_bytes = 0;
+  if (total_bytes != NULL) *total_bytes = 0;
+  if (free_bytes == NULL || total_bytes == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_device_get_memory: %s is NULL",
+                     free_bytes == NULL ? "free_bytes" : "total_bytes");
+  mr_status st = mri_check_device(device);
+  if (st != MR_OK) return st;
+  /* cuMemGetInfo reads the current context's device: the device's primary
+   * context is made current for the call (and the caller's put back). */
+  bool pushed;
+  st = mri_push_context(device, &pushed);
+  if (st != MR_OK) return st;
+  size_t free_now = 0, total = 0;
+  CUresult r = mri_cuda()->cuMemGetInfo(&free_now, &total);
+  mri_pop_context(pushed);
+  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuMemGetInfo(device %d)", device);
+  *free_bytes = free_now;
+  *total_bytes = total;
+  return MR_OK;
+}
+
+bool mri_device_memory_if_active(int device, uint64_t *free_bytes, uint64_t *total_bytes) {
+  const mri_cuda_api *cu = mri_cuda();
+  if (cu == NULL) return false;
+  CUdevice dev;
+  unsigned int flags = 0;
+  int active = 0;
+  if (cu->cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+      cu->cuDevicePrimaryCtxGetState(dev, &flags, &active) != CUDA_SUCCESS || !active)
+    return false;
+  return mr_device_get_memory(device, free_bytes, total_bytes) == MR_OK;
+}
+
 /* The driver's pool `which` for `device`. OUT: *kind, *pool. `what` names
  * the caller in messages. */
 static mr_status driver_pool(const char *what, mr_driver_pool which, int device,
@@ -118,4 +152,20 @@ mr_status mr_driver_pool_reset_peak(mr_driver_pool which, int device) {
   mr_status st = driver_pool("mr_driver_pool_reset_peak", which, device, &kind, &pool);
   if (st != MR_OK) return st;
   return mri_pool_reset_peak(pool, kind);
+}
+
+mr_status mr_driver_pool_trim(mr_driver_pool which, int device, uint64_t keep_bytes) {
+  mr_pool_kind kind;
+  CUmemoryPool pool = NULL;
+  mr_status st = driver_pool("mr_driver_pool_trim", which, device, &kind, &pool);
+  if (st != MR_OK) return st;
+  /* A block freed on a stream is idle once the stream's work before the
+   * free is done. */
+  st = mri_device_synchronize(device);
+  if (st != MR_OK) return st;
+  CUresult r = mri_cuda()->cuMemPoolTrimTo(pool, (size_t)keep_bytes);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_DEINITIALIZED)
+    return mri_cuda_fail(r, "cuMemPoolTrimTo(%s pool of device %d, keep %llu bytes)",
+                         mr_pool_kind_name(kind), device, (unsigned long long)keep_bytes);
+  return MR_OK;
 }

@@ -39,6 +39,16 @@ mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info
   return no_driver("mr_driver_pool_get_info");
 }
 
+mr_status mr_device_get_memory(int device, uint64_t *free_bytes, uint64_t *total_bytes) {
+  if (free_bytes != NULL) *free_bytes = 0;
+  if (total_bytes != NULL) *total_bytes = 0;
+  return no_driver("mr_device_get_memory");
+}
+
+bool mri_device_memory_if_active(int device, uint64_t *free_bytes, uint64_t *total_bytes) {
+  return false;
+}
+
 mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info) {
   return no_driver("mr_pool_resource_get_info");
 }

@@ -6,7 +6,7 @@ import ctypes
 import sys
 import threading
 from dataclasses import dataclass
-from typing import IO, Iterable, Mapping, Optional, Union
+from typing import IO, Iterable, Mapping, NamedTuple, Optional, Union
 
 from . import _check, _forksafe, _lib, _scopes
 from ._errors import ClosedError, TagError, error_for
@@ -64,6 +64,29 @@ def current_device() -> int:
     """The device of the calling thread's current CUDA context; 0 if it has
     none or there is no driver."""
     return int(_lib.lib().mr_current_device())
+
+
+class DeviceMemory(NamedTuple):
+    """A device's free and total memory in bytes (mrctx.device_memory)."""
+
+    free: int
+    total: int
+
+
+def device_memory(device: Optional[int] = None) -> DeviceMemory:
+    """How much of ``device``'s memory is free now and its total, in bytes
+    (``(free, total)``, as torch.cuda.mem_get_info): the whole device's, every
+    process's allocations counted, memory a pool keeps for reuse counted as
+    taken. ``device`` None: the current device. Creates the device's primary
+    context if no one has yet. Raises NoDriverError without a driver,
+    NoDeviceError for a device that does not exist."""
+    if device is None:
+        device = current_device()
+    device = _check.device("device_memory", "device", device)
+    free, total = ctypes.c_uint64(0), ctypes.c_uint64(0)
+    _ok(_lib.lib().mr_device_get_memory(device, ctypes.byref(free), ctypes.byref(total)),
+        f"mrctx: device_memory({device}): ")
+    return DeviceMemory(free.value, total.value)
 
 
 def _pool_info_dict(info: _lib.PoolInfo) -> dict[str, int | bool | str]:

@@ -184,6 +184,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_driver_pool_get_info": (c_status, [ctypes.c_int, ctypes.c_int, _P(PoolInfo)]),
     "mr_driver_load": (c_status, []),
     "mr_device_get_info": (c_status, [ctypes.c_int, _P(DeviceInfo)]),
+    "mr_device_get_memory": (c_status, [ctypes.c_int, _P(ctypes.c_uint64), _P(ctypes.c_uint64)]),
     "mr_context_create": (c_status, [_P(ContextDesc), _P(c_context_p)]),
     "mr_context_destroy": (None, [c_context_p]),
     "mr_context_get_mr_on": (c_resource_p, [c_context_p, ctypes.c_int, ctypes.c_int]),

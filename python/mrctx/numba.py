@@ -34,7 +34,7 @@ import threading
 from typing import Any, Optional
 
 from . import _forksafe
-from ._context import Context, Resource, TagKey
+from ._context import Context, Resource, TagKey, device_memory
 from ._errors import FrameworkError, UnsupportedError
 from ._hooks import checked_tag, import_framework
 
@@ -136,7 +136,7 @@ class MrctxNumbaManager(_driver.HostOnlyCUDAMemoryManager):
                                     finalizer=_finalizer(resource, ptr, size, stream))
 
     def get_memory_info(self) -> Any:
-        free, total = _driver.driver.cuMemGetInfo()
+        free, total = device_memory(self.context.device.id)
         return _driver.MemoryInfo(free=free, total=total)
 
     def get_ipc_handle(self, memory: Any) -> Any:

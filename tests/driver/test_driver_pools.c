@@ -309,6 +309,56 @@ static void test_no_managed_memory(void **state) {
   assert_fake_clean();
 }
 
+/* Free and total memory of a device: the fake's total, less what it has
+ * handed out on that device (pools' reservations and cuMemAlloc alike), and
+ * the other devices untouched. */
+static void test_device_memory(void **state) {
+  assert_int_equal(fake_cuda_set_total_memory(1, (size_t)8 << 30), CUDA_SUCCESS);
+  uint64_t free_bytes = 1, total = 1;
+  assert_ok(mr_device_get_memory(1, &free_bytes, &total));
+  assert_int_equal(total, (uint64_t)8 << 30);
+  assert_int_equal(free_bytes, total - fake_cuda_used_memory(1));
+  uint64_t before = free_bytes;
+
+  mr_resource *mr = NULL;
+  assert_ok(mr_sync_device_resource_create(1, &mr));
+  void *p = NULL;
+  assert_ok(mr_allocate_sync(mr, (size_t)3 << 20, 0, &p));
+  assert_ok(mr_device_get_memory(1, &free_bytes, &total));
+  assert_int_equal(free_bytes, before - ((uint64_t)3 << 20));
+  uint64_t free0 = 0, total0 = 0;
+  assert_ok(mr_device_get_memory(0, &free0, &total0));
+  assert_int_equal(free0, total0 - fake_cuda_used_memory(0));
+  assert_true(free0 > free_bytes);
+  assert_ok(mr_deallocate_sync(mr, p, (size_t)3 << 20, 0));
+  mr_resource_release(mr);
+  assert_ok(mr_device_get_memory(1, &free_bytes, &total));
+  assert_int_equal(free_bytes, before);
+
+  /* The caller's context is left current. */
+  const mri_cuda_api *cu = fake_cu();
+  CUcontext mine = NULL, now = NULL;
+  assert_int_equal(cu->cuDevicePrimaryCtxRetain(&mine, 2), CUDA_SUCCESS);
+  assert_int_equal(cu->cuCtxPushCurrent(mine), CUDA_SUCCESS);
+  assert_ok(mr_device_get_memory(1, &free_bytes, &total));
+  assert_int_equal(fake_current_device(), 2);
+  assert_int_equal(cu->cuCtxPopCurrent(&now), CUDA_SUCCESS);
+  assert_ptr_equal(now, mine);
+  assert_int_equal(cu->cuDevicePrimaryCtxRelease(2), CUDA_SUCCESS);
+
+  assert_status(mr_device_get_memory(4, &free_bytes, &total), MR_ERR_NO_DEVICE);
+  assert_int_equal(free_bytes, 0);
+  assert_int_equal(total, 0);
+  assert_error_contains("device 4 does not exist");
+  assert_status(mr_device_get_memory(0, NULL, &total), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("free_bytes is NULL");
+  assert_status(mr_device_get_memory(0, &free_bytes, NULL), MR_ERR_INVALID_ARGUMENT);
+  fake_cuda_fail("cuMemGetInfo", 1, 1, CUDA_ERROR_UNKNOWN);
+  assert_status(mr_device_get_memory(0, &free_bytes, &total), MR_ERR_DRIVER);
+  assert_error_contains("cuMemGetInfo(device 0): CUDA_ERROR_UNKNOWN");
+  fake_cuda_fail("cuMemGetInfo", 0, 0, CUDA_SUCCESS);
+}
+
 static void test_device_info(void **state) {
   assert_int_equal(fake_cuda_set_device_name(2, "Fake H200"), CUDA_SUCCESS);
   assert_int_equal(fake_cuda_set_total_memory(2, (size_t)141 << 30), CUDA_SUCCESS);
@@ -552,6 +602,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_fallback_when_driver_has_no_default_pool, fake_teardown),
       cmocka_unit_test_teardown(test_no_managed_memory, fake_teardown),
       cmocka_unit_test_teardown(test_device_info, fake_teardown),
+      cmocka_unit_test_teardown(test_device_memory, fake_teardown),
       cmocka_unit_test_teardown(test_driver_pool_info, fake_teardown),
       cmocka_unit_test_teardown(test_pool_resource_info_errors, fake_teardown),
       cmocka_unit_test_teardown(test_current_device, fake_teardown),

@@ -188,6 +188,19 @@ CUresult fake_cuDevicePrimaryCtxRelease(CUdevice dev) {
   FAKE_CALL(cuDevicePrimaryCtxRelease, NEEDS_INIT, do_primary_release(dev));
 }
 
+/* Active while anyone holds a retain on it, as the driver says. */
+static CUresult do_primary_get_state(CUdevice dev, unsigned int *flags, int *active) {
+  if (flags == NULL || active == NULL) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  *flags = 0;
+  *active = devices[dev].primary_retains > 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult fake_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
+  FAKE_CALL(cuDevicePrimaryCtxGetState, NEEDS_INIT, do_primary_get_state(dev, flags, active));
+}
+
 static CUresult do_ctx_get_current(CUcontext *ctx) {
   if (ctx == NULL) return CUDA_ERROR_INVALID_VALUE;
   *ctx = current_ctx();
