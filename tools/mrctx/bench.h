@@ -1,5 +1,14 @@
 /*
- * bench.h: `mrctx bench`, shared between its files.
+ * bench.h: `mrctx bench`, shared between its files:
+ *   cmd_bench.c         the command: options, --help, the runs, the output
+ *   bench_harness.c     what every workload runs on: timing, rounds and
+ *                       their median, peak reserved bytes, cache hit
+ *                       counts, the allocators and the context of a run
+ *   bench_workloads.c   the workloads and their table
+ *   bench_targets.c     the issue's targets, read from the results
+ *   bench_allocators.c  the allocators under test; bench_cuda.c the driver
+ *   bench_report.c      the table, the targets, JSON and SVG: it reads the
+ *                       results only (each row names its baseline's label)
  *
  * The benchmark uses mrctx's public API only; for its baselines (the raw
  * driver pool, cuMemHostAlloc) and its streams it opens the driver itself.
@@ -11,11 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
 #include <mrctx/mrctx.h>
+
+#include "replay_log.h"
 
 /* ---- the driver, for baselines -------------------------------------------- */
 
@@ -151,10 +163,13 @@ static inline void bench_usage_end(const bench_usage *u) {
 
 /* One measurement, in one run of the suite. */
 typedef struct bench_result {
-  const char *workload; /* a workload's name: "lookup", "pairs", ... (cmd_bench.c) */
+  const char *workload; /* a workload's name: "lookup", "pairs", ... (bench_workloads.c) */
   const char *sizes;    /* "256B-1MiB", ... or "" */
   const char *allocator;
   const char *label;
+  /* The label of the row this one is compared with ("vs raw"): its
+   * workload's baseline, the raw driver call of its kind. */
+  const char *baseline;
   int threads;
   int run;            /* which run of the suite, from 0 */
   double ns_per_op;   /* per operation, per thread (pairs: one alloc + one free) */
@@ -200,15 +215,194 @@ typedef struct bench_target {
   double measured[BENCH_MAX_RUNS];
 } bench_target;
 
-/* The label of the row a workload's results are compared with (the raw
- * driver call of its kind), from the workload table in cmd_bench.c; NULL
- * for a name that is not a workload. */
-const char *bench_workload_baseline(const char *workload);
+/* At most this many targets. */
+#define BENCH_MAX_TARGETS 36
+
+/* The issue's targets, measured in run `run`, into `t` (BENCH_MAX_TARGETS
+ * of them at most). Returns how many (bench_targets.c). */
+size_t bench_make_targets(const bench_results *r, int run, bench_target *t);
+
+/* ---- the report (bench_report.c) ------------------------------------------- */
+
+/* What the SVG chart draws: on the left, the aggregate rate against threads
+ * of one workload's rows; on the right, the ns per operation at one thread
+ * of one workload's rows of one sizes column. */
+typedef struct bench_chart {
+  const char *scaling;          /* "threads" */
+  const char *bars, *bar_sizes; /* "pairs", "256B-1MiB" */
+} bench_chart;
 
 void bench_print_table(FILE *out, const bench_results *r);
 void bench_print_targets(FILE *out, const bench_target *targets, size_t count, int runs);
 bool bench_write_json(const char *path, const bench_cuda *cu, const bench_results *r,
                       const bench_target *targets, size_t count);
-bool bench_write_svg(const char *path, const bench_results *r);
+bool bench_write_svg(const char *path, const bench_results *r, const bench_chart *chart);
+
+/* ---- time, random numbers, CPUs (bench_harness.c) ---------------------------- */
+
+static inline double bench_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static inline uint64_t bench_next_random(uint64_t *state) {
+  uint64_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  *state = x;
+  return x;
+}
+
+/* lo..hi bytes, log-uniformly: as many blocks of 1-2 MiB as of 128-256 MiB
+ * (sizes of tensors spread over orders of magnitude). Not for timed loops:
+ * it costs a pow(). */
+size_t bench_log_uniform(uint64_t *rng, size_t lo, size_t hi);
+
+/* Keep the calling thread on CPU index + 1 (CPU 0 is left to the driver's
+ * own threads where there are enough). */
+void bench_pin_to_cpu(int index);
+
+/* ---- a run of the suite ---------------------------------------------------- */
+
+typedef struct bench_options {
+  double seconds;  /* per measurement */
+  int max_threads;
+  int runs;        /* of the whole suite */
+  bool quiet;      /* no progress on stderr */
+  const char *only;
+  const char *trace; /* --trace FILE: the trace workload's log, or NULL */
+} bench_options;
+
+/* A line of progress on stderr (replacing the last), unless --quiet. */
+void bench_progress(const bench_options *o, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The allocators under test; a workload lists those it times. */
+typedef enum allocator_id {
+  ALLOC_NONE,           /* ends a workload's list */
+  ALLOC_RAW,            /* cuMemAllocFromPoolAsync on the device's pool */
+  ALLOC_DEVICE,         /* ctx_get_mr -> device */
+  ALLOC_DEVICE_DEFAULT, /* ctx_get_mr -> device_default */
+  ALLOC_CACHE,          /* cache(device), kept from the context: per-tag statistics */
+  ALLOC_CACHE_LOOKUP,   /* ctx_get_mr -> cache(device) */
+  ALLOC_CACHE_BARE,     /* the same chain built directly: no statistics */
+  ALLOC_ARENA,          /* arena(device, chunk=64MiB) */
+  ALLOC_RAW_PINNED,     /* cuMemAllocFromPoolAsync on the pinned pool */
+  ALLOC_HOST_ALLOC,     /* cuMemHostAlloc */
+  ALLOC_FIXED,          /* fixed(pinned, block=4MiB, count=32) */
+  ALLOC_PINNED_CACHE,   /* cache(pinned) */
+  ALLOC_CUB,            /* cub, no cap on cached bytes: the "vs cub" peer */
+  ALLOC_CUB_DEFAULT,    /* cub as default-constructed (6 MiB cap), for reference */
+  ALLOC_TORCH,          /* PyTorch's CUDA caching allocator */
+  ALLOC_DRIVER_CALLS,   /* a cached pair's driver calls alone, no memory */
+  ALLOC_HOST_CACHE,     /* cache(host): the cache's own work, no driver calls */
+  ALLOC_CACHE_SLABS,    /* cache(bin(device, ...)): misses carved from slabs */
+  ALLOC_CACHE_EXACT,    /* stats(cache(device), peak=exact), kept: exact per-tag peaks */
+  ALLOC_TRACK,          /* track(cache(host)): a tracker's own cost, no driver calls */
+  ALLOC_TRACK_STACKS,   /* track(cache(host), stacks=8): and each allocation's call site */
+  ALLOC_COUNT
+} allocator_id;
+
+#define MAX_WORKLOAD_ALLOCATORS 12
+/* Measurements taken ROUNDS times, interleaved, keep the median. */
+#define ROUNDS 3
+#define MAX_WORKLOAD_CASES 4
+
+/* One range of request sizes a workload is timed with. */
+typedef struct workload_case {
+  const char *sizes; /* the results' sizes column; NULL past a workload's last case */
+  size_t lo, hi;     /* requests are lo..hi bytes */
+  bool log_uniform;  /* drawn log-uniformly (else uniformly) */
+  /* On the legacy default stream (what PyTorch and CuPy use) rather than a
+   * stream of the thread's own. */
+  bool legacy_stream;
+} workload_case;
+
+/* What a run of the suite holds: the options, the driver, the benchmark's
+ * context, the allocators and the results so far. */
+typedef struct bench_run {
+  const bench_options *o;
+  bench_cuda cu;
+  int run;          /* which run of the suite, from 0 */
+  char prefix[32];  /* "run 2/5: " for progress, or "" for one run */
+  mr_context *ctx;
+  bench_allocator allocators[ALLOC_COUNT];
+  mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
+  mr_resource *host_mr, *host_cache;              /* cache(host) */
+  mr_resource *track, *track_stacks; /* track(cache(host)), with stacks=8 */
+  /* The trace workload's log, read once before the first run (NULL: the
+   * workload is skipped), and a stream for each of its Stream values. */
+  const replay_log *trace;
+  const mr_stream *trace_streams;
+  char trace_label[32]; /* its sizes column: "138,893 events" */
+  bench_results results;
+} bench_run;
+
+typedef struct bench_workload bench_workload;
+
+/* One measurement: allocator `a` on case `c` with `threads` threads. It
+ * fills in the workload's peak requested bytes (NaN where its threads'
+ * own counts cannot tell it: they are not added up while they run); the
+ * caller adds the run and the peak reserved. */
+typedef bench_result (*measure_fn)(const bench_run *b, const bench_workload *w,
+                                   const workload_case *c, int threads, bench_allocator *a);
+
+/* A row of the workload table. */
+struct bench_workload {
+  const char *name;     /* its --only name and the results' workload column */
+  const char *baseline; /* the label of the row its results are compared with */
+  /* Runs the workload and adds its results: bench_run_each for all but lookup. */
+  void (*run)(bench_run *b, const bench_workload *w);
+  /* What bench_run_each reads: */
+  measure_fn measure;
+  allocator_id allocators[MAX_WORKLOAD_ALLOCATORS]; /* in the results' order */
+  workload_case cases[MAX_WORKLOAD_CASES + 1];
+  int live;           /* pair workloads: blocks each thread keeps live */
+  bool rounds;        /* ROUNDS interleaved rounds, the median kept */
+  bool scale_threads; /* each case at 1, 2, 4, ... and --threads threads */
+};
+
+/* The context's tags (bench_harness.c names them). */
+enum {
+  TAG_DEVICE,
+  TAG_DEVICE_DEFAULT,
+  TAG_CACHE,
+  TAG_ARENA,
+  TAG_STAGING_FIXED,
+  TAG_STAGING_CACHE,
+  TAG_SLABS,
+  TAG_CACHE_EXACT,
+  TAG_COUNT
+};
+
+/* The workloads, in the order they run and are reported (bench_workloads.c),
+ * and the notes printed under the table. */
+extern const bench_workload bench_workloads[];
+extern const size_t bench_workload_count;
+extern const char bench_table_notes[];
+
+/* ---- the harness (bench_harness.c) ------------------------------------------ */
+
+/* Add `r`, a result of workload `w` in this run, to the run's results. */
+void bench_add(bench_run *b, const bench_workload *w, bench_result r);
+/* The hits and misses so far of the cache in `a`'s chain (0 without one). */
+void bench_cache_counts(const bench_allocator *a, uint64_t *hits, uint64_t *misses);
+/* One measurement, with the peak reserved bytes around it. */
+bench_result bench_measure(const bench_run *b, const bench_workload *w, const workload_case *c,
+                           int threads, bench_allocator *a);
+/* A workload's `run` for most: every allocator on every case. */
+void bench_run_each(bench_run *b, const bench_workload *w);
+/* Whether --only selects `workload`. */
+bool bench_selected(const bench_options *o, const char *workload);
+/* The benchmark's context (printed why not, if it cannot be made). */
+bool bench_create_context(bench_run *b);
+/* The trace workload's log, for every run; see bench_harness.c. */
+bool bench_open_trace(bench_run *b, replay_log *log, mr_stream **streams);
+void bench_close_trace(bench_run *b, replay_log *log, mr_stream *streams);
+/* One run of the suite: fresh context and allocators, every selected
+ * workload. False if mrctx's own allocators could not be made. */
+bool bench_run_suite(bench_run *b);
 
 #endif

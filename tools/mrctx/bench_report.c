@@ -86,14 +86,12 @@ static double value_of(const bench_results *r, const bench_result *x, row_value 
     return x->peak_reserved;
   case VALUE_RESERVED_RATIO:
     return x->peak_requested > 0 ? x->peak_reserved / x->peak_requested : NAN;
-  case VALUE_VS_BASELINE: {
-    /* The workload's baseline row (the raw driver call of its kind) at the
-     * same sizes and thread count, in the same run. */
-    const char *label = bench_workload_baseline(x->workload);
-    return label != NULL ? faster(x, bench_results_find(r, x->run, x->workload, x->sizes, label,
-                                                        x->threads))
-                         : NAN;
-  }
+  case VALUE_VS_BASELINE:
+    /* The row's baseline (the raw driver call of its kind) at the same
+     * sizes and thread count, in the same run. */
+    return x->baseline != NULL ? faster(x, bench_results_find(r, x->run, x->workload, x->sizes,
+                                                              x->baseline, x->threads))
+                               : NAN;
   case VALUE_VS_CUB:
     return faster(x, bench_results_find(r, x->run, x->workload, x->sizes, "cub", x->threads));
   }
@@ -162,19 +160,6 @@ void bench_print_table(FILE *out, const bench_results *r) {
             row_spread(r, x, VALUE_MOPS).median, vs_raw, vs_cub, reserved, hits,
             row_failures(r, x) ? "  (allocations failed)" : "");
   }
-  fputs("\nns/op: per pair (alloc + free) and per thread (handoff: per pair, the two\n"
-        "threads taking turns), per call for lookup, per operation for random; Mops/s:\n"
-        "aggregate over threads. With several runs both are the median of the runs,\n"
-        "and spread is the fastest and slowest run's ns/op against it. vs raw / vs\n"
-        "cub: how many times faster than the raw driver call of the same kind / than\n"
-        "cub with no cap (aggregate throughput when threads > 1). res/req: the most\n"
-        "memory the allocator held (its driver pool's reserved high watermark, or\n"
-        "cub's and PyTorch's own books) over the most the workload had live; blank\n"
-        "where unknown. Ratios are taken within each run; the median is shown.\n"
-        "hits: the share of allocations a cache in the chain served itself.\n"
-        "trace: ns/op per event of the recorded log, replayed with its threads\n"
-        "taking turns as recorded (the hand-offs included); sizes: its events.\n",
-        out);
 }
 
 /* ---- the targets ---------------------------------------------------------------- */
@@ -371,9 +356,126 @@ static void svg_text(FILE *f, double x, double y, const char *anchor, int size, 
   fputs("</text>\n", f);
 }
 
-/* Left: aggregate pairs/s against threads, log-log, one line per allocator.
- * Right: ns per pair at one thread, log scale bars. Medians of the runs. */
-bool bench_write_svg(const char *path, const bench_results *r) {
+/* The chart's scales: log2 of threads across, log10 of Mops/s up. */
+typedef struct svg_scale {
+  double x0, x1, top, plot_h;
+  double xmax;     /* log2 of the most threads */
+  double ylo, yhi; /* powers of ten at the bottom and top */
+} svg_scale;
+
+static double svg_x(const svg_scale *s, double threads) {
+  return s->x0 + (log2(threads) / s->xmax) * (s->x1 - s->x0);
+}
+
+static double svg_y(const svg_scale *s, double mops) {
+  return s->top + s->plot_h - (log10(mops) - s->ylo) / (s->yhi - s->ylo) * s->plot_h;
+}
+
+/* The frame, the ticks and the axis title of the scaling plot. */
+static void svg_scaling_axes(FILE *f, const svg_scale *s, int max_threads) {
+  fprintf(f, "<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='none' stroke='#999'/>\n",
+          s->x0, s->top, s->x1 - s->x0, s->plot_h);
+  for (double e = s->ylo; e <= s->yhi; e++) {
+    char tick[32];
+    snprintf(tick, sizeof tick, "%gM", pow(10, e));
+    fprintf(f, "<line x1='%.0f' x2='%.0f' y1='%.1f' y2='%.1f' stroke='#eee'/>\n", s->x0, s->x1,
+            svg_y(s, pow(10, e)), svg_y(s, pow(10, e)));
+    svg_text(f, s->x0 - 6, svg_y(s, pow(10, e)) + 4, "end", 11, tick);
+  }
+  for (int t = 1; t <= max_threads; t *= 2) {
+    char tick[16];
+    snprintf(tick, sizeof tick, "%d", t);
+    svg_text(f, svg_x(s, t), s->top + s->plot_h + 16, "middle", 11, tick);
+  }
+  svg_text(f, (s->x0 + s->x1) / 2, s->top + s->plot_h + 36, "middle", 12,
+           "threads (one stream each)");
+}
+
+/* One allocator's line (the rows of `workload` labelled `label`) and its
+ * legend entry, in colour k. */
+static void svg_scaling_line(FILE *f, const bench_results *r, const svg_scale *s,
+                             const char *workload, const char *label, int k) {
+  fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' points='", palette[k % 8]);
+  const char *name = label;
+  FOR_EACH_ROW(r, x) {
+    double mops = row_spread(r, x, VALUE_MOPS).median;
+    if (strcmp(x->workload, workload) == 0 && strcmp(x->label, label) == 0 && mops > 0) {
+      fprintf(f, "%.1f,%.1f ", svg_x(s, x->threads), svg_y(s, mops));
+      name = x->allocator;
+    }
+  }
+  fputs("'/>\n", f);
+  fprintf(f, "<rect x='%.0f' y='%.0f' width='12' height='3' fill='%s'/>\n", s->x0 + 10,
+          s->top + 12 + 16 * k, palette[k % 8]);
+  svg_text(f, s->x0 + 28, s->top + 17 + 16 * k, "start", 11, name);
+}
+
+/* Left: aggregate pairs/s of `workload`'s rows against threads, log-log,
+ * one line per allocator (the first 8). Medians of the runs. */
+static void svg_scaling(FILE *f, const bench_results *r, const char *workload, double top,
+                        double plot_h) {
+  svg_scale s = {.x0 = 70, .x1 = 500, .top = top, .plot_h = plot_h};
+  const char *labels[8];
+  int nlabels = 0, max_threads = 1;
+  double lo = INFINITY, hi = 0;
+  FOR_EACH_ROW(r, x) {
+    double mops = row_spread(r, x, VALUE_MOPS).median;
+    if (strcmp(x->workload, workload) != 0 || !(mops > 0)) continue;
+    if (x->threads > max_threads) max_threads = x->threads;
+    lo = fmin(lo, mops);
+    hi = fmax(hi, mops);
+    bool seen = false;
+    for (int k = 0; k < nlabels; k++) seen |= strcmp(labels[k], x->label) == 0;
+    if (!seen && nlabels < 8) labels[nlabels++] = x->label;
+  }
+  svg_text(f, (s.x0 + s.x1) / 2, 25, "middle", 16, "Thread scaling: aggregate alloc+free pairs/s");
+  if (nlabels == 0) return;
+  s.ylo = floor(log10(lo));
+  s.yhi = ceil(log10(hi));
+  if (s.yhi <= s.ylo) s.yhi = s.ylo + 1;
+  s.xmax = log2((double)max_threads);
+  if (s.xmax <= 0) s.xmax = 1;
+  svg_scaling_axes(f, &s, max_threads);
+  for (int k = 0; k < nlabels; k++) svg_scaling_line(f, r, &s, workload, labels[k], k);
+}
+
+/* Right: ns per pair at one thread of `workload`'s rows at `sizes`, log
+ * scale bars. */
+static void svg_bars(FILE *f, const bench_results *r, const char *workload, const char *sizes,
+                     double top, double plot_h) {
+  const double bx0 = 760, bx1 = 1060;
+  char title[96];
+  snprintf(title, sizeof title, "ns per pair, one thread (%s)", sizes);
+  svg_text(f, 820, 25, "middle", 16, title);
+  int nbars = 0;
+  double bmax = 1;
+  FOR_EACH_ROW(r, x) {
+    if (strcmp(x->workload, workload) == 0 && strcmp(x->sizes, sizes) == 0) {
+      nbars++;
+      bmax = fmax(bmax, row_spread(r, x, VALUE_NS).median);
+    }
+  }
+  if (nbars == 0) return;
+  double row = plot_h / nbars, emax = ceil(log10(bmax));
+  int k = 0;
+  FOR_EACH_ROW(r, x) {
+    if (strcmp(x->workload, workload) != 0 || strcmp(x->sizes, sizes) != 0) continue;
+    double ns = row_spread(r, x, VALUE_NS).median;
+    double len = fmax(1.0, log10(fmax(ns, 1.0)) / emax * (bx1 - bx0));
+    double y = top + k * row;
+    fprintf(f, "<rect x='%.0f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>\n", bx0, y + 3,
+            len, row - 6, palette[k % 8]);
+    svg_text(f, bx0 - 6, y + row / 2 + 4, "end", 11, x->allocator);
+    char value[32];
+    snprintf(value, sizeof value, "%.0f ns", ns);
+    svg_text(f, bx0 + len + 4, y + row / 2 + 4, "start", 11, value);
+    k++;
+  }
+  svg_text(f, (bx0 + bx1) / 2, top + plot_h + 36, "middle", 12, "log scale");
+}
+
+/* The two plots of `chart`, side by side. */
+bool bench_write_svg(const char *path, const bench_results *r, const bench_chart *chart) {
   FILE *f = fopen(path, "w");
   if (f == NULL) {
     perror(path);
@@ -383,94 +485,8 @@ bool bench_write_svg(const char *path, const bench_results *r) {
   fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' "
              "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n",
           W, H);
-
-  /* -- thread scaling -- */
-  const double x0 = 70, x1 = 500;
-  const char *labels[8];
-  int nlabels = 0, max_threads = 1;
-  double lo = INFINITY, hi = 0;
-  FOR_EACH_ROW(r, x) {
-    double mops = row_spread(r, x, VALUE_MOPS).median;
-    if (strcmp(x->workload, "threads") != 0 || !(mops > 0)) continue;
-    if (x->threads > max_threads) max_threads = x->threads;
-    lo = fmin(lo, mops);
-    hi = fmax(hi, mops);
-    bool seen = false;
-    for (int k = 0; k < nlabels; k++) seen |= strcmp(labels[k], x->label) == 0;
-    if (!seen && nlabels < 8) labels[nlabels++] = x->label;
-  }
-  svg_text(f, (x0 + x1) / 2, 25, "middle", 16, "Thread scaling: aggregate alloc+free pairs/s");
-  if (nlabels > 0) {
-    double ylo = floor(log10(lo)), yhi = ceil(log10(hi));
-    if (yhi <= ylo) yhi = ylo + 1;
-    double xmax = log2((double)max_threads);
-    if (xmax <= 0) xmax = 1;
-#define SX(t) (x0 + (log2(t) / xmax) * (x1 - x0))
-#define SY(v) (top + plot_h - (log10(v) - ylo) / (yhi - ylo) * plot_h)
-    fprintf(f, "<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='none' stroke='#999'/>\n",
-            x0, top, x1 - x0, plot_h);
-    for (double e = ylo; e <= yhi; e++) {
-      char tick[32];
-      snprintf(tick, sizeof tick, "%gM", pow(10, e));
-      fprintf(f, "<line x1='%.0f' x2='%.0f' y1='%.1f' y2='%.1f' stroke='#eee'/>\n", x0, x1,
-              SY(pow(10, e)), SY(pow(10, e)));
-      svg_text(f, x0 - 6, SY(pow(10, e)) + 4, "end", 11, tick);
-    }
-    for (int t = 1; t <= max_threads; t *= 2) {
-      char tick[16];
-      snprintf(tick, sizeof tick, "%d", t);
-      svg_text(f, SX(t), top + plot_h + 16, "middle", 11, tick);
-    }
-    svg_text(f, (x0 + x1) / 2, top + plot_h + 36, "middle", 12, "threads (one stream each)");
-    for (int k = 0; k < nlabels; k++) {
-      fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' points='", palette[k % 8]);
-      const char *name = labels[k];
-      FOR_EACH_ROW(r, x) {
-        double mops = row_spread(r, x, VALUE_MOPS).median;
-        if (strcmp(x->workload, "threads") == 0 && strcmp(x->label, labels[k]) == 0 &&
-            mops > 0) {
-          fprintf(f, "%.1f,%.1f ", SX(x->threads), SY(mops));
-          name = x->allocator;
-        }
-      }
-      fputs("'/>\n", f);
-      fprintf(f, "<rect x='%.0f' y='%.0f' width='12' height='3' fill='%s'/>\n", x0 + 10,
-              top + 12 + 16 * k, palette[k % 8]);
-      svg_text(f, x0 + 28, top + 17 + 16 * k, "start", 11, name);
-    }
-#undef SX
-#undef SY
-  }
-
-  /* -- ns per pair, one thread -- */
-  const double bx0 = 760, bx1 = 1060;
-  svg_text(f, 820, 25, "middle", 16, "ns per pair, one thread (256B-1MiB)");
-  int nbars = 0;
-  double bmax = 1;
-  FOR_EACH_ROW(r, x) {
-    if (strcmp(x->workload, "pairs") == 0 && strcmp(x->sizes, "256B-1MiB") == 0) {
-      nbars++;
-      bmax = fmax(bmax, row_spread(r, x, VALUE_NS).median);
-    }
-  }
-  if (nbars > 0) {
-    double row = plot_h / nbars, emax = ceil(log10(bmax));
-    int k = 0;
-    FOR_EACH_ROW(r, x) {
-      if (strcmp(x->workload, "pairs") != 0 || strcmp(x->sizes, "256B-1MiB") != 0) continue;
-      double ns = row_spread(r, x, VALUE_NS).median;
-      double len = fmax(1.0, log10(fmax(ns, 1.0)) / emax * (bx1 - bx0));
-      double y = top + k * row;
-      fprintf(f, "<rect x='%.0f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>\n", bx0, y + 3,
-              len, row - 6, palette[k % 8]);
-      svg_text(f, bx0 - 6, y + row / 2 + 4, "end", 11, x->allocator);
-      char value[32];
-      snprintf(value, sizeof value, "%.0f ns", ns);
-      svg_text(f, bx0 + len + 4, y + row / 2 + 4, "start", 11, value);
-      k++;
-    }
-    svg_text(f, (bx0 + bx1) / 2, top + plot_h + 36, "middle", 12, "log scale");
-  }
+  svg_scaling(f, r, chart->scaling, top, plot_h);
+  svg_bars(f, r, chart->bars, chart->bar_sizes, top, plot_h);
   fputs("</svg>\n", f);
   bool ok = !ferror(f);
   if (fclose(f) != 0) ok = false;
