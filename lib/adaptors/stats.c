@@ -237,8 +237,8 @@ mri_stats_exact *mri_stats_exact_below(const mr_resource *mr, bool *alone) {
     if (atomic_load_explicit(&mr->refs, memory_order_acquire) != 1) *alone = false;
     const stats_state *s = stats_state_of(mr);
     if (s != NULL) return s->stats.exact;
-    const char *name = mr_resource_name(mr);
-    if (strcmp(name, "retry") != 0 && strcmp(name, "log") != 0 && strcmp(name, "track") != 0)
+    if (!mri_resource_is(mr, "retry") && !mri_resource_is(mr, "log") &&
+        !mri_resource_is(mr, "track"))
       break;
   }
   return NULL;

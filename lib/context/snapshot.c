@@ -249,8 +249,7 @@ static mr_status take_owned_pool(taker *t, const mr_resource *pool, const char *
 }
 
 static bool owned_pool(const mr_resource *r) {
-  return strcmp(mr_resource_name(r), "pool") == 0 &&
-         strncmp(mr_resource_describe(r), "pool(", 5) == 0;
+  return mri_resource_is(r, "pool") && strncmp(mr_resource_describe(r), "pool(", 5) == 0;
 }
 
 /* What the chain below a tag holds: the first cache and tracker, and
@@ -258,13 +257,12 @@ static bool owned_pool(const mr_resource *r) {
 static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner,
                             const char *owner) {
   for (const mr_resource *r = inner; r != NULL; r = mr_resource_upstream(r)) {
-    const char *name = mr_resource_name(r);
     mr_status st = MR_OK;
-    if (strcmp(name, "cache") == 0 && !s->has_cache) {
+    if (mri_resource_is(r, "cache") && !s->has_cache) {
       s->cache = (mr_cache_stats){.size = sizeof s->cache};
       st = mr_cache_resource_get_stats(r, &s->cache);
       s->has_cache = st == MR_OK;
-    } else if (strcmp(name, "track") == 0 && !s->has_track) {
+    } else if (mri_resource_is(r, "track") && !s->has_track) {
       st = take_blocks(s, r, t->largest_blocks);
     } else if (owned_pool(r)) {
       st = take_owned_pool(t, r, owner);
