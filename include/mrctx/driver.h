@@ -160,8 +160,17 @@ typedef enum mr_pool_access {
                                 device at all (pinned pools) */
 } mr_pool_access;
 
+/** Whether a pool's memory can be shared with other processes
+ * (pool(ipc=...); <mrctx/ipc.h> exports and imports it). */
+typedef enum mr_pool_handle {
+  MR_POOL_HANDLE_NONE = 0, /**< this process only */
+  MR_POOL_HANDLE_FD = 1,   /**< shareable as a POSIX file descriptor (the
+                                driver's CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+                                device pools only */
+} mr_pool_handle;
+
 /** A pool mrctx creates: pool(kind=..., release=..., max=..., initial=...,
- * access=...). Start from mr_pool_desc_init. */
+ * access=..., ipc=...). Start from mr_pool_desc_init. */
 typedef struct mr_pool_desc {
   size_t size;                /**< sizeof(mr_pool_desc): required */
   mr_pool_kind kind;          /**< what memory the pool holds */
@@ -170,10 +179,14 @@ typedef struct mr_pool_desc {
   uint64_t max_size;          /**< most the pool may reserve; 0: no limit */
   uint64_t initial_size;      /**< reserved at creation; 0: nothing */
   mr_pool_access access;      /**< which devices may use the memory */
+  mr_pool_handle handle_type; /**< MR_POOL_HANDLE_FD: other processes may
+                                   import it (a caller's older, smaller
+                                   struct ends before it: NONE) */
 } mr_pool_desc;
 
 /** Defaults: `kind`, release MR_POOL_RELEASE_MAX, no maximum, nothing
- * reserved up front, access from all devices; `size` as this header sees
+ * reserved up front, access from all devices, not shareable with other
+ * processes (MR_POOL_HANDLE_NONE); `size` as this header sees
  * it. Inline, so it never writes past the caller's struct. A library newer
  * than the header gives fields past desc->size their defaults. */
 static inline void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
@@ -185,6 +198,7 @@ static inline void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
   desc->max_size = 0;
   desc->initial_size = 0;
   desc->access = MR_POOL_ACCESS_ALL;
+  desc->handle_type = MR_POOL_HANDLE_NONE;
 }
 
 /** Device tags' default: the device's current pool. */

@@ -12,6 +12,7 @@
 #include <mrctx/stats.h>
 #include <mrctx/host.h>
 #include <mrctx/driver.h>
+#include <mrctx/ipc.h>
 #include <mrctx/adaptors.h>
 #include <mrctx/config.h>
 #include <mrctx/context.h>

@@ -8,7 +8,7 @@
  *
  * Defaults (docs/configuration.md lists them):
  *   pool       kind=device, release=max, max=0 (no limit), initial=0,
- *              access=all
+ *              access=all, ipc=none
  *   adaptors   a size or count left out is passed as 0, which the
  *              constructor turns into its default (the MR_*_DEFAULT_*
  *              macros of adaptors.h), so a spec and a C call with 0 build
@@ -67,10 +67,11 @@ static mr_status make_driver_resource(void *user, const mr_spec_args *args, mr_r
 }
 
 /* pool(kind=device|pinned|managed, release=SIZE|max, max=SIZE, initial=SIZE,
- *      access=all|none) */
+ *      access=all|none, ipc=none|fd) */
 static mr_status make_pool(void *user, const mr_spec_args *args, mr_resource **out) {
   static const char *const kinds[] = {"device", "pinned", "managed", NULL};
   static const char *const accesses[] = {"all", "none", NULL};
+  static const char *const handles[] = {"none", "fd", NULL};
   static const char *const max_word[] = {"max", NULL};
   int kind = 0;
   mr_status st = mr_spec_args_choice(args, "kind", kinds, MR_POOL_DEVICE, &kind);
@@ -88,8 +89,11 @@ static mr_status make_pool(void *user, const mr_spec_args *args, mr_resource **o
   if (st == MR_OK) st = mr_spec_args_size(args, "initial", 0, &desc.initial_size);
   int access = MR_POOL_ACCESS_ALL;
   if (st == MR_OK) st = mr_spec_args_choice(args, "access", accesses, MR_POOL_ACCESS_ALL, &access);
+  int handle = MR_POOL_HANDLE_NONE;
+  if (st == MR_OK) st = mr_spec_args_choice(args, "ipc", handles, MR_POOL_HANDLE_NONE, &handle);
   if (st != MR_OK) return st;
   desc.access = (mr_pool_access)access;
+  desc.handle_type = (mr_pool_handle)handle;
   int device = mr_spec_args_device(args);
   mr_resource_props props =
       mri_memory_kind_props(mri_pool_memory_kind(desc.kind), device, true, MR_DEFAULT_ALIGNMENT);

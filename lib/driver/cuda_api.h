@@ -33,6 +33,7 @@
   X(cuDeviceTotalMem, 3020)          \
   X(cuDeviceGetAttribute, 2000)      \
   X(cuDeviceCanAccessPeer, 4000)     \
+  X(cuDeviceGetUuid, 11040)          \
   X(cuDevicePrimaryCtxRetain, 7000)  \
   X(cuDevicePrimaryCtxRelease, 11000)\
   X(cuDevicePrimaryCtxGetState, 7000)\
@@ -53,6 +54,10 @@
   X(cuMemPoolSetAccess, 11020)       \
   X(cuMemPoolGetAccess, 11020)       \
   X(cuMemPoolTrimTo, 11020)          \
+  X(cuMemPoolExportToShareableHandle, 11020)  \
+  X(cuMemPoolImportFromShareableHandle, 11020)\
+  X(cuMemPoolExportPointer, 11020)   \
+  X(cuMemPoolImportPointer, 11020)   \
   X(cuMemAllocFromPoolAsync, 11020)  \
   X(cuMemFreeAsync, 11020)           \
   X(cuMemAlloc, 3020)                \

@@ -8,6 +8,8 @@
  * driver/driver_internal.h; what only the driver's own files use
  * (driver/cuda_api.h) has no counterpart here.
  */
+#include <mrctx/ipc.h>
+
 #include "driver/driver_internal.h"
 
 static mr_status no_driver(const char *what) {
@@ -88,6 +90,31 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   mr_status st = mri_pool_desc_read(desc, out, &given);
   if (st != MR_OK) return st;
   return no_driver("pool");
+}
+
+mr_status mr_ipc_pool_export(const mr_resource *mr, int *fd, mr_ipc_pool_data *data) {
+  if (fd != NULL) *fd = -1;
+  return no_driver("mr_ipc_pool_export");
+}
+
+mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource **out) {
+  if (out != NULL) *out = NULL;
+  return no_driver("mr_ipc_pool_import");
+}
+
+mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes,
+                            mr_ipc_ptr *out) {
+  return no_driver("mr_ipc_ptr_export");
+}
+
+mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc, void **ptr) {
+  if (ptr != NULL) *ptr = NULL;
+  return no_driver("mr_ipc_ptr_import");
+}
+
+mr_status mr_ipc_imports_live(const mr_resource *imported, size_t *live) {
+  if (live != NULL) *live = 0;
+  return no_driver("mr_ipc_imports_live");
 }
 
 int mri_current_device(void) { return 0; }

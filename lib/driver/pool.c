@@ -1,6 +1,6 @@
 /*
- * pool.c: "pool(kind=..., release=..., max=..., initial=..., access=...)",
- * a driver memory pool the resource creates, configures and owns.
+ * pool.c: "pool(kind=..., release=..., max=..., initial=..., access=...,
+ * ipc=...)", a driver memory pool the resource creates, configures and owns.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +26,8 @@ static void describe_pool(const mr_pool_desc *d, char *buf, size_t cap) {
   }
   if (d->access == MR_POOL_ACCESS_NONE && n >= 0 && (size_t)n < cap)
     n += snprintf(buf + n, cap - (size_t)n, ", access=none");
+  if (d->handle_type == MR_POOL_HANDLE_FD && n >= 0 && (size_t)n < cap)
+    n += snprintf(buf + n, cap - (size_t)n, ", ipc=fd");
   if (n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, ")");
 }
 
@@ -74,6 +76,10 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
                      "%s: device %d has no %s memory-pool support (sync_%s works there)",
                      description, device, mr_pool_kind_name(desc->kind),
                      mr_pool_kind_name(desc->kind));
+  if (desc->handle_type == MR_POOL_HANDLE_FD) {
+    st = mri_ipc_check_device(description, device);
+    if (st != MR_OK) return st;
+  }
 
   const mri_cuda_api *cu = mri_cuda();
   mri_pool_state *s = mri_calloc(1, sizeof *s);
@@ -81,6 +87,8 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   s->device = device;
   s->kind = desc->kind;
   s->owned = true;
+  s->handle_type = desc->handle_type;
+  if (s->handle_type != MR_POOL_HANDLE_NONE) s->ipc_id = mri_ipc_new_pool_id();
   mri_pool_location(desc->kind, device, &s->location, &s->type);
   /* Only described (mrctx resolve, core.h): no pool is created, and no
    * memory reserved; everything above was checked as for a real one. */
@@ -93,7 +101,9 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   CUmemPoolProps props;
   memset(&props, 0, sizeof props);
   props.allocType = s->type;
-  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  props.handleTypes = desc->handle_type == MR_POOL_HANDLE_FD
+                         ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+                         : CU_MEM_HANDLE_TYPE_NONE;
   props.location = s->location;
   props.maxSize = (size_t)desc->max_size;
   CUresult r = cu->cuMemPoolCreate(&s->pool, &props);

@@ -33,6 +33,18 @@ mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_poo
     return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown kind %d", (int)given->kind);
   if (given->access != MR_POOL_ACCESS_ALL && given->access != MR_POOL_ACCESS_NONE)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown access %d", (int)given->access);
+  if (given->handle_type != MR_POOL_HANDLE_NONE && given->handle_type != MR_POOL_HANDLE_FD)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: unknown handle type %d",
+                     (int)given->handle_type);
+  /* The driver shares only device pools between processes: a pool at the
+   * HOST location (pinned) is not IPC capable (cuMemPoolCreate), and
+   * managed memory is never shared between processes. */
+  if (given->handle_type != MR_POOL_HANDLE_NONE && given->kind != MR_POOL_DEVICE)
+    return mri_error(MR_ERR_UNSUPPORTED,
+                     "pool(kind=%s, ipc=fd): only device pools can be shared between "
+                     "processes (the driver's pinned host pools are not IPC capable and "
+                     "managed memory cannot be shared); use pool(kind=device, ipc=fd)",
+                     mr_pool_kind_name(given->kind));
   if (given->max_size != 0 && given->initial_size > given->max_size)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "pool: initial=%llu bytes is more than max=%llu bytes",

@@ -27,7 +27,7 @@ void mri_pool_location(mr_pool_kind kind, int device, CUmemLocation *location,
   }
 }
 
-static mr_status device_attribute(int device, CUdevice_attribute attribute, int *value) {
+mr_status mri_device_attribute(int device, CUdevice_attribute attribute, int *value) {
   const mri_cuda_api *cu = mri_cuda();
   CUdevice dev;
   CUresult r = cu->cuDeviceGet(&dev, device);
@@ -39,7 +39,7 @@ static mr_status device_attribute(int device, CUdevice_attribute attribute, int 
 
 mr_status mri_require_managed_memory(const char *what, int device) {
   int value = 0;
-  mr_status st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &value);
+  mr_status st = mri_device_attribute(device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &value);
   if (st != MR_OK) return mri_error_prefix(st, "%s", what);
   if (!value)
     return mri_error(MR_ERR_UNSUPPORTED, "%s: device %d cannot allocate managed memory", what,
@@ -53,16 +53,16 @@ mr_status mri_pool_supported(mr_pool_kind kind, int device, bool *supported) {
   mr_status st;
   switch (kind) {
   case MR_POOL_DEVICE:
-    st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &value);
+    st = mri_device_attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &value);
     break;
   case MR_POOL_PINNED:
-    st = device_attribute(device, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, &value);
+    st = mri_device_attribute(device, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, &value);
     break;
   case MR_POOL_MANAGED:
     /* Managed pools need pool support and managed memory on the device. */
-    st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &value);
+    st = mri_device_attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &value);
     if (st == MR_OK && value)
-      st = device_attribute(device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &value);
+      st = mri_device_attribute(device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &value);
     break;
   default:
     return mri_error(MR_ERR_INVALID_ARGUMENT, "unknown pool kind %d", (int)kind);
@@ -288,6 +288,10 @@ mr_status mri_pool_reset_peak(CUmemoryPool pool, mr_pool_kind kind) {
                            i == 0 ? "reserved" : "used", mr_pool_kind_name(kind));
   }
   return MR_OK;
+}
+
+mri_pool_state *mri_pool_state_of(const mr_resource *mr) {
+  return mr != NULL ? mr_resource_state(mr, &pool_ops) : NULL;
 }
 
 /* The pool a pool-backed resource allocates from now, or an error naming

@@ -21,7 +21,24 @@ typedef struct mri_pool_state {
   CUmemAllocationType type;
   /* The last pool the default-pool release-threshold rule was applied to. */
   _Atomic(CUmemoryPool) checked_pool;
+  /* Owned pools shared with other processes (pool(ipc=fd), ipc.c): the
+   * handle type, and the ID chosen at creation that every exported
+   * pointer carries, so that an importer can tell it imports into the
+   * right pool. */
+  mr_pool_handle handle_type;
+  uint64_t ipc_id;
 } mri_pool_state;
+
+/* The pool state of a pool-backed resource, NULL for any other resource
+ * (imported pools included). */
+mri_pool_state *mri_pool_state_of(const mr_resource *mr);
+
+/* ipc.c: MR_OK if `device` can create pools whose memory is shared as a
+ * file descriptor; MR_ERR_UNSUPPORTED (message prefixed with `what`) if
+ * not. */
+mr_status mri_ipc_check_device(const char *what, int device);
+/* A new pool ID, unique on this host in practice (random). */
+uint64_t mri_ipc_new_pool_id(void);
 
 /* Create the resource over `state` (which it takes over on success; on
  * failure the caller frees it). `description` is its spec text. While this
@@ -34,6 +51,9 @@ mr_status mri_pool_resource_create(mri_pool_state *state, const char *descriptio
 /* Fill location and type for a pool kind on `device`. */
 void mri_pool_location(mr_pool_kind kind, int device, CUmemLocation *location,
                        CUmemAllocationType *type);
+
+/* A device attribute; a failure names the attribute and the device. */
+mr_status mri_device_attribute(int device, CUdevice_attribute attribute, int *value);
 
 /* MR_OK if `device` can allocate managed memory at all; MR_ERR_UNSUPPORTED
  * (message prefixed with `what`) if it cannot, so that neither a managed

@@ -691,11 +691,17 @@ static void test_pool_parameters(void **state) {
   spec_fails("pool(max=1.5)", MR_ERR_CONFIG, NULL);
   spec_fails("pool(bogus=1)", MR_ERR_CONFIG, NULL);
   assert_error_contains("pool: unknown parameter 'bogus' (known: kind, release, max, initial, "
-                        "access)");
+                        "access, ipc)");
+  spec_fails("pool(ipc=shm)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("pool: ipc=shm: expected one of none, fd");
+  /* Refused before the driver is asked: only device pools are shared. */
+  spec_fails("pool(kind=pinned, ipc=fd)", MR_ERR_CONFIG, NULL);
+  assert_error_contains("only device pools can be shared between processes");
   /* Well-formed: the driver is what is missing. */
   spec_fails("pool(kind=pinned, release=max, max=1GiB, initial=64MiB, access=none)",
              MR_ERR_NO_DRIVER, NULL);
   spec_fails("pool(release=0)", MR_ERR_NO_DRIVER, NULL);
+  spec_fails("pool(kind=device, ipc=fd)", MR_ERR_NO_DRIVER, NULL);
 }
 
 static void test_from_spec_arguments(void **state) {

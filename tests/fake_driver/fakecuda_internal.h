@@ -17,6 +17,7 @@
  *   fakecuda_streams.c  streams, events, and what is not modelled (graphs,
  *                       modules, kernels)
  *   fakecuda_control.c  the control API and random failures
+ *   fakecuda_ipc.c      pools shared between processes, device UUIDs
  *
  * The state and the helpers are used with the lock held.
  */
@@ -81,6 +82,16 @@ struct CUmemPoolHandle_st {
   int reuse_follow_event, reuse_opportunistic, reuse_internal;
   CUmemAccess_flags access[FAKE_CUDA_MAX_DEVICES];
   long live_allocations;
+  /* Pools shared between processes (fakecuda_ipc.c): the memory of an
+   * exporting pool (handleTypes POSIX_FD) is carved from a memfd, mapped
+   * whole at ipc_base; an imported pool maps the same memfd. The memfd's
+   * first page holds a header naming the pool (fake_ipc_header). */
+  int ipc_fd; /* -1: not shared */
+  bool imported;
+  unsigned char *ipc_base;
+  size_t ipc_span;
+  size_t ipc_next; /* exporter: the next free offset (never reused) */
+  unsigned long long ipc_id;
   struct CUmemPoolHandle_st *next; /* created pools only */
 };
 
@@ -92,6 +103,7 @@ typedef struct fake_alloc {
   enum alloc_kind kind;
   int charged_to; /* device, or -1 for the host */
   CUmemoryPool pool;
+  bool mapped; /* inside a shared pool's mapping: not malloc's to free */
   struct fake_alloc *next;
 } fake_alloc;
 
@@ -244,6 +256,16 @@ fake_alloc *find_alloc(const void *ptr);
 CUresult new_alloc(size_t bytes, enum alloc_kind kind, int charged_to, CUmemoryPool pool,
                    void **out);
 CUresult free_alloc(const void *ptr, unsigned kinds);
+/* Record an allocation at `ptr`, memory the caller provides (a shared
+ * pool's mapping), which free_alloc then does not free. */
+CUresult new_alloc_at(void *ptr, size_t bytes, int charged_to, CUmemoryPool pool);
+
+/* Shared pools (fakecuda_ipc.c). Set up the memfd of a pool created with
+ * handle types, or say why the fake cannot; release a pool's mapping and
+ * descriptor; carve `bytes` for an allocation from an exporting pool. */
+CUresult ipc_pool_init(struct CUmemPoolHandle_st *p, CUmemAllocationHandleType handle_types);
+void ipc_pool_release(struct CUmemPoolHandle_st *p);
+CUresult ipc_pool_carve(struct CUmemPoolHandle_st *p, size_t bytes, void **out);
 bool inside_alloc(uintptr_t ptr, size_t bytes);
 /* The live allocation whose bytes include `ptr`, or NULL. */
 fake_alloc *find_alloc_containing(uintptr_t ptr);

@@ -67,7 +67,7 @@ static CUresult do_set_mem_pool(CUmemLocation *location, CUmemAllocationType typ
   CUresult r = find_location(location, type, &loc);
   if (r != CUDA_SUCCESS) return r;
   struct CUmemPoolHandle_st *p = find_pool(pool);
-  if (p == NULL || p->type != type || !same_location(&p->location, location))
+  if (p == NULL || p->imported || p->type != type || !same_location(&p->location, location))
     return CUDA_ERROR_INVALID_VALUE;
   loc->current = p;
   return CUDA_SUCCESS;
@@ -83,13 +83,23 @@ static CUresult do_pool_create(CUmemoryPool *pool, const CUmemPoolProps *props) 
   fake_location *loc;
   CUresult r = find_location(&props->location, props->allocType, &loc);
   if (r != CUDA_SUCCESS) return r;
-  if (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE &&
+  /* Host pools are not IPC capable (cuMemPoolCreate); nor, here, managed
+   * ones. */
+  if ((props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+       props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) &&
       props->handleTypes != CU_MEM_HANDLE_TYPE_NONE)
     return CUDA_ERROR_INVALID_VALUE;
   struct CUmemPoolHandle_st *p = malloc(sizeof *p);
   if (p == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
   pool_init(p, props->location, props->allocType, false);
   p->max_size = props->maxSize;
+  if (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
+    r = ipc_pool_init(p, props->handleTypes);
+    if (r != CUDA_SUCCESS) {
+      free(p);
+      return r;
+    }
+  }
   p->next = pools;
   pools = p;
   *pool = p;
@@ -260,7 +270,8 @@ static CUresult do_alloc_from_pool(CUdeviceptr *dptr, size_t bytes, CUmemoryPool
                                    CUstream stream) {
   if (dptr == NULL || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   struct CUmemPoolHandle_st *p = find_pool(pool);
-  if (p == NULL) return CUDA_ERROR_INVALID_VALUE;
+  /* Imported pools do not allocate (cuMemPoolImportFromShareableHandle). */
+  if (p == NULL || p->imported) return CUDA_ERROR_INVALID_VALUE;
   struct CUstream_st *s;
   CUresult r = resolve_stream(stream, &s);
   if (r != CUDA_SUCCESS) return r;
@@ -273,7 +284,12 @@ static CUresult do_alloc_from_pool(CUdeviceptr *dptr, size_t bytes, CUmemoryPool
     if (r != CUDA_SUCCESS) return r;
   }
   void *ptr;
-  r = new_alloc(bytes, ALLOC_POOL, pool_device(p), p, &ptr);
+  if (p->ipc_fd >= 0) {
+    r = ipc_pool_carve(p, bytes, &ptr);
+    if (r == CUDA_SUCCESS) r = new_alloc_at(ptr, bytes, pool_device(p), p);
+  } else {
+    r = new_alloc(bytes, ALLOC_POOL, pool_device(p), p, &ptr);
+  }
   if (r != CUDA_SUCCESS) {
     uncharge(pool_device(p), (size_t)grow);
     return r;

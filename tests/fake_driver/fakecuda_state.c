@@ -82,6 +82,7 @@ void pool_init(struct CUmemPoolHandle_st *p, CUmemLocation location,
   p->reuse_follow_event = 1;
   p->reuse_opportunistic = 1;
   p->reuse_internal = 1;
+  p->ipc_fd = -1;
   if (location.type == CU_MEM_LOCATION_TYPE_DEVICE)
     p->access[location.id] = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
 }
@@ -118,6 +119,8 @@ static void device_reset(int d) {
   dev->attributes[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR] = 0;
   dev->attributes[CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED] = 1;
   dev->attributes[CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED] = 1;
+  dev->attributes[CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES] =
+      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   dev->attributes[CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY] = 1;
   dev->attributes[CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS] = 1;
   dev->attributes[CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING] = 1;
@@ -153,7 +156,7 @@ static void free_everything(void) {
     while (alloc_table[b] != NULL) {
       fake_alloc *a = alloc_table[b];
       alloc_table[b] = a->next;
-      free(a->ptr);
+      if (!a->mapped) free(a->ptr);
       free(a);
     }
   }
@@ -161,6 +164,7 @@ static void free_everything(void) {
   while (pools != NULL) {
     struct CUmemPoolHandle_st *p = pools;
     pools = p->next;
+    ipc_pool_release(p);
     free(p);
   }
   for (struct CUstream_st **list = &streams; list != NULL;
@@ -425,7 +429,9 @@ void unlink_pool(struct CUmemPoolHandle_st *gone) {
       break;
     }
   }
-  uncharge(pool_device(gone), (size_t)gone->reserved);
+  /* An imported pool's memory is the exporter's: nothing was charged. */
+  if (!gone->imported) uncharge(pool_device(gone), (size_t)gone->reserved);
+  ipc_pool_release(gone);
   free(gone);
 }
 
@@ -465,6 +471,19 @@ CUresult new_alloc(size_t bytes, enum alloc_kind kind, int charged_to, CUmemoryP
   return CUDA_SUCCESS;
 }
 
+CUresult new_alloc_at(void *ptr, size_t bytes, int charged_to, CUmemoryPool pool) {
+  if (find_alloc(ptr) != NULL) return CUDA_ERROR_INVALID_VALUE;
+  fake_alloc *a = malloc(sizeof *a);
+  if (a == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+  *a = (fake_alloc){.ptr = ptr, .bytes = bytes, .kind = ALLOC_POOL, .charged_to = charged_to,
+                    .pool = pool, .mapped = true};
+  size_t b = bucket_of(ptr);
+  a->next = alloc_table[b];
+  alloc_table[b] = a;
+  live_allocations++;
+  return CUDA_SUCCESS;
+}
+
 /* Remove the live allocation starting at `ptr` if its kind is allowed. */
 CUresult free_alloc(const void *ptr, unsigned kinds) {
   for (fake_alloc **link = &alloc_table[bucket_of(ptr)]; *link != NULL; link = &(*link)->next) {
@@ -481,7 +500,7 @@ CUresult free_alloc(const void *ptr, unsigned kinds) {
     } else {
       uncharge(a->charged_to, a->bytes);
     }
-    free(a->ptr);
+    if (!a->mapped) free(a->ptr);
     free(a);
     return CUDA_SUCCESS;
   }

@@ -1,0 +1,462 @@
+/*
+ * Pools shared between processes over the fake driver (suite fake), whose
+ * shared pools carve their memory from a memfd, so two real processes
+ * share bytes (tests/fake_driver/fakecuda_ipc.c):
+ *  - pool(kind=device, ipc=fd) from the spec and from C build the same
+ *    pool; an older caller's smaller mr_pool_desc means no handle type;
+ *    pinned and managed pools, and a device without file-descriptor
+ *    handles, are refused with a clear error;
+ *  - two processes (the test and test_driver_ipc_peer, spawned): one
+ *    allocates and writes, the other imports, checks the bytes and frees;
+ *    the importer exits first, or the exporter does (after the importer's
+ *    free, or even with the import live); the pools hold nothing
+ *    afterwards and the fake holds nothing at all;
+ *  - error paths: exporting a pool without ipc=fd or an adaptor, importing
+ *    a block twice, freeing an import twice or with the wrong size,
+ *    allocating from an imported pool, importing into another pool, a
+ *    damaged record, a device this process does not see; a closed socket,
+ *    a message without a descriptor, a short message, an unexpected
+ *    descriptor; the leak report of an imported pool released with
+ *    imports live;
+ *  - the fake itself refuses what the driver refuses.
+ * The test's argument is the path of test_driver_ipc_peer.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fake_test.h"
+#include "ipc_cases.h"
+
+static const char *peer_path;
+
+static mr_resource *new_ipc_pool(void) {
+  mr_resource *pool = NULL;
+  assert_ok(ipc_pool_create(&pool));
+  return pool;
+}
+
+/* Export `pool` and import it in this process (the fake allows it; the
+ * real driver shares between processes only). */
+static mr_resource *import_here(mr_resource *pool) {
+  int fd = -1;
+  mr_ipc_pool_data data;
+  assert_ok(mr_ipc_pool_export(pool, &fd, &data));
+  assert_true(fd >= 0);
+  mr_resource *imported = NULL;
+  assert_ok(mr_ipc_pool_import(fd, &data, &imported));
+  close(fd);
+  return imported;
+}
+
+/* ---- creating shared pools ----------------------------------------------------- */
+
+static void test_spec_and_c_build_the_same_pool(void **state) {
+  mr_resource *from_spec = new_ipc_pool();
+  assert_string_equal(mr_resource_describe(from_spec), "pool(kind=device, ipc=fd)");
+  mr_pool_desc desc;
+  mr_pool_desc_init(&desc, MR_POOL_DEVICE);
+  desc.handle_type = MR_POOL_HANDLE_FD;
+  mr_resource *from_c = NULL;
+  assert_ok(mr_pool_resource_create(0, &desc, &from_c));
+  assert_string_equal(mr_resource_describe(from_c), mr_resource_describe(from_spec));
+  /* The description parses back to the same pool. */
+  mr_resource *again = NULL;
+  assert_ok(mr_resource_from_spec(mr_resource_describe(from_c), 0, &again));
+  assert_string_equal(mr_resource_describe(again), "pool(kind=device, ipc=fd)");
+  mr_resource *plain = NULL;
+  assert_ok(mr_resource_from_spec("pool(kind=device, ipc=none)", 0, &plain));
+  assert_string_equal(mr_resource_describe(plain), "pool(kind=device)");
+  mr_resource_release(plain);
+  mr_resource_release(again);
+  mr_resource_release(from_c);
+  mr_resource_release(from_spec);
+}
+
+static void test_older_desc_means_no_handle(void **state) {
+  /* A caller built against the header before handle_type: its struct ends
+   * there, and whatever follows in memory is not read. */
+  mr_pool_desc desc;
+  mr_pool_desc_init(&desc, MR_POOL_DEVICE);
+  desc.size = offsetof(mr_pool_desc, handle_type);
+  desc.handle_type = MR_POOL_HANDLE_FD;
+  mr_resource *pool = NULL;
+  assert_ok(mr_pool_resource_create(0, &desc, &pool));
+  assert_string_equal(mr_resource_describe(pool), "pool(kind=device)");
+  int fd = 7;
+  mr_ipc_pool_data data;
+  assert_status(mr_ipc_pool_export(pool, &fd, &data), MR_ERR_UNSUPPORTED);
+  assert_error_contains("ipc=fd");
+  assert_int_equal(fd, -1);
+  mr_resource_release(pool);
+}
+
+static void test_kinds_that_cannot_share(void **state) {
+  static const char *const specs[] = {"pool(kind=pinned, ipc=fd)", "pool(kind=managed, ipc=fd)"};
+  for (size_t i = 0; i < 2; i++) {
+    mr_resource *mr = NULL;
+    mr_status st = mr_resource_from_spec(specs[i], 0, &mr);
+    assert_int_not_equal(st, MR_OK);
+    assert_null(mr);
+    assert_error_contains("only device pools can be shared between processes");
+  }
+  mr_pool_desc desc;
+  mr_pool_desc_init(&desc, MR_POOL_PINNED);
+  desc.handle_type = MR_POOL_HANDLE_FD;
+  mr_resource *mr = NULL;
+  assert_status(mr_pool_resource_create(0, &desc, &mr), MR_ERR_UNSUPPORTED);
+  desc.handle_type = (mr_pool_handle)7;
+  assert_status(mr_pool_resource_create(0, &desc, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("unknown handle type 7");
+  assert_int_not_equal(mr_resource_from_spec("pool(kind=device, ipc=shm)", 0, &mr), MR_OK);
+  assert_error_contains("ipc");
+  /* A device whose driver cannot share pools as file descriptors. */
+  assert_int_equal(
+      fake_cuda_set_attribute(0, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, 0),
+      CUDA_SUCCESS);
+  mr_pool_desc_init(&desc, MR_POOL_DEVICE);
+  desc.handle_type = MR_POOL_HANDLE_FD;
+  assert_status(mr_pool_resource_create(0, &desc, &mr), MR_ERR_UNSUPPORTED);
+  assert_error_contains("cannot share pool memory as file descriptors");
+  assert_null(mr);
+}
+
+/* ---- two processes ---------------------------------------------------------------- */
+
+static void test_importer_exits_first(void **state) { ipc_case_importer_exits_first(peer_path); }
+
+static void test_exporter_exits_first(void **state) { ipc_case_exporter_exits_first(peer_path); }
+
+static void test_exporter_exits_with_an_import_live(void **state) {
+  int sock = -1;
+  pid_t pid = ipc_spawn_peer(peer_path, "export-exit", &sock);
+  assert_true(pid > 0);
+  void *p = NULL;
+  ipc_block_msg block;
+  mr_resource *imported = ipc_import_from_peer(sock, &p, &block);
+  assert_true(ipc_send_ack(sock, MR_OK, "imported"));
+  assert_int_equal(ipc_wait_peer(pid), 0);
+  close(sock);
+  /* The fake's mapping outlives the exporter (the real driver's rules
+   * forbid this order: docs/driver.md). The free still works. */
+  assert_true(ipc_check_bytes(p, (size_t)block.ptr.bytes, IPC_PATTERN_PEER));
+  assert_ok(mr_deallocate(imported, p, (size_t)block.ptr.bytes, 0, NULL));
+  mr_resource_release(imported);
+}
+
+/* ---- errors ------------------------------------------------------------------------ */
+
+static void test_export_errors(void **state) {
+  int fd = 9;
+  mr_ipc_pool_data data;
+  mr_resource *plain = NULL;
+  assert_ok(mr_resource_from_spec("pool(kind=device)", 0, &plain));
+  assert_status(mr_ipc_pool_export(plain, &fd, &data), MR_ERR_UNSUPPORTED);
+  assert_error_contains("pool(kind=device, ipc=fd)");
+  assert_int_equal(fd, -1);
+  mr_ipc_ptr record;
+  void *q = NULL;
+  assert_ok(mr_allocate(plain, 256, 0, NULL, &q));
+  assert_status(mr_ipc_ptr_export(plain, q, 256, &record), MR_ERR_UNSUPPORTED);
+  assert_ok(mr_deallocate(plain, q, 256, 0, NULL));
+  mr_resource_release(plain);
+
+  mr_resource *over = NULL;
+  assert_ok(mr_resource_from_spec("stats(pool(kind=device, ipc=fd))", 0, &over));
+  assert_status(mr_ipc_pool_export(over, &fd, &data), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("is not a pool resource");
+  mr_resource_release(over);
+  assert_status(mr_ipc_pool_export(NULL, &fd, &data), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_ipc_pool_export(plain = new_ipc_pool(), NULL, &data),
+                MR_ERR_INVALID_ARGUMENT);
+
+  /* Blocks: not this pool's, not a block's start, nothing. */
+  mr_resource *other = new_ipc_pool();
+  void *p = NULL, *mine = NULL;
+  assert_ok(mr_allocate(other, 1024, 0, NULL, &p));
+  assert_status(mr_ipc_ptr_export(plain, p, 1024, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("was not allocated from");
+  assert_ok(mr_allocate(plain, 1024, 0, NULL, &mine));
+  assert_status(mr_ipc_ptr_export(plain, (char *)mine + 256, 512, &record),
+                MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("not its start");
+  assert_status(mr_ipc_ptr_export(plain, mine, 0, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_ipc_ptr_export(plain, NULL, 8, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_ok(mr_deallocate(plain, mine, 1024, 0, NULL));
+  assert_ok(mr_deallocate(other, p, 1024, 0, NULL));
+  mr_resource_release(other);
+  mr_resource_release(plain);
+}
+
+static void test_import_errors(void **state) {
+  mr_resource *pool = new_ipc_pool(), *other = new_ipc_pool();
+  mr_resource *imported = import_here(pool), *imported_other = import_here(other);
+  void *p = NULL, *q = NULL;
+  assert_ok(mr_allocate(pool, 4096, 0, NULL, &p));
+  assert_ok(mr_allocate(other, 4096, 0, NULL, &q));
+  mr_ipc_ptr record, record_other;
+  assert_ok(mr_ipc_ptr_export(pool, p, 4096, &record));
+  assert_ok(mr_ipc_ptr_export(other, q, 4096, &record_other));
+
+  /* An imported pool does not allocate, and is no pool to export. */
+  void *none = (void *)1;
+  assert_status(mr_allocate(imported, 256, 0, NULL, &none), MR_ERR_UNSUPPORTED);
+  assert_error_contains("an imported pool cannot allocate");
+  assert_null(none);
+  int fd = -1;
+  mr_ipc_pool_data data;
+  assert_status(mr_ipc_pool_export(imported, &fd, &data), MR_ERR_INVALID_ARGUMENT);
+
+  /* Another pool's block. */
+  void *in = (void *)1;
+  assert_status(mr_ipc_ptr_import(imported, &record_other, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("import it into the resource its own pool was imported as");
+  assert_null(in);
+  /* Into what is no imported pool. */
+  assert_status(mr_ipc_ptr_import(pool, &record, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("is not an imported pool");
+  /* A damaged record. */
+  mr_ipc_ptr damaged = record;
+  damaged.magic ^= 1;
+  assert_status(mr_ipc_ptr_import(imported, &damaged, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("not an mrctx IPC record");
+
+  /* Import, twice; free with the wrong size, twice. */
+  assert_ok(mr_ipc_ptr_import(imported, &record, &in));
+  assert_true(ipc_fill(p, 4096, 0x11));
+  assert_true(ipc_check_bytes(in, 4096, 0x11));
+  void *again = NULL;
+  assert_status(mr_ipc_ptr_import(imported, &record, &again), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("imported already");
+  assert_null(again);
+  assert_status(mr_deallocate(imported, in, 100, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("it was imported with 4096");
+  size_t live = 0;
+  assert_ok(mr_ipc_imports_live(imported, &live));
+  assert_int_equal(live, 1);
+  assert_ok(mr_deallocate(imported, in, 4096, 0, NULL));
+  assert_status(mr_deallocate(imported, in, 4096, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("is not a live import of this pool");
+  assert_status(mr_ipc_imports_live(pool, &live), MR_ERR_INVALID_ARGUMENT);
+  /* Freed, the block can be imported again. */
+  assert_ok(mr_ipc_ptr_import(imported, &record, &in));
+  assert_ok(mr_deallocate(imported, in, 4096, 0, NULL));
+
+  assert_ok(mr_deallocate(pool, p, 4096, 0, NULL));
+  assert_ok(mr_deallocate(other, q, 4096, 0, NULL));
+  mr_resource_release(imported_other);
+  mr_resource_release(imported);
+  mr_resource_release(other);
+  mr_resource_release(pool);
+}
+
+static void test_pool_import_errors(void **state) {
+  mr_resource *pool = new_ipc_pool();
+  int fd = -1;
+  mr_ipc_pool_data data;
+  assert_ok(mr_ipc_pool_export(pool, &fd, &data));
+  mr_resource *imported = (mr_resource *)1;
+  mr_ipc_pool_data bad = data;
+  bad.magic = 0;
+  assert_status(mr_ipc_pool_import(fd, &bad, &imported), MR_ERR_INVALID_ARGUMENT);
+  assert_null(imported);
+  bad = data;
+  bad.version = 99;
+  assert_status(mr_ipc_pool_import(fd, &bad, &imported), MR_ERR_UNSUPPORTED);
+  bad = data;
+  bad.device_uuid[0] ^= 0xff;
+  assert_status(mr_ipc_pool_import(fd, &bad, &imported), MR_ERR_NO_DEVICE);
+  assert_error_contains("CUDA_VISIBLE_DEVICES");
+  assert_status(mr_ipc_pool_import(-1, &data, &imported), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_ipc_pool_import(fd, NULL, &imported), MR_ERR_INVALID_ARGUMENT);
+  /* A descriptor that is no pool's: the driver refuses it. */
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  assert_status(mr_ipc_pool_import(devnull, &data, &imported), MR_ERR_DRIVER);
+  assert_error_contains("cuMemPoolImportFromShareableHandle");
+  close(devnull);
+  close(fd);
+  mr_resource_release(pool);
+}
+
+static void test_socket_errors(void **state) {
+  int pair[2];
+  char payload[64] = "x";
+  int fd = 5;
+  /* A message without the descriptor that was expected. */
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+  assert_ok(mr_ipc_send(pair[0], -1, payload, sizeof payload));
+  assert_status(mr_ipc_receive(pair[1], &fd, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("carried no file descriptor");
+  assert_int_equal(fd, -1);
+  /* A descriptor that was not expected: refused and closed. */
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  assert_ok(mr_ipc_send(pair[0], devnull, payload, sizeof payload));
+  assert_status(mr_ipc_receive(pair[1], NULL, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("none was expected");
+  /* One that was: a new descriptor of the same file. */
+  assert_ok(mr_ipc_send(pair[0], devnull, payload, sizeof payload));
+  assert_ok(mr_ipc_receive(pair[1], &fd, payload, sizeof payload));
+  assert_true(fd >= 0 && fd != devnull);
+  close(fd);
+  close(devnull);
+  /* A short message: the peer closes part way. */
+  assert_ok(mr_ipc_send(pair[0], -1, payload, 10));
+  close(pair[0]);
+  assert_status(mr_ipc_receive(pair[1], NULL, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("short message: the peer closed the socket after 10 of 64 bytes");
+  /* Then nothing at all. */
+  assert_status(mr_ipc_receive(pair[1], NULL, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("the peer closed the socket (no message)");
+  mr_resource *imported = (mr_resource *)1;
+  assert_status(mr_ipc_pool_receive(pair[1], &imported), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("mr_ipc_pool_receive");
+  assert_null(imported);
+  close(pair[1]);
+  /* Sending to a closed peer, and to what is no socket. */
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+  close(pair[1]);
+  assert_status(mr_ipc_send(pair[0], -1, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("the peer closed the socket");
+  close(pair[0]);
+  devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  assert_status(mr_ipc_send(devnull, -1, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("not a socket");
+  close(devnull);
+  assert_status(mr_ipc_send(3, -1, NULL, 8), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_ipc_receive(3, NULL, payload, 0), MR_ERR_INVALID_ARGUMENT);
+}
+
+/* Run fn with stderr going to a file; what was written there. */
+static char *capture_stderr(void (*fn)(void *), void *arg) {
+  char path[] = "/tmp/mrctx-ipc-stderr-XXXXXX";
+  int file = mkstemp(path);
+  assert_true(file >= 0);
+  unlink(path);
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(file, 2);
+  fn(arg);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  off_t size = lseek(file, 0, SEEK_END);
+  char *text = calloc(1, (size_t)size + 1);
+  assert_non_null(text);
+  assert_int_equal(pread(file, text, (size_t)size, 0), size);
+  close(file);
+  return text;
+}
+
+static void release_resource(void *mr) { mr_resource_release(mr); }
+
+static void test_release_with_imports_live_reports_a_leak(void **state) {
+  mr_resource *pool = new_ipc_pool();
+  mr_resource *imported = import_here(pool);
+  void *p = NULL, *in = NULL;
+  assert_ok(mr_allocate(pool, 3000, 0, NULL, &p));
+  mr_ipc_ptr record;
+  assert_ok(mr_ipc_ptr_export(pool, p, 3000, &record));
+  assert_ok(mr_ipc_ptr_import(imported, &record, &in));
+  char *report = capture_stderr(release_resource, imported);
+  if (strstr(report, "mrctx: leak: ipc_import(device=0") == NULL ||
+      strstr(report, "1 imported block never freed") == NULL ||
+      strstr(report, "3000 bytes in all") == NULL) {
+    print_error("the report was: %s\n", report);
+    fail();
+  }
+  free(report);
+  /* The driver keeps the import until it is freed: free it, as a process
+   * exit would, so that the fake ends clean. */
+  assert_int_equal(fake_cu()->cuMemFreeAsync((CUdeviceptr)(uintptr_t)in, NULL), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(pool, p, 3000, 0, NULL));
+  mr_resource_release(pool);
+}
+
+/* What the fake refuses, as the driver does. */
+static void test_fake_refuses_what_the_driver_refuses(void **state) {
+  const mri_cuda_api *cu = fake_cu();
+  CUmemPoolProps props;
+  memset(&props, 0, sizeof props);
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0};
+  CUmemoryPool plain, shared, other;
+  assert_int_equal(cu->cuMemPoolCreate(&plain, &props), CUDA_SUCCESS);
+  props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  assert_int_equal(cu->cuMemPoolCreate(&shared, &props), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolCreate(&other, &props), CUDA_SUCCESS);
+  /* Host pools are not IPC capable. */
+  CUmemoryPool host;
+  CUmemPoolProps host_props = props;
+  host_props.location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_HOST, .id = 0};
+  assert_int_equal(cu->cuMemPoolCreate(&host, &host_props), CUDA_ERROR_INVALID_VALUE);
+  /* A pool without handle types does not export. */
+  int fd = -1;
+  assert_int_equal(cu->cuMemPoolExportToShareableHandle(
+                       &fd, plain, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                   CUDA_ERROR_INVALID_VALUE);
+  CUdeviceptr a = 0, b = 0;
+  assert_int_equal(cu->cuMemAllocFromPoolAsync(&a, 512, plain, NULL), CUDA_SUCCESS);
+  CUmemPoolPtrExportData data;
+  assert_int_equal(cu->cuMemPoolExportPointer(&data, a), CUDA_ERROR_INVALID_VALUE);
+  assert_int_equal(cu->cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
+  /* An imported pool does not allocate, nor become a current pool. */
+  assert_int_equal(cu->cuMemPoolExportToShareableHandle(
+                       &fd, shared, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                   CUDA_SUCCESS);
+  CUmemoryPool imported;
+  assert_int_equal(cu->cuMemPoolImportFromShareableHandle(
+                       &imported, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                       0),
+                   CUDA_SUCCESS);
+  close(fd);
+  assert_int_equal(cu->cuMemAllocFromPoolAsync(&a, 512, imported, NULL), CUDA_ERROR_INVALID_VALUE);
+  CUmemLocation dev0 = props.location;
+  assert_int_equal(cu->cuMemSetMemPool(&dev0, CU_MEM_ALLOCATION_TYPE_PINNED, imported),
+                   CUDA_ERROR_INVALID_VALUE);
+  /* Another pool's pointer does not import. */
+  assert_int_equal(cu->cuMemAllocFromPoolAsync(&b, 512, other, NULL), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolExportPointer(&data, b), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolImportPointer(&a, imported, &data), CUDA_ERROR_INVALID_VALUE);
+  /* Its own pool's does, and shares the bytes. */
+  assert_int_equal(cu->cuMemFreeAsync(b, NULL), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemAllocFromPoolAsync(&b, 512, shared, NULL), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolExportPointer(&data, b), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolImportPointer(&a, imported, &data), CUDA_SUCCESS);
+  memset((void *)(uintptr_t)b, 0x42, 512);
+  assert_int_equal(*(unsigned char *)(uintptr_t)a, 0x42);
+  assert_int_equal(cu->cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemFreeAsync(b, NULL), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolDestroy(imported), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolDestroy(other), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolDestroy(shared), CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemPoolDestroy(plain), CUDA_SUCCESS);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s PATH_OF_test_driver_ipc_peer\n", argv[0]);
+    return 2;
+  }
+  peer_path = argv[1];
+#define T(f) cmocka_unit_test_setup_teardown(f, fake_test_setup, fake_teardown)
+  const struct CMUnitTest tests[] = {
+      T(test_spec_and_c_build_the_same_pool),
+      T(test_older_desc_means_no_handle),
+      T(test_kinds_that_cannot_share),
+      T(test_importer_exits_first),
+      T(test_exporter_exits_first),
+      T(test_exporter_exits_with_an_import_live),
+      T(test_export_errors),
+      T(test_import_errors),
+      T(test_pool_import_errors),
+      T(test_socket_errors),
+      T(test_release_with_imports_live_reports_a_leak),
+      T(test_fake_refuses_what_the_driver_refuses),
+  };
+#undef T
+  return cmocka_run_group_tests_name("pools shared between processes (fake driver)", tests, NULL,
+                                     NULL);
+}
