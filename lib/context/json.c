@@ -1,6 +1,6 @@
 /*
- * json.c: a recursive-descent JSON reader into a tree, and string output.
- * See context/json.h for what it accepts.
+ * json.c: a recursive-descent JSON reader into a tree. See context/json.h
+ * for what it accepts; JSON strings are written by core/text.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,36 +40,6 @@ static bool take_literal(reader *r, const char *word) {
   if (r->length - r->at < n || memcmp(r->text + r->at, word, n) != 0) return false;
   r->at += n;
   return true;
-}
-
-/* The length of the UTF-8 sequence starting at `s` (at most `left` bytes),
- * 0 if it is not valid UTF-8 (overlong forms and surrogates included). */
-static size_t utf8_length(const unsigned char *s, size_t left) {
-  unsigned char c = s[0];
-  if (c < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-    cp = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    cp = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (left < n) return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3f);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-      (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return n;
 }
 
 static size_t put_utf8(char *out, uint32_t cp) {
@@ -130,7 +100,7 @@ static mr_status read_string(reader *r, char **out) {
                                          : "a control character inside a string");
     }
     if (c != '\\') {
-      size_t len = utf8_length((const unsigned char *)r->text + r->at, end - r->at);
+      size_t len = mri_utf8_length((const unsigned char *)r->text + r->at, end - r->at);
       if (len == 0) {
         free(s);
         return fail_at(r, r->at, "the text is not UTF-8");
@@ -407,98 +377,4 @@ const char *mri_json_type_words(mri_json_type type) {
     return "an object";
   }
   return "a value";
-}
-
-void mri_json_write_string(FILE *out, const char *text) {
-  fputc('"', out);
-  const unsigned char *s = (const unsigned char *)text;
-  size_t left = strlen(text);
-  while (left > 0) {
-    unsigned char c = *s;
-    if (c == '"' || c == '\\') {
-      fputc('\\', out);
-      fputc(c, out);
-    } else if (c == '\n') {
-      fputs("\\n", out);
-    } else if (c == '\t') {
-      fputs("\\t", out);
-    } else if (c == '\r') {
-      fputs("\\r", out);
-    } else if (c < 0x20 || c == 0x7f) {
-      fprintf(out, "\\u%04x", c);
-    } else if (c >= 0x80) {
-      size_t n = utf8_length(s, left);
-      if (n == 0) {
-        fputs("\xef\xbf\xbd", out); /* U+FFFD, which reads back as itself */
-        n = 1;
-      } else {
-        fwrite(s, 1, n, out);
-      }
-      s += n;
-      left -= n;
-      continue;
-    } else {
-      fputc(c, out);
-    }
-    s++;
-    left--;
-  }
-  fputc('"', out);
-}
-
-/* How `text` at `s` (`left` bytes to its end) is shown: the length of the
- * character taken as it is, or 0 and `escape` filled ("\\x1b", "\\\\")
- * for one byte taken escaped. */
-static size_t printable_step(const unsigned char *s, size_t left, char escape[5]) {
-  unsigned char c = *s;
-  if (c == '\\') {
-    memcpy(escape, "\\\\", 3);
-    return 0;
-  }
-  if (c >= 0x20 && c < 0x7f) return 1;
-  size_t n = c >= 0x80 ? utf8_length(s, left) : 0;
-  if (n != 0 && !(n == 2 && c == 0xc2 && s[1] < 0xa0)) return n; /* not a C1 control */
-  static const char hex[] = "0123456789abcdef";
-  escape[0] = '\\';
-  escape[1] = 'x';
-  escape[2] = hex[c >> 4];
-  escape[3] = hex[c & 15];
-  escape[4] = '\0';
-  return 0;
-}
-
-void mri_write_printable(FILE *out, const char *text) {
-  const unsigned char *s = (const unsigned char *)text;
-  size_t left = strlen(text);
-  while (left > 0) {
-    char escape[5];
-    size_t n = printable_step(s, left, escape);
-    if (n == 0) {
-      fputs(escape, out);
-      n = 1;
-    } else {
-      fwrite(s, 1, n, out);
-    }
-    s += n;
-    left -= n;
-  }
-}
-
-const char *mri_printable(const char *text, char *buf, size_t cap) {
-  const unsigned char *s = (const unsigned char *)text;
-  size_t left = strlen(text), used = 0;
-  while (left > 0) {
-    char escape[5];
-    size_t n = printable_step(s, left, escape);
-    const char *piece = n == 0 ? escape : (const char *)s;
-    size_t length = n == 0 ? strlen(escape) : n;
-    if (used + length >= cap) break;
-    memcpy(buf + used, piece, length);
-    used += length;
-    n = n == 0 ? 1 : n;
-    s += n;
-    left -= n;
-  }
-  buf[used] = '\0';
-  return buf;
 }

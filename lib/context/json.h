@@ -1,6 +1,6 @@
 /*
  * context/json.h (internal): the little JSON the snapshot files need: a
- * reader into a tree, and a writer for strings.
+ * reader into a tree (strings are written by core/text.h).
  *
  * The reader takes RFC 8259 JSON (UTF-8, an optional byte-order mark),
  * keeps each value's line and column for messages, and refuses what a
@@ -49,25 +49,7 @@ const mri_json *mri_json_member(const mri_json *object, const char *key);
 /* "a string", "a number", ... for messages. */
 const char *mri_json_type_words(mri_json_type type);
 
-/* Write `text` as a JSON string, quoted and escaped. Bytes that are not
- * UTF-8 become U+FFFD, so the output is always valid JSON. */
-void mri_json_write_string(FILE *out, const char *text);
-
-/* ---- text for terminals -------------------------------------------------- */
-
-/* Names and messages that came from outside (a library's name, a snapshot
- * file's strings) are shown to people through these, so that no byte of
- * theirs can drive the terminal: control characters (C0, DEL and the C1
- * range U+0080..U+009F), bytes that are not UTF-8 and the backslash are
- * written as \xNN (the backslash as \\); printable UTF-8 is written as it
- * is. */
-
-/* Write `text` escaped to `out`. */
-void mri_write_printable(FILE *out, const char *text);
-
-/* `text` escaped into `buf` (`cap` bytes, NUL included; cap > 0): as much
- * as fits in whole characters and escapes, never cut inside one. Returns
- * buf. */
-const char *mri_printable(const char *text, char *buf, size_t cap);
+/* Strings out, as JSON (mri_json_write_string) or for terminals
+ * (mri_write_printable, mri_printable): core/text.h. */
 
 #endif

@@ -14,6 +14,7 @@
 #include <mrctx/mrctx.h>
 
 #include "core/fork.h"
+#include "core/text.h"
 
 #define MRI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MRI_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -37,20 +38,10 @@ mr_status mri_error_prefix(mr_status status, const char *format, ...)
  * and its end, with " ... " between: the end usually says why. */
 #define MRI_ERROR_CAPACITY 2048
 
-/* Copy the `n` bytes at `text` into `buf` (`cap` bytes, NUL included); if
- * they do not fit, keep the beginning (a third) and the end, with " ... "
- * between, cut at UTF-8 character boundaries. */
-void mri_fit_text(char *buf, size_t cap, const char *text, size_t n);
-/* vsnprintf into `buf`, shortened by mri_fit_text if need be. */
+/* vsnprintf into `buf`, shortened by mri_fit_text (core/text.h) if need
+ * be. */
 void mri_vformat_fit(char *buf, size_t cap, const char *format, va_list args)
     __attribute__((format(printf, 3, 0)));
-
-/* Text a message quotes from its input, at most MRI_BRIEF_MAX bytes of it:
- * `text` itself, or its beginning (whole UTF-8 characters) and "...". A
- * very long value then cannot push the reason out of the message. */
-#define MRI_BRIEF_MAX 64
-#define MRI_BRIEF_CAP (MRI_BRIEF_MAX + 4)
-const char *mri_brief(const char *text, char buf[MRI_BRIEF_CAP]);
 
 /* ---- small utilities ---------------------------------------------------- */
 
@@ -89,14 +80,8 @@ char *mri_vasprintf(const char *format, va_list args) __attribute__((format(prin
 /* CLOCK_MONOTONIC in nanoseconds: for ages and intervals. */
 uint64_t mri_monotonic_ns(void);
 
-/* Format a byte count as spec text: the largest binary unit that divides it
- * evenly ("64MiB", "1536B", "256B"), so it always parses back exactly. */
-void mri_format_size(uint64_t bytes, char *buf, size_t cap);
-
-/* Format a byte count for people, rounded to one decimal of the largest
- * binary unit it reaches ("705.2 MiB", "512 B"): the tables of statistics
- * and snapshots (the exact numbers are in the API and the JSON). */
-void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap);
+/* Byte counts and other text (mri_format_size, mri_format_bytes_human,
+ * the JSON and XML writers): core/text.h. */
 
 /* ---- versioned public structs (docs/abi.md) ------------------------------ */
 

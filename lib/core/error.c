@@ -102,35 +102,6 @@ void mr_clear_error(void) {
   if (tls_message != NULL) tls_message[0] = '\0';
 }
 
-static bool is_utf8_continuation(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
-
-void mri_fit_text(char *buf, size_t cap, const char *text, size_t n) {
-  if (cap == 0) return;
-  if (n < cap) {
-    memmove(buf, text, n);
-    buf[n] = '\0';
-    return;
-  }
-  static const char gap[] = " ... ";
-  size_t room = cap - 1;
-  if (room < sizeof gap - 1 + 2) {
-    memmove(buf, text, room);
-    buf[room] = '\0';
-    return;
-  }
-  room -= sizeof gap - 1;
-  size_t head = room / 3, tail = room - head;
-  while (head > 0 && is_utf8_continuation(text[head])) head--;
-  size_t from = n - tail;
-  while (from < n && is_utf8_continuation(text[from])) from++;
-  tail = n - from;
-  /* `text` may overlap `buf`: the tail moves first, to where it ends up. */
-  memmove(buf + head + sizeof gap - 1, text + from, tail);
-  memmove(buf, text, head);
-  memcpy(buf + head, gap, sizeof gap - 1);
-  buf[head + sizeof gap - 1 + tail] = '\0';
-}
-
 void mri_vformat_fit(char *buf, size_t cap, const char *format, va_list args) {
   /* Most messages fit the scratch; a longer one is formatted again in full
    * where host memory allows (if not, its far end is lost). */
@@ -156,16 +127,6 @@ void mri_vformat_fit(char *buf, size_t cap, const char *format, va_list args) {
   else
     mri_fit_text(buf, cap, scratch, sizeof scratch - 1);
   free(whole);
-}
-
-const char *mri_brief(const char *text, char buf[MRI_BRIEF_CAP]) {
-  size_t n = strnlen(text, MRI_BRIEF_MAX + 1);
-  if (n <= MRI_BRIEF_MAX) return text;
-  n = MRI_BRIEF_MAX;
-  while (n > 0 && is_utf8_continuation(text[n])) n--;
-  memcpy(buf, text, n);
-  memcpy(buf + n, "...", 4);
-  return buf;
 }
 
 mr_status mri_verror(mr_status status, const char *format, va_list args) {
@@ -303,32 +264,4 @@ mr_status mri_spec_quote(const char *what, const char *text, char **out) {
   quoted[k] = '\0';
   *out = quoted;
   return MR_OK;
-}
-
-void mri_format_bytes_human(uint64_t bytes, char *buf, size_t cap) {
-  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) {
-    snprintf(buf, cap, "%" PRIu64 " B", bytes);
-    return;
-  }
-  double value = (double)bytes / 1024;
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < MRI_ARRAY_SIZE(units)) {
-    value /= 1024;
-    unit++;
-  }
-  snprintf(buf, cap, "%.1f %s", value, units[unit]);
-}
-
-void mri_format_size(uint64_t bytes, char *buf, size_t cap) {
-  /* Exact, so the text parses back to the same number: the largest unit
-   * that divides the value evenly ("64MiB", "1536B", "3TiB"). */
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  uint64_t whole = bytes;
-  while (unit < 4 && whole >= 1024 && whole % 1024 == 0) {
-    whole /= 1024;
-    unit++;
-  }
-  snprintf(buf, cap, "%llu%s", (unsigned long long)whole, units[unit]);
 }

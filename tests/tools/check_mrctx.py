@@ -19,6 +19,7 @@ usage: check_mrctx.py MODE MRCTX [VERSION | SANITIZER]
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,7 +64,10 @@ def check_cli(mrctx, version):
     for args, message in ((["frobnicate"], "unknown verb 'frobnicate'"),
                           (["help", "frobnicate"], "unknown verb 'frobnicate'"),
                           (["--bogus"], "unknown option '--bogus'"),
-                          (["info", "--bogus"], "unknown argument '--bogus'")):
+                          (["info", "--bogus"], "unknown argument '--bogus'"),
+                          (["info", "--json", "extra"], "unknown argument 'extra'"),
+                          (["info", "--json=yes"], "unknown argument '--json=yes'"),
+                          (["info", "-j"], "unknown argument '-j'")):
         rc, out, err = run(mrctx, *args)
         expect(rc == 2 and message in err and out == "", " ".join(args) + ": exit 2 saying " + message, out + err)
 
@@ -152,6 +156,18 @@ def check_resolve_usage(mrctx):
            "usage: mrctx resolve" in err and out == "", "an unknown argument: exit 2", out + err)
     rc, out, err = resolve(mrctx, "--tag", "temp=host", "--env")
     expect_equal((rc, err), (2, "mrctx resolve: --env needs a value\n"), "--env without a value")
+    # Read by getopt_long as the other verbs are; the same words for mistakes.
+    for args in (["-x"], ["-xy"], ["extra"], ["--tagx", "a=host"], ["--library=x", "extra"]):
+        rc, out, err = resolve(mrctx, "--tag", "temp=host", *args)
+        bad = args[-1] if args[-1] == "extra" else args[0]
+        expect(rc == 2 and err.startswith("mrctx resolve: unknown argument '%s'\n\nusage: " % bad)
+               and out == "", "resolve " + " ".join(args) + ": exit 2, the usage", out + err)
+    for option in ("--tag", "--config", "--set", "--library"):
+        rc, out, err = resolve(mrctx, "--tag", "temp=host", option)
+        expect_equal((rc, out, err), (2, "", "mrctx resolve: %s needs a value\n" % option),
+                     option + " without a value")
+    rc, out, err = resolve(mrctx, "--tag=temp=host", "--library=mine")
+    expect(rc == 0 and "temp" in out, "--tag=NAME=SPEC and --library=NAME", out + err)
     rc, out, err = resolve(mrctx, "--tag", "temp=host", "--tag", "temp=host")
     expect_equal((rc, out, err),
                  (2, "", "mrctx resolve: resolve: tags 0 and 1 are both named 'temp'\n"),
@@ -612,6 +628,19 @@ def check_fake_bench_trace(mrctx, sanitized):
                    str(results))
         except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
             expect(False, "bench --trace --json: %r" % e)
+        # Strings in --json are escaped as JSON wants, control characters
+        # too (the library's one JSON string writer): a log whose name has
+        # them still gives a file that parses, with the name as it is.
+        odd = os.path.join(folder, "log \x01\x1b\"quoted\"\\.csv")
+        shutil.copyfile(THREADS_LOG, odd)
+        rc, out, err = run(mrctx, "bench", "--only", "trace", "--trace", odd, "--json", path,
+                           "--quiet", env=quick)
+        try:
+            with open(path) as f:
+                expect(rc == 0 and json.load(f)["trace"] == odd,
+                       "--json: a log name with control characters, escaped", out + err)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            expect(False, "bench --json with control characters in the log's name: %r" % e)
     missing = "/nonexistent/trace.csv"
     rc, out, err = run(mrctx, "bench", "--only", "trace", "--trace", missing, env=quick)
     expect(rc == 1 and out.endswith("mrctx bench: --trace: %s: cannot open: No such file or "

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "core/text.h"
 
 void bench_results_add(bench_results *r, bench_result result) {
   if (r->count == r->capacity) {
@@ -210,15 +211,6 @@ void bench_print_targets(FILE *out, const bench_target *targets, size_t count, i
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fputc('\\', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static void json_number(FILE *f, double v) {
   if (isfinite(v))
     fprintf(f, "%.6g", v);
@@ -278,12 +270,12 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
     return false;
   }
   fputs("{\n  \"device\": ", f);
-  json_string(f, cu->device_name);
+  mri_json_write_string(f, cu->device_name);
   fprintf(f, ",\n  \"driver_version\": %d,\n  \"mrctx_version\": ", cu->version);
-  json_string(f, mr_version());
+  mri_json_write_string(f, mr_version());
   fprintf(f, ",\n  \"runs\": %d,\n  \"trace\": ", r->runs);
   if (r->trace != NULL)
-    json_string(f, r->trace);
+    mri_json_write_string(f, r->trace);
   else
     fputs("null", f);
   fputs(",\n  \"results\": [\n", f);
@@ -291,13 +283,13 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
   FOR_EACH_ROW(r, x) {
     fputs(first ? "    {\"workload\": " : ",\n    {\"workload\": ", f);
     first = false;
-    json_string(f, x->workload);
+    mri_json_write_string(f, x->workload);
     fputs(", \"sizes\": ", f);
-    json_string(f, x->sizes);
+    mri_json_write_string(f, x->sizes);
     fputs(", \"allocator\": ", f);
-    json_string(f, x->allocator);
+    mri_json_write_string(f, x->allocator);
     fputs(", \"label\": ", f);
-    json_string(f, x->label);
+    mri_json_write_string(f, x->label);
     fprintf(f, ", \"threads\": %d", x->threads);
     json_row_value(f, r, x, "ns_per_op", VALUE_NS);
     json_row_value(f, r, x, "mops", VALUE_MOPS);
@@ -318,13 +310,13 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
     int met;
     target_verdict v = judge(t, r->runs, &s, &met);
     fputs("    {\"target\": ", f);
-    json_string(f, t->what);
+    mri_json_write_string(f, t->what);
     fputs(", \"measured\": ", f);
     json_spread(f, t->measured, r->runs);
     fputs(", \"wanted\": ", f);
     json_number(f, t->wanted);
     fprintf(f, ", \"bound\": \"%s\", \"unit\": ", t->at_most ? "at_most" : "at_least");
-    json_string(f, t->unit);
+    mri_json_write_string(f, t->unit);
     fprintf(f, ", \"every_run\": %s, \"runs_met\": %d, \"met\": %s}%s\n",
             t->every_run ? "true" : "false", met,
             v == NOT_MEASURED ? "null" : v == MET ? "true" : "false", i + 1 < count ? "," : "");
@@ -343,16 +335,7 @@ static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"
 
 static void svg_text(FILE *f, double x, double y, const char *anchor, int size, const char *text) {
   fprintf(f, "<text x='%.1f' y='%.1f' text-anchor='%s' font-size='%d'>", x, y, anchor, size);
-  for (const char *s = text; *s; s++) {
-    if (*s == '<')
-      fputs("&lt;", f);
-    else if (*s == '>')
-      fputs("&gt;", f);
-    else if (*s == '&')
-      fputs("&amp;", f);
-    else
-      fputc(*s, f);
-  }
+  mri_xml_write_text(f, text);
   fputs("</text>\n", f);
 }
 

@@ -18,7 +18,7 @@
  * tracker keeps stacks, and an instant event per out-of-memory dump.
  *
  * Times are microseconds from the first event, as the format has them.
- * Every string goes out through mrctx_write_json_string, sizes in words
+ * Every string goes out through mri_json_write_string, sizes in words
  * through mrctx_format_bytes: the writers of the mrctx command share both.
  */
 #include <errno.h>
@@ -102,7 +102,7 @@ static int parse_options(int argc, char **argv, export_options *o) {
   if (strcmp(o->format, "perfetto") != 0) {
     char shown[256];
     fprintf(stderr, "mrctx export: unknown format '%s' (known: perfetto)\n",
-            mrctx_printable(o->format, shown, sizeof shown));
+            mri_printable(o->format, shown, sizeof shown));
     return MRCTX_EXIT_USAGE;
   }
   if (o->input_count == 0) {
@@ -126,7 +126,7 @@ static void event_start(writer *w, const char *name, const char *ph, double ts_u
                         long tid) {
   fputs(w->events++ > 0 ? ",\n" : "\n", w->out);
   fputs("{\"name\": ", w->out);
-  mrctx_write_json_string(w->out, name);
+  mri_json_write_string(w->out, name);
   fprintf(w->out, ", \"ph\": \"%s\", \"ts\": %.3f, \"pid\": %ld, \"tid\": %ld", ph, ts_us, pid,
           tid);
 }
@@ -136,7 +136,7 @@ static void process_name(writer *w, long pid, const char *name) {
   fputs(w->events++ > 0 ? ",\n" : "\n", w->out);
   fprintf(w->out, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %ld, \"tid\": 0, "
                   "\"args\": {\"name\": ", pid);
-  mrctx_write_json_string(w->out, name);
+  mri_json_write_string(w->out, name);
   fputs("}}", w->out);
 }
 
@@ -149,7 +149,7 @@ static void counter(writer *w, const char *name, double ts_us, long pid, uint64_
  * function's name, up to its "+0x"). */
 static void slice_name(char *buf, size_t cap, uint64_t bytes, const char *site) {
   char size[32];
-  mrctx_format_bytes(bytes, size, sizeof size);
+  mri_format_bytes(bytes, true, size, sizeof size);
   if (site == NULL || site[0] == '\0') {
     snprintf(buf, cap, "%s", size);
     return;
@@ -171,9 +171,9 @@ static bool finish(writer *w, const char *path) {
 
 static void begin(writer *w, const char *source) {
   fputs("{\"otherData\": {\"generator\": \"mrctx export\", \"mrctx_version\": ", w->out);
-  mrctx_write_json_string(w->out, mr_version());
+  mri_json_write_string(w->out, mr_version());
   fputs(", \"source\": ", w->out);
-  mrctx_write_json_string(w->out, source);
+  mri_json_write_string(w->out, source);
   fputs("},\n\"traceEvents\": [", w->out);
 }
 
@@ -242,7 +242,7 @@ static bool export_log(writer *w, const replay_log *log, const char *name, long 
       counter(w, name, ts, pid, live);
     } else {
       char size[32];
-      mrctx_format_bytes(e->size, size, sizeof size);
+      mri_format_bytes(e->size, true, size, sizeof size);
       snprintf(title, sizeof title, "allocate failure %s", size);
       event_start(w, title, "i", ts, pid, tid);
       fprintf(w->out,
@@ -501,14 +501,14 @@ static void write_blocks(writer *w, const block_set *set, int64_t origin_ns) {
             ", \"ptr\": \"0x%" PRIx64 "\", \"stream\": \"0x%" PRIx64 "\", \"alignment\": %" PRIu64
             ", \"device\": %d, \"owner\": ",
             w->next_id + i + 1, s->bytes, s->ptr, s->stream, s->alignment, s->device);
-    mrctx_write_json_string(w->out, owner);
+    mri_json_write_string(w->out, owner);
     if (s->frame_count > 0) {
       fputs(", \"call_site\": ", w->out);
-      mrctx_write_json_string(w->out, s->frames[0]);
+      mri_json_write_string(w->out, s->frames[0]);
       fputs(", \"frames\": [", w->out);
       for (size_t f = 0; f < s->frame_count; f++) {
         if (f > 0) fputs(", ", w->out);
-        mrctx_write_json_string(w->out, s->frames[f]);
+        mri_json_write_string(w->out, s->frames[f]);
       }
       fputs("]", w->out);
     }
@@ -556,7 +556,7 @@ static int export_snapshots(const export_options *o, writer *w) {
       if (mr_snapshot_foreach_tag(files[i].snap, write_counter, &v) != MR_OK) tracks.failed = true;
       if (files[i].info.out_of_memory) {
         char size[32], title[600];
-        mrctx_format_bytes(files[i].info.oom_bytes, size, sizeof size);
+        mri_format_bytes(files[i].info.oom_bytes, true, size, sizeof size);
         snprintf(title, sizeof title, "out of memory: %s:%s asked for %s",
                  files[i].info.oom_library, files[i].info.oom_tag, size);
         event_start(w, title, "i", ts, 1, (long)files[i].info.oom_device + 1);

@@ -304,7 +304,7 @@ static int run(const plot_options *o) {
       status = MRCTX_EXIT_FAILURE;
     } else {
       char peak[32];
-      mrctx_format_bytes(p.peak, peak, sizeof peak);
+      mri_format_bytes(p.peak, true, peak, sizeof peak);
       if (p.snapshot_count > 0)
         printf("mrctx plot: wrote %s: %zu layer%s, %zu snapshots over %.3f s, peak %s at %.3f s\n",
                o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.snapshot_count, p.span,

@@ -428,8 +428,8 @@ static void print_summary(const replay_options *o, const replay_log *log) {
   format_count(log->allocations, allocs, sizeof allocs);
   format_count(log->frees, frees, sizeof frees);
   format_count(log->failures, fails, sizeof fails);
-  mrctx_format_bytes(log->peak_bytes, peak, sizeof peak);
-  mrctx_format_bytes(log->live_bytes, live, sizeof live);
+  mri_format_bytes(log->peak_bytes, true, peak, sizeof peak);
+  mri_format_bytes(log->live_bytes, true, live, sizeof live);
   double span = log->event_count ? log->events[log->event_count - 1].time : 0;
   printf("mrctx replay: %s: %s events (%s allocations, %s failed, %s frees)\n", log->path,
          events, allocs, fails, frees);
@@ -485,10 +485,10 @@ static void print_table(const replay_options *o, const replay_log *log,
     format_seconds(r->wall_seconds, wall, sizeof wall);
     snprintf(per, sizeof per, "%.0f",
              log->event_count ? r->wall_seconds * 1e9 / (double)log->event_count : 0.0);
-    mrctx_format_bytes(r->peak_requested, requested, sizeof requested);
+    mri_format_bytes(r->peak_requested, true, requested, sizeof requested);
     if (r->have_pool) {
-      mrctx_format_bytes(r->peak_reserved, reserved, sizeof reserved);
-      mrctx_format_bytes(r->peak_used, used, sizeof used);
+      mri_format_bytes(r->peak_reserved, true, reserved, sizeof reserved);
+      mri_format_bytes(r->peak_used, true, used, sizeof used);
     }
     double rate = hit_rate(r);
     if (isfinite(rate)) snprintf(hits, sizeof hits, "%.1f%%", 100 * rate);
@@ -529,7 +529,7 @@ static bool write_json(const replay_options *o, const replay_log *log,
     return false;
   }
   fputs("{\n  \"log\": ", f);
-  mrctx_write_json_string(f, log->path);
+  mri_json_write_string(f, log->path);
   fprintf(f,
           ",\n  \"events\": %zu, \"allocations\": %" PRIu64 ", \"failed_allocations\": %" PRIu64
           ", \"frees\": %" PRIu64 ",\n  \"threads\": %zu, \"streams\": %zu, "
@@ -551,9 +551,9 @@ static bool write_json(const replay_options *o, const replay_log *log,
   for (size_t i = 0; i < o->spec_count; i++) {
     const spec_result *r = &results[i];
     fputs("    {\"spec\": ", f);
-    mrctx_write_json_string(f, o->specs[i]);
+    mri_json_write_string(f, o->specs[i]);
     fputs(", \"resource\": ", f);
-    mrctx_write_json_string(f, r->resource);
+    mri_json_write_string(f, r->resource);
     fprintf(f,
             ", \"wall_seconds\": %.9f, \"ns_per_event\": %.1f, \"peak_requested\": %" PRIu64
             ", ",

@@ -14,6 +14,7 @@
  * variable truncates none of its log files, creates no pool and takes no
  * memory. Written against the public API only.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,24 +55,6 @@ static void free_options(options *o) {
   free(o->tags);
 }
 
-/* "--opt value" or "--opt=value". OUT: *value; advances *i past it. */
-static int option_value(int argc, char **argv, int *i, const char *name, const char **value) {
-  const char *arg = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(arg, name, n) != 0) return 0;
-  if (arg[n] == '=') {
-    *value = arg + n + 1;
-    return 1;
-  }
-  if (arg[n] != '\0') return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "mrctx resolve: %s needs a value\n", name);
-    return -1;
-  }
-  *value = argv[++*i];
-  return 1;
-}
-
 static int add_tag(options *o, const char *text) {
   const char *eq = strchr(text, '=');
   if (eq == NULL || eq == text) {
@@ -93,30 +76,39 @@ static int add_tag(options *o, const char *text) {
 }
 
 static int parse_options(int argc, char **argv, options *o) {
+  static const struct option longopts[] = {
+      {"tag", required_argument, NULL, 't'},     {"env", required_argument, NULL, 'e'},
+      {"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
+      {"library", required_argument, NULL, 'l'}, {NULL, 0, NULL, 0},
+  };
   o->desc.size = sizeof o->desc;
   o->desc.library = "resolve";
   o->desc.flags = MR_CONTEXT_DESCRIBE_ONLY;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i], *value = NULL;
-    int got;
-    if ((got = option_value(argc, argv, &i, "--tag", &value)) != 0) {
-      if (got < 0) return MRCTX_EXIT_USAGE;
-      int rc = add_tag(o, value);
+  optind = 1;
+  int c;
+  while ((c = mrctx_getopt("resolve", argc, argv, "", longopts)) != -1) {
+    switch (c) {
+    case 't': {
+      int rc = add_tag(o, optarg);
       if (rc != MRCTX_EXIT_OK) return rc;
-    } else if ((got = option_value(argc, argv, &i, "--env", &value)) != 0) {
-      if (got < 0) return MRCTX_EXIT_USAGE;
-      o->desc.env_var = value;
-    } else if ((got = option_value(argc, argv, &i, "--config", &value)) != 0) {
-      if (got < 0) return MRCTX_EXIT_USAGE;
-      o->desc.config_file = value;
-    } else if ((got = option_value(argc, argv, &i, "--set", &value)) != 0) {
-      if (got < 0) return MRCTX_EXIT_USAGE;
-      o->desc.overrides = value;
-    } else if ((got = option_value(argc, argv, &i, "--library", &value)) != 0) {
-      if (got < 0) return MRCTX_EXIT_USAGE;
-      o->desc.library = value;
-    } else {
-      fprintf(stderr, "mrctx resolve: unknown argument '%s'\n\n", arg);
+      break;
+    }
+    case 'e':
+      o->desc.env_var = optarg;
+      break;
+    case 'c':
+      o->desc.config_file = optarg;
+      break;
+    case 's':
+      o->desc.overrides = optarg;
+      break;
+    case 'l':
+      o->desc.library = optarg;
+      break;
+    case ':':
+      return MRCTX_EXIT_USAGE;
+    default:
+      fputc('\n', stderr);
       usage(stderr);
       return MRCTX_EXIT_USAGE;
     }

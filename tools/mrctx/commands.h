@@ -47,8 +47,15 @@ int mrctx_cmd_bench(int argc, char **argv);
 /* True if argv[1..] asks for help (-h or --help). */
 bool mrctx_wants_help(int argc, char **argv);
 
-/* A byte count for people: "0 B", "512 B", "64 KiB", "1.5 GiB". */
-void mrctx_format_bytes(uint64_t bytes, char *buf, size_t cap);
+/* The next option of a verb's arguments (optind = 1 before the first call),
+ * read by getopt_long as the other verbs read theirs, for the verbs that
+ * take no other arguments: options end at the first argument that is not
+ * one, which is then a mistake. A mistake is said on stderr ("mrctx VERB:
+ * unknown argument 'ARG'", "mrctx VERB: --NAME needs a value") and gives
+ * '?' (':' for a missing value); -1 after the last option. */
+struct option;
+int mrctx_getopt(const char *verb, int argc, char **argv, const char *shorts,
+                 const struct option *longs);
 
 /* The whole of `file`, to its end, at most `limit` bytes. OUT: *text
  * (malloc'd, not NUL-ended), *length. False, errno saying why, on a read
@@ -60,20 +67,11 @@ bool mrctx_read_all(FILE *file, size_t limit, char **text, size_t *length);
  * snapshot takes (a few KiB per tag and device). */
 #define MRCTX_SNAPSHOT_MAX ((size_t)256 << 20)
 
-/* `text` as a JSON string, quoted and escaped, valid JSON whatever its
- * bytes: control characters as \u escapes, bytes that are not UTF-8 as
- * U+FFFD, as the library's own JSON writer writes them. */
-void mrctx_write_json_string(FILE *f, const char *text);
-
-/* `text` for a terminal, in `buf` (`cap` > 0 bytes, cut before what does
- * not fit): control characters, bytes that are not UTF-8 and the backslash
- * as \\xNN (\\\\), as the library's text tables write names. Returns buf. */
-const char *mrctx_printable(const char *text, char *buf, size_t cap);
-
-/* `text` as XML character data or attribute value (either quote), valid
- * XML 1.0 whatever its bytes: markup characters as entities, tab and line
- * breaks as character references, bytes that are not UTF-8 and characters
- * XML cannot carry (other C0 controls, U+FFFE, U+FFFF) as U+FFFD. */
-void mrctx_write_xml_text(FILE *f, const char *text);
+/* Text shared with the library (lib/core/text.h, linked as mrctx_text):
+ * byte counts for people (mri_format_bytes with whole_bare: "512 B",
+ * "64 KiB", "1.5 GiB"), strings as JSON (mri_json_write_string) or XML
+ * (mri_xml_write_text) whatever their bytes, and names from outside made
+ * safe for a terminal (mri_printable). */
+#include "core/text.h"
 
 #endif

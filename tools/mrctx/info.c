@@ -7,6 +7,7 @@
  * resource, so it never raises a default pool's release threshold the way
  * a first allocation does.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,17 +63,17 @@ static void print_threshold(uint64_t threshold) {
   if (threshold == MR_POOL_RELEASE_MAX) {
     printf("max");
   } else {
-    mrctx_format_bytes(threshold, size, sizeof size);
+    mri_format_bytes(threshold, true, size, sizeof size);
     printf("%s", size);
   }
 }
 
 static void print_pool_usage(const mr_pool_info *info) {
   char reserved[32], reserved_high[32], used[32], used_high[32];
-  mrctx_format_bytes(info->reserved_bytes, reserved, sizeof reserved);
-  mrctx_format_bytes(info->reserved_high, reserved_high, sizeof reserved_high);
-  mrctx_format_bytes(info->used_bytes, used, sizeof used);
-  mrctx_format_bytes(info->used_high, used_high, sizeof used_high);
+  mri_format_bytes(info->reserved_bytes, true, reserved, sizeof reserved);
+  mri_format_bytes(info->reserved_high, true, reserved_high, sizeof reserved_high);
+  mri_format_bytes(info->used_bytes, true, used, sizeof used);
+  mri_format_bytes(info->used_high, true, used_high, sizeof used_high);
   printf("release threshold ");
   print_threshold(info->release_threshold);
   printf(", reserved %s (peak %s), used %s (peak %s)\n", reserved, reserved_high, used,
@@ -96,7 +97,7 @@ static void print_device(int device, const device_report *r) {
   }
   const mr_device_info *d = &r->info;
   char total[32];
-  mrctx_format_bytes(d->total_memory, total, sizeof total);
+  mri_format_bytes(d->total_memory, true, total, sizeof total);
   printf("device %d: %s\n", device, d->name);
   printf(FIELD "%s\n", "total memory:", total);
   printf(FIELD "%d.%d\n", "compute capability:", d->compute_capability_major,
@@ -132,7 +133,7 @@ static void print_text(int version, int count, const device_report *devices,
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-static void json_string(const char *s) { mrctx_write_json_string(stdout, s); }
+static void json_string(const char *s) { mri_json_write_string(stdout, s); }
 
 static void json_pool(const pool_report *r) {
   if (r->status != MR_OK) {
@@ -232,15 +233,16 @@ int mrctx_cmd_info(int argc, char **argv) {
     info_usage(stdout);
     return MRCTX_EXIT_OK;
   }
+  static const struct option longopts[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
   bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) {
-      json = true;
-    } else {
-      fprintf(stderr, "mrctx info: unknown argument '%s'\n", argv[i]);
+  optind = 1;
+  int c;
+  while ((c = mrctx_getopt("info", argc, argv, "", longopts)) != -1) {
+    if (c != 'j') {
       info_usage(stderr);
       return MRCTX_EXIT_USAGE;
     }
+    json = true;
   }
 
   mr_status st = mr_driver_load();

@@ -172,7 +172,7 @@ static bool read_point(series *s, const char *path, char *why, size_t cap) {
     snprintf(why, cap,
              "%s: %s holds more than 2^64 - 1 bytes on its devices together, which no process "
              "can",
-             path, mrctx_printable(s->names[s->overflowed], name, sizeof name));
+             path, mri_printable(s->names[s->overflowed], name, sizeof name));
   else if (!ok)
     snprintf(why, cap, "%s: out of memory", path);
   return ok;

@@ -19,9 +19,9 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 #define PALETTE_SIZE (sizeof palette / sizeof palette[0])
 
-/* Names and titles are anyone's bytes: mrctx_write_xml_text keeps the
+/* Names and titles are anyone's bytes: mri_xml_write_text keeps the
  * file well-formed XML whatever they hold. */
-static void escaped(FILE *f, const char *text) { mrctx_write_xml_text(f, text); }
+static void escaped(FILE *f, const char *text) { mri_xml_write_text(f, text); }
 
 static void text(FILE *f, double x, double y, const char *anchor, int size, const char *extra,
                  const char *s) {
@@ -150,7 +150,7 @@ static void draw_layer(FILE *f, const plot *p, size_t l, double ymax) {
     }
   }
   char peak[32];
-  mrctx_format_bytes(p->layers[l].peak, peak, sizeof peak);
+  mri_format_bytes(p->layers[l].peak, true, peak, sizeof peak);
   fputs("Z'><title>", f);
   escaped(f, p->layers[l].name);
   fprintf(f, ": peak %s at %.3f s</title></path>\n</g>\n", peak, p->layers[l].peak_time);
@@ -199,7 +199,7 @@ static void draw_legend(FILE *f, const plot *p) {
     fprintf(f, "<rect x='%.1f' y='%.1f' width='14' height='14' fill='%s'/>\n", x, y,
             palette[k % PALETTE_SIZE]);
     text(f, x + 22, y + 12, "start", 13, "", layer->name);
-    mrctx_format_bytes(layer->peak, bytes, sizeof bytes);
+    mri_format_bytes(layer->peak, true, bytes, sizeof bytes);
     snprintf(line, sizeof line, "peak %s at %.3f s", bytes, layer->peak_time);
     text(f, x + 22, y + 28, "start", 11, "fill='#555'", line);
     y += 44;
@@ -213,7 +213,7 @@ static void draw_legend(FILE *f, const plot *p) {
     text(f, x + 22, y + 12, "start", 13, "", line);
     y += 30;
   }
-  mrctx_format_bytes(p->peak, bytes, sizeof bytes);
+  mri_format_bytes(p->peak, true, bytes, sizeof bytes);
   snprintf(line, sizeof line, "all together: peak %s", bytes);
   text(f, x, y + 12, "start", 13, "font-weight='bold'", line);
   snprintf(line, sizeof line, "at %.3f s", p->peak_time);
