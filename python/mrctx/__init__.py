@@ -52,6 +52,7 @@ from ._context import (
 )
 from ._scopes import Scope, ScopeRecord, ScopeStats, profiler
 from .buffer import Buffer
+from .ipc import SharedBuffer, SharedPool, import_pool, imported_pools
 from ._errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -94,6 +95,8 @@ __all__ = [
     "Scope",
     "ScopeRecord",
     "ScopeStats",
+    "SharedBuffer",
+    "SharedPool",
     "Source",
     "StateError",
     "TagError",
@@ -103,6 +106,8 @@ __all__ = [
     "device_memory",
     "driver_pool_info",
     "driver_version",
+    "import_pool",
+    "imported_pools",
     "last_error",
     "library_path",
     "profiler",

@@ -6,11 +6,14 @@ import ctypes
 import sys
 import threading
 from dataclasses import dataclass
-from typing import IO, Iterable, Mapping, NamedTuple, Optional, Union
+from typing import IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union
 
 from . import _check, _forksafe, _lib, _scopes
 from ._errors import ClosedError, TagError, error_for
 from ._lib import sized, text
+
+if TYPE_CHECKING:  # ipc imports this module
+    from .ipc import SharedPool  # noqa: F401
 
 TagKey = Union[str, int]
 
@@ -267,6 +270,17 @@ class Resource:
         status = _lib.lib().mr_deallocate(self.handle, ptr, nbytes, alignment, stream)
         if status != 0:
             self._fail(status)
+
+    def export_pool(self) -> "SharedPool":
+        """Export this pool to other processes: a SharedPool (a file
+        descriptor and the pool's description) for ``mrctx.import_pool`` in
+        the other process; pickle it through multiprocessing to send it.
+        The resource must be a ``pool(kind=device, ipc=fd)`` itself
+        (UnsupportedError for a pool made without ``ipc=fd``, ArgumentError
+        for an adaptor over one). docs/driver.md has the rules."""
+        from . import ipc
+
+        return ipc.export_pool(self)
 
     def allocate_sync(self, nbytes: int, alignment: int = 0) -> int:
         """Allocate with no stream: usable by any stream or the host on return."""

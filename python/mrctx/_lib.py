@@ -141,6 +141,35 @@ class CacheStats(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t)] + [(f, ctypes.c_uint64) for f in CACHE_STATS_FIELDS]
 
 
+class IpcPoolData(ctypes.Structure):
+    """mr_ipc_pool_data (include/mrctx/ipc.h): what an importer needs with
+    the pool's descriptor."""
+
+    _fields_ = [
+        ("magic", ctypes.c_uint32),
+        ("version", ctypes.c_uint32),
+        ("pool_id", ctypes.c_uint64),
+        ("device_uuid", ctypes.c_ubyte * 16),
+        ("kind", ctypes.c_int32),
+        ("exporter_device", ctypes.c_int32),
+        ("exporter_pid", ctypes.c_int64),
+        ("reserved", ctypes.c_ubyte * 16),
+    ]
+
+
+class IpcPtr(ctypes.Structure):
+    """mr_ipc_ptr (include/mrctx/ipc.h): one exported block."""
+
+    _fields_ = [
+        ("data", ctypes.c_ubyte * 64),
+        ("pool_id", ctypes.c_uint64),
+        ("bytes", ctypes.c_uint64),
+        ("magic", ctypes.c_uint32),
+        ("version", ctypes.c_uint32),
+        ("reserved", ctypes.c_ubyte * 8),
+    ]
+
+
 class SnapshotOptions(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("largest_blocks", ctypes.c_size_t)]
 
@@ -209,6 +238,12 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_snapshot_write_json": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
     "mr_snapshot_write_text": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
     "mr_snapshot_destroy": (None, [ctypes.c_void_p]),
+    "mr_ipc_pool_export": (c_status, [c_resource_p, _P(ctypes.c_int), _P(IpcPoolData)]),
+    "mr_ipc_pool_import": (c_status, [ctypes.c_int, _P(IpcPoolData), _P(c_resource_p)]),
+    "mr_ipc_ptr_export": (c_status, [c_resource_p, ctypes.c_void_p, ctypes.c_size_t,
+                                     _P(IpcPtr)]),
+    "mr_ipc_ptr_import": (c_status, [c_resource_p, _P(IpcPtr), _P(ctypes.c_void_p)]),
+    "mr_ipc_imports_live": (c_status, [c_resource_p, _P(ctypes.c_size_t)]),
 }
 
 

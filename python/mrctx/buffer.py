@@ -27,11 +27,14 @@ from __future__ import annotations
 import ctypes
 import threading
 import warnings
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import _check, _forksafe, _lib
 from ._context import Context, Props, Resource
 from ._errors import ClosedError, StateError
+
+if TYPE_CHECKING:  # ipc imports this module's neighbours
+    from .ipc import SharedBuffer  # noqa: F401
 
 # DLDeviceType (dlpack.h) per memory kind.
 DL_CPU, DL_CUDA, DL_CUDA_HOST, DL_CUDA_MANAGED = 1, 2, 3, 13
@@ -180,6 +183,7 @@ class Buffer:
         self._size = size
         self._alignment = alignment
         self._stream = stream_handle
+        self._imported = False
         self._ptr = ptr
 
     # ---- lifetime -----------------------------------------------------------
@@ -209,10 +213,85 @@ class Buffer:
                                  "go (or drop the Buffer and let them keep it alive)")
             ptr, self._ptr = self._ptr, None
         resource = self._resource
-        resource.deallocate(ptr, self._size, self._alignment, self._stream)
-        resource.close()
+        try:
+            resource.deallocate(ptr, self._size, self._alignment, self._stream)
+            # An import's free must be done before its exporter frees
+            # (docs/driver.md): it is, when release() returns.
+            if self._imported:
+                resource.synchronize(self._stream)
+        finally:
+            resource.close()
 
     close = release
+
+    # ---- other processes (mrctx.ipc) ---------------------------------------------
+
+    def export(self) -> "SharedBuffer":
+        """This Buffer for another process: a SharedBuffer (its pool's
+        descriptor and the block's record) that ``Buffer.import_`` maps
+        there without a copy. The resource must be a ``pool(kind=device,
+        ipc=fd)`` itself. The Buffer's stream is synchronized first, so the
+        other process reads finished writes. Keep this Buffer until every
+        importer released its import (docs/driver.md). Pickling a Buffer
+        through multiprocessing exports it."""
+        from . import ipc
+
+        ptr = self._live()
+        if self._imported:
+            raise StateError("mrctx: Buffer.export: this Buffer is itself an import; only "
+                             "its exporter may share it")
+        self._resource.synchronize(self._stream)
+        pool = ipc.export_pool(self._resource)
+        try:
+            record = ipc.export_block(self._resource, ptr, self._size)
+        except BaseException:
+            pool.close()
+            raise
+        return ipc.SharedBuffer(pool, record)
+
+    @classmethod
+    def import_(cls, shared: "SharedBuffer", stream: Any = None) -> "Buffer":
+        """The block ``shared`` describes (from ``Buffer.export`` in
+        another process), mapped here: a Buffer of the same size over the
+        same memory, whose release frees the import on ``stream`` and waits
+        for that free. Its pool is imported once per process
+        (``mrctx.import_pool``)."""
+        from . import ipc
+
+        if not isinstance(shared, ipc.SharedBuffer):
+            raise _check._type_error("Buffer.import_", "shared", "an mrctx.SharedBuffer",
+                                     shared)
+        stream_handle = _check.stream("Buffer.import_", "stream", stream)
+        pool = ipc.import_pool(shared.pool)
+        handle = pool.handle
+        _lib.lib().mr_resource_retain(handle)
+        resource = Resource(handle, pool._what)
+        try:
+            props = resource.props
+            ptr = ipc.import_block(resource, shared.record)
+        except BaseException:
+            resource.close()
+            raise
+        self = cls.__new__(cls)
+        self._lock = _forksafe.lock()
+        self._exports = 0
+        self._resource = resource
+        self._props = props
+        self._size = shared.size
+        self._alignment = 0
+        self._stream = stream_handle
+        self._imported = True
+        self._ptr = ptr
+        return self
+
+    @property
+    def imported(self) -> bool:
+        """True for a Buffer imported from another process."""
+        self._live()
+        return self._imported
+
+    def __reduce__(self) -> Any:
+        return (Buffer.import_, (self.export(),))
 
     def __enter__(self) -> "Buffer":
         self._live()
