@@ -10,6 +10,8 @@ The wheel holds what the package needs at run time and nothing else:
     mrctx/*.py                the package (what python/meson.build installs)
     mrctx/libmrctx.so.0.2     the library, under its SONAME
     mrctx/_torch_alloc.so     the PyTorch shim (where a C++ compiler was found)
+    _mrctx_torch_env.py,      MRCTX_TORCH's switch (docs/integrations.md), beside
+    mrctx-torch.pth           the package, where site reads .pth files
     mrctx/mrctx               the mrctx command (C), run by the `mrctx` script
     mrctx-V.dist-info/        METADATA, WHEEL, RECORD, entry_points.txt, LICENSE
 
@@ -197,6 +199,11 @@ def runtime_files(stage: Path, abi: str) -> list[tuple[str, Path]]:
             files.append((f"mrctx/{path.name}", path))
         elif path.is_file():
             raise BuildError(f"unexpected file in the installed package: {path.name}")
+    # MRCTX_TORCH's switch, beside the package at the top of site-packages.
+    for name in ("_mrctx_torch_env.py", "mrctx-torch.pth"):
+        if not (package.parent / name).is_file():
+            raise BuildError(f"the install has no {name} beside the package")
+        files.append((name, package.parent / name))
     library = _one(glob.glob(str(stage / "**" / f"libmrctx.so.{abi}.*"), recursive=True),
                    f"libmrctx.so.{abi}.*")
     files.append((f"mrctx/libmrctx.so.{abi}", library))

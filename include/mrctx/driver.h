@@ -149,6 +149,18 @@ MR_NODISCARD MR_API mr_status mr_driver_pool_reset_peak(mr_driver_pool which, in
  * mr_pool_resource_get_info, which does not look down a chain). */
 MR_NODISCARD MR_API mr_status mr_pool_resource_reset_peak(const mr_resource *mr);
 
+/** Give back to the system the memory one of the driver's pools for
+ * `device` holds and hands out to no one, down to `keep_bytes`
+ * (cuMemPoolTrimTo), as torch.cuda.empty_cache() does under PyTorch's
+ * cudaMallocAsync backend. Waits for the device's work first (under its
+ * primary context, made current for the call), so that blocks freed on any
+ * stream count as idle. The pools are the process's: memory anyone freed
+ * into the pool is given back, and a pool whose release threshold mrctx
+ * raised (the default pool, see docs/driver.md) keeps nothing past the
+ * call. Errors as mr_driver_pool_get_info. */
+MR_NODISCARD MR_API mr_status mr_driver_pool_trim(mr_driver_pool which, int device,
+                                                  uint64_t keep_bytes);
+
 /** The release threshold that keeps all freed memory in the pool. */
 #define MR_POOL_RELEASE_MAX UINT64_MAX
 

@@ -153,3 +153,19 @@ mr_status mr_driver_pool_reset_peak(mr_driver_pool which, int device) {
   if (st != MR_OK) return st;
   return mri_pool_reset_peak(pool, kind);
 }
+
+mr_status mr_driver_pool_trim(mr_driver_pool which, int device, uint64_t keep_bytes) {
+  mr_pool_kind kind;
+  CUmemoryPool pool = NULL;
+  mr_status st = driver_pool("mr_driver_pool_trim", which, device, &kind, &pool);
+  if (st != MR_OK) return st;
+  /* A block freed on a stream is idle once the stream's work before the
+   * free is done. */
+  st = mri_device_synchronize(device);
+  if (st != MR_OK) return st;
+  CUresult r = mri_cuda()->cuMemPoolTrimTo(pool, (size_t)keep_bytes);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_DEINITIALIZED)
+    return mri_cuda_fail(r, "cuMemPoolTrimTo(%s pool of device %d, keep %llu bytes)",
+                         mr_pool_kind_name(kind), device, (unsigned long long)keep_bytes);
+  return MR_OK;
+}

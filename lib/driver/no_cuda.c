@@ -63,6 +63,10 @@ mr_status mr_pool_resource_reset_peak(const mr_resource *mr) {
   return no_driver("mr_pool_resource_reset_peak");
 }
 
+mr_status mr_driver_pool_trim(mr_driver_pool which, int device, uint64_t keep_bytes) {
+  return no_driver("mr_driver_pool_trim");
+}
+
 #define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)       \
   mr_status function(int device, mr_resource **out) {    \
     if (out != NULL) *out = NULL;                        \

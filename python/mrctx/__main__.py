@@ -5,6 +5,7 @@ through the package (so a pip-only install can read an out-of-memory dump).
     python -m mrctx resolve --tag NAME=SPEC ... [--env VAR] [--config FILE]
                             [--set TEXT] [--library NAME]
     python -m mrctx snapshot FILE [--json]
+    python -m mrctx run SCRIPT [ARGS...] | run -m MODULE [ARGS...]
 
 They print what the C command prints (``man mrctx``); ``info`` first says
 which libmrctx was loaded and why. Other verbs (replay, plot, bench) are the
@@ -50,6 +51,8 @@ def _usage(out: TextIO) -> None:
         "             and their memory pools\n"
         "  resolve    show what a context's tags and overrides resolve to\n"
         "  snapshot   show a snapshot file: who held the memory, by library and tag\n"
+        "  run        run a Python script or module with MRCTX_TORCH's switch, as\n"
+        "             an installed package's mrctx-torch.pth does\n"
         + ("  replay, plot, bench: run by the mrctx command the wheel carries\n" if tool else
            "  replay, plot, bench: the mrctx command's (build it: docs/packaging.md)\n")
         + "\n"
@@ -435,9 +438,48 @@ def snapshot(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO
     return EXIT_OK
 
 
+# ---- run --------------------------------------------------------------------
+
+_RUN_USAGE = f"""usage: {PROG} run SCRIPT [ARGS...]
+       {PROG} run -m MODULE [ARGS...]
+
+Run a Python script (or module, as python -m does) in this interpreter with
+the MRCTX_TORCH switch installed, as the mrctx-torch.pth of an installed
+package does at every start: with MRCTX_TORCH=SPEC, right after the program
+imports torch, PyTorch allocates through the tag "memory" of a context
+"torch" whose default spec is SPEC (docs/integrations.md, "PyTorch"). For a
+checkout that is not installed (a .pth is read only in site directories).
+The exit status is the program's.
+"""
+
+
+def run(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    if args[:1] in (["-h"], ["--help"]):
+        out.write(_RUN_USAGE)
+        return EXIT_OK
+    if not args or (args[0] == "-m" and len(args) < 2):
+        err.write(_RUN_USAGE)
+        return EXIT_USAGE
+    import runpy
+
+    import _mrctx_torch_env
+    _mrctx_torch_env.install()
+    if args[0] == "-m":
+        sys.argv = args[1:]
+        runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = list(args)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(args[0])))
+        runpy.run_path(args[0], run_name="__main__")
+    return EXIT_OK
+
+
 # ---- the command ------------------------------------------------------------
 
-VERBS: dict[str, Callable[..., int]] = {"info": info, "resolve": resolve, "snapshot": snapshot}
+VERBS: dict[str, Callable[..., int]] = {"info": info, "resolve": resolve, "snapshot": snapshot,
+                                        "run": run}
 
 
 def main(argv: Optional[list[str]] = None) -> int:

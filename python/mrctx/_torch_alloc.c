@@ -31,6 +31,7 @@
  * route 0's and the control's pairs (*_timed) that Python hands PyTorch
  * only under MRCTX_TORCH_TIMING=1, so the plain pairs above pay nothing.
  */
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +45,21 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* One device of a route. The limit sits beside the resource, so the
+ * allocation path reads both from one cache line. */
+typedef struct route_device {
+  mr_resource *mr;             /* one reference */
+  atomic_ullong limit;         /* bytes; NO_LIMIT until a memory fraction is set */
+  _Atomic double fraction;     /* the fraction that set it; 1 when none */
+  atomic_ullong total;         /* the device's memory, read when a fraction is set */
+} route_device;
+
+#define NO_LIMIT ULLONG_MAX
+
 typedef struct route {
   char name[128]; /* "library/tag", for messages */
   int device_count;
-  mr_resource *mr[]; /* one reference each, per device */
+  route_device dev[];
 } route;
 
 static _Atomic(route *) routes[MRCTX_TORCH_ROUTES];
@@ -65,17 +77,22 @@ EXPORT int mrctx_torch_bind(int index, const char *name, mr_resource *const *res
              device_count);
     return -1;
   }
-  route *r = malloc(sizeof *r + (size_t)device_count * sizeof r->mr[0]);
+  route *r = malloc(sizeof *r + (size_t)device_count * sizeof r->dev[0]);
   if (r == NULL) {
     mr_error(MR_ERR_OUT_OF_MEMORY, "mrctx_torch_bind: out of host memory");
     return -1;
   }
   snprintf(r->name, sizeof r->name, "%s", name);
   r->device_count = device_count;
-  for (int d = 0; d < device_count; d++) r->mr[d] = mr_resource_retain(resources[d]);
+  for (int d = 0; d < device_count; d++) {
+    r->dev[d].mr = mr_resource_retain(resources[d]);
+    atomic_init(&r->dev[d].limit, NO_LIMIT);
+    atomic_init(&r->dev[d].fraction, 1.0);
+    atomic_init(&r->dev[d].total, 0);
+  }
   route *expected = NULL;
   if (!atomic_compare_exchange_strong(&routes[index], &expected, r)) {
-    for (int d = 0; d < device_count; d++) mr_resource_release(r->mr[d]);
+    for (int d = 0; d < device_count; d++) mr_resource_release(r->dev[d].mr);
     free(r);
     mr_error(MR_ERR_STATE, "mrctx_torch_bind: route %d is already bound (memory may still be "
              "live in it, so it is never rebound)", index);
@@ -94,8 +111,32 @@ const char *mrctx_torch_route_name(int index) {
   return r != NULL ? r->name : "an unbound route";
 }
 
-void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
-                              mr_status *status) {
+/* MR_OK if `size` more bytes keep the tag within the limit a memory
+ * fraction set on `device`; else out of memory, saying so. The tag's bytes
+ * are read from its statistics (every context slot counts them), so the
+ * limit costs nothing until a fraction is set, and bounds every user of
+ * the tag, not only PyTorch. Checked, then allocated: allocations in
+ * flight on other threads at that moment may pass it together. */
+static mr_status over_limit(route *r, ssize_t size, int device) {
+  route_device *dev = &r->dev[device];
+  unsigned long long limit = atomic_load_explicit(&dev->limit, memory_order_relaxed);
+  mr_stats stats;
+  mr_stats_init(&stats);
+  mr_status st = mr_stats_resource_get(dev->mr, &stats);
+  if (st != MR_OK) return st;
+  if (stats.current_bytes <= limit && (unsigned long long)size <= limit - stats.current_bytes)
+    return MR_OK;
+  return mr_error(MR_ERR_OUT_OF_MEMORY,
+                  "%zd bytes would take %s past its limit on device %d: %llu bytes, %g of the "
+                  "device's %llu (torch.cuda.set_per_process_memory_fraction); the tag holds "
+                  "%llu bytes there", size, r->name, device, limit,
+                  atomic_load_explicit(&dev->fraction, memory_order_relaxed),
+                  atomic_load_explicit(&dev->total, memory_order_relaxed),
+                  (unsigned long long)stats.current_bytes);
+}
+
+EXPORT void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
+                                     mr_status *status) {
   route *r = atomic_load_explicit(&routes[index], memory_order_acquire);
   void *ptr = NULL;
   if (r == NULL) {
@@ -104,8 +145,12 @@ void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
     *status = mr_error(MR_ERR_INVALID_ARGUMENT,
                        "mrctx torch allocator (%s): %zd bytes on device %d: it has %d "
                        "device(s)", r->name, size, device, r->device_count);
+  } else if (__builtin_expect(atomic_load_explicit(&r->dev[device].limit,
+                                                  memory_order_relaxed) != NO_LIMIT, 0) &&
+             (*status = over_limit(r, size, device)) != MR_OK) {
+    /* past torch.cuda.set_per_process_memory_fraction's share */
   } else {
-    *status = mr_allocate(r->mr[device], (size_t)size, 0, (mr_stream)stream, &ptr);
+    *status = mr_allocate(r->dev[device].mr, (size_t)size, 0, (mr_stream)stream, &ptr);
   }
   return ptr;
 }
@@ -128,7 +173,7 @@ static void route_free(int index, void *ptr, ssize_t size, int device, void *str
                   "on device %d: not a block of route %d",
                   r != NULL ? r->name : "unbound", ptr, size, device, index);
   else
-    st = mr_deallocate(r->mr[device], ptr, (size_t)size, 0, (mr_stream)stream);
+    st = mr_deallocate(r->dev[device].mr, ptr, (size_t)size, 0, (mr_stream)stream);
   if (st == MR_OK) return;
   note_failed_free();
 }
@@ -153,6 +198,92 @@ EXPORT void mrctx_torch_last_free_error(char *buf, size_t cap) {
   pthread_mutex_lock(&free_error_lock);
   snprintf(buf, cap, "%s", free_error);
   pthread_mutex_unlock(&free_error_lock);
+}
+
+/* ---- PyTorch's controls (the pluggable allocator's hooks) ------------------
+ *
+ * torch.cuda.empty_cache() and set_per_process_memory_fraction() reach a
+ * pluggable allocator only through its reset and memory-fraction hooks;
+ * _torch_oom.cpp exports them (mrctx_torch_empty_cache,
+ * mrctx_torch_set_memory_fraction), throwing what these return, and
+ * mrctx.torch.use() registers them for route 0. */
+
+static route *bound_route(int index, const char *what, mr_status *status) {
+  route *r = index >= 0 && index < MRCTX_TORCH_ROUTES
+                 ? atomic_load_explicit(&routes[index], memory_order_acquire)
+                 : NULL;
+  *status = r != NULL ? MR_OK
+                      : mr_error(MR_ERR_STATE, "mrctx torch allocator: %s: route %d is not bound",
+                                 what, index);
+  return r;
+}
+
+EXPORT mr_status mrctx_torch_route_empty_cache(int index) {
+  mr_status st;
+  route *r = bound_route(index, "empty_cache", &st);
+  for (int d = 0; r != NULL && d < r->device_count; d++) {
+    /* Only devices the tag has served: waiting on, or trimming the pool of,
+     * a device nothing ran on would make it a context. */
+    mr_stats stats;
+    mr_stats_init(&stats);
+    st = mr_stats_resource_get(r->dev[d].mr, &stats);
+    if (st == MR_OK && stats.total_count == 0) continue;
+    /* The tag's caches give their idle blocks back to the driver pool, then
+     * the pool gives its idle memory back to the system. */
+    if (st == MR_OK) st = mr_resource_trim(r->dev[d].mr);
+    if (st == MR_OK) st = mr_driver_pool_trim(MR_DRIVER_POOL_DEVICE_CURRENT, d, 0);
+    if (st != MR_OK) {
+      char why[384];
+      snprintf(why, sizeof why, "%s", mr_last_error());
+      return mr_error(st, "torch.cuda.empty_cache() through mrctx (%s), device %d: %s", r->name,
+                      d, why);
+    }
+  }
+  return st;
+}
+
+EXPORT mr_status mrctx_torch_route_set_fraction(int index, double fraction, int device) {
+  mr_status st;
+  route *r = bound_route(index, "set_per_process_memory_fraction", &st);
+  if (r == NULL) return st;
+  if (device < 0 || device >= r->device_count || !(fraction >= 0.0 && fraction <= 1.0))
+    return mr_error(MR_ERR_INVALID_ARGUMENT,
+                    "torch.cuda.set_per_process_memory_fraction(%g, device=%d) through mrctx "
+                    "(%s): the fraction is from 0 to 1, the device from 0 to %d", fraction,
+                    device, r->name, r->device_count - 1);
+  mr_device_info info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  st = mr_device_get_info(device, &info);
+  if (st != MR_OK) {
+    char why[384];
+    snprintf(why, sizeof why, "%s", mr_last_error());
+    return mr_error(st, "torch.cuda.set_per_process_memory_fraction(%g, device=%d) through "
+                    "mrctx (%s): %s", fraction, device, r->name, why);
+  }
+  route_device *dev = &r->dev[device];
+  atomic_store_explicit(&dev->total, info.total_memory, memory_order_relaxed);
+  atomic_store_explicit(&dev->fraction, fraction, memory_order_relaxed);
+  /* 1 is the whole device: the limit PyTorch's own allocator then has
+   * (none beyond the device), and the allocation path's fast case. */
+  unsigned long long limit =
+      fraction >= 1.0 ? NO_LIMIT : (unsigned long long)((double)info.total_memory * fraction);
+  atomic_store_explicit(&dev->limit, limit, memory_order_relaxed);
+  return MR_OK;
+}
+
+EXPORT double mrctx_torch_route_fraction(int index, int device) {
+  mr_status st;
+  route *r = bound_route(index, "get_per_process_memory_fraction", &st);
+  if (r == NULL || device < 0 || device >= r->device_count) return -1.0;
+  return atomic_load_explicit(&r->dev[device].fraction, memory_order_relaxed);
+}
+
+EXPORT unsigned long long mrctx_torch_route_limit(int index, int device) {
+  mr_status st;
+  route *r = bound_route(index, "limit", &st);
+  if (r == NULL || device < 0 || device >= r->device_count) return 0;
+  return atomic_load_explicit(&r->dev[device].limit, memory_order_relaxed);
 }
 
 /* The MemPool routes: a pair per route, since PyTorch gives the functions

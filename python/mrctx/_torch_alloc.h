@@ -27,6 +27,34 @@ void mrctx_torch_free(void *ptr, ssize_t size, int device, void *stream);
 unsigned long long mrctx_torch_failed_frees(void);
 void mrctx_torch_last_free_error(char *buf, size_t cap);
 
+/* PyTorch's controls, for route `index` (0 under mrctx.torch.use). Each
+ * returns MR_OK, or a status with mr_last_error() saying what failed;
+ * _torch_oom.cpp's hooks throw that for PyTorch.
+ *
+ * torch.cuda.empty_cache(): on every device the route has served, trim the
+ * tag's resource (its caches give idle blocks back) and then the device's
+ * current driver pool (mr_driver_pool_trim). */
+mr_status mrctx_torch_route_empty_cache(int index);
+/* torch.cuda.set_per_process_memory_fraction(fraction, device): from now
+ * on an allocation through the route that would take the tag's bytes on
+ * `device` (its statistics' current_bytes) past fraction x the device's
+ * memory fails as out of memory. 1 lifts the limit. */
+mr_status mrctx_torch_route_set_fraction(int index, double fraction, int device);
+/* The fraction set on `device` (1 when none; -1 for an unbound route or a
+ * device it does not have), and the limit in bytes (ULLONG_MAX: none). */
+double mrctx_torch_route_fraction(int index, int device);
+unsigned long long mrctx_torch_route_limit(int index, int device);
+
+/* CUDA graphs and private pools (_torch_oom.cpp): whether route 0 may
+ * allocate on `stream` of `device` now. MR_ERR_UNSUPPORTED, saying why,
+ * while PyTorch has asked (beginAllocateToPool) that allocations on that
+ * stream or thread go to a private pool: a CUDA graph's capture or
+ * torch.cuda.use_mem_pool, which a tag cannot keep apart. */
+mr_status mrctx_torch_pool_check(int device, void *stream);
+/* How many beginAllocateToPool are open (0: the allocation path checks
+ * nothing). */
+int mrctx_torch_pools_open(void);
+
 /* The bound route's "library/tag". */
 const char *mrctx_torch_route_name(int index);
 

@@ -7,9 +7,25 @@ Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
   (``torch.cuda.memory.change_current_allocator``). It must run before
   PyTorch initialises CUDA (the first CUDA tensor, or anything that calls
   ``torch.cuda.init``); later it raises FrameworkError and PyTorch's own
-  allocator stays. PyTorch then keeps no statistics of its own
-  (``torch.cuda.max_memory_reserved`` and friends are unavailable): read the
-  tag's with ``ctx.stats(tag)``.
+  allocator stays. PyTorch's controls then act on the tag:
+  ``torch.cuda.empty_cache()`` trims it and the device's driver pool,
+  ``torch.cuda.set_per_process_memory_fraction(f, d)`` limits it to f of
+  device d's memory. PyTorch keeps no statistics for a pluggable allocator
+  (``torch.cuda.memory_stats`` and the functions over it raise): this
+  module's drop-ins of the same names (:func:`memory_stats`,
+  :func:`memory_allocated`, :func:`max_memory_allocated`,
+  :func:`memory_reserved`, :func:`max_memory_reserved`,
+  :func:`reset_peak_memory_stats`, :func:`get_per_process_memory_fraction`)
+  answer from the tag, and ``use(..., patch=True)`` installs them over
+  torch.cuda's (:data:`PATCHED` lists what is replaced). CUDA graphs
+  (``torch.cuda.graph``, ``torch.compile(mode="reduce-overhead")``) and
+  ``torch.cuda.use_mem_pool`` need private pools a tag does not have:
+  their allocations fail with a message saying so.
+* Without code changes: ``MRCTX_TORCH=SPEC`` in the environment (the
+  package's ``mrctx-torch.pth``, or ``python -m mrctx run script.py``)
+  runs ``use(Context("torch", {"memory": SPEC},
+  env_var="MRCTX_TORCH_MEMORY"), "memory", patch=True)`` right after
+  ``import torch`` finishes (_mrctx_torch_env.py).
 * :func:`pool` keeps PyTorch's caching allocator and returns a
   ``torch.cuda.MemPool`` whose segments come from a tag, for one region::
 
@@ -49,16 +65,18 @@ Measuring (docs/integrations.md, "Inside a training step"):
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import glob
 import os
-import threading
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
 from . import _check, _forksafe, _lib
-from ._context import Context, TagKey
-from ._errors import FrameworkError, LibraryNotFoundError, error_for
+from ._context import Context, TagKey, current_device
+from ._errors import (FrameworkError, InvalidArgumentError, LibraryNotFoundError, NoDeviceError,
+                      error_for)
 from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.torch"
@@ -82,6 +100,26 @@ class _Timing(ctypes.Structure):  # mrctx_torch_timing
     _fields_ = [("alloc", _TimingOp), ("free", _TimingOp)]
 
 
+# The pluggable allocator's hooks use() registers: (the setter on PyTorch's
+# _CUDAPluggableAllocator, the shim's function). A PyTorch without a setter
+# goes without that hook (the private pools' before 2.3 or so).
+HOOKS = (
+    ("set_reset_fn", "mrctx_torch_empty_cache"),
+    ("set_memory_fraction_fn", "mrctx_torch_set_memory_fraction"),
+    ("set_begin_allocate_to_pool", "mrctx_torch_begin_allocate_to_pool"),
+    ("set_end_allocate_to_pool_fn", "mrctx_torch_end_allocate_to_pool"),
+    ("set_release_pool", "mrctx_torch_release_pool"),
+)
+
+# What use(..., patch=True) replaces, in torch.cuda and torch.cuda.memory
+# both: the functions that raise for a pluggable allocator. memory_stats,
+# memory_allocated, max_memory_allocated, memory_reserved,
+# max_memory_reserved and memory_summary call memory_stats_as_nested_dict,
+# so they answer from the tag without being replaced themselves.
+PATCHED = ("memory_stats_as_nested_dict", "reset_peak_memory_stats",
+           "get_per_process_memory_fraction")
+
+
 _lock = _forksafe.lock()
 _shim: Optional[ctypes.CDLL] = None
 _shim_path: Optional[str] = None
@@ -89,6 +127,8 @@ _bound: dict[int, tuple[int, int, str]] = {}  # route -> (context handle, tag, "
 _pool_allocators: dict[int, Any] = {}  # route -> CUDAPluggableAllocator
 _installed: Optional[str] = None  # "library/tag" of use(), or CONTROL
 _timed = False  # whether PyTorch got the timed pair
+_used: Optional[tuple[Context, int]] = None  # use()'s context and tag, for the drop-ins
+_originals: dict[str, Any] = {}  # torch.cuda's functions that patch() replaced
 
 
 def shim_path() -> str:
@@ -132,6 +172,15 @@ def shim() -> ctypes.CDLL:
             library.mrctx_torch_timing_read.restype = None
             library.mrctx_torch_timing_reset.argtypes = []
             library.mrctx_torch_timing_reset.restype = None
+            library.mrctx_torch_route_empty_cache.argtypes = [ctypes.c_int]
+            library.mrctx_torch_route_empty_cache.restype = ctypes.c_int
+            library.mrctx_torch_route_set_fraction.argtypes = [ctypes.c_int, ctypes.c_double,
+                                                               ctypes.c_int]
+            library.mrctx_torch_route_set_fraction.restype = ctypes.c_int
+            library.mrctx_torch_route_fraction.argtypes = [ctypes.c_int, ctypes.c_int]
+            library.mrctx_torch_route_fraction.restype = ctypes.c_double
+            library.mrctx_torch_route_limit.argtypes = [ctypes.c_int, ctypes.c_int]
+            library.mrctx_torch_route_limit.restype = ctypes.c_ulonglong
             _shim, _shim_path = library, path
         return _shim
 
@@ -182,19 +231,31 @@ def _torch() -> Any:
     return torch
 
 
-def use(ctx: Context, tag: TagKey) -> None:
+def use(ctx: Context, tag: TagKey, patch: bool = False) -> None:
     """Make ``tag`` of ``ctx`` PyTorch's CUDA allocator for this process.
 
     Call it before PyTorch initialises CUDA. Raises FrameworkError (naming
     the library and tag) if PyTorch already did, if another tag was
     installed, or if the tag does not give device or managed memory;
-    PyTorch's own allocator is then left in place."""
+    PyTorch's own allocator is then left in place.
+
+    ``torch.cuda.empty_cache()`` and ``set_per_process_memory_fraction``
+    then act on the tag (the allocator's reset and memory-fraction hooks).
+    With ``patch=True`` the functions of :data:`PATCHED` in ``torch.cuda``
+    and ``torch.cuda.memory`` are replaced by this module's, so that
+    ``torch.cuda.memory_stats()``, ``max_memory_allocated()`` and the rest
+    answer from the tag instead of raising."""
+    global _used
     _check.context(f"{HOOK}.use", "ctx", ctx)
+    if not isinstance(patch, bool):
+        raise _check._type_error(f"{HOOK}.use", "patch", "a bool", patch)
     torch = _torch()
     index = ctx.tag_index(tag)
     name = f"{ctx.library}/{ctx.tags[index]}"
     if _installed is not None:
         if _installed == name:
+            if patch:
+                _patch(torch)
             return
         raise FrameworkError(f"{HOOK}.use({name}): PyTorch already allocates through "
                              f"{_installed}; the allocator can be chosen once per process")
@@ -205,7 +266,10 @@ def use(ctx: Context, tag: TagKey) -> None:
             "stays in use.")
     _timing_wanted(f"{HOOK}.use({name})")  # a bad value binds nothing
     bind(0, ctx, index)
-    _install(torch, f"{HOOK}.use({name})", "mrctx_torch", name)
+    _install(torch, f"{HOOK}.use({name})", "mrctx_torch", name, hooks=True)
+    _used = (ctx, index)
+    if patch:
+        _patch(torch)
 
 
 def _timing_wanted(who: str) -> bool:
@@ -216,20 +280,33 @@ def _timing_wanted(who: str) -> bool:
     return value == "1"
 
 
-def _install(torch: Any, who: str, prefix: str, name: str) -> None:
+def _install(torch: Any, who: str, prefix: str, name: str, hooks: bool = False) -> None:
     """Hand PyTorch the shim's pair ``prefix_alloc``/``prefix_free``, or
-    their timed twins under MRCTX_TORCH_TIMING=1."""
+    their timed twins under MRCTX_TORCH_TIMING=1, and with ``hooks`` the
+    shim's functions of HOOKS, before the allocator becomes current."""
     global _installed, _timed
     timed = _timing_wanted(who)
     suffix = "_timed" if timed else ""
     allocator = torch.cuda.memory.CUDAPluggableAllocator(
         _shim_path, f"{prefix}_alloc{suffix}", f"{prefix}_free{suffix}")
+    if hooks:
+        raw = allocator.allocator()
+        library = shim()
+        for setter, function in HOOKS:
+            if hasattr(raw, setter):
+                getattr(raw, setter)(ctypes.cast(getattr(library, function), ctypes.c_void_p).value)
     try:
         torch.cuda.memory.change_current_allocator(allocator)
     except RuntimeError as error:
         raise FrameworkError(f"{who}: PyTorch refused the allocator ({error}); "
                              "its own allocator stays in use") from error
     _installed, _timed = name, timed
+
+
+def context() -> Optional[Context]:
+    """The context use() installed (MRCTX_TORCH's, library "torch"), or
+    None."""
+    return _used[0] if _used is not None else None
 
 
 def installed() -> Optional[str]:
@@ -303,6 +380,209 @@ def reset_timing() -> None:
     """Zero the timing counters (at the start of the steps to measure; a
     call in flight on another thread may land on either side)."""
     shim().mrctx_torch_timing_reset()
+
+
+# ---- Drop-ins for torch.cuda's statistics ------------------------------------
+#
+# PyTorch's pluggable allocator raises for getDeviceStats, resetPeakStats and
+# getMemoryFraction, so torch.cuda.memory_stats() and every function over it
+# fail under use(). These have the same names, arguments and return shapes
+# and answer from the tag use() installed; before use() (or after
+# use_control()) they are torch.cuda's own.
+
+def _device_index(device: Any, who: str) -> int:
+    """PyTorch's device argument as an ordinal: None (the current device),
+    an int, "cuda" / "cuda:N", or a torch.device."""
+    if device is None:
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized():
+            return int(torch.cuda.current_device())
+        return current_device()
+    if isinstance(device, str):
+        kind, _, number = device.partition(":")
+        if kind == "cuda" and (number == "" or number.isdigit()):
+            return int(number) if number else _device_index(None, who)
+        raise _check.ArgumentError(f"{HOOK}.{who}: device={device!r} is not a CUDA device "
+                                   "('cuda' or 'cuda:N')")
+    kind = getattr(device, "type", None)
+    if isinstance(kind, str) and not isinstance(device, int):
+        if kind != "cuda":
+            raise _check.ArgumentError(f"{HOOK}.{who}: device={device!r} is not a CUDA device")
+        index = getattr(device, "index", None)
+        return _device_index(index, who)
+    return _check.integer(f"{HOOK}.{who}", "device", device)
+
+
+def _stat(current: int, peak: int, allocated: int, freed: int) -> dict[str, int]:
+    return {"current": current, "peak": peak, "allocated": allocated, "freed": freed}
+
+
+ZERO = _stat(0, 0, 0, 0)
+
+
+def _tag_stats(ctx: Context, index: int, device: int) -> dict[str, Any]:
+    """PyTorch's nested memory_stats from one tag on one device."""
+    s = ctx.stats(index, device)
+    try:
+        cache = ctx.cache_stats(index, device)
+    except InvalidArgumentError:  # the tag has no cache: it reserves what it hands out
+        cache = None
+    cached_bytes = cache["cached_bytes"] if cache else 0
+    cached_blocks = cache["cached_blocks"] if cache else 0
+    nbytes = _stat(s["current_bytes"], s["peak_bytes"], s["total_bytes"],
+                   s["total_bytes"] - s["current_bytes"])
+    count = _stat(s["current_count"], s["peak_count"], s["total_count"],
+                  s["total_count"] - s["current_count"])
+    # Reserved: what is handed out and what the tag's cache keeps. Its peak
+    # is not kept by mrctx: the larger of the two it is at least.
+    reserved = s["current_bytes"] + cached_bytes
+    reserved_bytes = _stat(reserved, max(s["peak_bytes"], reserved),
+                           s["total_bytes"] if cache is None else 0, 0)
+    segments = s["current_count"] + cached_blocks
+    segment = _stat(segments, max(s["peak_count"], segments), 0, 0)
+
+    def pools(all_: dict[str, int]) -> dict[str, dict[str, int]]:
+        # mrctx has no small and large pools: everything is under "all".
+        return {"all": all_, "large_pool": dict(ZERO), "small_pool": dict(ZERO)}
+
+    return {
+        "allocated_bytes": pools(nbytes), "active_bytes": pools(dict(nbytes)),
+        "requested_bytes": pools(dict(nbytes)), "reserved_bytes": pools(reserved_bytes),
+        "allocation": pools(count), "active": pools(dict(count)), "segment": pools(segment),
+        "inactive_split": pools(dict(ZERO)), "inactive_split_bytes": pools(dict(ZERO)),
+        "oversize_allocations": dict(ZERO), "oversize_segments": dict(ZERO),
+        "num_alloc_retries": 0, "num_ooms": s["failed_count"], "num_sync_all_streams": 0,
+        "num_device_alloc": cache["misses"] if cache else s["total_count"],
+        "num_device_free": cache["trims"] if cache else s["total_count"] - s["current_count"],
+        "max_split_size": -1,
+    }
+
+
+def _torch_own(name: str) -> Any:
+    """torch.cuda's own function `name` (before patch() replaced it)."""
+    if name in _originals:
+        return _originals[name]
+    torch = _torch()
+    return getattr(torch.cuda.memory, name)
+
+
+def _using() -> Optional[tuple[Context, int]]:
+    """use()'s context and tag, or None where PyTorch allocates itself."""
+    return _used if _installed is not None and _installed != CONTROL else None
+
+
+def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
+    """torch.cuda.memory_stats_as_nested_dict, from the tag use() installed:
+    ``allocated_bytes``, ``active_bytes`` and ``requested_bytes`` are the
+    tag's bytes (current, peak since creation or the last reset, allocated
+    and freed in all), ``allocation`` and ``active`` its allocations,
+    ``reserved_bytes`` and ``segment`` add what the tag's cache keeps (their
+    peaks are at least that; mrctx keeps no peak of them), ``num_ooms`` its
+    failed allocations, ``num_device_alloc`` its cache's misses. The
+    ``large_pool``/``small_pool`` splits, ``inactive_split*`` and
+    ``oversize_*`` are 0, as PyTorch's cudaMallocAsync backend reports what
+    it does not have."""
+    used = _using()
+    if used is None:
+        return _torch_own("memory_stats_as_nested_dict")(device)
+    ctx, index = used
+    return _tag_stats(ctx, index, _device_index(device, "memory_stats"))
+
+
+def memory_stats(device: Any = None) -> dict[str, Any]:
+    """torch.cuda.memory_stats: memory_stats_as_nested_dict() flattened to
+    "allocated_bytes.all.current" keys, sorted, in an OrderedDict."""
+    result: list[tuple[str, Any]] = []
+
+    def flatten(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                flatten(f"{prefix}.{key}" if prefix else str(key), inner)
+        else:
+            result.append((prefix, value))
+
+    flatten("", memory_stats_as_nested_dict(device))
+    return collections.OrderedDict(sorted(result))
+
+
+def memory_allocated(device: Any = None) -> int:
+    """torch.cuda.memory_allocated: the tag's bytes handed out now."""
+    return int(memory_stats(device).get("allocated_bytes.all.current", 0))
+
+
+def max_memory_allocated(device: Any = None) -> int:
+    """torch.cuda.max_memory_allocated: the tag's peak bytes since it was
+    made or since reset_peak_memory_stats()."""
+    return int(memory_stats(device).get("allocated_bytes.all.peak", 0))
+
+
+def memory_reserved(device: Any = None) -> int:
+    """torch.cuda.memory_reserved: the tag's bytes and its cache's."""
+    return int(memory_stats(device).get("reserved_bytes.all.current", 0))
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    """torch.cuda.max_memory_reserved: at least the larger of the tag's
+    peak and what it reserves now (mrctx keeps no peak of its cache)."""
+    return int(memory_stats(device).get("reserved_bytes.all.peak", 0))
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    """torch.cuda.reset_peak_memory_stats: the tag's peaks on the device
+    start again from what is live now (Context.reset_peak)."""
+    used = _using()
+    if used is None:
+        _torch_own("reset_peak_memory_stats")(device)
+        return
+    ctx, index = used
+    ctx.reset_peak(index, _device_index(device, "reset_peak_memory_stats"))
+
+
+def get_per_process_memory_fraction(device: Any = None) -> float:
+    """torch.cuda.get_per_process_memory_fraction: the fraction
+    set_per_process_memory_fraction set on the device (1.0 when none)."""
+    used = _using()
+    if used is None:
+        return _torch_own("get_per_process_memory_fraction")(device)
+    d = _device_index(device, "get_per_process_memory_fraction")
+    fraction = shim().mrctx_torch_route_fraction(0, d)
+    if fraction < 0:
+        raise NoDeviceError(f"{HOOK}.get_per_process_memory_fraction: device {d} is not one of "
+                            f"{_installed}'s")
+    return float(fraction)
+
+
+def memory_limit(device: Any = None) -> Optional[int]:
+    """The byte limit set_per_process_memory_fraction put on use()'s tag on
+    the device, or None when there is none."""
+    if _using() is None:
+        raise FrameworkError(f"{HOOK}.memory_limit: no tag is installed (mrctx.torch.use)")
+    limit = int(shim().mrctx_torch_route_limit(0, _device_index(device, "memory_limit")))
+    return None if limit == (1 << 64) - 1 else limit
+
+
+def _patch(torch: Any) -> None:
+    """Put this module's PATCHED functions in torch.cuda and
+    torch.cuda.memory (once; the originals are kept for unpatch())."""
+    with _lock:
+        for name in PATCHED:
+            ours = globals()[name]
+            if name not in _originals:
+                _originals[name] = getattr(torch.cuda.memory, name, None)
+            for module in (torch.cuda.memory, torch.cuda):
+                setattr(module, name, ours)
+
+
+def unpatch() -> None:
+    """Put back torch.cuda's own functions that use(..., patch=True)
+    replaced."""
+    torch = sys.modules.get("torch")
+    with _lock:
+        for name, original in list(_originals.items()):
+            if torch is not None and original is not None:
+                for module in (torch.cuda.memory, torch.cuda):
+                    setattr(module, name, original)
+            del _originals[name]
 
 
 def pool(ctx: Context, tag: TagKey) -> Any:

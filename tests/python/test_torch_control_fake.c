@@ -13,14 +13,19 @@
  *    comes back only at the size and stream it was freed with, and the
  *    counters add up.
  *  - The timing counters add up across threads, and reset.
+ *  - A route's memory fraction and empty_cache (PyTorch's controls), with
+ *    threads allocating through the route while another sets fractions
+ *    and empties the cache.
  * Threads record problems instead of asserting (cmocka cannot fail a test
  * from another thread).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "_torch_alloc.h"
 #include "fake_test.h"
@@ -232,11 +237,101 @@ static void test_timing_slow_and_longest(void **state) {
   mrctx_torch_timing_reset();
 }
 
+/* ---- PyTorch's controls on a route ------------------------------------------ */
+
+/* Route 2, freed through its MemPool pair (the shim's C part). */
+enum { CONTROL_ROUTE = 2, CONTROL_THREADS = 3, CONTROL_ROUNDS = 300 };
+void mrctx_torch_pool_free_2(void *ptr, ssize_t size, int device, void *stream);
+
+typedef struct control_worker {
+  pthread_t thread;
+  int device;
+  atomic_int *stop;
+  int problems;
+} control_worker;
+
+static void *control_worker_main(void *arg) {
+  control_worker *w = arg;
+  for (int i = 0; !atomic_load(w->stop) && i < CONTROL_ROUNDS * 10; i++) {
+    mr_status st = MR_OK;
+    size_t size = (size_t)(i % 7 + 1) << 16;
+    void *ptr = mrctx_torch_route_alloc(CONTROL_ROUTE, (ssize_t)size, w->device, NULL, &st);
+    /* Out of memory is the fraction's; anything else is a problem. */
+    if (st != MR_OK && st != MR_ERR_OUT_OF_MEMORY) w->problems++;
+    if (st == MR_OK && ptr == NULL) w->problems++;
+    if (ptr != NULL) mrctx_torch_pool_free_2(ptr, (ssize_t)size, w->device, NULL);
+  }
+  return NULL;
+}
+
+static void test_route_fraction_and_empty_cache(void **state) {
+  (void)state;
+  mr_tag tags[] = {{"c", "cache(device)"}};
+  mr_context_desc desc = {.size = sizeof desc, .library = "torchroute", .tags = tags,
+                          .tag_count = 1};
+  mr_context *ctx = NULL;
+  assert_int_equal(mr_context_create(&desc, &ctx), MR_OK);
+  int count = mr_context_device_count(ctx);
+  mr_resource **mrs = calloc((size_t)count, sizeof *mrs);
+  assert_non_null(mrs);
+  for (int d = 0; d < count; d++) mrs[d] = mr_context_get_mr_on(ctx, 0, d);
+  assert_int_equal(mrctx_torch_bind(CONTROL_ROUTE, "torchroute/c", mrs, count), 0);
+  free(mrs);
+
+  /* One device: 1/1024 of 16 GiB, 16 MiB (the fake backs memory with the
+   * host's: small sizes). */
+  assert_int_equal(mrctx_torch_route_set_fraction(CONTROL_ROUTE, 1.0 / 1024, 1), MR_OK);
+  assert_true(mrctx_torch_route_limit(CONTROL_ROUTE, 1) == 16ULL << 20);
+  assert_true(mrctx_torch_route_limit(CONTROL_ROUTE, 0) == ULLONG_MAX);
+  mr_status st = MR_OK;
+  void *a = mrctx_torch_route_alloc(CONTROL_ROUTE, 12LL << 20, 1, NULL, &st);
+  assert_int_equal(st, MR_OK);
+  assert_null(mrctx_torch_route_alloc(CONTROL_ROUTE, 8LL << 20, 1, NULL, &st));
+  assert_int_equal(st, MR_ERR_OUT_OF_MEMORY);
+  assert_non_null(strstr(mr_last_error(), "set_per_process_memory_fraction"));
+  mrctx_torch_pool_free_2(a, 12LL << 20, 1, NULL);
+  assert_int_equal(mrctx_torch_route_empty_cache(CONTROL_ROUTE), MR_OK);
+  mr_cache_stats cache;
+  memset(&cache, 0, sizeof cache);
+  cache.size = sizeof cache;
+  mr_resource *mr = mr_context_get_mr_on(ctx, 0, 1);
+  while (mr != NULL && mr_cache_resource_get_stats(mr, &cache) != MR_OK)
+    mr = mr_resource_upstream(mr);
+  assert_non_null(mr);
+  assert_int_equal(cache.cached_bytes, 0);
+
+  /* Threads allocate on devices 0 and 1 while this one sets fractions and
+   * empties the cache (the sanitizer builds look for races). */
+  atomic_int stop = 0;
+  control_worker workers[CONTROL_THREADS];
+  for (int i = 0; i < CONTROL_THREADS; i++) {
+    workers[i] = (control_worker){.device = i % 2, .stop = &stop};
+    assert_int_equal(pthread_create(&workers[i].thread, NULL, control_worker_main, &workers[i]),
+                     0);
+  }
+  for (int i = 0; i < CONTROL_ROUNDS; i++) {
+    assert_int_equal(mrctx_torch_route_set_fraction(CONTROL_ROUTE, i % 2 ? 1.0 : 0.0, i % 2),
+                     MR_OK);
+    assert_int_equal(mrctx_torch_route_empty_cache(CONTROL_ROUTE), MR_OK);
+  }
+  atomic_store(&stop, 1);
+  for (int i = 0; i < CONTROL_THREADS; i++) {
+    pthread_join(workers[i].thread, NULL);
+    assert_int_equal(workers[i].problems, 0);
+  }
+  mr_stats stats;
+  mr_stats_init(&stats);
+  assert_int_equal(mr_context_get_stats(ctx, 0, -1, &stats), MR_OK);
+  assert_int_equal(stats.current_bytes, 0);
+  mr_context_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table_growth_keeps_every_block),
       cmocka_unit_test(test_threads_on_shared_streams),
       cmocka_unit_test(test_timing_slow_and_longest),
+      cmocka_unit_test(test_route_fraction_and_empty_cache),
   };
   return cmocka_run_group_tests(tests, fake_group_setup, NULL);
 }

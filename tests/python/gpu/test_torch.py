@@ -299,3 +299,190 @@ def test_batch_size_search_with_reset_peak():
                               timeout=300)
         print(spec, done.stdout[-3000:], done.stderr[-3000:])
         assert done.returncode == 0 and done.stdout.rstrip().endswith("PASS"), spec
+
+
+# ---- Issue 23, item 3: PyTorch's controls under mrctx.torch.use -------------
+
+def test_empty_cache_trims_the_tag_and_the_pool():
+    """torch.cuda.empty_cache() trims the tag's cache and the device's
+    driver pool: the pool's reserved memory drops."""
+    run("""
+        import torch
+        import mrctx, mrctx.torch
+        MiB = 1 << 20
+        ctx = mrctx.Context("emptytest", {"act": "cache(device)"})
+        mrctx.torch.use(ctx, "act")
+        xs = [torch.empty(n * MiB, dtype=torch.uint8, device="cuda") for n in (64, 128, 256)]
+        del xs
+        torch.cuda.synchronize()
+        before = mrctx.driver_pool_info("device", 0)
+        cached = ctx.cache_stats("act", 0)["cached_bytes"]
+        print("before:", before, "cached:", cached)
+        assert cached >= 448 * MiB and before["reserved_bytes"] >= 448 * MiB
+        torch.cuda.empty_cache()
+        after = mrctx.driver_pool_info("device", 0)
+        print("after:", after, ctx.cache_stats("act", 0))
+        assert ctx.cache_stats("act", 0)["cached_bytes"] == 0
+        assert after["reserved_bytes"] <= before["reserved_bytes"] - 448 * MiB, (before, after)
+        y = torch.ones(MiB, device="cuda")  # and it allocates again
+        assert float(y.sum()) == MiB
+        print("PASS")
+        """)
+
+
+def test_memory_fraction_limits_the_tag():
+    run("""
+        import torch
+        import mrctx, mrctx.torch
+        ctx = mrctx.Context("fractiontest", {"act": "cache(device)"})
+        mrctx.torch.use(ctx, "act", patch=True)
+        total = torch.cuda.get_device_properties(0).total_memory
+        torch.cuda.set_per_process_memory_fraction(0.1, 0)
+        assert torch.cuda.get_per_process_memory_fraction(0) == 0.1
+        assert mrctx.torch.memory_limit(0) == int(total * 0.1), mrctx.torch.memory_limit(0)
+        ok = torch.empty(int(total * 0.05), dtype=torch.uint8, device="cuda")
+        try:
+            torch.empty(int(total * 0.06), dtype=torch.uint8, device="cuda")
+            raise SystemExit("an allocation past the fraction succeeded")
+        except RuntimeError as e:
+            print("refused:", str(e)[:400])
+            assert "CUDA out of memory" in str(e), e
+            assert "set_per_process_memory_fraction" in str(e) and "fractiontest/act" in str(e)
+        del ok
+        more = torch.empty(int(total * 0.06), dtype=torch.uint8, device="cuda")  # fits now
+        del more
+        torch.cuda.set_per_process_memory_fraction(1.0, 0)
+        assert mrctx.torch.memory_limit(0) is None
+        print("PASS")
+        """)
+
+
+def test_statistics_answer_from_the_tag():
+    run("""
+        import torch
+        import mrctx, mrctx.torch
+        MiB = 1 << 20
+        ctx = mrctx.Context("statstest", {"act": "cache(device)"})
+        mrctx.torch.use(ctx, "act")
+        x = torch.empty(MiB, device="cuda")
+        try:
+            torch.cuda.max_memory_allocated()
+            print("PyTorch answered max_memory_allocated itself")
+        except RuntimeError as e:
+            print("PyTorch without the patch:", str(e)[:200])
+            assert "does not yet support" in str(e)
+        mrctx.torch.use(ctx, "act", patch=True)
+        assert torch.cuda.memory_allocated() == ctx.stats("act", 0)["current_bytes"] >= 4 * MiB
+        y = torch.empty(16 * MiB, device="cuda")
+        del y
+        peak = torch.cuda.max_memory_allocated()
+        assert peak >= 68 * MiB, peak
+        torch.cuda.reset_peak_memory_stats()
+        assert torch.cuda.max_memory_allocated() < peak
+        assert torch.cuda.memory_reserved() >= torch.cuda.memory_allocated()
+        stats = torch.cuda.memory_stats()
+        assert stats["allocated_bytes.all.current"] == torch.cuda.memory_allocated()
+        print(torch.cuda.memory_summary(abbreviated=True))
+        print("PASS")
+        """)
+
+
+def test_cudnn_benchmark_fails_as_documented():
+    """cudnn.benchmark=True asks the allocator's cacheInfo, which PyTorch's
+    pluggable allocator refuses (pytorch#98481): docs/troubleshooting.md.
+    If a PyTorch runs it, the test says so and passes."""
+    out = run("""
+        import torch
+        import mrctx, mrctx.torch
+        ctx = mrctx.Context("cudnntest", {"act": "cache(device)"})
+        mrctx.torch.use(ctx, "act")
+        conv = torch.nn.Conv2d(3, 16, 3).cuda()
+        x = torch.randn(8, 3, 64, 64, device="cuda")
+        torch.backends.cudnn.benchmark = False
+        y = conv(x)  # without benchmark: works
+        torch.backends.cudnn.benchmark = True
+        try:
+            conv(torch.randn(8, 3, 65, 65, device="cuda"))
+            torch.cuda.synchronize()
+            print("cudnn.benchmark ran under mrctx.torch.use")
+        except RuntimeError as e:
+            print("cudnn.benchmark:", str(e)[:300])
+            assert "cacheInfo" in str(e), e
+        print("PASS")
+        """)
+    assert "cudnn.benchmark" in out
+
+
+def test_cuda_graphs_fail_with_mrctxs_message():
+    """A CUDA graph's capture and torch.compile(mode="reduce-overhead")
+    allocate into private pools, which the shim refuses with its message
+    (docs/troubleshooting.md); torch.compile without CUDA graphs works."""
+    run("""
+        import torch
+        import mrctx, mrctx.torch
+        ctx = mrctx.Context("graphtest", {"act": "cache(device)"})
+        mrctx.torch.use(ctx, "act")
+        x = torch.ones(1 << 20, device="cuda")
+        g = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(g):
+                y = x * 2
+            raise SystemExit("a CUDA graph captured an allocation under mrctx.torch.use")
+        except RuntimeError as e:
+            print("torch.cuda.graph:", str(e)[:400])
+            assert "private memory pool" in str(e), e
+        assert mrctx.torch.shim().mrctx_torch_pools_open() == 0
+
+        model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU()).cuda()
+        inp = torch.randn(64, 256, device="cuda")
+        plain = torch.compile(model)  # mode="default": no CUDA graphs
+        assert plain(inp).shape == (64, 256)
+        graphs = torch.compile(model, mode="reduce-overhead")
+        try:
+            for _ in range(3):
+                graphs(inp)
+            torch.cuda.synchronize()
+            raise SystemExit("reduce-overhead ran under mrctx.torch.use")
+        except Exception as e:
+            text = repr(e)
+            print("reduce-overhead:", text[:400])
+            assert "private memory pool" in text or "does not yet support" in text, text
+        y = torch.ones(10, device="cuda")
+        assert float(y.sum()) == 10
+        print("PASS")
+        """)
+
+
+def test_mrctx_torch_switch_puts_a_subprocess_on_the_tag(tmp_path):
+    """MRCTX_TORCH=SPEC with no code change: through python -m mrctx run
+    (a checkout) and through the .pth (site.addsitedir on a copy)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch, mrctx.torch\n"
+        "x = torch.empty(1 << 24, device='cuda')\n"
+        "ctx = mrctx.torch.context()\n"
+        "assert mrctx.torch.installed() == 'torch/memory', mrctx.torch.installed()\n"
+        "assert ctx.stats('memory', 0)['current_bytes'] >= 1 << 26, ctx.stats('memory', 0)\n"
+        "assert torch.cuda.memory_allocated() == ctx.stats('memory', 0)['current_bytes']\n"
+        "print('on the tag:', ctx.stats('memory', 0))\n")
+    python_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                              "python")
+    env = dict(os.environ, MRCTX_TORCH="cache(device)")
+    env.pop("MRCTX_CUDA_DRIVER", None)
+    done = subprocess.run([sys.executable, "-m", "mrctx", "run", str(script)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    print(done.stdout, done.stderr)
+    assert done.returncode == 0 and "on the tag" in done.stdout
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("_mrctx_torch_env.py", "mrctx-torch.pth"):
+        shutil.copy(os.path.join(python_dir, name), site / name)
+    done = subprocess.run([sys.executable, "-c", f"import site; site.addsitedir({str(site)!r}); "
+                           f"exec(open({str(script)!r}).read())"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    print(done.stdout, done.stderr)
+    assert done.returncode == 0 and "on the tag" in done.stdout

@@ -1,0 +1,159 @@
+"""torch.cuda.memory of the stand-in (see torch/__init__.py)."""
+
+import collections
+import ctypes
+
+
+RECORD: list = []
+
+_ALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p)
+_FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p)
+_RESET = ctypes.CFUNCTYPE(None)
+_FRACTION = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_int)
+
+
+def _cuda():
+    import torch.cuda
+    return torch.cuda
+
+
+def _pluggable(what: str) -> RuntimeError:
+    return RuntimeError(f"CUDAPluggableAllocator does not yet support {what}. If you need it, "
+                        "please file an issue describing your use case.")
+
+
+class _CUDAPluggableAllocator:
+    """torch._C._cuda_CUDAAllocator: the function pointers, and the set_*
+    methods of Module.cpp, each taking an address."""
+
+    def __init__(self, alloc_fn: int, free_fn: int):
+        self.alloc_fn, self.free_fn = alloc_fn, free_fn
+        self.hooks: dict = {}
+
+
+def _setter(name):
+    def set_hook(self, address: int) -> None:
+        assert isinstance(address, int) and address, (name, address)
+        self.hooks[name] = address
+        RECORD.append((name, address))
+    set_hook.__name__ = name
+    return set_hook
+
+
+for _name in ("set_init_fn", "set_reset_fn", "set_memory_fraction_fn", "set_base_alloc_fn",
+              "set_record_stream_fn", "set_begin_allocate_to_pool", "set_end_allocate_to_pool_fn",
+              "set_release_pool"):
+    setattr(_CUDAPluggableAllocator, _name, _setter(_name))
+
+
+class CUDAPluggableAllocator:
+    """As torch.cuda.memory.CUDAPluggableAllocator: loads the library with
+    ctypes and takes the two functions' addresses."""
+
+    def __init__(self, path_to_so_file: str, alloc_fn_name: str, free_fn_name: str):
+        library = ctypes.CDLL(path_to_so_file)
+        alloc_fn = ctypes.cast(getattr(library, alloc_fn_name), ctypes.c_void_p).value
+        free_fn = ctypes.cast(getattr(library, free_fn_name), ctypes.c_void_p).value
+        assert alloc_fn is not None and free_fn is not None
+        self._allocator = _CUDAPluggableAllocator(alloc_fn, free_fn)
+
+    def allocator(self):
+        return self._allocator
+
+
+_current = None  # the pluggable allocator change_current_allocator installed
+_live: dict = {}  # address -> (size, device, stream): PyTorch's allocation_metadata_
+
+
+def change_current_allocator(allocator) -> None:
+    global _current
+    if _cuda().is_initialized():
+        raise RuntimeError("Can't swap an already initialized allocator")
+    _current = allocator.allocator()
+    RECORD.append(("change_current_allocator", _current.alloc_fn, _current.free_fn))
+
+
+def _allocate(nbytes: int, device: int, stream) -> int:
+    assert _current is not None, "the stand-in has no allocator of its own"
+    ptr = _ALLOC(_current.alloc_fn)(nbytes, device, stream)
+    _live[ptr] = (nbytes, device, stream)
+    return ptr
+
+
+def _free(ptr: int) -> None:
+    nbytes, device, stream = _live.pop(ptr)
+    _FREE(_current.free_fn)(ptr, nbytes, device, stream)
+
+
+def empty_cache() -> None:
+    if _cuda().is_initialized() and _current is not None:
+        address = _current.hooks.get("set_reset_fn")
+        if address:
+            _RESET(address)()
+
+
+def set_per_process_memory_fraction(fraction, device=None) -> None:
+    _cuda().init()
+    if device is None:
+        device = _cuda().current_device()
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    if _current is not None:
+        address = _current.hooks.get("set_memory_fraction_fn")
+        if address:
+            _FRACTION(address)(fraction, device)
+
+
+def get_per_process_memory_fraction(device=None) -> float:
+    _cuda().init()
+    if _current is not None:
+        raise _pluggable("getMemoryFraction")
+    return 1.0
+
+
+def memory_stats_as_nested_dict(device=None) -> dict:
+    if not _cuda().is_initialized():
+        return {}
+    if _current is not None:
+        raise _pluggable("getDeviceStats")
+    return {"allocated_bytes": {"all": {"current": 0, "peak": 0, "allocated": 0, "freed": 0}}}
+
+
+def memory_stats(device=None) -> dict:
+    result = []
+
+    def _recurse_add_to_result(prefix, obj):
+        if isinstance(obj, dict):
+            if len(prefix) > 0:
+                prefix += "."
+            for k, v in obj.items():
+                _recurse_add_to_result(prefix + str(k), v)
+        else:
+            result.append((prefix, obj))
+
+    _recurse_add_to_result("", memory_stats_as_nested_dict(device=device))
+    result.sort()
+    return collections.OrderedDict(result)
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    if _current is not None:
+        raise _pluggable("resetPeakStats")
+
+
+def memory_allocated(device=None) -> int:
+    return memory_stats(device=device).get("allocated_bytes.all.current", 0)
+
+
+def max_memory_allocated(device=None) -> int:
+    return memory_stats(device=device).get("allocated_bytes.all.peak", 0)
+
+
+def memory_reserved(device=None) -> int:
+    return memory_stats(device=device).get("reserved_bytes.all.current", 0)
+
+
+def max_memory_reserved(device=None) -> int:
+    return memory_stats(device=device).get("reserved_bytes.all.peak", 0)

@@ -1,0 +1,422 @@
+"""PyTorch's controls under mrctx.torch.use, over the fake CUDA driver and a
+stand-in for PyTorch (tests/python/fake_torch, which calls the pluggable
+allocator's functions through ctypes as PyTorch's C++ does): empty_cache()
+trims the tag and the driver pool, the memory fraction limits the tag, the
+statistics drop-ins and patch=True, private pools refused, and the
+MRCTX_TORCH switch (the .pth, python -m mrctx run). Suite fake.
+
+Each scenario that installs an allocator runs in its own interpreter: the
+allocator, like PyTorch's, is chosen once per process."""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import mrctx
+import mrctx.torch as mtorch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE_TORCH = os.path.join(HERE, "fake_torch")
+PYTHON_DIR = os.path.join(HERE, "..", "..", "python")
+FAKE = os.environ.get("MRCTX_CUDA_DRIVER", "")
+MiB = 1 << 20
+GiB = 1 << 30
+MR_ERR_OUT_OF_MEMORY, MR_ERR_STATE, MR_ERR_UNSUPPORTED, MR_ERR_INVALID_ARGUMENT = 2, 8, 5, 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fake():
+    if "fakecuda" not in FAKE:
+        pytest.skip("MRCTX_CUDA_DRIVER is not the fake driver")
+    try:
+        mtorch.shim()
+    except mrctx.LibraryNotFoundError as error:
+        pytest.skip(f"no PyTorch shim in this build: {error}")
+
+
+def run(code: str, *, site: str = "", args=None, **env: str) -> subprocess.CompletedProcess:
+    """Run ``code`` (or ``args``) in a fresh interpreter with the stand-in
+    torch importable; fail with its output unless it printed PASS."""
+    full = dict(os.environ, **env)
+    paths = [FAKE_TORCH, PYTHON_DIR] + ([site] if site else [])
+    full["PYTHONPATH"] = os.pathsep.join(paths + [full.get("PYTHONPATH", "")])
+    for name, value in env.items():
+        if value is None:
+            full.pop(name)
+    command = args if args is not None else [sys.executable, "-c", textwrap.dedent(code)]
+    done = subprocess.run(command, env=full, capture_output=True, text=True, timeout=120)
+    return done
+
+
+def passed(done: subprocess.CompletedProcess) -> str:
+    output = done.stdout + done.stderr
+    assert done.returncode == 0 and "PASS" in done.stdout, output
+    return output
+
+
+PRELUDE = """
+    import ctypes, sys
+    import torch
+    import mrctx, mrctx.torch as mt
+    MiB, GiB = 1 << 20, 1 << 30
+    shim = mt.shim()
+    def address(name):
+        return ctypes.cast(getattr(shim, name), ctypes.c_void_p).value
+    shim.mrctx_torch_free.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int,
+                                      ctypes.c_void_p]
+"""
+
+
+def test_use_registers_the_hooks_and_empty_cache_trims():
+    passed(run(PRELUDE + """
+    ctx = mrctx.Context("parity", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    hooks = dict(h for h in torch.cuda.memory.RECORD if h[0].startswith("set_"))
+    print("registered:", sorted(hooks))
+    assert torch.cuda.memory.RECORD[-1][0] == "change_current_allocator"
+    for setter, function in mt.HOOKS:
+        assert hooks[setter] == address(function), (setter, function)
+
+    # Three blocks through PyTorch's path on device 1, freed: the cache keeps
+    # them, the driver pool still holds them.
+    torch.cuda.set_device(1)
+    blocks = [torch.cuda.empty(n * MiB) for n in (1, 2, 4)]
+    assert ctx.stats("act", 1)["current_bytes"] == 7 * MiB
+    for b in blocks:
+        torch.cuda.free(b)
+    assert ctx.cache_stats("act", 1)["cached_bytes"] >= 7 * MiB  # in the cache's sizes
+    before = mrctx.driver_pool_info("device", 1)
+    assert before["reserved_bytes"] >= 7 * MiB, before
+    untouched = mrctx.driver_pool_info("device", 0)
+
+    torch.cuda.empty_cache()
+    after = mrctx.driver_pool_info("device", 1)
+    print("pool before", before["reserved_bytes"], "after", after["reserved_bytes"])
+    assert ctx.cache_stats("act", 1)["cached_bytes"] == 0
+    assert ctx.cache_stats("act", 1)["trims"] >= 1
+    assert after["reserved_bytes"] == after["used_bytes"] == 0, after
+    # A device the tag never served is left alone.
+    assert mrctx.driver_pool_info("device", 0) == untouched
+    # And a live block stays live.
+    keep = torch.cuda.empty(3 * MiB)
+    torch.cuda.empty_cache()
+    assert mrctx.driver_pool_info("device", 1)["used_bytes"] >= 3 * MiB
+    torch.cuda.free(keep)
+    print("PASS")
+    """))
+
+
+def test_memory_fraction_limits_the_tag():
+    passed(run(PRELUDE + """
+    ctx = mrctx.Context("fraction", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    total = 16 * GiB  # the fake driver's devices
+    share = 1 / 1024  # 16 MiB: small, since the fake driver backs memory with the host's
+    assert mt.memory_limit(0) is None
+    torch.cuda.set_per_process_memory_fraction(share, 0)
+    assert mt.memory_limit(0) == 16 * MiB, mt.memory_limit(0)
+    assert mt.memory_limit(1) is None  # per device, as PyTorch's
+    assert mt.get_per_process_memory_fraction(0) == share
+    assert mt.get_per_process_memory_fraction("cuda:1") == 1.0
+
+    a = torch.cuda.empty(12 * MiB)  # within 16 MiB
+    alloc = shim.mrctx_torch_route_alloc
+    alloc.argtypes = [ctypes.c_int, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p,
+                      ctypes.POINTER(ctypes.c_int)]
+    alloc.restype = ctypes.c_void_p
+    status = ctypes.c_int(0)
+    assert alloc(0, 8 * MiB, 0, None, ctypes.byref(status)) is None
+    assert status.value == 2, status.value  # MR_ERR_OUT_OF_MEMORY
+    message = mrctx.last_error()
+    print("refused:", message)
+    for words in ("fraction/act", str(16 * MiB), str(total), "set_per_process_memory_fraction",
+                  str(12 * MiB), "0.000976562"):
+        assert words in message, (words, message)
+    assert ctx.stats("act", 0)["current_bytes"] == 12 * MiB  # nothing allocated
+    b = torch.cuda.empty(4 * MiB)  # exactly up to the limit
+    torch.cuda.free(b)
+    torch.cuda.free(a)
+    big = alloc(0, 8 * MiB, 0, None, ctypes.byref(status))  # fits again once freed
+    assert big and status.value == 0
+    mt.shim().mrctx_torch_free(big, 8 * MiB, 0, None)
+
+    torch.cuda.set_per_process_memory_fraction(0.0, 0)  # nothing at all
+    assert alloc(0, 1, 0, None, ctypes.byref(status)) is None and status.value == 2
+    torch.cuda.set_per_process_memory_fraction(1.0, 0)  # the whole device: no limit
+    assert mt.memory_limit(0) is None and mt.get_per_process_memory_fraction(0) == 1.0
+    ptr = alloc(0, 40 * MiB, 0, None, ctypes.byref(status))
+    assert ptr and status.value == 0
+    mt.shim().mrctx_torch_free(ptr, 40 * MiB, 0, None)
+
+    # Bad input to the shim's entry (PyTorch checks the range itself).
+    for fraction, device in ((1.5, 0), (-0.1, 0), (float("nan"), 0), (0.5, 9), (0.5, -1)):
+        assert shim.mrctx_torch_route_set_fraction(0, fraction, device) == 1
+        assert "from 0 to 1" in mrctx.last_error(), mrctx.last_error()
+    assert shim.mrctx_torch_route_set_fraction(7, 0.5, 0) == 8  # an unbound route
+    assert "not bound" in mrctx.last_error()
+    print("PASS")
+    """))
+
+
+def test_statistics_drop_ins_and_patch():
+    passed(run(PRELUDE + """
+    ctx = mrctx.Context("stats", {"act": "cache(device)", "plain": "device"})
+    mt.use(ctx, "act")
+    torch.cuda.init()
+    for call in (torch.cuda.memory_stats, torch.cuda.max_memory_allocated,
+                 torch.cuda.reset_peak_memory_stats, torch.cuda.get_per_process_memory_fraction):
+        try:
+            call(0)
+            raise SystemExit(f"{call.__name__} answered under a pluggable allocator")
+        except RuntimeError as e:
+            assert "does not yet support" in str(e)
+
+    a = torch.cuda.empty(8 * MiB)
+    b = torch.cuda.empty(2 * MiB)
+    torch.cuda.free(b)
+    assert mt.memory_allocated(0) == 8 * MiB
+    assert mt.max_memory_allocated(0) == 10 * MiB
+    cache = ctx.cache_stats("act", 0)
+    assert cache["cached_bytes"] >= 2 * MiB
+    assert mt.memory_reserved(0) == 8 * MiB + cache["cached_bytes"]  # handed out, and cached
+    assert mt.max_memory_reserved(0) == mt.memory_reserved(0)
+    stats = mt.memory_stats(0)
+    assert list(stats) == sorted(stats)
+    needed = [f"{m}.{p}.{k}" for m in ("allocated_bytes", "active_bytes", "requested_bytes",
+                                       "reserved_bytes", "inactive_split_bytes", "allocation",
+                                       "active", "segment", "inactive_split")
+              for p in ("all", "large_pool", "small_pool")
+              for k in ("current", "peak", "allocated", "freed")]
+    needed += [f"oversize_{w}.{k}" for w in ("allocations", "segments")
+               for k in ("current", "peak", "allocated", "freed")]
+    needed += ["num_alloc_retries", "num_ooms", "num_sync_all_streams", "num_device_alloc",
+               "num_device_free", "max_split_size"]
+    assert set(needed) <= set(stats), sorted(set(needed) - set(stats))
+    assert all(isinstance(v, int) for v in stats.values())
+    assert stats["allocation.all.current"] == 1 and stats["allocation.all.allocated"] == 2
+    assert stats["allocated_bytes.all.freed"] == 2 * MiB
+    assert stats["segment.all.current"] == 1 + cache["cached_blocks"]
+    nested = mt.memory_stats_as_nested_dict(0)
+    assert nested["allocated_bytes"]["all"]["current"] == 8 * MiB
+
+    # Devices as PyTorch names them; the current device by default.
+    assert mt.memory_allocated("cuda:0") == mt.memory_allocated(None) == 8 * MiB
+    class Device:  # a torch.device
+        type, index = "cuda", 1
+    assert mt.memory_allocated(Device()) == 0
+    for bad, error in (("cpu", mrctx.ArgumentError), ("cuda:x", mrctx.ArgumentError),
+                       (1.5, mrctx.ArgumentTypeError), (7, mrctx.NoDeviceError)):
+        try:
+            mt.memory_allocated(bad)
+            raise SystemExit(f"device {bad!r} accepted")
+        except error as e:
+            print("refused:", e)
+
+    # patch=True: torch.cuda's own names answer from the tag.
+    mt.use(ctx, "act", patch=True)
+    assert torch.cuda.memory_allocated(0) == 8 * MiB
+    assert torch.cuda.memory.max_memory_allocated() == 10 * MiB
+    torch.cuda.reset_peak_memory_stats(0)
+    assert torch.cuda.max_memory_allocated(0) == 8 * MiB
+    assert ctx.stats("act", 0)["peak_bytes"] == 8 * MiB
+    c = torch.cuda.empty(MiB)
+    assert torch.cuda.max_memory_allocated(0) == 9 * MiB
+    torch.cuda.set_per_process_memory_fraction(0.5)
+    assert torch.cuda.get_per_process_memory_fraction() == 0.5
+    assert torch.cuda.memory_stats()["allocated_bytes.all.current"] == 9 * MiB
+    for name in mt.PATCHED:
+        assert getattr(torch.cuda, name) is getattr(mt, name)
+        assert getattr(torch.cuda.memory, name) is getattr(mt, name)
+    mt.unpatch()
+    try:
+        torch.cuda.memory_allocated(0)
+        raise SystemExit("unpatch() left the drop-ins")
+    except RuntimeError:
+        pass
+    torch.cuda.free(c)
+    torch.cuda.free(a)
+    try:
+        mt.use(ctx, "act", patch="yes")
+        raise SystemExit("patch='yes' accepted")
+    except mrctx.ArgumentTypeError as e:
+        print("refused:", e)
+    print("PASS")
+    """))
+
+
+def test_drop_ins_are_pytorchs_own_before_use():
+    passed(run(PRELUDE + """
+    torch.cuda.init()
+    assert mt.memory_allocated(0) == 0 and mt.get_per_process_memory_fraction(0) == 1.0
+    mt.reset_peak_memory_stats(0)
+    try:
+        mt.memory_limit(0)
+        raise SystemExit("memory_limit without use()")
+    except mrctx.FrameworkError as e:
+        assert "mrctx.torch.use" in str(e)
+    print("PASS")
+    """))
+
+
+class _PoolId(ctypes.Structure):  # c10::cuda::MempoolId_t, a pair of unsigned long long
+    _fields_ = [("first", ctypes.c_ulonglong), ("second", ctypes.c_ulonglong)]
+
+
+def test_private_pools_are_refused_while_open():
+    """The shim's pool hooks, called as PyTorch calls them. The filter is a
+    std::function passed by address (Itanium C++ ABI); 32 zero bytes are an
+    empty libstdc++ std::function, which the shim takes as every stream."""
+    shim = mtorch.shim()
+    begin, end, release = (shim.mrctx_torch_begin_allocate_to_pool,
+                           shim.mrctx_torch_end_allocate_to_pool, shim.mrctx_torch_release_pool)
+    begin.argtypes = [ctypes.c_int, _PoolId, ctypes.c_void_p]
+    end.argtypes = release.argtypes = [ctypes.c_int, _PoolId]
+    begin.restype = end.restype = release.restype = None
+    check = shim.mrctx_torch_pool_check
+    check.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    check.restype = ctypes.c_int
+    every_stream = ctypes.create_string_buffer(32)
+
+    assert shim.mrctx_torch_pools_open() == 0 and check(0, None) == 0
+    begin(1, _PoolId(4, 7), every_stream)
+    assert shim.mrctx_torch_pools_open() == 1
+    assert check(0, None) == 0  # another device
+    assert check(1, 2) == MR_ERR_UNSUPPORTED
+    message = mrctx.last_error()
+    for words in ("private memory pool (4, 7)", "device 1", "CUDA graph", "use_mem_pool",
+                  "reduce-overhead", "docs/troubleshooting.md"):
+        assert words in message, (words, message)
+    begin(1, _PoolId(4, 8), every_stream)
+    end(1, _PoolId(4, 7))
+    assert check(1, None) == MR_ERR_UNSUPPORTED and "(4, 8)" in mrctx.last_error()
+    release(1, _PoolId(4, 8))  # a pool released without its end: gone too
+    assert shim.mrctx_torch_pools_open() == 0 and check(1, None) == 0
+    end(1, _PoolId(9, 9))  # one never opened: nothing
+
+
+def test_empty_cache_and_fraction_on_unbound_or_failing_routes(library_name):
+    """The shim's entries report what failed (PyTorch gets it as the
+    exception its hooks throw)."""
+    shim = mtorch.shim()
+    assert shim.mrctx_torch_route_empty_cache(8) == MR_ERR_STATE
+    assert "route 8 is not bound" in mrctx.last_error()
+    assert shim.mrctx_torch_route_empty_cache(-1) == MR_ERR_STATE
+    assert shim.mrctx_torch_route_fraction(8, 0) == -1.0
+    ctx = mrctx.Context(library_name, {"c": "cache(device)"})
+    mtorch.bind(8, ctx, "c")
+    assert shim.mrctx_torch_route_empty_cache(8) == 0  # nothing served yet: nothing to do
+    resource = ctx.get_resource("c", 0)
+    ptr = resource.allocate(MiB)
+    resource.deallocate(ptr, MiB)
+    fake = ctypes.CDLL(FAKE)
+    fake.fake_cuda_fail(b"cuMemPoolTrimTo", 1, 1, 1)  # CUDA_ERROR_INVALID_VALUE
+    try:
+        assert shim.mrctx_torch_route_empty_cache(8) != 0
+    finally:
+        fake.fake_cuda_fail(b"cuMemPoolTrimTo", 1, 0, 0)
+    message = mrctx.last_error()
+    assert "empty_cache" in message and library_name + "/c" in message, message
+    assert "device 0" in message and "cuMemPoolTrimTo" in message, message
+    assert shim.mrctx_torch_route_empty_cache(8) == 0
+    assert ctx.cache_stats("c", 0)["cached_bytes"] == 0
+    resource.close()
+
+
+# ---- MRCTX_TORCH -------------------------------------------------------------
+
+@pytest.fixture
+def site(tmp_path):
+    """A site directory holding what the package installs at the top of
+    site-packages."""
+    for name in ("_mrctx_torch_env.py", "mrctx-torch.pth"):
+        shutil.copy(os.path.join(PYTHON_DIR, name), tmp_path / name)
+    return str(tmp_path)
+
+
+SITE = """
+    import site, sys
+    site.addsitedir({site!r})  # reads mrctx-torch.pth as Python does at start
+"""
+
+
+def test_switch_puts_torch_on_the_tag(site):
+    passed(run(SITE.format(site=site) + """
+    assert "_mrctx_torch_env" in sys.modules and "mrctx" not in sys.modules
+    assert "torch" not in sys.modules
+    import torch
+    import mrctx, mrctx.torch as mt
+    assert mt.installed() == "torch/memory", mt.installed()
+    ctx = mt.context()
+    assert ctx.library == "torch" and ctx.source("memory").spec == "cache(device)"
+    a = torch.cuda.empty(5 << 20)
+    assert ctx.stats("memory", 0)["current_bytes"] == 5 << 20
+    assert torch.cuda.memory_allocated(0) == 5 << 20  # patched
+    torch.cuda.free(a)
+    torch.cuda.empty_cache()
+    assert ctx.cache_stats("memory", 0)["cached_bytes"] == 0
+    print("PASS")
+    """, MRCTX_TORCH="cache(device)"))
+
+
+def test_switch_overridden_by_its_variable(site):
+    passed(run(SITE.format(site=site) + """
+    import torch, mrctx.torch as mt
+    source = mt.context().source("memory")
+    assert source.spec == "device" and source.origin == "env", source
+    print("PASS")
+    """, MRCTX_TORCH="cache(device)", MRCTX_TORCH_MEMORY="memory=device"))
+
+
+def test_switch_unset_costs_an_import_of_nothing(site):
+    for value in (None, ""):
+        passed(run(SITE.format(site=site) + """
+    import torch
+    assert "_mrctx_torch_env" not in sys.modules and "mrctx" not in sys.modules
+    assert not [r for r in torch.cuda.memory.RECORD if r[0] == "change_current_allocator"]
+    print("PASS")
+    """, MRCTX_TORCH=value))
+
+
+def test_switch_bad_value_says_so_once_and_leaves_torch_alone(site):
+    for value, words in (("cache(", "cache("), ("pinned", "pinned memory"),
+                         ("nosuch(device)", "nosuch")):
+        done = run(SITE.format(site=site) + """
+    import torch
+    import torch.cuda  # imported again: nothing more is said
+    import mrctx.torch as mt
+    assert mt.installed() is None
+    assert not [r for r in torch.cuda.memory.RECORD if r[0] == "change_current_allocator"]
+    print("PASS")
+    """, MRCTX_TORCH=value)
+        out = passed(done)
+        lines = [line for line in done.stderr.splitlines() if line.startswith("mrctx:")]
+        assert len(lines) == 1, out
+        assert lines[0].startswith(f"mrctx: MRCTX_TORCH={value!r}: "), lines
+        assert "PyTorch keeps its own" in lines[0] and words in done.stderr, done.stderr
+
+
+def test_python_m_mrctx_run(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import torch
+        import mrctx.torch as mt
+        print("installed:", mt.installed(), "args:", sys.argv[1:], "name:", __name__)
+        a = torch.cuda.empty(1 << 20)
+        assert mt.context().stats("memory", 0)["current_bytes"] == 1 << 20
+        print("PASS")
+        sys.exit(3)
+        """))
+    done = run("", args=[sys.executable, "-m", "mrctx", "run", str(script), "--lr", "1"],
+               MRCTX_TORCH="device")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "installed: torch/memory args: ['--lr', '1'] name: __main__" in done.stdout, done.stdout
+    done = run("", args=[sys.executable, "-m", "mrctx", "run", str(script)], MRCTX_TORCH=None)
+    assert done.returncode != 0 and "installed: None" in done.stdout  # no switch: PyTorch's own
+    done = run("", args=[sys.executable, "-m", "mrctx", "run"])
+    assert done.returncode == 2 and "usage:" in done.stderr
