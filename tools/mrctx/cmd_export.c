@@ -68,31 +68,14 @@ typedef struct export_options {
 
 static int parse_options(int argc, char **argv, export_options *o) {
   static const struct option longopts[] = {
-      {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-      {"skip-bad", no_argument, NULL, 'k'},     {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
+      {"format", required_argument, NULL, 'f'},
+      {"output", required_argument, NULL, 'o'},
+      MRCTX_READ_OPTIONS_END,
   };
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'f':
-      o->format = optarg;
-      break;
-    case 'o':
-      o->output = optarg;
-      break;
-    case 'k':
-      o->skip_bad = true;
-      break;
-    case 'h':
-      usage(stdout);
-      return MRCTX_EXIT_OK;
-    default:
-      usage(stderr);
-      return MRCTX_EXIT_USAGE;
-    }
-  }
+  mrctx_string_option strings[] = {{'f', &o->format}, {'o', &o->output}, {0, NULL}};
+  int status = mrctx_read_options(argc, argv, "ho:", longopts, usage, &o->skip_bad,
+                                  mrctx_take_string, strings);
+  if (status >= 0) return status;
   o->inputs = argv + optind;
   o->input_count = (size_t)(argc - optind);
   if (o->format == NULL) {

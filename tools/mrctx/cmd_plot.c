@@ -59,31 +59,14 @@ typedef struct plot_options {
 
 static int parse_options(int argc, char **argv, plot_options *o) {
   static const struct option longopts[] = {
-      {"svg", required_argument, NULL, 's'},  {"title", required_argument, NULL, 't'},
-      {"skip-bad", no_argument, NULL, 'k'},   {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
+      {"svg", required_argument, NULL, 's'},
+      {"title", required_argument, NULL, 't'},
+      MRCTX_READ_OPTIONS_END,
   };
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 's':
-      o->svg = optarg;
-      break;
-    case 't':
-      o->title = optarg;
-      break;
-    case 'k':
-      o->skip_bad = true;
-      break;
-    case 'h':
-      usage(stdout);
-      return MRCTX_EXIT_OK;
-    default:
-      usage(stderr);
-      return MRCTX_EXIT_USAGE;
-    }
-  }
+  mrctx_string_option strings[] = {{'s', &o->svg}, {'t', &o->title}, {0, NULL}};
+  int status = mrctx_read_options(argc, argv, "h", longopts, usage, &o->skip_bad,
+                                  mrctx_take_string, strings);
+  if (status >= 0) return status;
   o->logs = argv + optind;
   o->log_count = (size_t)(argc - optind);
   if (o->svg == NULL) {

@@ -100,63 +100,58 @@ typedef struct spec_result {
 
 /* ---- options -------------------------------------------------------------------- */
 
+/* An option of replay's own (mrctx_read_options does --help and --skip-bad):
+ * -1 to go on, or the exit status. */
+static int take_option(void *options, int c, char *arg) {
+  replay_options *o = options;
+  switch (c) {
+  case 's': {
+    const char **grown = realloc(o->specs, (o->spec_count + 1) * sizeof *grown);
+    if (grown == NULL) {
+      fputs("mrctx replay: out of memory\n", stderr);
+      return MRCTX_EXIT_FAILURE;
+    }
+    o->specs = grown;
+    o->specs[o->spec_count++] = arg;
+    break;
+  }
+  case 'd': {
+    char *end;
+    errno = 0;
+    long device = strtol(arg, &end, 10);
+    if (errno != 0 || end == arg || *end != '\0' || device < 0 || device > 1023) {
+      fprintf(stderr, "mrctx replay: --device wants a device number, not '%s'\n", arg);
+      return MRCTX_EXIT_USAGE;
+    }
+    o->device = (int)device;
+    break;
+  }
+  case 't':
+    if (strcmp(arg, "recorded") == 0) {
+      o->threads = REPLAY_THREADS_RECORDED;
+    } else if (strcmp(arg, "one") == 0) {
+      o->threads = REPLAY_THREADS_ONE;
+    } else {
+      fprintf(stderr, "mrctx replay: --threads wants 'recorded' or 'one', not '%s'\n", arg);
+      return MRCTX_EXIT_USAGE;
+    }
+    break;
+  case 'j':
+    o->json = arg;
+    break;
+  }
+  return -1;
+}
+
 /* -1 to go on, or the exit status (help, or a usage error). */
 static int parse_options(int argc, char **argv, replay_options *o) {
   static const struct option longopts[] = {
-      {"spec", required_argument, NULL, 's'},  {"device", required_argument, NULL, 'd'},
-      {"json", required_argument, NULL, 'j'},  {"skip-bad", no_argument, NULL, 'k'},
-      {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
+      {"spec", required_argument, NULL, 's'},    {"device", required_argument, NULL, 'd'},
+      {"json", required_argument, NULL, 'j'},    {"threads", required_argument, NULL, 't'},
+      MRCTX_READ_OPTIONS_END,
   };
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 's': {
-      const char **grown = realloc(o->specs, (o->spec_count + 1) * sizeof *grown);
-      if (grown == NULL) {
-        fputs("mrctx replay: out of memory\n", stderr);
-        return MRCTX_EXIT_FAILURE;
-      }
-      o->specs = grown;
-      o->specs[o->spec_count++] = optarg;
-      break;
-    }
-    case 'd': {
-      char *end;
-      errno = 0;
-      long device = strtol(optarg, &end, 10);
-      if (errno != 0 || end == optarg || *end != '\0' || device < 0 || device > 1023) {
-        fprintf(stderr, "mrctx replay: --device wants a device number, not '%s'\n", optarg);
-        return MRCTX_EXIT_USAGE;
-      }
-      o->device = (int)device;
-      break;
-    }
-    case 't':
-      if (strcmp(optarg, "recorded") == 0) {
-        o->threads = REPLAY_THREADS_RECORDED;
-      } else if (strcmp(optarg, "one") == 0) {
-        o->threads = REPLAY_THREADS_ONE;
-      } else {
-        fprintf(stderr, "mrctx replay: --threads wants 'recorded' or 'one', not '%s'\n", optarg);
-        return MRCTX_EXIT_USAGE;
-      }
-      break;
-    case 'j':
-      o->json = optarg;
-      break;
-    case 'k':
-      o->skip_bad = true;
-      break;
-    case 'h':
-      usage(stdout);
-      return MRCTX_EXIT_OK;
-    default:
-      usage(stderr);
-      return MRCTX_EXIT_USAGE;
-    }
-  }
+  int status = mrctx_read_options(argc, argv, "h", longopts, usage, &o->skip_bad, take_option, o);
+  if (status >= 0) return status;
   if (optind < argc) o->log_path = argv[optind++];
   if (optind < argc) {
     fprintf(stderr, "mrctx replay: one log at a time, not also '%s'\n", argv[optind]);

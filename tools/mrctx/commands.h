@@ -57,6 +57,30 @@ struct option;
 int mrctx_getopt(const char *verb, int argc, char **argv, const char *shorts,
                  const struct option *longs);
 
+/* A verb's options, read by getopt_long from argv[1] on, what every verb
+ * with files to read shares done here: 'h' (--help: the help on stdout,
+ * exit 0), 'k' (--skip-bad, sets *skip_bad) and a mistake (getopt's line,
+ * then the usage on stderr, exit 2). Every other option goes to `take`,
+ * which returns -1 to go on or an exit status to stop with. Returns -1
+ * when all options are read (optind at the first other argument), or the
+ * exit status. */
+int mrctx_read_options(int argc, char **argv, const char *shorts, const struct option *longs,
+                       void (*usage)(FILE *out), bool *skip_bad,
+                       int (*take)(void *options, int c, char *arg), void *options);
+/* A `take` for options that are strings kept as they are: `options` is an
+ * array of these, ended by c = 0, each naming where option c's value goes. */
+typedef struct mrctx_string_option {
+  int c;
+  const char **value;
+} mrctx_string_option;
+int mrctx_take_string(void *options, int c, char *arg);
+
+/* The end of such a verb's option table: the two options it reads itself. */
+#define MRCTX_READ_OPTIONS_END                                                    \
+  {"skip-bad", no_argument, NULL, 'k'}, {"help", no_argument, NULL, 'h'}, {     \
+    NULL, 0, NULL, 0                                                            \
+  }
+
 /* The whole of `file`, to its end, at most `limit` bytes. OUT: *text
  * (malloc'd, not NUL-ended), *length. False, errno saying why, on a read
  * error, without memory (ENOMEM), or past `limit` (EFBIG: the file may have

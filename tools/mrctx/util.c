@@ -13,6 +13,37 @@ bool mrctx_wants_help(int argc, char **argv) {
   return false;
 }
 
+int mrctx_read_options(int argc, char **argv, const char *shorts, const struct option *longs,
+                       void (*usage)(FILE *out), bool *skip_bad,
+                       int (*take)(void *options, int c, char *arg), void *options) {
+  optind = 1;
+  opterr = 1; /* getopt says what is wrong, then the usage follows */
+  int c;
+  while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+    if (c == 'h') {
+      usage(stdout);
+      return MRCTX_EXIT_OK;
+    }
+    if (c == '?' || c == ':') {
+      usage(stderr);
+      return MRCTX_EXIT_USAGE;
+    }
+    if (c == 'k' && skip_bad != NULL) {
+      *skip_bad = true;
+      continue;
+    }
+    int status = take(options, c, optarg);
+    if (status >= 0) return status;
+  }
+  return -1;
+}
+
+int mrctx_take_string(void *options, int c, char *arg) {
+  for (const mrctx_string_option *s = options; s->c != 0; s++)
+    if (s->c == c) *s->value = arg;
+  return -1;
+}
+
 int mrctx_getopt(const char *verb, int argc, char **argv, const char *shorts,
                  const struct option *longs) {
   char spec[32];
