@@ -165,10 +165,6 @@ typedef struct mri_resolve_options {
   int depth;
   mri_tag_lookup_fn lookup_tag; /* NULL: @tag is an error (no context) */
   void *lookup_user;
-  /* Optional: names for which no factory runs; their arguments are
-   * checked for syntax, their upstreams resolved, and the call stands for
-   * an unavailable resource (the fuzzer's host-only resolution). */
-  bool (*skip_factory)(const char *name);
   /* Resolve only to describe (MR_CONTEXT_DESCRIBE_ONLY): the factories and
    * constructors run as always, with this thread's describe-only mode set
    * (core.h), so the steps with effects outside the resource are skipped

@@ -119,24 +119,6 @@ static mr_status check_unused(const mr_spec_args *args) {
   return MR_OK;
 }
 
-/* Host-only resolution (the fuzzer): check the call's arguments and resolve
- * its upstreams, but build nothing. */
-static mr_status skip_call(mr_spec_args *args) {
-  for (size_t i = 0; i < args->call->arg_count; i++) {
-    const mri_spec_node *v = args->call->args[i].value;
-    args->used[i] = true;
-    bool spec = v->kind == MRI_NODE_CALL || v->kind == MRI_NODE_REF;
-    if (spec) {
-      mr_resource *r;
-      mr_status st = mri_spec_args_resolve(args, i, &r);
-      if (st != MR_OK) return st;
-      mr_resource_release(r);
-    }
-  }
-  return mri_error(MR_ERR_UNSUPPORTED, "%s: not built in host-only resolution",
-                   args->call->text);
-}
-
 /* ---- stand-ins' spec text ---------------------------------------------------------- */
 
 /* A growing string; `failed` once host memory ran out. */
@@ -263,97 +245,124 @@ static bool names_itself(const char *message, const char *name) {
   return strncmp(message, name, n) == 0 && (message[n] == ':' || message[n] == '(');
 }
 
-static mr_status resolve_call(mri_resolve_state *rs, const mri_spec_node *node, mr_resource **out) {
-  mr_factory_fn fn;
-  void *user;
-  mr_status st = mri_factory_lookup(node->text, &fn, &user);
-  if (st == MR_ERR_CONFIG) {
-    char names[1024], brief[MRI_BRIEF_CAP];
-    mri_factory_names(names, sizeof names);
-    return locate(rs, node->text_pos, MR_ERR_CONFIG, "unknown resource '%s' (known: %s)",
-                  mri_brief(node->text, brief), names);
-  }
-  if (st != MR_OK) return st;
+/* The factory registered under the call's name. */
+static mr_status find_factory(mri_resolve_state *rs, const mri_spec_node *node, mr_factory_fn *fn,
+                              void **user) {
+  mr_status st = mri_factory_lookup(node->text, fn, user);
+  if (st != MR_ERR_CONFIG) return st;
+  char names[1024], brief[MRI_BRIEF_CAP];
+  mri_factory_names(names, sizeof names);
+  return locate(rs, node->text_pos, MR_ERR_CONFIG, "unknown resource '%s' (known: %s)",
+                mri_brief(node->text, brief), names);
+}
 
+/* A call's mr_spec_args and the arrays behind it: which arguments the
+ * factory read, and what those it resolved became. A call without
+ * arguments uses the one-element arrays here. */
+typedef struct call_args {
   mr_spec_args args;
-  memset(&args, 0, sizeof args);
-  args.state = rs;
-  args.call = node;
-  bool used_storage[1];
-  mr_resource *resolved_storage[1];
-  args.used = used_storage;
-  args.resolved = resolved_storage;
-  if (node->arg_count > 0) {
-    args.used = mri_calloc(node->arg_count, sizeof *args.used);
-    args.resolved = mri_calloc(node->arg_count, sizeof *args.resolved);
-    if (args.used == NULL || args.resolved == NULL) {
-      free(args.used);
-      free(args.resolved);
-      return MR_ERR_OUT_OF_MEMORY;
-    }
-  }
+  bool no_used[1];
+  mr_resource *no_resolved[1];
+} call_args;
 
-  mr_resource *made = NULL;
+static mr_status open_args(call_args *c, mri_resolve_state *rs, const mri_spec_node *node) {
+  memset(c, 0, sizeof *c);
+  c->args.state = rs;
+  c->args.call = node;
+  c->args.used = c->no_used;
+  c->args.resolved = c->no_resolved;
+  if (node->arg_count == 0) return MR_OK;
+  c->args.used = mri_calloc(node->arg_count, sizeof *c->args.used);
+  c->args.resolved = mri_calloc(node->arg_count, sizeof *c->args.resolved);
+  if (c->args.used != NULL && c->args.resolved != NULL) return MR_OK;
+  free(c->args.used);
+  free(c->args.resolved);
+  return MR_ERR_OUT_OF_MEMORY;
+}
+
+static void close_args(call_args *c) {
+  size_t count = c->args.call->arg_count;
+  for (size_t i = 0; i < count; i++) mr_resource_release(c->args.resolved[i]);
+  if (count > 0) {
+    free(c->args.used);
+    free(c->args.resolved);
+  }
+}
+
+/* Run the call's factory, one level deeper for the arguments it resolves.
+ * OUT: *made, a resource exactly when the status is MR_OK. */
+static mr_status run_factory(mri_resolve_state *rs, mr_factory_fn fn, void *user,
+                             mr_spec_args *args, mr_resource **made) {
+  const mri_spec_node *node = args->call;
+  *made = NULL;
   rs->located = false;
   /* The parser keeps one text within the limit; through @tag references a
    * spec sits deeper than it was written. */
-  if (node->arg_count > 0 && rs->depth + 1 >= MRI_SPEC_MAX_DEPTH) {
-    st = locate(rs, node->pos, MR_ERR_CONFIG,
-                "specs nest deeper than %d levels through @tag references (this spec is used "
-                "%d level%s deep)",
-                MRI_SPEC_MAX_DEPTH, rs->options->depth, rs->options->depth == 1 ? "" : "s");
-  } else {
-    rs->depth++; /* the arguments the factory resolves */
-    if (rs->options->skip_factory != NULL && rs->options->skip_factory(node->text))
-      st = skip_call(&args);
-    else
-      st = fn(user, &args, &made);
-    rs->depth--;
+  if (node->arg_count > 0 && rs->depth + 1 >= MRI_SPEC_MAX_DEPTH)
+    return locate(rs, node->pos, MR_ERR_CONFIG,
+                  "specs nest deeper than %d levels through @tag references (this spec is used "
+                  "%d level%s deep)",
+                  MRI_SPEC_MAX_DEPTH, rs->options->depth, rs->options->depth == 1 ? "" : "s");
+  rs->depth++;
+  mr_status st = fn(user, args, made);
+  rs->depth--;
+  if (st != MR_OK && *made != NULL) {
+    mr_resource_release(*made); /* a factory that broke the out-pointer rule */
+    *made = NULL;
   }
-  if (st != MR_OK && made != NULL) {
-    mr_resource_release(made); /* a factory that broke the out-pointer rule */
-    made = NULL;
-  }
-  if (st == MR_OK && made == NULL)
+  if (st == MR_OK && *made == NULL)
     st = locate(rs, node->text_pos, MR_ERR_CONFIG,
                 "the factory for '%s' reported success but made no resource", node->text);
+  return st;
+}
 
-  bool unavailable = !rs->located && (st == MR_ERR_NO_DRIVER || st == MR_ERR_NO_DEVICE ||
-                                      (st == MR_ERR_UNSUPPORTED &&
-                                       rs->options->skip_factory != NULL &&
-                                       rs->options->skip_factory(node->text)));
-  if (unavailable) {
-    mr_status why = st;
-    char reason[MRI_ERROR_CAPACITY];
-    snprintf(reason, sizeof reason, "%s", mr_last_error());
-    note_unavailable(rs, why, reason);
-    /* A misspelt parameter is still an error, driver or not. */
-    st = check_unused(&args);
-    if (st == MR_OK) st = stand_in(&args, why, reason, &made);
+/* The factory failed for want of a driver or a device (`why`): the call
+ * stands in for what it would have made. */
+static mr_status stand_in_for(mr_spec_args *args, mr_status why, mr_resource **made) {
+  char reason[MRI_ERROR_CAPACITY];
+  snprintf(reason, sizeof reason, "%s", mr_last_error());
+  note_unavailable(args->state, why, reason);
+  /* A misspelt parameter is still an error, driver or not. */
+  mr_status st = check_unused(args);
+  if (st == MR_OK) st = stand_in(args, why, reason, made);
+  return st;
+}
+
+/* The factory's own complaint (a constructor refused a value), `st`, at
+ * the call's place in the text. Running out of memory or a driver failure
+ * are not the text's fault and keep their status. */
+static mr_status place_complaint(mri_resolve_state *rs, const mri_spec_node *node,
+                                 mr_status st) {
+  mr_status status = st == MR_ERR_OUT_OF_MEMORY || st == MR_ERR_DRIVER ? st : MR_ERR_CONFIG;
+  char message[MRI_ERROR_CAPACITY];
+  snprintf(message, sizeof message, "%s", mr_last_error());
+  if (names_itself(message, node->text))
+    return locate(rs, node->text_pos, status, "%s", message);
+  return locate(rs, node->text_pos, status, "%s: %s", node->text, message);
+}
+
+static mr_status resolve_call(mri_resolve_state *rs, const mri_spec_node *node, mr_resource **out) {
+  mr_factory_fn fn;
+  void *user;
+  mr_status st = find_factory(rs, node, &fn, &user);
+  if (st != MR_OK) return st;
+  call_args c;
+  st = open_args(&c, rs, node);
+  if (st != MR_OK) return st;
+  mr_resource *made = NULL;
+  st = run_factory(rs, fn, user, &c.args, &made);
+  if (!rs->located && (st == MR_ERR_NO_DRIVER || st == MR_ERR_NO_DEVICE)) {
+    st = stand_in_for(&c.args, st, &made);
   } else if (st == MR_OK) {
-    st = check_unused(&args);
+    st = check_unused(&c.args);
     if (st != MR_OK) {
       mr_resource_release(made);
       made = NULL;
     }
   } else if (!rs->located) {
-    /* The factory's own complaint (a constructor refused a value): give it
-     * its place. Running out of memory or a driver failure are not the
-     * text's fault and keep their status. */
-    mr_status status = st == MR_ERR_OUT_OF_MEMORY || st == MR_ERR_DRIVER ? st : MR_ERR_CONFIG;
-    char message[MRI_ERROR_CAPACITY];
-    snprintf(message, sizeof message, "%s", mr_last_error());
-    if (names_itself(message, node->text))
-      st = locate(rs, node->text_pos, status, "%s", message);
-    else
-      st = locate(rs, node->text_pos, status, "%s: %s", node->text, message);
+    st = place_complaint(rs, node, st);
   }
-
-  for (size_t i = 0; i < node->arg_count; i++) mr_resource_release(args.resolved[i]);
-  if (node->arg_count > 0) {
-    free(args.used);
-    free(args.resolved);
-  }
+  close_args(&c);
   *out = made;
   return st;
 }

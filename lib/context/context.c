@@ -534,7 +534,6 @@ static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
 
 typedef struct builder {
   mr_context *ctx;
-  bool (*skip_factory)(const char *name);
   bool describe_only; /* MR_CONTEXT_DESCRIBE_ONLY */
   int *chain; /* the tags being resolved, innermost last (for cycles) */
   size_t chain_length;
@@ -642,7 +641,6 @@ static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_so
       .depth = depth,
       .lookup_tag = lookup_tag,
       .lookup_user = b,
-      .skip_factory = b->skip_factory,
       .describe_only = b->describe_only,
   };
   mri_resolved resolved;
@@ -769,10 +767,9 @@ static mr_status check_requirements(const mr_context *ctx, const slot *s) {
                           mri_brief(s->source.spec, brief), memory_words(p->kind), lacks);
 }
 
-static mr_status build_table(mr_context *ctx, bool (*skip_factory)(const char *name),
-                             bool describe_only) {
+static mr_status build_table(mr_context *ctx, bool describe_only) {
   size_t slots = ctx->tag_count * (size_t)ctx->device_count;
-  builder b = {.ctx = ctx, .skip_factory = skip_factory, .describe_only = describe_only};
+  builder b = {.ctx = ctx, .describe_only = describe_only};
   b.chain = mri_calloc(ctx->tag_count, sizeof *b.chain);
   if (b.chain == NULL) return MR_ERR_OUT_OF_MEMORY;
   mr_status st = MR_OK;
@@ -878,8 +875,7 @@ static mr_status allocate_context(mr_context *ctx, const mr_context_desc *desc) 
 /* MRCTX_VERBOSE and MRCTX_STATS_AT_EXIT (at the end of this file). */
 static void operators_on_create(const mr_context *ctx, bool describe_only);
 
-mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(const char *name),
-                             mr_context **out) {
+mr_status mr_context_create(const mr_context_desc *desc, mr_context **out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: ctx is NULL");
   *out = NULL;
   if (desc == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc is NULL");
@@ -910,7 +906,7 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
     for (size_t t = 0; t < ctx->tag_count; t++)
       for (int d = 0; d < ctx->device_count; d++)
         choose_spec(ctx, t, d, &ctx->slots[t * (size_t)ctx->device_count + (size_t)d]);
-    st = build_table(ctx, skip_factory, (desc->flags & MR_CONTEXT_DESCRIBE_ONLY) != 0);
+    st = build_table(ctx, (desc->flags & MR_CONTEXT_DESCRIBE_ONLY) != 0);
   }
   if (st != MR_OK) {
     mr_context_destroy(ctx);
@@ -920,10 +916,6 @@ mr_status mri_context_create(const mr_context_desc *desc, bool (*skip_factory)(c
   *out = ctx;
   operators_on_create(ctx, (desc->flags & MR_CONTEXT_DESCRIBE_ONLY) != 0);
   return MR_OK;
-}
-
-mr_status mr_context_create(const mr_context_desc *desc, mr_context **ctx) {
-  return mri_context_create(desc, NULL, ctx);
 }
 
 void mr_context_destroy(mr_context *ctx) {

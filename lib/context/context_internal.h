@@ -1,19 +1,12 @@
 /*
- * context/context_internal.h (internal): context creation with resolver
- * options, for tests that must not build certain names (the fuzzer resolves
- * host-only: see tests/fuzz).
+ * context/context_internal.h (internal): what the rest of the context layer
+ * (snapshots, the out-of-memory report) and its tests use of a context
+ * beyond the public API.
  */
 #ifndef MRCTX_LIB_CONTEXT_INTERNAL_H
 #define MRCTX_LIB_CONTEXT_INTERNAL_H
 
 #include "core/core.h"
-
-/* mr_context_create, except that no factory runs for names where
- * `skip_factory` is true: such calls are checked and stand in as
- * unavailable resources (status MR_ERR_UNSUPPORTED). */
-mr_status mri_context_create(const mr_context_desc *desc,
-                             bool (*skip_factory)(const char *name),
-                             mr_context **ctx);
 
 /* Call fn(user, ctx, id) for every live context, oldest first (`id`
  * counts contexts created in the process, from 1), with the list locked:

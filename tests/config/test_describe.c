@@ -2,7 +2,7 @@
  * test_describe.c: every description is spec text that parses back. For
  * many resources -- every built-in name and adaptor that needs no driver,
  * nested, with odd file names and sizes, and the stand-ins a context or
- * host-only resolution puts where something cannot be built -- the text
+ * describe-only resolution puts where something is not built -- the text
  * mr_resource_describe gives resolves again to a resource with exactly the
  * same description. (test_describe_fake.c does the same over the fake
  * driver's devices.)
@@ -115,13 +115,11 @@ static void test_builtins_parse_back(void **state) {
   }
 }
 
-/* Host-only resolution (what the fuzzer uses): the calls it does not build
- * stand in with a description of their own, which must parse back too. */
-static bool skip_some(const char *name) {
-  return strcmp(name, "log") == 0 || strcmp(name, "fixed") == 0 || strcmp(name, "bin") == 0;
-}
-
-static char *resolve_host_only(const char *text) {
+/* Resolution only to describe (what the fuzzer and `mrctx resolve` use):
+ * what it does not build (a log's file, fixed's slabs) and the stand-ins for
+ * device calls without a driver describe themselves as the real resource
+ * would, in text that must parse back too. */
+static char *resolve_describe_only(const char *text) {
   mri_text_source source = {.name = "spec", .text = text, .length = strlen(text)};
   mri_config *config = NULL;
   mr_status st = mri_spec_parse(&source, &config);
@@ -129,7 +127,7 @@ static char *resolve_host_only(const char *text) {
     print_error("'%s' does not parse: %s\n", text, mr_last_error());
     fail();
   }
-  mri_resolve_options options = {.device = 0, .skip_factory = skip_some};
+  mri_resolve_options options = {.device = 0, .describe_only = true};
   mri_resolved resolved;
   st = mri_spec_resolve(&config->source, config->entries[0].spec, &options, &resolved);
   mri_config_free(config);
@@ -150,8 +148,9 @@ static void test_stand_ins_parse_back(void **state) {
       {"log(host, file=x)", "log(host, file=x)"},
       {"log(host,file=\"a b\")", "log(host, file=\"a b\")"},
       {"stats(log(  host , # why\n file = \"a) # b\"))", "stats(log(host, file=\"a) # b\"))"},
-      {"fixed(stats(host), count=2,\n block=64K)", "fixed(stats(host), count=2, block=64K)"},
-      {"bin(arena(host, chunk=1M), max=4K)", "bin(arena(host, chunk=1MiB), max=4K)"},
+      {"fixed(stats(host), count=2,\n block=64K)", "fixed(stats(host), block=64KiB, count=2)"},
+      {"bin(arena(host, chunk=1M), max=4K)",
+       "bin(arena(host, chunk=1MiB), min=256B, max=4KiB, count=64)"},
       {"stats(device)", "stats(device)"},
       {"arena(device, chunk=1.5M)", "arena(device, chunk=1536KiB)"},
       {"limit(device, # share\n bytes=50%)", "limit(device, bytes=50%)"},
@@ -162,13 +161,13 @@ static void test_stand_ins_parse_back(void **state) {
       {"log(device, file=\"q\\\"\\\\\")", "log(device, file=\"q\\\"\\\\\")"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char *description = resolve_host_only(cases[i].spec);
+    char *description = resolve_describe_only(cases[i].spec);
     if (strcmp(description, cases[i].description) != 0) {
       print_error("'%s' describes as\n  %s\nnot\n  %s\n", cases[i].spec, description,
                   cases[i].description);
       fail();
     }
-    char *again = resolve_host_only(description);
+    char *again = resolve_describe_only(description);
     assert_string_equal(again, description);
     free(again);
     free(description);
@@ -193,7 +192,7 @@ static void test_context_resources_parse_back(void **state) {
       print_error("tag %d: the description holds a comment or a new line: %s\n", t, description);
       fail();
     }
-    char *again = resolve_host_only(description);
+    char *again = resolve_describe_only(description);
     assert_string_equal(again, description);
     free(again);
   }
@@ -236,7 +235,7 @@ static void test_nesting_through_references(void **state) {
   desc.tags = tags;
   assert_ok(mr_context_create(&desc, &ctx));
   const char *description = mr_resource_describe(mr_context_get_mr_on(ctx, 0, 0));
-  char *again = resolve_host_only(description);
+  char *again = resolve_describe_only(description);
   assert_string_equal(again, description);
   free(again);
   mr_context_destroy(ctx);

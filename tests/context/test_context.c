@@ -1000,31 +1000,6 @@ static void test_long_reference_chain(void **state) {
   free(tags);
 }
 
-/* ---- host-only resolution (what the fuzzer uses) ----------------------------------- */
-
-static bool skip_stats(const char *name) { return strcmp(name, "stats") == 0; }
-
-static void test_skipped_factories_stand_in(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
-                          .overrides = "result=stats(@staging)"};
-  mr_context *ctx = NULL;
-  assert_ok(mri_context_create(&desc, skip_stats, &ctx));
-  mr_spec_source s = {.size = sizeof s};
-  assert_ok(mr_context_get_source(ctx, T_TEMP, 0, &s));
-  assert_int_equal(s.status, MR_ERR_UNSUPPORTED);
-  assert_ok(mr_context_get_source(ctx, T_STAGING, 0, &s));
-  assert_int_equal(s.status, MR_OK);
-  assert_ok(mr_context_get_source(ctx, T_RESULT, 0, &s));
-  assert_int_equal(s.status, MR_ERR_UNSUPPORTED);
-  void *p;
-  assert_status(mr_allocate(ctx_get_mr(ctx, T_TEMP), 8, 0, NULL, &p), MR_ERR_UNSUPPORTED);
-  assert_error_contains("stats: not built in host-only resolution");
-  mr_context_destroy(ctx);
-  /* Skipped calls' arguments are still checked. */
-  desc.overrides = "result=stats(hots)";
-  assert_status(mri_context_create(&desc, skip_stats, &ctx), MR_ERR_CONFIG);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_tags),
@@ -1049,7 +1024,6 @@ int main(void) {
       cmocka_unit_test(test_without_a_driver),
       cmocka_unit_test(test_many_tags),
       cmocka_unit_test(test_long_reference_chain),
-      cmocka_unit_test(test_skipped_factories_stand_in),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

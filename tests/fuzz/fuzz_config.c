@@ -7,16 +7,18 @@
  * tags and names, picks specs by precedence, resolves every tag (with @tag
  * references and cycle detection) and builds the statistics wrappers.
  *
- * Resolution is host-only: the driver is kept away (MRCTX_CUDA_DRIVER points
- * nowhere, so device names stand in as unavailable), and names whose
- * creation touches the file system or takes memory up front (log, fixed,
- * bin) are checked but not built -- so no input writes a file. Nothing may
- * crash, leak or hang.
+ * Resolution only describes (MR_CONTEXT_DESCRIBE_ONLY, and its
+ * mri_resolve_options flag for a lone spec), as `mrctx resolve` does: every
+ * factory and constructor runs with its checks and messages, and those that
+ * would touch the world -- a log's file, memory taken up front (fixed, bin),
+ * a pool -- stand in instead, so no input writes a file. The driver is kept
+ * away as well (MRCTX_CUDA_DRIVER points nowhere, so device names stand in
+ * as unavailable). Nothing may crash, leak or hang.
  *
  * One property is checked as well: every description parses back. For an
  * input that resolves, as a lone spec or as any tag of the context on any
  * device, the text mr_resource_describe gives must resolve again (the same
- * host-only way) to a resource described exactly the same; and the input
+ * way) to a resource described exactly the same; and the input
  * itself, written as a quoted spec value (mri_spec_quote), must read back
  * as the same bytes. A violation aborts, so libFuzzer keeps the input.
  */
@@ -26,14 +28,9 @@
 #include <string.h>
 
 #include "config/config_internal.h"
-#include "context/context_internal.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static bool host_only_skip(const char *name) {
-  return strcmp(name, "log") == 0 || strcmp(name, "fixed") == 0 || strcmp(name, "bin") == 0;
-}
 
 static const mr_tag fuzz_tags[] = {
     {"a", "host"},
@@ -50,13 +47,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-/* The host-only description of `text`, or NULL if it does not resolve
- * (with the message in mr_last_error()). */
-static char *describe_host_only(const char *text, size_t length) {
+/* The description of `text`, resolved only to describe it; NULL if it does
+ * not resolve (with the message in mr_last_error()). */
+static char *describe_only(const char *text, size_t length) {
   mri_text_source source = {.name = "description", .text = text, .length = length};
   mri_config *config = NULL;
   if (mri_spec_parse(&source, &config) != MR_OK) return NULL;
-  mri_resolve_options options = {.device = 0, .skip_factory = host_only_skip};
+  mri_resolve_options options = {.device = 0, .describe_only = true};
   mri_resolved resolved;
   mr_status st = mri_spec_resolve(&config->source, config->entries[0].spec, &options, &resolved);
   mri_config_free(config);
@@ -69,7 +66,7 @@ static char *describe_host_only(const char *text, size_t length) {
 
 /* `description` resolves to a resource with the same description. */
 static void check_parses_back(const char *what, const char *description) {
-  char *again = describe_host_only(description, strlen(description));
+  char *again = describe_only(description, strlen(description));
   if (again == NULL) {
     fprintf(stderr, "%s: the description does not parse back:\n  %s\n%s\n", what, description,
             mr_last_error());
@@ -127,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (mri_config_parse(&source, &config) == MR_OK) mri_config_free(config);
 
   if (mri_spec_parse(&source, &config) == MR_OK) {
-    mri_resolve_options options = {.device = 0, .skip_factory = host_only_skip};
+    mri_resolve_options options = {.device = 0, .describe_only = true};
     mri_resolved resolved;
     if (mri_spec_resolve(&config->source, config->entries[0].spec, &options, &resolved) == MR_OK) {
       check_parses_back("the spec", mr_resource_describe(resolved.resource));
@@ -148,9 +145,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       .tags = fuzz_tags,
       .tag_count = sizeof fuzz_tags / sizeof fuzz_tags[0],
       .overrides = text,
+      .flags = MR_CONTEXT_DESCRIBE_ONLY,
   };
   mr_context *ctx = NULL;
-  if (mri_context_create(&desc, host_only_skip, &ctx) == MR_OK) {
+  if (mr_context_create(&desc, &ctx) == MR_OK) {
     walk_context(ctx);
     mr_context_destroy(ctx);
   } else if (ctx != NULL || mr_last_error()[0] == '\0') {
