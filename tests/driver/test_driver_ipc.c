@@ -17,11 +17,12 @@
  *    damaged record, a device this process does not see; a closed socket,
  *    a message without a descriptor, a short message, an unexpected
  *    descriptor; the leak report of an imported pool released with
- *    imports live;
+ *    imports live; threads importing one block at once (one gets it);
  *  - the fake itself refuses what the driver refuses.
  * The test's argument is the path of test_driver_ipc_peer.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,59 @@ static void test_socket_errors(void **state) {
   assert_status(mr_ipc_receive(3, NULL, payload, 0), MR_ERR_INVALID_ARGUMENT);
 }
 
+typedef struct import_race {
+  mr_resource *imported;
+  const mr_ipc_ptr *record;
+  pthread_barrier_t *start;
+  mr_status status;
+  void *ptr;
+} import_race;
+
+static void *race_import(void *arg) {
+  import_race *r = arg;
+  pthread_barrier_wait(r->start);
+  r->status = mr_ipc_ptr_import(r->imported, r->record, &r->ptr);
+  return NULL;
+}
+
+/* Threads importing the same block at once: one gets it, the others are
+ * told it is imported already. */
+static void test_concurrent_imports_of_one_block(void **state) {
+  enum { THREADS = 4 };
+  mr_resource *pool = new_ipc_pool();
+  mr_resource *imported = import_here(pool);
+  void *p = NULL;
+  assert_ok(mr_allocate(pool, 8192, 0, NULL, &p));
+  mr_ipc_ptr record;
+  assert_ok(mr_ipc_ptr_export(pool, p, 8192, &record));
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, THREADS);
+  pthread_t threads[THREADS];
+  import_race races[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    races[i] = (import_race){.imported = imported, .record = &record, .start = &start};
+    assert_int_equal(pthread_create(&threads[i], NULL, race_import, &races[i]), 0);
+  }
+  int winners = 0;
+  void *in = NULL;
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(threads[i], NULL);
+    if (races[i].status == MR_OK) {
+      winners++;
+      in = races[i].ptr;
+    } else {
+      assert_int_equal(races[i].status, MR_ERR_INVALID_ARGUMENT);
+      assert_null(races[i].ptr);
+    }
+  }
+  pthread_barrier_destroy(&start);
+  assert_int_equal(winners, 1);
+  assert_ok(mr_deallocate(imported, in, 8192, 0, NULL));
+  assert_ok(mr_deallocate(pool, p, 8192, 0, NULL));
+  mr_resource_release(imported);
+  mr_resource_release(pool);
+}
+
 /* Run fn with stderr going to a file; what was written there. */
 static char *capture_stderr(void (*fn)(void *), void *arg) {
   char path[] = "/tmp/mrctx-ipc-stderr-XXXXXX";
@@ -453,6 +507,7 @@ int main(int argc, char **argv) {
       T(test_import_errors),
       T(test_pool_import_errors),
       T(test_socket_errors),
+      T(test_concurrent_imports_of_one_block),
       T(test_release_with_imports_live_reports_a_leak),
       T(test_fake_refuses_what_the_driver_refuses),
   };
