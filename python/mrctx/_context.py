@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ctypes
 import sys
-import threading
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union
 

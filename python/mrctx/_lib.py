@@ -11,7 +11,6 @@ import ctypes
 import ctypes.util
 import glob
 import os
-import threading
 from pathlib import Path
 from typing import Callable, Optional
 

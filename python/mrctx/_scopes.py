@@ -22,7 +22,6 @@ print_scopes() and clear_scopes() are the API.
 from __future__ import annotations
 
 import functools
-import threading
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Union

@@ -25,7 +25,6 @@ consumer lets it go, and release() refuses to free while one does.
 from __future__ import annotations
 
 import ctypes
-import threading
 import warnings
 from typing import TYPE_CHECKING, Any, Optional
 

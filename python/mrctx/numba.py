@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import threading
 from typing import Any, Optional
 
 from . import _forksafe
