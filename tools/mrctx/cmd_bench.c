@@ -160,7 +160,8 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
 
 /* The SVG chart: the threads workload's scaling, and the pairs workload's
  * ns per pair at one thread for its first sizes. */
-static const bench_chart chart = {.scaling = "threads", .bars = "pairs", .bar_sizes = "256B-1MiB"};
+static const bench_chart chart = {.scaling = "threads", .bars = "pairs",
+                                   .bar_sizes = "256B-1MiB"};
 
 int mrctx_cmd_bench(int argc, char **argv) {
   bench_options o = {.seconds = 0.25, .max_threads = 16, .runs = 1};
