@@ -1,25 +1,24 @@
 /*
  * context.c: a library's memory policy, one resource per tag and device.
  *
- * Creation does all the work: it reads the overrides (override text, config
- * file, environment variable), picks each (tag, device)'s spec by
- * precedence, resolves every tag for every device -- @tag sharing the other
- * tag's instance, cycles refused -- and wraps each in a stats adaptor for
- * the per-tag statistics. After that the context never changes: the table
- * is a flat array read without locks, and ctx_get_mr is a bounds check and
- * a load.
+ * Creation does all the work: it checks the library's tags, takes each
+ * (tag, device)'s spec from its sources (sources.c: the default, override
+ * text, config file, environment variable), resolves every tag for every
+ * device -- @tag sharing the other tag's instance, cycles refused --
+ * checks what the library requires of each tag's memory, and wraps each in
+ * a stats adaptor for the per-tag statistics. After that the context never
+ * changes: the table is a flat array read without locks, and ctx_get_mr is
+ * a bounds check and a load.
  *
  * Live contexts are also on a process-wide list, for snapshots: a context
  * joins it as the last step of creation and leaves it as the first step of
  * destruction, under one mutex that nothing on the allocation path takes.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adaptors/adaptors_internal.h"
@@ -27,14 +26,8 @@
 #include "context/context_internal.h"
 #include "context/json.h"
 #include "context/snapshot_internal.h"
+#include "context/sources.h"
 #include "driver/driver_internal.h"
-
-/* The override sources, lowest precedence first (the tag's default spec
- * is below them all). */
-enum { SOURCE_OVERRIDE, SOURCE_FILE, SOURCE_ENV, SOURCE_COUNT };
-
-static const mr_spec_origin source_origin[SOURCE_COUNT] = {MR_SPEC_OVERRIDE, MR_SPEC_FILE,
-                                                           MR_SPEC_ENV};
 
 enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
 
@@ -50,13 +43,6 @@ typedef struct tag_key {
   size_t index;
 } tag_key;
 
-/* An override source's entry and the tag it sets, kept sorted by tag (then
- * by position), so each (tag, device) looks only at its own entries. */
-typedef struct entry_key {
-  size_t tag;
-  size_t entry;
-} entry_key;
-
 /* Everything known about one (tag, device). */
 typedef struct slot {
   const mr_context *ctx; /* for the out-of-memory report */
@@ -69,14 +55,6 @@ typedef struct slot {
   int state;
 } slot;
 
-/* An entry for a device the context does not have; mr_context_get_ignored
- * hands out a pointer to its source, which must not move after creation. */
-typedef struct ignored_item {
-  const char *tag;
-  int device;
-  mr_spec_source source;
-} ignored_item;
-
 struct mr_context {
   /* The lookup table first: all the allocation path reads. */
   mr_resource **table; /* [tag * device_count + device], stats wrappers */
@@ -85,16 +63,11 @@ struct mr_context {
 
   char *library;
   char **tag_names;
-  tag_key *tags_by_name;              /* every tag, sorted by name (find_tag) */
-  entry_key *by_tag[SOURCE_COUNT];    /* per source: its entries by tag */
+  tag_key *tags_by_name;              /* every tag, sorted by name */
   slot *slots;
-  mri_config **defaults;              /* per tag: its default spec, parsed */
-  mri_config *sources[SOURCE_COUNT];  /* NULL where the source is absent */
-  char *where[SOURCE_COUNT];          /* the variable's name, the file's path */
+  mri_spec_sources sources;           /* the specs' texts (sources.c) */
   char *tag_list;                     /* "temp, pinned, result" for messages */
   uint32_t *requires;                 /* per tag: MR_REQUIRE_* flags; NULL: none */
-  ignored_item *ignored;
-  size_t ignored_count;
 
   /* The list of live contexts (under live_lock); id 0: not on it. */
   uint64_t live_id;
@@ -185,7 +158,7 @@ mr_resource *mr_context_get_mr(const mr_context *ctx, int tag) {
   return lookup(ctx, tag, mri_current_device());
 }
 
-/* ---- creation: reading the sources ---------------------------------------------- */
+/* ---- creation: the tags --------------------------------------------------------- */
 
 static int compare_tag_keys(const void *a, const void *b) {
   const tag_key *x = a, *y = b;
@@ -194,7 +167,7 @@ static int compare_tag_keys(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static int find_tag(const mr_context *ctx, const char *name) {
+int mri_context_find_tag(const mr_context *ctx, const char *name) {
   size_t lo = 0, hi = ctx->tag_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -208,7 +181,7 @@ static int find_tag(const mr_context *ctx, const char *name) {
   return -1;
 }
 
-static bool tag_known(void *user, const char *name) { return find_tag(user, name) >= 0; }
+const char *mri_context_tag_list(const mr_context *ctx) { return ctx->tag_list; }
 
 /* The first tag (lowest index) whose name an earlier tag already has, among
  * `keys` sorted by name then index. OUT: *second, that tag, and *first, the
@@ -292,244 +265,6 @@ static mr_status validate_desc(const mr_context_desc *desc, tag_key **sorted) {
   return MR_OK;
 }
 
-/* What a file that is not regular is, for the message. */
-static const char *file_type_words(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a plain file";
-}
-
-/* The whole of a named config file. A missing or unreadable file is an
- * error: the application asked for it. Only regular files are read: the
- * file is opened without blocking (a FIFO with no writer would otherwise
- * hold context creation forever) and checked with fstat before any read. */
-static mr_status read_file(const char *path, char **text, size_t *length) {
-  *text = NULL;
-  *length = 0;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0)
-    return mri_error(MR_ERR_CONFIG, "config file '%s' cannot be opened: %s", path,
-                     strerror(errno));
-  struct stat info;
-  if (fstat(fd, &info) != 0) {
-    mr_status st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be examined: %s", path,
-                             strerror(errno));
-    close(fd);
-    return st;
-  }
-  if (!S_ISREG(info.st_mode)) {
-    close(fd);
-    return mri_error(MR_ERR_CONFIG, "config file '%s' is not a regular file (it is %s)", path,
-                     file_type_words(info.st_mode));
-  }
-  /* Room for one byte past the limit: a file of exactly the limit is read
-   * whole, and only a longer one is refused. */
-  size_t capacity = 4096, n = 0;
-  char *buf = mri_host_malloc(capacity);
-  mr_status st = MR_OK;
-  if (buf == NULL) st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
-  while (st == MR_OK) {
-    if (n > MRI_CONFIG_FILE_MAX) {
-      st = mri_error(MR_ERR_CONFIG, "config file '%s' is larger than 1 MiB (%zu bytes)", path,
-                     (size_t)MRI_CONFIG_FILE_MAX);
-      break;
-    }
-    if (n == capacity) {
-      size_t grown_capacity = 2 * capacity;
-      if (grown_capacity > MRI_CONFIG_FILE_MAX + 1) grown_capacity = MRI_CONFIG_FILE_MAX + 1;
-      char *grown = mri_host_realloc(buf, grown_capacity);
-      if (grown == NULL) {
-        st = mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory reading '%s'", path);
-        break;
-      }
-      buf = grown;
-      capacity = grown_capacity;
-    }
-    ssize_t got = read(fd, buf + n, capacity - n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path,
-                     strerror(errno));
-      break;
-    }
-    if (got == 0) break;
-    n += (size_t)got;
-  }
-  close(fd);
-  if (st != MR_OK) {
-    free(buf);
-    return st;
-  }
-  *text = buf;
-  *length = n;
-  return MR_OK;
-}
-
-static int compare_entry_keys(const void *a, const void *b) {
-  const entry_key *x = a, *y = b;
-  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
-  return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
-/* Check an override source's entries: known tags, known names; index them
- * by tag; note the entries for devices the context does not have. */
-static mr_status check_source(mr_context *ctx, int which) {
-  const mri_config *config = ctx->sources[which];
-  if (config->entry_count > 0) {
-    entry_key *keys = mri_calloc(config->entry_count, sizeof *keys);
-    if (keys == NULL) return MR_ERR_OUT_OF_MEMORY;
-    ctx->by_tag[which] = keys;
-  }
-  size_t ignored = 0;
-  for (size_t i = 0; i < config->entry_count; i++) {
-    const mri_config_entry *e = &config->entries[i];
-    int tag = find_tag(ctx, e->tag);
-    char brief[MRI_BRIEF_CAP];
-    if (tag < 0)
-      return mri_config_error(&config->source, e->tag_pos, MR_ERR_CONFIG,
-                              "%s has no tag '%s' (tags: %s)", ctx->library,
-                              mri_brief(e->tag, brief), ctx->tag_list);
-    ctx->by_tag[which][i] = (entry_key){(size_t)tag, i};
-    mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, ctx, ctx->tag_list);
-    if (st != MR_OK) return st;
-    if (e->device >= ctx->device_count) ignored++;
-  }
-  if (config->entry_count > 0)
-    qsort(ctx->by_tag[which], config->entry_count, sizeof *ctx->by_tag[which],
-          compare_entry_keys);
-  if (ignored == 0) return MR_OK;
-  ignored_item *grown =
-      mri_host_realloc(ctx->ignored, (ctx->ignored_count + ignored) * sizeof *ctx->ignored);
-  if (grown == NULL)
-    return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating the %s context",
-                     ctx->library);
-  ctx->ignored = grown;
-  for (size_t i = 0; i < config->entry_count; i++) {
-    const mri_config_entry *e = &config->entries[i];
-    if (e->device < ctx->device_count) continue;
-    ctx->ignored[ctx->ignored_count++] = (ignored_item){
-        .tag = e->tag,
-        .device = e->device,
-        .source = {.size = sizeof(mr_spec_source),
-                   .origin = source_origin[which],
-                   .where = ctx->where[which] != NULL ? ctx->where[which] : "",
-                   .line = e->tag_pos.line,
-                   .spec = e->spec_text,
-                   .status = MR_OK,
-                   .reason = ""},
-    };
-  }
-  return MR_OK;
-}
-
-static mr_status add_source(mr_context *ctx, int which, const char *name, bool is_file,
-                            const char *text, size_t length) {
-  if (which != SOURCE_OVERRIDE) {
-    ctx->where[which] = mri_strdup(name);
-    if (ctx->where[which] == NULL) return MR_ERR_OUT_OF_MEMORY;
-  }
-  mri_text_source src = {.name = name, .is_file = is_file, .text = text, .length = length};
-  mr_status st = mri_config_parse(&src, &ctx->sources[which]);
-  if (st != MR_OK) return st;
-  return check_source(ctx, which);
-}
-
-static mr_status read_sources(mr_context *ctx, const mr_context_desc *desc) {
-  mr_status st;
-  if (desc->overrides != NULL) {
-    st = add_source(ctx, SOURCE_OVERRIDE, "override text", false, desc->overrides,
-                    strlen(desc->overrides));
-    if (st != MR_OK) return st;
-  }
-  if (desc->config_file != NULL && desc->config_file[0] != '\0') {
-    char *text;
-    size_t length;
-    st = read_file(desc->config_file, &text, &length);
-    if (st != MR_OK) return st;
-    /* A UTF-8 byte-order mark (editors on Windows write one) is no part of
-     * the text; lines and columns count from after it. */
-    size_t bom = length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
-    st = add_source(ctx, SOURCE_FILE, desc->config_file, true, text + bom, length - bom);
-    free(text);
-    if (st != MR_OK) return st;
-  }
-  if (desc->env_var != NULL && desc->env_var[0] != '\0') {
-    const char *value = getenv(desc->env_var);
-    if (value != NULL) {
-      st = add_source(ctx, SOURCE_ENV, desc->env_var, false, value, strlen(value));
-      if (st != MR_OK) return st;
-    }
-  }
-  return MR_OK;
-}
-
-static mr_status parse_defaults(mr_context *ctx, const mr_context_desc *desc) {
-  for (size_t t = 0; t < ctx->tag_count; t++) {
-    char name[256];
-    snprintf(name, sizeof name, "default spec of %.100s tag '%.100s'", ctx->library,
-             ctx->tag_names[t]);
-    const char *text = desc->tags[t].default_spec;
-    mri_text_source src = {.name = name, .text = text, .length = strlen(text)};
-    mr_status st = mri_spec_parse(&src, &ctx->defaults[t]);
-    if (st != MR_OK) return st;
-    const mri_config *config = ctx->defaults[t];
-    st = mri_spec_check_names(&config->source, config->entries[0].spec, tag_known, ctx,
-                              ctx->tag_list);
-    if (st != MR_OK) return st;
-  }
-  return MR_OK;
-}
-
-/* The highest source covering (tag, device) wins; within it tag@device
- * beats tag, and a later entry beats an earlier one. */
-static void choose_spec(mr_context *ctx, size_t tag, int device, slot *s) {
-  for (int which = SOURCE_COUNT - 1; which >= 0; which--) {
-    const mri_config *config = ctx->sources[which];
-    if (config == NULL) continue;
-    /* The tag's entries, in the order they were written. */
-    const entry_key *keys = ctx->by_tag[which];
-    size_t lo = 0, hi = config->entry_count;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (keys[mid].tag < tag)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    const mri_config_entry *all = NULL, *exact = NULL;
-    for (size_t k = lo; k < config->entry_count && keys[k].tag == tag; k++) {
-      const mri_config_entry *e = &config->entries[keys[k].entry];
-      if (e->device == device) exact = e;
-      if (e->device < 0) all = e;
-    }
-    const mri_config_entry *chosen = exact != NULL ? exact : all;
-    if (chosen == NULL) continue;
-    s->config = config;
-    s->entry = chosen;
-    s->source = (mr_spec_source){.size = sizeof(mr_spec_source),
-                                 .origin = source_origin[which],
-                                 .where = ctx->where[which] != NULL ? ctx->where[which] : "",
-                                 .line = chosen->tag_pos.line,
-                                 .spec = chosen->spec_text,
-                                 .status = MR_OK,
-                                 .reason = ""};
-    return;
-  }
-  const mri_config *config = ctx->defaults[tag];
-  s->config = config;
-  s->entry = &config->entries[0];
-  s->source = (mr_spec_source){.size = sizeof(mr_spec_source),
-                               .origin = MR_SPEC_DEFAULT,
-                               .where = "",
-                               .line = s->entry->spec->pos.line,
-                               .spec = s->entry->spec_text,
-                               .status = MR_OK,
-                               .reason = ""};
-}
-
 /* ---- creation: resolving -------------------------------------------------------- */
 
 typedef struct builder {
@@ -547,7 +282,7 @@ static mr_status lookup_tag(void *user, const char *name, const mri_text_source 
                             mr_status *unavailable, const char **reason) {
   builder *b = user;
   *out = NULL;
-  int tag = find_tag(b->ctx, name);
+  int tag = mri_context_find_tag(b->ctx, name);
   char brief[MRI_BRIEF_CAP];
   if (tag < 0)
     return mri_config_error(source, pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)",
@@ -734,10 +469,10 @@ static void source_words(const mr_context *ctx, const slot *s, char *buf, size_t
     snprintf(buf, cap, "the override text");
     return;
   case MR_SPEC_FILE:
-    snprintf(buf, cap, "the config file %s", ctx->where[SOURCE_FILE]);
+    snprintf(buf, cap, "the config file %s", s->source.where);
     return;
   case MR_SPEC_ENV:
-    snprintf(buf, cap, "the environment variable %s", ctx->where[SOURCE_ENV]);
+    snprintf(buf, cap, "the environment variable %s", s->source.where);
     return;
   }
   snprintf(buf, cap, "its spec");
@@ -843,8 +578,7 @@ static mr_status allocate_context(mr_context *ctx, const mr_context_desc *desc) 
   ctx->library = mri_strdup(desc->library);
   if (ctx->library == NULL) return MR_ERR_OUT_OF_MEMORY;
   ctx->tag_names = mri_calloc(ctx->tag_count, sizeof *ctx->tag_names);
-  ctx->defaults = mri_calloc(ctx->tag_count, sizeof *ctx->defaults);
-  if (ctx->tag_names == NULL || ctx->defaults == NULL) return MR_ERR_OUT_OF_MEMORY;
+  if (ctx->tag_names == NULL) return MR_ERR_OUT_OF_MEMORY;
   for (size_t t = 0; t < ctx->tag_count; t++) {
     ctx->tag_names[t] = mri_strdup(desc->tags[t].name);
     if (ctx->tag_names[t] == NULL) return MR_ERR_OUT_OF_MEMORY;
@@ -900,12 +634,14 @@ mr_status mr_context_create(const mr_context_desc *desc, mr_context **out) {
   }
   ctx->tags_by_name = sorted;
   st = allocate_context(ctx, desc);
-  if (st == MR_OK) st = parse_defaults(ctx, desc);
-  if (st == MR_OK) st = read_sources(ctx, desc);
+  if (st == MR_OK) st = mri_sources_read(&ctx->sources, ctx, desc);
   if (st == MR_OK) {
-    for (size_t t = 0; t < ctx->tag_count; t++)
-      for (int d = 0; d < ctx->device_count; d++)
-        choose_spec(ctx, t, d, &ctx->slots[t * (size_t)ctx->device_count + (size_t)d]);
+    for (size_t t = 0; t < ctx->tag_count; t++) {
+      for (int d = 0; d < ctx->device_count; d++) {
+        slot *s = &ctx->slots[t * (size_t)ctx->device_count + (size_t)d];
+        mri_sources_choose(&ctx->sources, t, d, &s->config, &s->entry, &s->source);
+      }
+    }
     st = build_table(ctx, (desc->flags & MR_CONTEXT_DESCRIBE_ONLY) != 0);
   }
   if (st != MR_OK) {
@@ -927,20 +663,11 @@ void mr_context_destroy(mr_context *ctx) {
     mr_resource_release(ctx->slots[i].inner);
     free(ctx->slots[i].reason);
   }
-  for (size_t t = 0; t < ctx->tag_count; t++) {
-    if (ctx->tag_names != NULL) free(ctx->tag_names[t]);
-    if (ctx->defaults != NULL) mri_config_free(ctx->defaults[t]);
-  }
-  for (int i = 0; i < SOURCE_COUNT; i++) {
-    mri_config_free(ctx->sources[i]);
-    free(ctx->where[i]);
-    free(ctx->by_tag[i]);
-  }
+  for (size_t t = 0; ctx->tag_names != NULL && t < ctx->tag_count; t++) free(ctx->tag_names[t]);
+  mri_sources_free(&ctx->sources, ctx->tag_count);
   free(ctx->tags_by_name);
-  free(ctx->ignored);
   free(ctx->tag_list);
   free(ctx->requires);
-  free(ctx->defaults);
   free(ctx->tag_names);
   free(ctx->slots);
   free(ctx->table);
@@ -998,17 +725,17 @@ mr_status mr_context_get_source(const mr_context *ctx, int tag, int device,
 }
 
 size_t mr_context_ignored_count(const mr_context *ctx) {
-  return ctx != NULL ? ctx->ignored_count : 0;
+  return ctx != NULL ? ctx->sources.ignored_count : 0;
 }
 
 mr_status mr_context_get_ignored(const mr_context *ctx, size_t index, mr_ignored_entry *entry) {
   if (ctx == NULL || entry == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_ignored: NULL argument");
-  if (index >= ctx->ignored_count)
+  if (index >= ctx->sources.ignored_count)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_context_get_ignored: index %zu is past the %zu ignored entries", index,
-                     ctx->ignored_count);
-  const ignored_item *item = &ctx->ignored[index];
+                     ctx->sources.ignored_count);
+  const mri_ignored_item *item = &ctx->sources.ignored[index];
   mr_ignored_entry full = {.size = sizeof full,
                            .tag = item->tag,
                            .device = item->device,
@@ -1204,8 +931,8 @@ static void print_resolved(const mr_context *ctx) {
       fputc('\n', out);
     }
   }
-  for (size_t i = 0; i < ctx->ignored_count; i++) {
-    const ignored_item *item = &ctx->ignored[i];
+  for (size_t i = 0; i < ctx->sources.ignored_count; i++) {
+    const mri_ignored_item *item = &ctx->sources.ignored[i];
     char source[600], where[520], tag[256], spec[512];
     mri_printable(item->source.where, where, sizeof where);
     mr_spec_source shown = item->source;

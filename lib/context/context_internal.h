@@ -8,6 +8,12 @@
 
 #include "core/core.h"
 
+/* The index of `ctx`'s tag called `name`, -1 if it has none (a binary
+ * search: usable while the context is being created, once its tags are). */
+int mri_context_find_tag(const mr_context *ctx, const char *name);
+/* "temp, pinned, result": the context's tags, for messages. */
+const char *mri_context_tag_list(const mr_context *ctx);
+
 /* Call fn(user, ctx, id) for every live context, oldest first (`id`
  * counts contexts created in the process, from 1), with the list locked:
  * a context being destroyed meanwhile waits, one being created joins after.

@@ -102,8 +102,7 @@ static bool expand_path(const char *template, char *out, size_t cap) {
   return true;
 }
 
-/* What is at the path instead of a regular file, for the message. */
-static const char *file_type_words(mode_t mode) {
+const char *mri_file_type_words(mode_t mode) {
   if (S_ISLNK(mode)) return "a symbolic link";
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
@@ -169,7 +168,7 @@ static bool may_replace(const char *path, const char *what, bool *exists) {
     fprintf(stderr,
             "mrctx: %s not written to '%s': it is %s, not a regular file "
             "(mrctx only replaces a regular file)\n",
-            what, path, file_type_words(there.st_mode));
+            what, path, mri_file_type_words(there.st_mode));
     return false;
   }
   return true;

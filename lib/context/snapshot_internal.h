@@ -11,6 +11,8 @@
 #ifndef MRCTX_LIB_CONTEXT_SNAPSHOT_INTERNAL_H
 #define MRCTX_LIB_CONTEXT_SNAPSHOT_INTERNAL_H
 
+#include <sys/types.h>
+
 #include "core/core.h"
 
 /* One live block of a tracked tag. */
@@ -98,6 +100,10 @@ mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_o
  * statistics"), the path and why. */
 bool mri_write_file_replacing(const char *path, const char *text, size_t length,
                               const char *what);
+
+/* What a file that is not a regular one is, for messages: "a directory",
+ * "a FIFO", "a symbolic link" (from lstat), ... (oom.c). */
+const char *mri_file_type_words(mode_t mode);
 
 /* `template` with "%p" as the process id and "%%" as '%' (as
  * MRCTX_OOM_SNAPSHOT's). false if it does not fit `cap`. */

@@ -94,7 +94,8 @@ static void custom_retry_gets_the_default_retry(void **state) {
     fail_msg("the custom 'retry' passed for the built-in: the tag is '%s'", dev);
   /* A real retry is still found: no second one on top. */
   const char *real = mr_resource_describe(mr_context_get_mr_on(ctx, 1, 0));
-  if (strncmp(real, "retry(retry(", 12) == 0) fail_msg("a retry on top of the tag's own: '%s'", real);
+  if (strncmp(real, "retry(retry(", 12) == 0)
+    fail_msg("a retry on top of the tag's own: '%s'", real);
   mr_context_destroy(ctx);
 }
 
