@@ -111,6 +111,8 @@ mr_status mr_ipc_pool_export(const mr_resource *mr, int *fd, mr_ipc_pool_data *d
                         .exporter_device = s->device,
                         .exporter_pid = (int64_t)getpid()};
   st = device_uuid(s->device, d.device_uuid);
+  /* The driver's pool calls want a context, as the runtime would make. */
+  if (st == MR_OK) st = mri_ensure_context(s->device);
   if (st != MR_OK) return st;
   int handle = -1;
   CUresult r = mri_cuda()->cuMemPoolExportToShareableHandle(
@@ -134,6 +136,8 @@ mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_ipc_ptr_export: %s (a block of at least one byte is exported)",
                      ptr == NULL ? "ptr is NULL" : "bytes is 0");
+  st = mri_ensure_context(s->device);
+  if (st != MR_OK) return st;
   const mri_cuda_api *cu = mri_cuda();
   CUdeviceptr address = (CUdeviceptr)(uintptr_t)ptr, start = 0;
   CUmemoryPool pool = NULL;
@@ -341,6 +345,7 @@ mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource *
   if (st != MR_OK) return mri_error_prefix(st, "mr_ipc_pool_import");
   int device = -1;
   st = device_with_uuid(data->device_uuid, &device);
+  if (st == MR_OK) st = mri_ensure_context(device);
   if (st != MR_OK) return st;
 
   import_state *s = mri_calloc(1, sizeof *s);
@@ -427,6 +432,8 @@ mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc, void *
   if (ipc->bytes == 0 || ipc->bytes > SIZE_MAX)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_ptr_import: the record's size %llu is "
                      "not a block's", (unsigned long long)ipc->bytes);
+  st = mri_ensure_context(s->device);
+  if (st != MR_OK) return st;
   unsigned char *record = mri_host_malloc(sizeof ipc->data);
   if (record == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_ipc_ptr_import: out of host memory");
