@@ -9,7 +9,10 @@
  * (current, peak and total bytes and counts, failures), the cache's
  * counters where a cache(...) is in the chain, and, where a track(...) is
  * in the chain, the largest live blocks with their sizes, streams and
- * ages (and with track(UP, stacks=N), their call sites, named). It also records each driver pool's reserved and used bytes (the
+ * ages (and with track(UP, stacks=N), their call sites, named). It records
+ * where it was taken (the host, and the rank its launcher set: see
+ * mr_snapshot_info), the free and total memory of each device the process
+ * uses, and each driver pool's reserved and used bytes (the
  * current and default device pools of every device, the pinned and managed
  * default pools, and the pools pool(...) resources own).
  *
@@ -107,6 +110,17 @@ typedef struct mr_snapshot_info {
   int oom_device;        /**< with out_of_memory: its device, else -1 */
   uint64_t oom_bytes;    /**< with out_of_memory: the size asked for, else 0 */
   size_t context_count;  /**< the contexts it records */
+  /** The host it was taken on (the snapshot's own string); NULL for a
+   * file written before snapshots recorded it. */
+  const char *host;
+  /** What the process's launcher said, -1 where it said nothing: its rank
+   * (RANK, else OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID), its rank on
+   * its host (LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+   * SLURM_LOCALID) and how many processes there are (WORLD_SIZE, else
+   * OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS). */
+  int64_t rank;
+  int64_t local_rank; /**< see rank */
+  int64_t world_size; /**< see rank */
 } mr_snapshot_info;
 
 /** OUT: *info (set info->size first). */
@@ -158,6 +172,38 @@ typedef struct mr_snapshot_block {
 MR_NODISCARD MR_API mr_status mr_snapshot_foreach_block(
     const mr_snapshot *snapshot, void (*fn)(void *user, const mr_snapshot_block *block),
     void *user);
+
+/* ---- several processes ---------------------------------------------------
+ *
+ * The snapshots of several processes -- the ranks of a torchrun job, the
+ * workers of a Dask cluster, each written by its own process -- shown as
+ * one view: every tag on every device that has allocated, by host, process
+ * (rank, then pid), device, library and tag, with totals per device (a
+ * device is its host and ordinal) and overall, and each device's free and
+ * total memory as the latest snapshot from its host read it. The snapshots
+ * are given in an order of the caller's choosing (the files' order); each
+ * is named in the view by its index in it ("process").
+ */
+
+/** @{ */
+/** The "schema" and "version" of the merged view's JSON
+ * (docs/observability.md): an output for programs and people; `mrctx
+ * snapshot` and mr_snapshot_read read single snapshots, not this. */
+#define MR_SNAPSHOT_MERGED_SCHEMA "mrctx-snapshot-merged"
+#define MR_SNAPSHOT_MERGED_VERSION 1
+/** @} */
+
+/** Write `count` (at least 1) snapshots as one view, as tables: the
+ * processes, the memory by host, process, device, library and tag, and
+ * the totals by host and device. Strings are escaped as
+ * mr_snapshot_write_text escapes them. */
+MR_NODISCARD MR_API mr_status mr_snapshot_write_merged_text(
+    const mr_snapshot *const *snapshots, size_t count, FILE *out);
+
+/** The same view as one JSON object (and a newline): "processes", "rows",
+ * "devices" and "total" (docs/observability.md). */
+MR_NODISCARD MR_API mr_status mr_snapshot_write_merged_json(
+    const mr_snapshot *const *snapshots, size_t count, FILE *out);
 
 /* ---- out of memory -------------------------------------------------------
  *

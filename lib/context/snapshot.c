@@ -13,6 +13,7 @@
  * Everything is read, nothing changed: no trim, no synchronization, no
  * device memory; the driver is not loaded if it was not.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +59,8 @@ void mr_snapshot_destroy(mr_snapshot *snapshot) {
     free(snapshot->pools[i].owner);
   }
   free(snapshot->pools);
+  free(snapshot->devices);
+  free(snapshot->host);
   free(snapshot->oom.library);
   free(snapshot->oom.tag);
   free(snapshot->oom.message);
@@ -363,6 +366,64 @@ static mr_status take_driver_pools(taker *t) {
   return MR_OK;
 }
 
+/* Each device's free and total memory, for the devices whose primary
+ * context is active (the process uses them): reading one never creates a
+ * context, which would cost device memory. */
+static mr_status take_device_memory(mr_snapshot *snap) {
+  int devices = 0;
+  if (!mri_driver_loaded() || mr_device_count(&devices) != MR_OK || devices <= 0) return MR_OK;
+  snap->devices = mri_calloc((size_t)devices, sizeof *snap->devices);
+  if (snap->devices == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (int d = 0; d < devices; d++) {
+    mri_snap_device *dev = &snap->devices[snap->device_count];
+    if (mri_device_memory_if_active(d, &dev->free_bytes, &dev->total_bytes)) {
+      dev->device = d;
+      snap->device_count++;
+    }
+  }
+  return MR_OK;
+}
+
+/* ---- where: host and launcher ranks ---------------------------------------------- */
+
+/* The first of `names` set to a whole number from 0 up; -1 if none is. A
+ * value that is not one (empty, negative, words) is passed over, as if
+ * unset. */
+static int64_t env_number(const char *const *names, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    const char *value = getenv(names[i]);
+    if (value == NULL || value[0] < '0' || value[0] > '9') continue;
+    char *end;
+    errno = 0;
+    long long n = strtoll(value, &end, 10);
+    if (errno == 0 && *end == '\0' && n >= 0) return n;
+  }
+  return -1;
+}
+
+/* The launchers' variables, first found wins (docs/observability.md):
+ * torchrun and torch.distributed, Open MPI, MPICH and Intel MPI (PMI),
+ * Slurm. */
+static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                        "SLURM_PROCID"};
+static const char *const local_rank_vars[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                              "MPI_LOCALRANKID", "SLURM_LOCALID"};
+static const char *const world_size_vars[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                              "SLURM_NTASKS"};
+
+static mr_status take_launcher(mr_snapshot *snap) {
+  char host[256];
+  if (gethostname(host, sizeof host) == 0) {
+    host[sizeof host - 1] = '\0';
+    snap->host = mri_strdup(host);
+    if (snap->host == NULL) return MR_ERR_OUT_OF_MEMORY;
+  }
+  snap->rank = env_number(rank_vars, MRI_ARRAY_SIZE(rank_vars));
+  snap->local_rank = env_number(local_rank_vars, MRI_ARRAY_SIZE(local_rank_vars));
+  snap->world_size = env_number(world_size_vars, MRI_ARRAY_SIZE(world_size_vars));
+  return MR_OK;
+}
+
 /* ---- taking --------------------------------------------------------------------- */
 
 static mr_status copy_oom(mri_snap_oom *to, const mri_snap_oom *from) {
@@ -392,12 +453,12 @@ mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_o
   snap->time_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
   snap->pid = (int64_t)getpid();
   snap->mrctx_version = mri_strdup(mr_version());
-  if (snap->mrctx_version == NULL) goto oom;
+  if (snap->mrctx_version == NULL || take_launcher(snap) != MR_OK) goto oom;
   if (oom != NULL) {
     snap->has_oom = true;
     if (copy_oom(&snap->oom, oom) != MR_OK) goto oom;
   }
-  if (pools && take_driver_pools(&t) != MR_OK) goto oom;
+  if (pools && (take_driver_pools(&t) != MR_OK || take_device_memory(snap) != MR_OK)) goto oom;
   mr_status st = mri_context_foreach_live(take_context, &t);
   if (st == MR_ERR_OUT_OF_MEMORY) goto oom;
   if (st != MR_OK) {
@@ -431,6 +492,10 @@ mr_status mr_snapshot_get_info(const mr_snapshot *snapshot, mr_snapshot_info *in
       .oom_device = snapshot->has_oom ? snapshot->oom.device : -1,
       .oom_bytes = snapshot->has_oom ? snapshot->oom.bytes : 0,
       .context_count = snapshot->context_count,
+      .host = snapshot->host,
+      .rank = snapshot->rank,
+      .local_rank = snapshot->local_rank,
+      .world_size = snapshot->world_size,
   };
   return MRI_STRUCT_WRITE(info, &full, mr_snapshot_info, context_count, "mr_snapshot_get_info");
 }

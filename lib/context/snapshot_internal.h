@@ -63,6 +63,12 @@ typedef struct mri_snap_pool {
   const void *resource; /* an owned pool's resource while taking; NULL when read */
 } mri_snap_pool;
 
+/* A device's free and total memory when the snapshot was taken. */
+typedef struct mri_snap_device {
+  int device;
+  uint64_t free_bytes, total_bytes;
+} mri_snap_device;
+
 /* The allocation that ran out of memory, for a dump. */
 typedef struct mri_snap_oom {
   char *library, *tag;
@@ -74,6 +80,10 @@ typedef struct mri_snap_oom {
 struct mr_snapshot {
   char *mrctx_version;
   int64_t pid;
+  char *host;  /* NULL: not recorded (a file written before hosts were) */
+  /* What the launcher said (RANK, LOCAL_RANK, WORLD_SIZE or their MPI and
+   * Slurm counterparts); -1: not said. */
+  int64_t rank, local_rank, world_size;
   uint64_t time_unix_ns;
   bool has_oom; /* trigger: out_of_memory (else request) */
   mri_snap_oom oom;
@@ -81,6 +91,8 @@ struct mr_snapshot {
   size_t context_count;
   mri_snap_pool *pools;
   size_t pool_count;
+  mri_snap_device *devices; /* devices whose memory was read */
+  size_t device_count;
 };
 
 /* The UTC time of a snapshot as ISO 8601 with milliseconds
@@ -92,6 +104,28 @@ void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap);
  * exit, when it may have shut down): no pools are listed. */
 mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom,
                             bool pools, mr_snapshot **out);
+
+/* The rows of the main table: one tag on one device that has allocated
+ * (or failed to), in the snapshot's order. OUT: *rows (malloc'd, NULL when
+ * none), *count; *idle: the slots left out. false without host memory. */
+typedef struct mri_snap_row {
+  const mri_snap_context *context;
+  const mri_snap_tag *tag;
+  const mri_snap_slot *slot;
+} mri_snap_row;
+bool mri_snapshot_rows(const mr_snapshot *snap, mri_snap_row **rows, size_t *count,
+                       size_t *idle);
+
+/* "library:tag" of a row, escaped for the terminal (as much as fits). */
+void mri_snap_row_label(const mri_snap_row *r, char *buf, size_t cap);
+
+/* The line under a text table's first that says where the snapshot was
+ * taken ("host gpu07, rank 1 of 2, local rank 1"); nothing where neither
+ * host nor rank was recorded. */
+void mri_write_launcher(FILE *out, const mr_snapshot *snap);
+
+/* "12.0 GiB free of 16.0 GiB (25% in use)". */
+void mri_write_device_memory(FILE *out, const mri_snap_device *device);
 
 /* `text` written to `path` as the out-of-memory snapshot is (oom.c): only
  * a regular file (or none) at the path is replaced, through a new file

@@ -177,6 +177,12 @@ mr_status mr_snapshot_write_json(const mr_snapshot *snap, FILE *out) {
   put_int(out, 2, "version", MR_SNAPSHOT_VERSION, false);
   put_str(out, 2, "mrctx_version", snap->mrctx_version, false);
   put_int(out, 2, "pid", snap->pid, false);
+  /* Where it was taken, as far as known: members a reader of version 1
+   * that does not know them skips. */
+  if (snap->host != NULL) put_str(out, 2, "host", snap->host, false);
+  if (snap->rank >= 0) put_int(out, 2, "rank", snap->rank, false);
+  if (snap->local_rank >= 0) put_int(out, 2, "local_rank", snap->local_rank, false);
+  if (snap->world_size >= 0) put_int(out, 2, "world_size", snap->world_size, false);
   put_u64(out, 2, "time_unix_ns", snap->time_unix_ns, false);
   put_str(out, 2, "time", time, false);
   put_str(out, 2, "trigger", snap->has_oom ? "out_of_memory" : "request", false);
@@ -197,7 +203,20 @@ mr_status mr_snapshot_write_json(const mr_snapshot *snap, FILE *out) {
   fputs("  ],\n  \"pools\": [\n", out);
   for (size_t i = 0; i < snap->pool_count; i++)
     write_pool(out, &snap->pools[i], i + 1 == snap->pool_count);
-  fputs("  ]\n}\n", out);
+  fputs("  ]", out);
+  /* The devices whose memory was read; absent when none was. */
+  if (snap->device_count > 0) {
+    fputs(",\n  \"devices\": [\n", out);
+    for (size_t i = 0; i < snap->device_count; i++) {
+      const mri_snap_device *d = &snap->devices[i];
+      fprintf(out,
+              "    {\"device\": %d, \"free_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
+              "}%s\n",
+              d->device, d->free_bytes, d->total_bytes, i + 1 == snap->device_count ? "" : ",");
+    }
+    fputs("  ]", out);
+  }
+  fputs("\n}\n", out);
   if (fflush(out) != 0 || ferror(out))
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_write_json: writing failed: %s",
                      strerror(errno));
@@ -308,6 +327,14 @@ static mr_status get_int(path *p, const mri_json *object, const char *key, int64
   }
   *out = value;
   return MR_OK;
+}
+
+/* An optional whole number from 0 up: -1 when absent. */
+static mr_status get_count_or_none(path *p, const mri_json *object, const char *key,
+                                   int64_t *out) {
+  *out = -1;
+  if (mri_json_member(object, key) == NULL) return MR_OK;
+  return get_int(p, object, key, 0, INT64_MAX, out);
 }
 
 static mr_status get_device(path *p, const mri_json *object, const char *key, int *out) {
@@ -535,6 +562,27 @@ static mr_status read_pool(path *p, const mri_json *v, mri_snap_pool *pool) {
   return st;
 }
 
+static mr_status read_devices(path *p, const mri_json *root, mr_snapshot *snap) {
+  mr_status st;
+  if (mri_json_member(root, "devices") == NULL) return MR_OK;
+  const mri_json *devices = get_objects(p, root, "devices", &st);
+  if (devices == NULL || devices->count == 0) return st;
+  snap->devices = mri_calloc(devices->count, sizeof *snap->devices);
+  if (snap->devices == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < devices->count && st == MR_OK; i++) {
+    const mri_json *v = &devices->items[i];
+    mri_snap_device *d = &snap->devices[snap->device_count++];
+    size_t mark = path_push(p, "devices[%zu]", i);
+    int64_t device = 0;
+    st = get_int(p, v, "device", 0, INT_MAX, &device);
+    d->device = (int)device;
+    if (st == MR_OK) st = get_u64(p, v, "free_bytes", &d->free_bytes);
+    if (st == MR_OK) st = get_u64(p, v, "total_bytes", &d->total_bytes);
+    path_pop(p, mark);
+  }
+  return st;
+}
+
 static mr_status read_oom(path *p, const mri_json *root, mr_snapshot *snap) {
   mr_status st;
   const mri_json *v = member(p, root, "out_of_memory", MRI_JSON_OBJECT, false, &st);
@@ -587,6 +635,10 @@ static mr_status read_snapshot(path *p, const mri_json *root, mr_snapshot *snap)
   if (st == MR_OK) st = get_str(p, root, "mrctx_version", false, &snap->mrctx_version);
   if (st == MR_OK) st = get_int(p, root, "pid", 0, INT64_MAX, &pid);
   snap->pid = pid;
+  if (st == MR_OK) st = get_str(p, root, "host", true, &snap->host);
+  if (st == MR_OK) st = get_count_or_none(p, root, "rank", &snap->rank);
+  if (st == MR_OK) st = get_count_or_none(p, root, "local_rank", &snap->local_rank);
+  if (st == MR_OK) st = get_count_or_none(p, root, "world_size", &snap->world_size);
   if (st == MR_OK) st = get_u64(p, root, "time_unix_ns", &snap->time_unix_ns);
   if (st == MR_OK) st = get_str(p, root, "trigger", false, &trigger);
   if (st == MR_OK) {
@@ -620,6 +672,7 @@ static mr_status read_snapshot(path *p, const mri_json *root, mr_snapshot *snap)
     st = read_pool(p, &pools->items[i], &snap->pools[snap->pool_count++]);
     path_pop(p, mark);
   }
+  if (st == MR_OK) st = read_devices(p, root, snap);
   return st;
 }
 
@@ -632,6 +685,7 @@ mr_status mr_snapshot_read(const char *json, size_t length, mr_snapshot **snapsh
   mr_status st = mri_json_parse(json, length, "snapshot JSON", &root);
   if (st != MR_OK) return st;
   mr_snapshot *snap = mri_calloc(1, sizeof *snap);
+  if (snap != NULL) snap->rank = snap->local_rank = snap->world_size = -1;
   path p = {.length = 0};
   st = snap != NULL ? read_snapshot(&p, root, snap) : MR_ERR_OUT_OF_MEMORY;
   mri_json_free(root);

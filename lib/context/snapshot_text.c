@@ -50,12 +50,7 @@ static void format_age(uint64_t ns, char *buf, size_t cap) {
     snprintf(buf, cap, "%.1f min", (double)ns / 6e10);
 }
 
-/* One tag on one device that has allocated: a row of the main table. */
-typedef struct row {
-  const mri_snap_context *context;
-  const mri_snap_tag *tag;
-  const mri_snap_slot *slot;
-} row;
+typedef mri_snap_row row;
 
 static int by_current_bytes(const void *a, const void *b) {
   const row *x = a, *y = b;
@@ -70,8 +65,7 @@ static bool has_allocated(const mri_snap_slot *s) {
   return s->stats.total_count > 0 || s->stats.failed_count > 0 || s->stats.current_bytes > 0;
 }
 
-/* "library:tag", escaped for the terminal (as much as fits in `cap`). */
-static void label(const row *r, char *buf, size_t cap) {
+void mri_snap_row_label(const row *r, char *buf, size_t cap) {
   mri_printable(r->context->library, buf, cap);
   size_t n = strlen(buf);
   if (n + 1 < cap) {
@@ -80,12 +74,28 @@ static void label(const row *r, char *buf, size_t cap) {
   }
 }
 
+void mri_write_launcher(FILE *out, const mr_snapshot *snap) {
+  if (snap->host == NULL && snap->rank < 0 && snap->local_rank < 0 && snap->world_size < 0)
+    return;
+  fputs("host ", out);
+  mri_write_printable(out, snap->host != NULL ? snap->host : "unknown");
+  if (snap->rank >= 0) {
+    fprintf(out, ", rank %" PRId64, snap->rank);
+    if (snap->world_size >= 0) fprintf(out, " of %" PRId64, snap->world_size);
+  } else if (snap->world_size >= 0) {
+    fprintf(out, ", world size %" PRId64, snap->world_size);
+  }
+  if (snap->local_rank >= 0) fprintf(out, ", local rank %" PRId64, snap->local_rank);
+  fputc('\n', out);
+}
+
 static void write_header(const mr_snapshot *snap, FILE *out) {
   char time[64];
   mri_format_time_utc(snap->time_unix_ns, time, sizeof time);
   fprintf(out, "mrctx snapshot of pid %" PRId64 " at %s (mrctx ", snap->pid, time);
   mri_write_printable(out, snap->mrctx_version);
   fputs(")\n", out);
+  mri_write_launcher(out, snap);
   if (!snap->has_oom) return;
   const mri_snap_oom *o = &snap->oom;
   char bytes[32];
@@ -104,7 +114,7 @@ static void write_rows(FILE *out, row *rows, size_t count, size_t idle) {
   int width = 11; /* "library:tag" */
   for (size_t i = 0; i < count; i++) {
     char name[512];
-    label(&rows[i], name, sizeof name);
+    mri_snap_row_label(&rows[i], name, sizeof name);
     if ((int)strlen(name) > width) width = (int)strlen(name);
   }
   fprintf(out, "\nmemory by library, tag and device, most held first\n");
@@ -115,7 +125,7 @@ static void write_rows(FILE *out, row *rows, size_t count, size_t idle) {
     const row *r = &rows[i];
     const mr_stats *s = &r->slot->stats;
     char name[512], current[32], peak[32], all[32];
-    label(r, name, sizeof name);
+    mri_snap_row_label(r, name, sizeof name);
     mri_format_bytes_human(s->current_bytes, current, sizeof current);
     mri_format_bytes_human(s->peak_bytes, peak, sizeof peak);
     mri_format_bytes_human(s->total_bytes, all, sizeof all);
@@ -169,7 +179,7 @@ static void write_caches(FILE *out, const row *rows, size_t count) {
     if (first) fprintf(out, "\ncaches\n");
     first = false;
     char name[512], cached[32];
-    label(&rows[i], name, sizeof name);
+    mri_snap_row_label(&rows[i], name, sizeof name);
     mri_format_bytes_human(s->cache.cached_bytes, cached, sizeof cached);
     fprintf(out,
             "%s on device %d: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64
@@ -185,7 +195,7 @@ static void write_blocks(FILE *out, const row *rows, size_t count) {
     const mri_snap_slot *s = rows[i].slot;
     if (!s->has_track) continue;
     char name[512], live[32];
-    label(&rows[i], name, sizeof name);
+    mri_snap_row_label(&rows[i], name, sizeof name);
     mri_format_bytes_human(s->track_live_bytes, live, sizeof live);
     fprintf(out, "\nlargest live blocks of %s on device %d (%" PRIu64 " live, %s)\n", name,
             s->device, s->track_live_count, live);
@@ -204,6 +214,26 @@ static void write_blocks(FILE *out, const row *rows, size_t count) {
         fputc('\n', out);
       }
     }
+  }
+}
+
+void mri_write_device_memory(FILE *out, const mri_snap_device *d) {
+  char free_now[32], total[32];
+  mri_format_bytes_human(d->free_bytes, free_now, sizeof free_now);
+  mri_format_bytes_human(d->total_bytes, total, sizeof total);
+  fprintf(out, "%s free of %s", free_now, total);
+  if (d->total_bytes > 0 && d->free_bytes <= d->total_bytes)
+    fprintf(out, " (%.0f%% in use)",
+            100.0 * (double)(d->total_bytes - d->free_bytes) / (double)d->total_bytes);
+}
+
+static void write_devices(FILE *out, const mr_snapshot *snap) {
+  if (snap->device_count == 0) return;
+  fprintf(out, "\ndevice memory (every process's use counts)\n");
+  for (size_t i = 0; i < snap->device_count; i++) {
+    fprintf(out, "device %d: ", snap->devices[i].device);
+    mri_write_device_memory(out, &snap->devices[i]);
+    fputc('\n', out);
   }
 }
 
@@ -242,16 +272,14 @@ static void write_pools(FILE *out, const mr_snapshot *snap) {
   }
 }
 
-mr_status mr_snapshot_write_text(const mr_snapshot *snap, FILE *out) {
-  if (snap == NULL || out == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_write_text: NULL argument");
+bool mri_snapshot_rows(const mr_snapshot *snap, row **rows_out, size_t *count_out,
+                       size_t *idle) {
   size_t slots = 0;
   for (size_t c = 0; c < snap->context_count; c++)
     for (size_t t = 0; t < snap->contexts[c].tag_count; t++)
       slots += snap->contexts[c].tags[t].slot_count;
   row *rows = slots > 0 ? mri_calloc(slots, sizeof *rows) : NULL;
-  if (slots > 0 && rows == NULL)
-    return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_snapshot_write_text: out of host memory");
+  if (slots > 0 && rows == NULL) return false;
   size_t count = 0;
   for (size_t c = 0; c < snap->context_count; c++) {
     const mri_snap_context *ctx = &snap->contexts[c];
@@ -260,12 +288,26 @@ mr_status mr_snapshot_write_text(const mr_snapshot *snap, FILE *out) {
         if (has_allocated(&ctx->tags[t].slots[d]))
           rows[count++] = (row){ctx, &ctx->tags[t], &ctx->tags[t].slots[d]};
   }
+  *rows_out = rows;
+  *count_out = count;
+  *idle = slots - count;
+  return true;
+}
+
+mr_status mr_snapshot_write_text(const mr_snapshot *snap, FILE *out) {
+  if (snap == NULL || out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_write_text: NULL argument");
+  row *rows;
+  size_t count, idle;
+  if (!mri_snapshot_rows(snap, &rows, &count, &idle))
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_snapshot_write_text: out of host memory");
   if (count > 1) qsort(rows, count, sizeof *rows, by_current_bytes);
   write_header(snap, out);
-  write_rows(out, rows, count, slots - count);
+  write_rows(out, rows, count, idle);
   write_unavailable(out, snap);
   write_caches(out, rows, count);
   write_blocks(out, rows, count);
+  write_devices(out, snap);
   write_pools(out, snap);
   free(rows);
   if (fflush(out) != 0 || ferror(out))

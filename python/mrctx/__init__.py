@@ -21,7 +21,9 @@ import mrctx.
 mrctx.snapshot() says who holds the memory now: every live context's tags
 on every device, in any library of the process (mrctx.write_snapshot(path)
 writes it for ``mrctx snapshot PATH``); mrctx.read_snapshot(path) reads such
-a file back, the out-of-memory dump included (MRCTX_OOM_SNAPSHOT).
+a file back, the out-of-memory dump included (MRCTX_OOM_SNAPSHOT);
+mrctx.merge_snapshots(paths) shows several processes' snapshots (the ranks
+of a torchrun job, the workers of a Dask cluster: mrctx.dask) as one view.
 ``python -m mrctx`` has the command's info, resolve and snapshot verbs.
 
 libmrctx is loaded on first use, from the first of: MRCTX_LIBRARY (that file
@@ -71,7 +73,15 @@ from ._errors import (
     UnsupportedError,
 )
 from ._lib import library_path
-from ._snapshot import read_snapshot, snapshot, snapshot_json, snapshot_text, write_snapshot
+from ._snapshot import (
+    merge_snapshots,
+    merge_snapshots_text,
+    read_snapshot,
+    snapshot,
+    snapshot_json,
+    snapshot_text,
+    write_snapshot,
+)
 
 __all__ = [
     "ArgumentError",
@@ -110,6 +120,8 @@ __all__ = [
     "imported_pools",
     "last_error",
     "library_path",
+    "merge_snapshots",
+    "merge_snapshots_text",
     "profiler",
     "read_snapshot",
     "reset_driver_pool_peak",

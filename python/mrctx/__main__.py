@@ -4,7 +4,7 @@ through the package (so a pip-only install can read an out-of-memory dump).
     python -m mrctx info [--json]
     python -m mrctx resolve --tag NAME=SPEC ... [--env VAR] [--config FILE]
                             [--set TEXT] [--library NAME]
-    python -m mrctx snapshot FILE [--json]
+    python -m mrctx snapshot FILE [FILE...] [--json] [--merged]
     python -m mrctx run SCRIPT [ARGS...] | run -m MODULE [ARGS...]
 
 They print what the C command prints (``man mrctx``); ``info`` first says
@@ -381,58 +381,85 @@ def _resolve_table(library: ctypes.CDLL, ctx: int, out: TextIO, err: TextIO) -> 
 
 # ---- snapshot ---------------------------------------------------------------
 
-_SNAPSHOT_USAGE = f"""usage: {PROG} snapshot FILE [--json]
+_SNAPSHOT_USAGE = f"""usage: {PROG} snapshot FILE [FILE...] [--json] [--merged]
 
 Show a snapshot of who held the memory -- a JSON file written by
 mr_snapshot_write_json, by the out-of-memory dump (MRCTX_OOM_SNAPSHOT) or
 by Python's mrctx.write_snapshot -- as tables: memory by library, tag and
-device, caches, the largest live blocks, the driver pools, as
-`mrctx snapshot` shows it (mrctx.read_snapshot(FILE) gives it as a dict).
-FILE - reads standard input. A file larger than 256 MiB is refused.
+device, caches, the largest live blocks, device memory, the driver pools,
+as `mrctx snapshot` shows it (mrctx.read_snapshot(FILE) gives it as a dict).
 
-  --json      write the snapshot back as JSON (checked, in the canonical form)
+Several files (one per process: the ranks of a torchrun job, the workers
+of a Dask cluster) are merged into one view: memory by host, process
+(rank and pid), device, library and tag, with totals per host and device
+and overall (mrctx.merge_snapshots gives it as a dict). FILE - reads
+standard input (once). A file larger than 256 MiB is refused.
+
+  --json      one file: write it back as JSON (checked, in the canonical
+              form); several: the merged view as JSON (schema
+              mrctx-snapshot-merged)
+  --merged    show even one file as the merged view
   -h, --help  show this help
 
-Exit status: 0 shown, 1 the file cannot be read or is not a snapshot,
-2 bad usage.
+Exit status: 0 shown, 1 a file cannot be read or is not a snapshot (the
+message names it), 2 bad usage.
 """
 
 
+def _snapshot_loader(path: str) -> "Callable[[], tuple[bytes, str]]":
+    from ._snapshot import _SNAPSHOT_MAX
+
+    def load() -> tuple[bytes, str]:
+        if path == "-":
+            return sys.stdin.buffer.read(_SNAPSHOT_MAX + 1), "standard input"
+        try:
+            with open(path, "rb") as f:
+                return f.read(_SNAPSHOT_MAX + 1), path
+        except OSError as e:
+            raise _CannotOpen(path, e) from e
+    return load
+
+
+class _CannotOpen(Exception):
+    def __init__(self, path: str, error: OSError):
+        super().__init__(f"cannot open '{path}': {error.strerror or error}")
+
+
 def snapshot(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
-    from ._snapshot import _SNAPSHOT_MAX, _parse, _read
+    from ._snapshot import _merge_loaded
 
     out, err = out or sys.stdout, err or sys.stderr
 
     if _wants_help(args):
         out.write(_SNAPSHOT_USAGE)
         return EXIT_OK
-    path: Optional[str] = None
-    as_json = False
-    for arg in args:
+    paths: list[str] = []
+    as_json = merged = False
+    for arg in args:  # options anywhere, as the command's getopt_long takes them
         if arg == "--json":
             as_json = True
+        elif arg == "--merged":
+            merged = True
         elif arg.startswith("-") and arg != "-":
             err.write(f"{PROG} snapshot: unknown option '{arg}' ({PROG} snapshot --help)\n")
             return EXIT_USAGE
-        elif path is not None:
-            err.write(f"{PROG} snapshot: one file at a time ('{path}' and '{arg}')\n")
-            return EXIT_USAGE
         else:
-            path = arg
-    if path is None:
-        err.write(f"{PROG} snapshot: which file? ({PROG} snapshot FILE; --help says more)\n")
+            paths.append(arg)
+    if not paths:
+        err.write(f"{PROG} snapshot: which file? ({PROG} snapshot FILE...; --help says more)\n")
         return EXIT_USAGE
-    writer = "mr_snapshot_write_json" if as_json else "mr_snapshot_write_text"
+    if paths.count("-") > 1:
+        err.write(f"{PROG} snapshot: standard input (-) can be read once only\n")
+        return EXIT_USAGE
+    kind = "merged_" if merged or len(paths) > 1 else ""
+    writer = f"mr_snapshot_write_{kind}{'json' if as_json else 'text'}"
     try:
-        if path == "-":
-            text = _parse(sys.stdin.buffer.read(_SNAPSHOT_MAX + 1), "standard input", writer)
-        else:
-            text = _read(path, writer, "snapshot")
+        text = _merge_loaded([_snapshot_loader(path) for path in paths], writer)
     except Error as e:  # not a snapshot (named where), or no libmrctx
         err.write(f"{PROG} snapshot: {str(e).removeprefix('mrctx: ')}\n")
         return EXIT_FAILURE
-    except OSError as e:
-        err.write(f"{PROG} snapshot: cannot open '{path}': {e.strerror or e}\n")
+    except _CannotOpen as e:
+        err.write(f"{PROG} snapshot: {e}\n")
         return EXIT_FAILURE
     out.write(text)
     return EXIT_OK

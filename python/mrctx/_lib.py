@@ -243,6 +243,10 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
                                      _P(IpcPtr)]),
     "mr_ipc_ptr_import": (c_status, [c_resource_p, _P(IpcPtr), _P(ctypes.c_void_p)]),
     "mr_ipc_imports_live": (c_status, [c_resource_p, _P(ctypes.c_size_t)]),
+    "mr_snapshot_write_merged_json": (c_status, [_P(ctypes.c_void_p), ctypes.c_size_t,
+                                                 ctypes.c_void_p]),
+    "mr_snapshot_write_merged_text": (c_status, [_P(ctypes.c_void_p), ctypes.c_size_t,
+                                                 ctypes.c_void_p]),
 }
 
 

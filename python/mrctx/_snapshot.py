@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from typing import Union
+from typing import Callable, Iterable, Union
 
 from . import _check, _lib
 from ._context import _ok
@@ -106,6 +106,84 @@ def read_snapshot(path: Union[str, "os.PathLike[str]"]) -> dict:
     file and the line, column or member that is wrong; one that cannot be
     opened, OSError. ``python -m mrctx snapshot PATH`` prints it as tables."""
     return json.loads(_read(path, "mr_snapshot_write_json", "read_snapshot"))
+
+
+# What merge_snapshots takes: a snapshot file's path, or a snapshot as
+# snapshot() and read_snapshot() return it.
+SnapshotSource = Union[str, bytes, "os.PathLike[str]", dict]
+
+
+def _source_bytes(source: SnapshotSource, index: int, who: str) -> tuple[bytes, str]:
+    """A source's JSON and the name errors give it: the file's path, or
+    ``snapshots[i]`` for a dict."""
+    if isinstance(source, dict):
+        return json.dumps(source).encode("utf-8"), f"snapshots[{index}]"
+    _check.path(who, f"snapshots[{index}]", source)
+    with open(source, "rb") as f:
+        return f.read(_SNAPSHOT_MAX + 1), os.fsdecode(source)
+
+
+def _merged(sources: "Iterable[SnapshotSource]", writer: str, who: str) -> str:
+    if isinstance(sources, (str, bytes, dict, os.PathLike)):
+        raise _check._type_error(who, "snapshots", "a list of paths or snapshot dicts", sources)
+    loaders = [(lambda i=i, source=source: _source_bytes(source, i, who))
+               for i, source in enumerate(sources)]
+    if not loaders:
+        raise error_for(1, "MR_ERR_INVALID_ARGUMENT", f"mrctx: {who}: no snapshots to merge")
+    return _merge_loaded(loaders, writer)
+
+
+def _merge_loaded(loaders: "list[Callable[[], tuple[bytes, str]]]", writer: str) -> str:
+    """Each loader's snapshot read (and checked) in turn, then all written
+    with ``writer``: mr_snapshot_write_merged_*, or, for one snapshot,
+    mr_snapshot_write_*. A loader gives the JSON and the name errors give
+    it."""
+    library = _lib.lib()
+    handles = (ctypes.c_void_p * len(loaders))()
+    try:
+        for i, load in enumerate(loaders):
+            data, where = load()
+            if len(data) > _SNAPSHOT_MAX:
+                raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
+                                f"mrctx: {where}: larger than 256 MiB, which no snapshot is")
+            handle = ctypes.c_void_p()
+            _ok(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
+            handles[i] = handle.value
+        if "merged" in writer:
+            write = lambda stream: getattr(library, writer)(handles, len(loaders), stream)
+        else:
+            write = lambda stream: getattr(library, writer)(handles[0], stream)
+        status, written = _lib.write_to_string(write)
+    finally:
+        for handle in handles:
+            if handle:
+                library.mr_snapshot_destroy(handle)
+    _ok(status)
+    return written
+
+
+def merge_snapshots(snapshots: "Iterable[SnapshotSource]") -> dict:
+    """Several processes' snapshots as one view -- each a file's path (what
+    write_snapshot, the out-of-memory dump or mr_snapshot_write_json wrote,
+    in any process on any host) or a dict snapshot() returned -- as ``mrctx
+    snapshot A.json B.json --json`` gives it: ``{"schema":
+    "mrctx-snapshot-merged", "version": 1, "processes": [...], "rows":
+    [...], "devices": [...], "total": {...}}`` (docs/observability.md).
+    ``rows`` has one entry per tag and device of each process that has
+    allocated, ordered by host, rank, pid, device, library and tag, each
+    with ``process`` (its index in ``snapshots``), ``host``, ``pid``,
+    ``rank`` (None where unknown), ``device``, ``library``, ``tag``,
+    ``spec`` and ``stats``; ``devices`` the totals per host and device with
+    the device's free and total memory where read. A file that is not a
+    snapshot raises InvalidArgumentError naming it; one that cannot be
+    opened, OSError."""
+    return json.loads(_merged(snapshots, "mr_snapshot_write_merged_json", "merge_snapshots"))
+
+
+def merge_snapshots_text(snapshots: "Iterable[SnapshotSource]") -> str:
+    """merge_snapshots as the tables ``mrctx snapshot A.json B.json``
+    prints."""
+    return _merged(snapshots, "mr_snapshot_write_merged_text", "merge_snapshots_text")
 
 
 def read_snapshot_text(path: Union[str, "os.PathLike[str]"]) -> str:

@@ -211,7 +211,10 @@ def test_resolve_as_the_command(args, capsys, monkeypatch):
 @needs_tool
 @pytest.mark.parametrize("args", [[str(OOM_DUMP)], [str(OOM_DUMP), "--json"],
                                   [str(SOURCE / "README.md")], ["/nonexistent/dump.json"],
-                                  [], ["a", "b"], ["--frob"]])
+                                  [], ["a", "b"], ["--frob"], [str(OOM_DUMP), str(OOM_DUMP)],
+                                  ["--json", str(OOM_DUMP), str(OOM_DUMP)],
+                                  [str(OOM_DUMP), "--merged"], ["-", "-"],
+                                  [str(OOM_DUMP), str(SOURCE / "README.md")]])
 def test_snapshot_as_the_command(args, capsys, monkeypatch):
     compare_with_tool(["snapshot", *args], {}, capsys, monkeypatch)
 

@@ -3,6 +3,7 @@ memory, the host and launcher rank a snapshot records, and snapshots of
 several processes merged into one table (mrctx.merge_snapshots)."""
 
 import ctypes
+import json
 import os
 
 import pytest
@@ -52,3 +53,116 @@ def test_device_memory_errors(fake):
             mrctx.device_memory(0)
     finally:
         fake.fake_cuda_fail(b"cuMemGetInfo", 0, 0, 0)
+
+
+# ---- where a snapshot was taken, and device memory in it --------------------------
+
+LAUNCHER = ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "LOCAL_RANK",
+            "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "WORLD_SIZE",
+            "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
+
+
+@pytest.fixture
+def no_launcher(monkeypatch):
+    for name in LAUNCHER:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_snapshot_names_host_and_ranks(no_launcher):
+    import socket
+    snap = mrctx.snapshot()
+    assert snap["host"] == socket.gethostname()
+    assert "rank" not in snap and "world_size" not in snap
+    no_launcher.setenv("RANK", "1")
+    no_launcher.setenv("LOCAL_RANK", "1")
+    no_launcher.setenv("WORLD_SIZE", "2")
+    snap = mrctx.snapshot()
+    assert (snap["rank"], snap["local_rank"], snap["world_size"]) == (1, 1, 2)
+    assert "\nhost %s, rank 1 of 2, local rank 1\n" % socket.gethostname() in mrctx.snapshot_text()
+    no_launcher.delenv("RANK")
+    no_launcher.setenv("SLURM_PROCID", "6")
+    assert mrctx.snapshot()["rank"] == 6
+
+
+def test_snapshot_lists_device_memory(library_name, fake):
+    with mrctx.Context(library_name, {"temp": "device"}) as ctx:
+        temp = ctx.get_resource("temp", 1)
+        ptr = temp.allocate(4 << 20)
+        snap = mrctx.snapshot()
+        devices = {d["device"]: d for d in snap["devices"]}
+        assert devices[1] == {"device": 1, "free_bytes": mrctx.device_memory(1).free,
+                              "total_bytes": 16 << 30}
+        assert devices[1]["free_bytes"] <= (16 << 30) - (4 << 20)
+        assert "\ndevice memory (every process's use counts)\ndevice " in mrctx.snapshot_text()
+        temp.deallocate(ptr, 4 << 20)
+
+
+# ---- merged snapshots -------------------------------------------------------------
+
+def _as_process(snap, host, rank, pid, world_size=2):
+    snap = dict(snap, host=host, rank=rank, local_rank=rank, world_size=world_size, pid=pid)
+    snap["devices"] = [{"device": 0, "free_bytes": 1 << 30, "total_bytes": 2 << 30}]
+    return snap
+
+
+def test_merge_two_processes(library_name, tmp_path, no_launcher):
+    with mrctx.Context(library_name, {"temp": "host", "idle": "host"}) as ctx:
+        temp = ctx.get_resource("temp", 0)  # the device the rows are on
+        ptr = temp.allocate(3 << 20)
+        snap = mrctx.snapshot()
+        temp.deallocate(ptr, 3 << 20)
+    rank1 = tmp_path / "rank1.json"
+    rank1.write_text(json.dumps(_as_process(snap, "gpu07", 1, 4243)))
+    # A path and a dict, rank 1 given first.
+    merged = mrctx.merge_snapshots([rank1, _as_process(snap, "gpu07", 0, 4242)])
+    assert merged["schema"] == "mrctx-snapshot-merged" and merged["version"] == 1
+    assert [(p["process"], p["rank"], p["pid"]) for p in merged["processes"]] == \
+        [(0, 1, 4243), (1, 0, 4242)]
+    mine = [r for r in merged["rows"] if r["library"] == library_name]
+    assert [(r["process"], r["rank"], r["tag"], r["stats"]["current_bytes"]) for r in mine] == \
+        [(1, 0, "temp", 3 << 20), (0, 1, "temp", 3 << 20)]
+    assert all(r["host"] == "gpu07" and r["spec"] == "host" for r in mine)
+    (device,) = [d for d in merged["devices"] if d["device"] == 0]
+    assert device["host"] == "gpu07" and device["processes"] == 2
+    assert (device["free_bytes"], device["total_bytes"]) == (1 << 30, 2 << 30)
+    assert merged["total"]["processes"] == 2 and merged["total"]["hosts"] == 1
+    text = mrctx.merge_snapshots_text([str(rank1), _as_process(snap, "gpu07", 0, 4242)])
+    assert text.startswith("mrctx: 2 snapshots of 1 host\n")
+    assert "%s:temp" % library_name in text
+
+
+def test_merge_three_and_the_same_pid_on_two_hosts(library_name):
+    with mrctx.Context(library_name, {"temp": "host"}) as ctx:
+        temp = ctx.get_resource("temp", 0)  # the device the rows are on
+        ptr = temp.allocate(1 << 20)
+        snap = mrctx.snapshot()
+        temp.deallocate(ptr, 1 << 20)
+    merged = mrctx.merge_snapshots([_as_process(snap, "b", 2, 100, 3),
+                                    _as_process(snap, "a", 0, 100, 3),
+                                    _as_process(snap, "a", 1, 101, 3)])
+    mine = [(r["host"], r["rank"], r["pid"]) for r in merged["rows"]
+            if r["library"] == library_name]
+    assert mine == [("a", 0, 100), ("a", 1, 101), ("b", 2, 100)]
+    hosts = {(d["host"], d["device"]): d["processes"] for d in merged["devices"]}
+    assert hosts[("a", 0)] == 2 and hosts[("b", 0)] == 1
+    assert merged["total"]["hosts"] == 2
+
+
+def test_merge_errors(tmp_path):
+    good = mrctx.snapshot()
+    bad = tmp_path / "rank1.json"
+    bad.write_text('{"schema": "mrctx-snapshot", "version": 1}')
+    with pytest.raises(mrctx.InvalidArgumentError, match="rank1.json: .*\"mrctx_version\" is missing"):
+        mrctx.merge_snapshots([good, bad])
+    with pytest.raises(mrctx.InvalidArgumentError, match="snapshots\\[1\\]: .*not an mrctx snapshot"):
+        mrctx.merge_snapshots([good, {"schema": "other"}])
+    with pytest.raises(FileNotFoundError):
+        mrctx.merge_snapshots([good, tmp_path / "missing.json"])
+    with pytest.raises(mrctx.InvalidArgumentError, match="no snapshots to merge"):
+        mrctx.merge_snapshots([])
+    with pytest.raises(TypeError, match="a list of paths or snapshot dicts"):
+        mrctx.merge_snapshots(str(bad))
+    with pytest.raises(TypeError):
+        mrctx.merge_snapshots([good, 42])
+

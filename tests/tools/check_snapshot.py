@@ -92,11 +92,56 @@ def check_bad_files(mrctx, text, folder):
            out + err)
     rc, out, err = run(mrctx, folder)
     expect(rc == 1 and "cannot read" in err, "a directory: exit 1", out + err)
-    for args, message in (([], "which file?"), (["a", "b"], "one file at a time"),
+    for args, message in (([], "which file?"), (["-", "-"], "can be read once only"),
                           (["--bogus"], "unknown option '--bogus'")):
         rc, out, err = run(mrctx, *args)
         expect(rc == 2 and message in err and out == "", "%s: exit 2 saying %r" % (args, message),
                out + err)
+
+
+def check_merged(mrctx, text, folder):
+    """Several processes' snapshots as one view: two ranks of one host and
+    a third process on another, as tables and as JSON; a bad file among
+    them is named."""
+    paths = []
+    for i, (host, rank, pid) in enumerate((("gpu07", 1, 4243), ("gpu07", 0, 4242),
+                                           ("gpu08", 2, 4242))):
+        snap = json.loads(text)
+        snap.update(host=host, rank=rank, local_rank=rank % 2, world_size=3, pid=pid)
+        snap["devices"] = [{"device": 0, "free_bytes": (10 + i) << 30, "total_bytes": 16 << 30}]
+        path = os.path.join(folder, "rank-%d.json" % i)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(snap, f)
+        paths.append(path)
+    rc, out, err = run(mrctx, *paths)
+    expect(rc == 0 and err == "", "several files: exit 0, nothing on stderr", out + err)
+    lines = out.splitlines()
+    expect(lines[0] == "mrctx: 3 snapshots of 2 hosts", "the merged view's first line", out)
+    rows = [l.split()[:5] for l in lines if l.startswith(("gpu07 ", "gpu08 ")) and ":" in l]
+    expect([r[:3] for r in rows[::4]] == [["gpu07", "0/3", "4242"], ["gpu07", "1/3", "4243"],
+                                          ["gpu08", "2/3", "4242"]],
+           "rows by host, then rank; the same pid on two hosts kept apart", out)
+    expect(any(l.split()[:4] == ["gpu07", "0", "112.0", "MiB"] and l.endswith(
+        "11.0 GiB free of 16.0 GiB (31% in use)") for l in lines),
+        "a device's total: both ranks' bytes, the host's latest reading", out)
+    expect(any(l.split()[:4] == ["total", "168.0", "MiB", "3"] for l in lines),
+           "the overall total", out)
+
+    rc, out, err = run(mrctx, "--json", *paths)
+    merged = json.loads(out) if rc == 0 else {}
+    expect(merged.get("schema") == "mrctx-snapshot-merged" and merged.get("version") == 1 and
+           len(merged.get("processes", [])) == 3 and len(merged.get("rows", [])) == 12 and
+           merged.get("total", {}).get("hosts") == 2, "--json: the merged view", out + err)
+    rc, out, err = run(mrctx, "--merged", paths[0])
+    expect(rc == 0 and out.startswith("mrctx: 1 snapshot of 1 host\n"),
+           "--merged: one file as the merged view", out + err)
+
+    bad = os.path.join(folder, "rank-bad.json")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(text[: len(text) // 3])
+    rc, out, err = run(mrctx, paths[0], bad, paths[1])
+    expect(rc == 1 and out == "" and err.startswith("mrctx snapshot: %s: " % bad),
+           "a bad file among several: exit 1 naming it", out + err)
 
 
 def check_plot(mrctx, text, folder):
@@ -224,6 +269,7 @@ def main():
     check_shown(mrctx, path, text)
     with tempfile.TemporaryDirectory() as folder:
         check_bad_files(mrctx, text, folder)
+        check_merged(mrctx, text, folder)
         check_plot(mrctx, text, folder)
         check_outside_input(mrctx, text, folder)
     for failure in failures:
