@@ -122,23 +122,29 @@ void ipc_case_importer_exits_first(const char *peer_path) {
   block.pattern = IPC_PATTERN_PARENT;
   assert_ok(mr_ipc_ptr_export(pool, p, IPC_BLOCK_BYTES, &block.ptr));
   assert_ok(mr_ipc_send(sock, -1, &block, sizeof block));
-  ipc_ack ack;
-  assert_true(ipc_receive_ack(sock, &ack));
-  if (ack.status != MR_OK) print_error("the importer said: %s\n", ack.message);
-  assert_int_equal(ack.status, MR_OK);
-  assert_int_equal(ipc_wait_peer(pid), 0);
-  close(sock);
+  ipc_finish_peer(sock, pid, "importer");
   /* The importer is gone and freed first: now the exporter frees. */
   assert_ok(mr_deallocate(pool, p, IPC_BLOCK_BYTES, 0, NULL));
   assert_int_equal(pool_used(pool), 0);
   mr_resource_release(pool);
 }
 
-/* The peer exports; this process imports, checks and frees. */
-mr_resource *ipc_import_from_peer(int sock, void **p, ipc_block_msg *block) {
+void ipc_finish_peer(int sock, pid_t pid, const char *who) {
+  ipc_ack ack;
+  assert_true(ipc_receive_ack(sock, &ack));
+  if (ack.status != MR_OK) print_error("the %s said: %s\n", who, ack.message);
+  assert_int_equal(ack.status, MR_OK);
+  assert_int_equal(ipc_wait_peer(pid), 0);
+  close(sock);
+}
+
+mr_resource *ipc_import_from_peer(const char *peer_path, const char *role, pid_t *pid, int *sock,
+                                  void **p, ipc_block_msg *block) {
+  *pid = ipc_spawn_peer(peer_path, role, sock);
+  assert_true(*pid > 0);
   mr_resource *imported = NULL;
-  assert_ok(mr_ipc_pool_receive(sock, &imported));
-  assert_ok(mr_ipc_receive(sock, NULL, block, sizeof *block));
+  assert_ok(mr_ipc_pool_receive(*sock, &imported));
+  assert_ok(mr_ipc_receive(*sock, NULL, block, sizeof *block));
   assert_ok(mr_ipc_ptr_import(imported, &block->ptr, p));
   assert_true(ipc_check_bytes(*p, (size_t)block->ptr.bytes, (unsigned char)block->pattern));
   return imported;
@@ -146,20 +152,14 @@ mr_resource *ipc_import_from_peer(int sock, void **p, ipc_block_msg *block) {
 
 void ipc_case_exporter_exits_first(const char *peer_path) {
   int sock = -1;
-  pid_t pid = ipc_spawn_peer(peer_path, "export", &sock);
-  assert_true(pid > 0);
+  pid_t pid = -1;
   void *p = NULL;
   ipc_block_msg block;
-  mr_resource *imported = ipc_import_from_peer(sock, &p, &block);
+  mr_resource *imported = ipc_import_from_peer(peer_path, "export", &pid, &sock, &p, &block);
   assert_ok(mr_deallocate(imported, p, (size_t)block.ptr.bytes, 0, NULL));
   assert_ok(mr_resource_synchronize(imported, NULL));
   assert_true(ipc_send_ack(sock, MR_OK, "freed"));
-  ipc_ack ack;
-  assert_true(ipc_receive_ack(sock, &ack));
-  if (ack.status != MR_OK) print_error("the exporter said: %s\n", ack.message);
-  assert_int_equal(ack.status, MR_OK);
-  assert_int_equal(ipc_wait_peer(pid), 0);
-  close(sock);
+  ipc_finish_peer(sock, pid, "exporter");
   /* The exporter has exited; the imported pool goes with its resource. */
   size_t live = 1;
   assert_ok(mr_ipc_imports_live(imported, &live));

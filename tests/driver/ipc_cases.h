@@ -67,8 +67,13 @@ mr_status ipc_pool_create(mr_resource **out);
 void ipc_case_importer_exits_first(const char *peer_path);
 void ipc_case_exporter_exits_first(const char *peer_path);
 
-/* Receive the peer's pool and block, import the block and check its
- * bytes; *p is the import. */
-mr_resource *ipc_import_from_peer(int sock, void **p, ipc_block_msg *block);
+/* Start the peer in `role` (an exporting one), receive its pool and
+ * block, import the block and check its bytes; *p is the import, *pid and
+ * *sock the peer's. */
+mr_resource *ipc_import_from_peer(const char *peer_path, const char *role, pid_t *pid, int *sock,
+                                  void **p, ipc_block_msg *block);
+/* Receive the peer's ack (MR_OK, or the test fails showing what the `who`
+ * side said), wait for it to exit with 0 and close the socket. */
+void ipc_finish_peer(int sock, pid_t pid, const char *who);
 
 #endif

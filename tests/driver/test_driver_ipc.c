@@ -133,11 +133,11 @@ static void test_exporter_exits_first(void **state) { ipc_case_exporter_exits_fi
 
 static void test_exporter_exits_with_an_import_live(void **state) {
   int sock = -1;
-  pid_t pid = ipc_spawn_peer(peer_path, "export-exit", &sock);
-  assert_true(pid > 0);
+  pid_t pid = -1;
   void *p = NULL;
   ipc_block_msg block;
-  mr_resource *imported = ipc_import_from_peer(sock, &p, &block);
+  mr_resource *imported =
+      ipc_import_from_peer(peer_path, "export-exit", &pid, &sock, &p, &block);
   assert_true(ipc_send_ack(sock, MR_OK, "imported"));
   assert_int_equal(ipc_wait_peer(pid), 0);
   close(sock);
