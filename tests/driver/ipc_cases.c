@@ -125,6 +125,7 @@ void ipc_case_importer_exits_first(const char *peer_path) {
   ipc_finish_peer(sock, pid, "importer");
   /* The importer is gone and freed first: now the exporter frees. */
   assert_ok(mr_deallocate(pool, p, IPC_BLOCK_BYTES, 0, NULL));
+  assert_ok(mr_resource_synchronize(pool, NULL)); /* the free done, not only queued */
   assert_int_equal(pool_used(pool), 0);
   mr_resource_release(pool);
 }
