@@ -70,6 +70,7 @@ def main() -> int:
                                                           dtype=torch.float32)))
     del tensor
     buf.release()  # after the child's release: the driver's rule
+    pool.synchronize(0)  # the free done on its stream, not only queued
     used = pool.pool_info()["used_bytes"]
     pool.close()
     ok = (reply.get("values_match") is True and doubled and worker.exitcode == 0 and used == 0)
