@@ -239,10 +239,14 @@ class Buffer:
         if self._imported:
             raise StateError("mrctx: Buffer.export: this Buffer is itself an import; only "
                              "its exporter may share it")
-        self._resource.synchronize(self._stream)
         pool = ipc.export_pool(self._resource)
         try:
             record = ipc.export_block(self._resource, ptr, self._size)
+            # After the export, which made the pool's device's context
+            # current on this thread (a multiprocessing feeder thread has
+            # none), so that the default stream waited for is the one the
+            # Buffer's work went to.
+            self._resource.synchronize(self._stream)
         except BaseException:
             pool.close()
             raise
