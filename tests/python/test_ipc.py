@@ -148,3 +148,24 @@ def test_what_does_not_export():
         mrctx.import_pool(3)
     plain.close()
     wrapped.close()
+
+
+def test_export_from_a_thread_without_a_context_waits_for_the_stream():
+    """A multiprocessing queue pickles in its feeder thread, which has no
+    current context: the export still waits for the Buffer's stream (the
+    legacy stream of the pool's device's context)."""
+    import threading
+
+    fake = ctypes.CDLL(FAKE)
+    pool = mrctx.resolve("pool(kind=device, ipc=fd)")
+    buf = mrctx.Buffer(pool, 4096)
+    before = fake.fake_cuda_calls(b"cuStreamSynchronize")
+    shared = []
+    thread = threading.Thread(target=lambda: shared.append(buf.export()))
+    thread.start()
+    thread.join()
+    assert len(shared) == 1
+    assert fake.fake_cuda_calls(b"cuStreamSynchronize") > before
+    shared[0].pool.close()
+    buf.release()
+    pool.close()
