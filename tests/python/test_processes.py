@@ -166,3 +166,47 @@ def test_merge_errors(tmp_path):
     with pytest.raises(TypeError):
         mrctx.merge_snapshots([good, 42])
 
+
+# ---- examples/torchrun_ddp.py: what runs without PyTorch ---------------------------
+
+def _torchrun_example():
+    import importlib.util
+    import pathlib
+    import sys
+    examples = pathlib.Path(__file__).resolve().parents[2] / "examples"
+    sys.path.insert(0, str(examples))
+    try:
+        spec = importlib.util.spec_from_file_location("torchrun_ddp", examples / "torchrun_ddp.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)  # imports no torch: train() does
+    finally:
+        sys.path.remove(str(examples))
+    return module
+
+
+def test_torchrun_example_merge_and_check(tmp_path, no_launcher, capsys):
+    example = _torchrun_example()
+    with mrctx.Context(example.LIBRARY, {example.TAG: "host"}) as ctx:
+        memory = ctx.get_resource(example.TAG, 0)
+        for rank in (1, 0):  # as two ranks would, each writing its own file
+            no_launcher.setenv("RANK", str(rank))
+            no_launcher.setenv("LOCAL_RANK", str(rank))
+            no_launcher.setenv("WORLD_SIZE", "2")
+            ptr = memory.allocate((rank + 1) << 20)
+            mrctx.write_snapshot(example.snapshot_path(tmp_path, rank))
+            memory.deallocate(ptr, (rank + 1) << 20)
+    assert example.merge_and_report(tmp_path, 2, check=True) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("mrctx: 2 snapshots of 1 host\n")
+    assert "all 2 ranks are in the merged view" in out
+
+    merged = mrctx.merge_snapshots([example.snapshot_path(tmp_path, r) for r in (0, 1)])
+    assert example.check_merged(merged, 2) == []
+    assert example.check_merged(merged, 3) == ["the merged view has ranks [0, 1], not 0 to 2",
+                                               "rank 2: no row for train:memory"]
+    one = mrctx.merge_snapshots([example.snapshot_path(tmp_path, 0)])
+    assert example.check_merged(one, 2) == ["the merged view has ranks [0], not 0 to 1",
+                                            "rank 1: no row for train:memory"]
+    example.snapshot_path(tmp_path, 1).unlink()
+    with pytest.raises(FileNotFoundError):
+        example.merge_and_report(tmp_path, 2, check=True)
