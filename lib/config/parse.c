@@ -405,11 +405,13 @@ static mr_status take_tag_name(parser *p, const char *expected, token *name) {
   return MR_OK;
 }
 
-static mr_status parse_ref(parser *p, const token *at, mri_spec_node **out) {
+/* ref := '@' tag (the next token is the '@') */
+static mr_status parse_ref(parser *p, mri_spec_node **out) {
+  token at = take(p);
   token name = {0}; /* set by take_tag_name on MR_OK; zeroed for -O3's flow analysis */
   mr_status st = take_tag_name(p, "a tag name after '@'", &name);
   if (st != MR_OK) return st;
-  mri_spec_node *node = new_node(p, MRI_NODE_REF, at);
+  mri_spec_node *node = new_node(p, MRI_NODE_REF, &at);
   if (node == NULL) return MR_ERR_OUT_OF_MEMORY;
   node->text = parse_strndup(p->config, p->text + name.start, name.length);
   if (node->text == NULL) return MR_ERR_OUT_OF_MEMORY;
@@ -424,10 +426,7 @@ static mr_status parse_spec(parser *p, int depth, const char *expected, mri_spec
   const token *t;
   mr_status st = peek(p, &t);
   if (st != MR_OK) return st;
-  if (t->kind == TOK_AT) {
-    token at = take(p);
-    return parse_ref(p, &at, out);
-  }
+  if (t->kind == TOK_AT) return parse_ref(p, out);
   if (t->kind != TOK_ATOM) return fail_token(p, t, expected);
   if (!mri_is_identifier(p->text + t->start, t->length)) {
     int n = t->length > 40 ? 40 : (int)t->length;
@@ -451,10 +450,7 @@ static mr_status parse_value(parser *p, const char *key, int depth, mri_spec_nod
   const token *t;
   mr_status st = peek(p, &t);
   if (st != MR_OK) return st;
-  if (t->kind == TOK_AT) {
-    token at = take(p);
-    return parse_ref(p, &at, out);
-  }
+  if (t->kind == TOK_AT) return parse_ref(p, out);
   if (t->kind == TOK_STRING) {
     token s = take(p);
     mri_spec_node *node = new_node(p, MRI_NODE_STRING, &s);
@@ -520,8 +516,7 @@ static mr_status parse_arg(parser *p, int depth, arg_list *list) {
   if (st != MR_OK) return st;
   mri_spec_arg arg = {0};
   if (t->kind == TOK_AT) {
-    token at = take(p);
-    st = parse_ref(p, &at, &arg.value);
+    st = parse_ref(p, &arg.value);
     return st == MR_OK ? arg_list_push(list, arg) : st;
   }
   if (t->kind != TOK_ATOM) return fail_token(p, t, "an argument (a resource, or key=value)");

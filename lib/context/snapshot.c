@@ -500,26 +500,45 @@ mr_status mr_snapshot_get_info(const mr_snapshot *snapshot, mr_snapshot_info *in
   return MRI_STRUCT_WRITE(info, &full, mr_snapshot_info, context_count, "mr_snapshot_get_info");
 }
 
+/* A walk over every slot of every tag of every context, in order:
+ *   for (slot_walk w = {.snap = snapshot}; next_slot(&w);) ... w.slot ... */
+typedef struct slot_walk {
+  const mr_snapshot *snap;
+  size_t context, tag, slot; /* the next one */
+  const mri_snap_context *ctx;
+  const mri_snap_tag *tg;
+  const mri_snap_slot *sl;
+} slot_walk;
+
+static bool next_slot(slot_walk *w) {
+  for (; w->context < w->snap->context_count; w->context++, w->tag = 0) {
+    const mri_snap_context *ctx = &w->snap->contexts[w->context];
+    for (; w->tag < ctx->tag_count; w->tag++, w->slot = 0) {
+      const mri_snap_tag *tag = &ctx->tags[w->tag];
+      if (w->slot < tag->slot_count) {
+        w->ctx = ctx;
+        w->tg = tag;
+        w->sl = &tag->slots[w->slot++];
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 mr_status mr_snapshot_foreach_tag(const mr_snapshot *snapshot,
                                   void (*fn)(void *user, const mr_snapshot_tag_entry *entry),
                                   void *user) {
   if (snapshot == NULL || fn == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_foreach_tag: NULL argument");
-  for (size_t c = 0; c < snapshot->context_count; c++) {
-    const mri_snap_context *ctx = &snapshot->contexts[c];
-    for (size_t t = 0; t < ctx->tag_count; t++) {
-      const mri_snap_tag *tag = &ctx->tags[t];
-      for (size_t d = 0; d < tag->slot_count; d++) {
-        const mri_snap_slot *slot = &tag->slots[d];
-        mr_snapshot_tag_entry entry = {.size = sizeof entry,
-                                       .library = ctx->library,
-                                       .tag = tag->name,
-                                       .device = slot->device,
-                                       .spec = slot->spec,
-                                       .stats = &slot->stats};
-        fn(user, &entry);
-      }
-    }
+  for (slot_walk w = {.snap = snapshot}; next_slot(&w);) {
+    mr_snapshot_tag_entry entry = {.size = sizeof entry,
+                                   .library = w.ctx->library,
+                                   .tag = w.tg->name,
+                                   .device = w.sl->device,
+                                   .spec = w.sl->spec,
+                                   .stats = &w.sl->stats};
+    fn(user, &entry);
   }
   return MR_OK;
 }
@@ -529,28 +548,21 @@ mr_status mr_snapshot_foreach_block(const mr_snapshot *snapshot,
                                     void *user) {
   if (snapshot == NULL || fn == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_snapshot_foreach_block: NULL argument");
-  for (size_t c = 0; c < snapshot->context_count; c++) {
-    const mri_snap_context *ctx = &snapshot->contexts[c];
-    for (size_t t = 0; t < ctx->tag_count; t++) {
-      const mri_snap_tag *tag = &ctx->tags[t];
-      for (size_t d = 0; d < tag->slot_count; d++) {
-        const mri_snap_slot *slot = &tag->slots[d];
-        for (size_t b = 0; b < slot->block_count; b++) {
-          const mri_snap_block *blk = &slot->blocks[b];
-          mr_snapshot_block block = {.size = sizeof block,
-                                     .library = ctx->library,
-                                     .tag = tag->name,
-                                     .device = slot->device,
-                                     .ptr = blk->ptr,
-                                     .bytes = blk->bytes,
-                                     .alignment = blk->alignment,
-                                     .stream = blk->stream,
-                                     .age_ns = blk->age_ns,
-                                     .frames = (const char *const *)blk->frames,
-                                     .frame_count = blk->frame_count};
-          fn(user, &block);
-        }
-      }
+  for (slot_walk w = {.snap = snapshot}; next_slot(&w);) {
+    for (size_t b = 0; b < w.sl->block_count; b++) {
+      const mri_snap_block *blk = &w.sl->blocks[b];
+      mr_snapshot_block block = {.size = sizeof block,
+                                 .library = w.ctx->library,
+                                 .tag = w.tg->name,
+                                 .device = w.sl->device,
+                                 .ptr = blk->ptr,
+                                 .bytes = blk->bytes,
+                                 .alignment = blk->alignment,
+                                 .stream = blk->stream,
+                                 .age_ns = blk->age_ns,
+                                 .frames = (const char *const *)blk->frames,
+                                 .frame_count = blk->frame_count};
+      fn(user, &block);
     }
   }
   return MR_OK;
