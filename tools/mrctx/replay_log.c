@@ -215,7 +215,8 @@ typedef struct reader {
   size_t line;
   char *why;
   size_t cap;
-  bool failed; /* a bad line ended the read (why says which) */
+  bool failed;   /* a bad line ended the read (why says which) */
+  bool line_bad; /* bad() was called for the current line */
   map pointers, streams, threads;
   uint32_t *free_slots; /* slots of freed blocks, for reuse */
   size_t free_slot_count, free_slot_capacity;
@@ -234,6 +235,7 @@ static bool bad(reader *r, replay_bad_kind kind, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
 static bool bad(reader *r, replay_bad_kind kind, const char *format, ...) {
+  r->line_bad = true;
   char problem[512];
   va_list args;
   va_start(args, format);
@@ -264,48 +266,37 @@ static bool add_event(reader *r, replay_event e) {
   return true;
 }
 
-/* The index of a Stream value, adding it on first sight. */
-static bool stream_index(reader *r, uint64_t value, uint32_t *index) {
-  map_entry *e = map_find(&r->streams, value);
+/* The index of a Stream or Thread value in `values` (the log's list of
+ * them, *count long, room for *capacity), adding it on first sight. */
+static bool value_index(reader *r, map *seen, uint64_t **values, size_t *count,
+                        size_t *capacity, uint64_t value, uint32_t *index) {
+  map_entry *e = map_find(seen, value);
   if (e != NULL) {
     *index = e->value;
     return true;
   }
-  replay_log *log = r->log;
-  if (log->stream_count == r->stream_capacity) {
-    size_t capacity = r->stream_capacity ? 2 * r->stream_capacity : 8;
-    uint64_t *grown = realloc(log->streams, capacity * sizeof *grown);
+  if (*count == *capacity) {
+    size_t grown_capacity = *capacity ? 2 * *capacity : 8;
+    uint64_t *grown = realloc(*values, grown_capacity * sizeof *grown);
     if (grown == NULL) return out_of_memory(r);
-    log->streams = grown;
-    r->stream_capacity = capacity;
+    *values = grown;
+    *capacity = grown_capacity;
   }
-  e = map_add(&r->streams, value);
+  e = map_add(seen, value);
   if (e == NULL) return out_of_memory(r);
-  e->value = *index = (uint32_t)log->stream_count;
-  log->streams[log->stream_count++] = value;
+  e->value = *index = (uint32_t)*count;
+  (*values)[(*count)++] = value;
   return true;
 }
 
-/* The index of a Thread value, adding it on first sight. */
+static bool stream_index(reader *r, uint64_t value, uint32_t *index) {
+  return value_index(r, &r->streams, &r->log->streams, &r->log->stream_count,
+                     &r->stream_capacity, value, index);
+}
+
 static bool thread_index(reader *r, uint64_t value, uint32_t *index) {
-  map_entry *e = map_find(&r->threads, value);
-  if (e != NULL) {
-    *index = e->value;
-    return true;
-  }
-  replay_log *log = r->log;
-  if (log->thread_count == r->thread_capacity) {
-    size_t capacity = r->thread_capacity ? 2 * r->thread_capacity : 8;
-    uint64_t *grown = realloc(log->threads, capacity * sizeof *grown);
-    if (grown == NULL) return out_of_memory(r);
-    log->threads = grown;
-    r->thread_capacity = capacity;
-  }
-  e = map_add(&r->threads, value);
-  if (e == NULL) return out_of_memory(r);
-  e->value = *index = (uint32_t)log->thread_count;
-  log->threads[log->thread_count++] = value;
-  return true;
+  return value_index(r, &r->threads, &r->log->threads, &r->log->thread_count,
+                     &r->thread_capacity, value, index);
 }
 
 /* Seconds since the first event, never decreasing: a clock time that goes
@@ -347,9 +338,17 @@ static bool give_slot(reader *r, uint32_t slot) {
   return true;
 }
 
-/* One event line (without its end of line). False ends the read. */
-static bool read_event(reader *r, char *text) {
-  char *fields[FIELD_COUNT + 1];
+/* A line's fields, as written. */
+typedef struct parsed_line {
+  uint64_t thread, pointer, size, stream;
+  double clock;
+  replay_action action;
+} parsed_line;
+
+/* Split `text` at its commas into fields[], spaces around each field
+ * trimmed; returns how many fields there were (fields[] holds at most
+ * FIELD_COUNT + 1 of them). */
+static size_t split_fields(char *text, char *fields[FIELD_COUNT + 1]) {
   size_t n = 0;
   for (char *s = text;;) {
     char *comma = strchr(s, ',');
@@ -359,100 +358,146 @@ static bool read_event(reader *r, char *text) {
     *comma = '\0';
     s = comma + 1;
   }
-  if (n != FIELD_COUNT)
-    return bad(r, REPLAY_BAD_FIELDS, "%zu field%s, wanted 6 (%s)", n, n == 1 ? "" : "s",
-               LOG_HEADER);
-  for (size_t i = 0; i < n; i++) { /* spaces around a field are no part of it */
+  for (size_t i = 0; i < n && i <= FIELD_COUNT; i++) {
     while (*fields[i] == ' ' || *fields[i] == '\t') fields[i]++;
     size_t len = strlen(fields[i]);
     while (len > 0 && (fields[i][len - 1] == ' ' || fields[i][len - 1] == '\t'))
       fields[i][--len] = '\0';
   }
+  return n;
+}
+
+static bool parse_action(const char *text, replay_action *action) {
+  if (strcmp(text, "allocate") == 0)
+    *action = REPLAY_ALLOCATE;
+  else if (strcmp(text, "allocate failure") == 0)
+    *action = REPLAY_ALLOCATE_FAILURE;
+  else if (strcmp(text, "free") == 0 || strcmp(text, "deallocate") == 0)
+    *action = REPLAY_FREE;
+  else
+    return false;
+  return true;
+}
+
+/* The six fields of an event line into *p. A bad line calls bad(), whose
+ * answer it returns (true: skipped, the read goes on). */
+static bool parse_line(reader *r, char *text, parsed_line *p) {
+  char *fields[FIELD_COUNT + 1];
+  size_t n = split_fields(text, fields);
+  if (n != FIELD_COUNT)
+    return bad(r, REPLAY_BAD_FIELDS, "%zu field%s, wanted 6 (%s)", n, n == 1 ? "" : "s",
+               LOG_HEADER);
   char q[QUOTE_MAX + 8];
-  uint64_t thread, pointer, size, stream_value;
-  double clock;
-  if (!parse_decimal(fields[0], &thread))
+  if (!parse_decimal(fields[0], &p->thread))
     return bad(r, REPLAY_BAD_NUMBER, "Thread '%s' is not a decimal thread id",
                quoted(fields[0], q, sizeof q));
-  if (!parse_time(fields[1], &clock))
+  if (!parse_time(fields[1], &p->clock))
     return bad(r, REPLAY_BAD_NUMBER, "Time '%s' is not HH:MM:SS.ffffff or seconds",
                quoted(fields[1], q, sizeof q));
-  replay_action action;
-  if (strcmp(fields[2], "allocate") == 0)
-    action = REPLAY_ALLOCATE;
-  else if (strcmp(fields[2], "allocate failure") == 0)
-    action = REPLAY_ALLOCATE_FAILURE;
-  else if (strcmp(fields[2], "free") == 0 || strcmp(fields[2], "deallocate") == 0)
-    action = REPLAY_FREE;
-  else
+  if (!parse_action(fields[2], &p->action))
     return bad(r, REPLAY_BAD_ACTION,
                "unknown action '%s' (known: allocate, allocate failure, free)",
                quoted(fields[2], q, sizeof q));
-  if (!parse_hex(fields[3], &pointer))
+  if (!parse_hex(fields[3], &p->pointer))
     return bad(r, REPLAY_BAD_NUMBER, "Pointer '%s' is not a hexadecimal address",
                quoted(fields[3], q, sizeof q));
-  if (!parse_decimal(fields[4], &size))
+  if (!parse_decimal(fields[4], &p->size))
     return bad(r, REPLAY_BAD_NUMBER, "Size '%s' is not a decimal number of bytes",
                quoted(fields[4], q, sizeof q));
-  if (!parse_hex(fields[5], &stream_value))
+  if (!parse_hex(fields[5], &p->stream))
     return bad(r, REPLAY_BAD_NUMBER, "Stream '%s' is not a hexadecimal stream handle",
                quoted(fields[5], q, sizeof q));
+  return true;
+}
 
-  replay_log *log = r->log;
-  replay_event e = {.size = size, .action = (uint8_t)action};
-  map_entry *block = pointer != 0 ? map_find(&r->pointers, pointer) : NULL;
-  if (action == REPLAY_ALLOCATE) {
-    if (pointer == 0 && size == 0) return true; /* a size-0 request: nothing to replay */
-    if (pointer == 0)
+/* Whether the event fits what the log did before it. A bad line calls
+ * bad(), whose answer it returns; *skip is false only for an event to
+ * replay (not a size-0 allocation, a free of NULL, or a bad line). */
+static bool check_event(reader *r, const parsed_line *p, const map_entry *block, bool *skip) {
+  const replay_log *log = r->log;
+  *skip = true;
+  if (p->action == REPLAY_ALLOCATE) {
+    if (p->pointer == 0 && p->size == 0) return true; /* nothing to replay */
+    if (p->pointer == 0)
       return bad(r, REPLAY_BAD_NULL, "allocate of %" PRIu64 " bytes returned a null pointer",
-                 size);
+                 p->size);
     if (block != NULL)
       return bad(r, REPLAY_BAD_REALLOCATE,
                  "allocate of 0x%" PRIx64 ", which is still allocated (by line %" PRIu32 ")",
-                 pointer, block->line);
-    if (size > UINT64_MAX - log->live_bytes)
+                 p->pointer, block->line);
+    if (p->size > UINT64_MAX - log->live_bytes)
       return bad(r, REPLAY_BAD_OVERFLOW,
                  "allocate of %" PRIu64 " bytes while %" PRIu64
                  " are live: more than 2^64 - 1 bytes live at once, which no process can hold",
-                 size, log->live_bytes);
-  } else if (action == REPLAY_FREE) {
-    if (pointer == 0) return true; /* freeing NULL does nothing */
+                 p->size, log->live_bytes);
+  } else if (p->action == REPLAY_FREE) {
+    if (p->pointer == 0) return true; /* freeing NULL does nothing */
     if (block == NULL)
-      return bad(r, REPLAY_BAD_FREE, "free of 0x%" PRIx64 ", which is not allocated", pointer);
-    if (block->size != size)
+      return bad(r, REPLAY_BAD_FREE, "free of 0x%" PRIx64 ", which is not allocated",
+                 p->pointer);
+    if (block->size != p->size)
       return bad(r, REPLAY_BAD_FREE_SIZE,
                  "free of 0x%" PRIx64 " with %" PRIu64 " bytes, allocated with %" PRIu64
                  " bytes (line %" PRIu32 ")",
-                 pointer, size, block->size, block->line);
+                 p->pointer, p->size, block->size, block->line);
   }
-  if (!stream_index(r, stream_value, &e.stream) || !thread_index(r, thread, &e.thread))
+  *skip = false;
+  return true;
+}
+
+/* An allocation: a block slot, the pointer's entry, the live totals. */
+static bool record_allocation(reader *r, const parsed_line *p, replay_event *e) {
+  replay_log *log = r->log;
+  if (!take_slot(r, &e->block)) return false;
+  map_entry *block = map_add(&r->pointers, p->pointer);
+  if (block == NULL) return out_of_memory(r);
+  block->size = p->size;
+  block->value = e->block;
+  block->line = r->line > UINT32_MAX ? UINT32_MAX : (uint32_t)r->line;
+  block->thread = e->thread;
+  log->allocations++;
+  log->live_blocks++;
+  log->live_bytes += p->size;
+  if (log->live_bytes > log->peak_bytes) {
+    log->peak_bytes = log->live_bytes;
+    log->peak_time = e->time;
+  }
+  return true;
+}
+
+/* A free: the block's slot back, its entry gone, the live totals. */
+static bool record_free(reader *r, map_entry *block, replay_event *e) {
+  replay_log *log = r->log;
+  e->block = block->value;
+  if (block->thread != e->thread) log->cross_thread_frees++;
+  if (!give_slot(r, block->value)) return false;
+  log->live_bytes -= block->size;
+  map_remove(&r->pointers, block);
+  log->frees++;
+  log->live_blocks--;
+  return true;
+}
+
+/* One event line (without its end of line). False ends the read. */
+static bool read_event(reader *r, char *text) {
+  parsed_line p;
+  r->line_bad = false;
+  bool go_on = parse_line(r, text, &p);
+  if (!go_on || r->line_bad) return go_on;
+  map_entry *block = p.pointer != 0 ? map_find(&r->pointers, p.pointer) : NULL;
+  bool skip;
+  go_on = check_event(r, &p, block, &skip);
+  if (!go_on || skip) return go_on;
+  replay_event e = {.size = p.size, .action = (uint8_t)p.action};
+  if (!stream_index(r, p.stream, &e.stream) || !thread_index(r, p.thread, &e.thread))
     return false;
-  e.time = event_time(r, clock);
-  if (action == REPLAY_ALLOCATE) {
-    if (!take_slot(r, &e.block)) return false;
-    block = map_add(&r->pointers, pointer);
-    if (block == NULL) return out_of_memory(r);
-    block->size = size;
-    block->value = e.block;
-    block->line = r->line > UINT32_MAX ? UINT32_MAX : (uint32_t)r->line;
-    block->thread = e.thread;
-    log->allocations++;
-    log->live_blocks++;
-    log->live_bytes += size;
-    if (log->live_bytes > log->peak_bytes) {
-      log->peak_bytes = log->live_bytes;
-      log->peak_time = e.time;
-    }
-  } else if (action == REPLAY_FREE) {
-    e.block = block->value;
-    if (block->thread != e.thread) log->cross_thread_frees++;
-    if (!give_slot(r, block->value)) return false;
-    map_remove(&r->pointers, block);
-    log->frees++;
-    log->live_blocks--;
-    log->live_bytes -= size;
+  e.time = event_time(r, p.clock);
+  if (p.action == REPLAY_ALLOCATE) {
+    if (!record_allocation(r, &p, &e)) return false;
+  } else if (p.action == REPLAY_FREE) {
+    if (!record_free(r, block, &e)) return false;
   } else {
-    log->failures++;
+    r->log->failures++;
   }
   return add_event(r, e);
 }
