@@ -1,5 +1,5 @@
 /*
- * fake: the upstream fails at every call position in turn.
+ * unit: the upstream fails at every call position in turn.
  *
  * For each adaptor (and the growth paths of arena, fixed and bin) a fixed
  * workload runs again and again over a faulty upstream that fails its Nth
@@ -275,7 +275,7 @@ int main(void) {
   for (size_t i = 0; i < MRI_ARRAY_SIZE(cases); i++) {
     tests[i] = (struct CMUnitTest){cases[i].name, test_case, setup_case, NULL, (void *)&cases[i]};
   }
-  int rc = _cmocka_run_group_tests("fake.adaptors.faults", tests, MRI_ARRAY_SIZE(cases), NULL,
+  int rc = _cmocka_run_group_tests("unit.adaptors.faults", tests, MRI_ARRAY_SIZE(cases), NULL,
                                    NULL);
   unlink(log_path);
   return rc;
