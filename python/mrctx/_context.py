@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union
 
 from . import _check, _forksafe, _lib, _scopes
-from ._errors import ClosedError, TagError, error_for
+from ._errors import ClosedError, TagError, check, error_for, failure
 from ._lib import sized, text
 
 if TYPE_CHECKING:  # ipc imports this module
@@ -25,17 +25,6 @@ REQUIREMENTS = {"device_accessible": 1 << 0, "host_accessible": 1 << 1,
                 "stream_ordered": 1 << 2}
 
 
-def _raise(status: int, prefix: str = "") -> None:
-    library = _lib.lib()
-    message = text(library.mr_last_error()) or text(library.mr_status_name(status))
-    raise error_for(status, text(library.mr_status_name(status)), prefix + message)
-
-
-def _ok(status: int, prefix: str = "") -> None:
-    if status != 0:
-        _raise(status, prefix)
-
-
 def version() -> str:
     """The loaded library's version ("0.2.0")."""
     return text(_lib.lib().mr_version())
@@ -50,7 +39,7 @@ def driver_version() -> int:
     """The CUDA driver's version, 1000 * major + 10 * minor (13000 for 13.0).
     Raises NoDriverError without a driver."""
     value = ctypes.c_int(0)
-    _ok(_lib.lib().mr_driver_version(ctypes.byref(value)))
+    check(_lib.lib().mr_driver_version(ctypes.byref(value)))
     return value.value
 
 
@@ -58,7 +47,7 @@ def device_count() -> int:
     """How many devices the driver shows (0 with a driver and no device).
     Raises NoDriverError without a driver."""
     value = ctypes.c_int(0)
-    _ok(_lib.lib().mr_device_count(ctypes.byref(value)))
+    check(_lib.lib().mr_device_count(ctypes.byref(value)))
     return value.value
 
 
@@ -86,7 +75,7 @@ def device_memory(device: Optional[int] = None) -> DeviceMemory:
         device = current_device()
     device = _check.device("device_memory", "device", device)
     free, total = ctypes.c_uint64(0), ctypes.c_uint64(0)
-    _ok(_lib.lib().mr_device_get_memory(device, ctypes.byref(free), ctypes.byref(total)),
+    check(_lib.lib().mr_device_get_memory(device, ctypes.byref(free), ctypes.byref(total)),
         f"mrctx: device_memory({device}): ")
     return DeviceMemory(free.value, total.value)
 
@@ -117,7 +106,7 @@ def driver_pool_info(which: str = "device", device: int = 0) -> dict[str, int | 
                                    f"{sorted(DRIVER_POOLS)}")
     device = _check.device("driver_pool_info", "device", device, lowest=-1)
     info = sized(_lib.PoolInfo)
-    _ok(_lib.lib().mr_driver_pool_get_info(DRIVER_POOLS[which], device, ctypes.byref(info)),
+    check(_lib.lib().mr_driver_pool_get_info(DRIVER_POOLS[which], device, ctypes.byref(info)),
            f"mrctx: driver pool {which!r} of device {device}: ")
     return _pool_info_dict(info)
 
@@ -133,7 +122,7 @@ def reset_driver_pool_peak(which: str = "device", device: int = 0) -> None:
         raise _check.ArgumentError(f"mrctx: reset_driver_pool_peak: which={which!r} is not one "
                                    f"of {sorted(DRIVER_POOLS)}")
     device = _check.device("reset_driver_pool_peak", "device", device, lowest=-1)
-    _ok(_lib.lib().mr_driver_pool_reset_peak(DRIVER_POOLS[which], device),
+    check(_lib.lib().mr_driver_pool_reset_peak(DRIVER_POOLS[which], device),
         f"mrctx: driver pool {which!r} of device {device}: ")
 
 
@@ -216,8 +205,8 @@ class Resource:
         state = "closed" if self.closed else self.describe()
         return f"<mrctx.Resource {self._what}: {state}>"
 
-    def _fail(self, status: int) -> None:
-        _raise(status, f"mrctx: {self._what}: ")
+    def _ok(self, status: int) -> None:
+        check(status, f"mrctx: {self._what}: ")
 
     def describe(self) -> str:
         """The resolved spec text, e.g. "cache(device)"."""
@@ -233,8 +222,7 @@ class Resource:
         props = sized(_lib.ResourceProps)
         library = _lib.lib()
         status = library.mr_resource_get_props(self.handle, ctypes.byref(props))
-        if status != 0:
-            self._fail(status)
+        self._ok(status)
         return Props(
             kind=text(library.mr_memory_kind_name(props.kind)),
             device=props.device,
@@ -254,8 +242,7 @@ class Resource:
         stream = _check.stream(who, "stream", stream)
         ptr = ctypes.c_void_p()
         status = _lib.lib().mr_allocate(self.handle, nbytes, alignment, stream, ctypes.byref(ptr))
-        if status != 0:
-            self._fail(status)
+        self._ok(status)
         return ptr.value or 0
 
     def deallocate(self, ptr: int, nbytes: int, alignment: int = 0, stream: int = 0) -> None:
@@ -267,8 +254,7 @@ class Resource:
         alignment = _check.alignment(who, "alignment", alignment)
         stream = _check.stream(who, "stream", stream)
         status = _lib.lib().mr_deallocate(self.handle, ptr, nbytes, alignment, stream)
-        if status != 0:
-            self._fail(status)
+        self._ok(status)
 
     def export_pool(self) -> "SharedPool":
         """Export this pool to other processes: a SharedPool (a file
@@ -288,8 +274,7 @@ class Resource:
         alignment = _check.alignment(who, "alignment", alignment)
         ptr = ctypes.c_void_p()
         status = _lib.lib().mr_allocate_sync(self.handle, nbytes, alignment, ctypes.byref(ptr))
-        if status != 0:
-            self._fail(status)
+        self._ok(status)
         return ptr.value or 0
 
     def deallocate_sync(self, ptr: int, nbytes: int, alignment: int = 0) -> None:
@@ -299,21 +284,18 @@ class Resource:
         nbytes = _check.size(who, "nbytes", nbytes)
         alignment = _check.alignment(who, "alignment", alignment)
         status = _lib.lib().mr_deallocate_sync(self.handle, ptr, nbytes, alignment)
-        if status != 0:
-            self._fail(status)
+        self._ok(status)
 
     def synchronize(self, stream: int = 0) -> None:
         """Wait until ``stream`` has finished its work."""
         stream = _check.stream(f"{self._what}: synchronize", "stream", stream)
         status = _lib.lib().mr_resource_synchronize(self.handle, stream)
-        if status != 0:
-            self._fail(status)
+        self._ok(status)
 
     def trim(self) -> None:
         """Give cached, unused memory in the whole chain back upstream."""
         status = _lib.lib().mr_resource_trim(self.handle)
-        if status != 0:
-            self._fail(status)
+        self._ok(status)
 
     def pool_info(self) -> dict[str, int | bool | str]:
         """The driver pool this resource allocates from now (see
@@ -341,8 +323,7 @@ class Resource:
         while mr:
             if library.mr_pool_resource_get_info(mr, ctypes.byref(info)) == 0:
                 status = library.mr_pool_resource_reset_peak(mr)
-                if status != 0:
-                    self._fail(status)
+                self._ok(status)
                 return
             mr = library.mr_resource_upstream(mr)
         library.mr_clear_error()
@@ -377,7 +358,7 @@ def resolve(spec: str, device: int = 0) -> Resource:
     spec_text = _check.text("resolve", "spec", spec)
     device = _check.device("resolve", "device", device)
     out = ctypes.c_void_p()
-    _ok(_lib.lib().mr_resource_from_spec(spec_text, device, ctypes.byref(out)))
+    check(_lib.lib().mr_resource_from_spec(spec_text, device, ctypes.byref(out)))
     return Resource(out.value, f"spec {spec!r} on device {device}")
 
 
@@ -513,7 +494,7 @@ class Context:
             required = (ctypes.c_uint32 * len(requirements))(*requirements)
             desc.tag_requires = required
         handle = ctypes.c_void_p()
-        _ok(_lib.lib().mr_context_create(ctypes.byref(desc), ctypes.byref(handle)))
+        check(_lib.lib().mr_context_create(ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle.value
         self._device_count = int(_lib.lib().mr_context_device_count(self._handle))
         self._scopes = _scopes.Scopes(self)
@@ -604,7 +585,7 @@ class Context:
         d = self._device(device, who)
         mr = _lib.lib().mr_context_get_mr_on(handle, index, d)
         if not mr:
-            _raise(1, f"mrctx: {self._where(index, d)}: ")
+            raise failure(1, f"mrctx: {self._where(index, d)}: ")
         return mr, index, d
 
     # ---- resources ----------------------------------------------------------
@@ -628,7 +609,7 @@ class Context:
         d = self._device(device, "Context.source")
         s = sized(_lib.SpecSource)
         library = _lib.lib()
-        _ok(library.mr_context_get_source(handle, index, d, ctypes.byref(s)),
+        check(library.mr_context_get_source(handle, index, d, ctypes.byref(s)),
                f"mrctx: {self._where(index, d)}: ")
         return _source(library, s)
 
@@ -640,7 +621,7 @@ class Context:
         found = []
         for i in range(library.mr_context_ignored_count(handle)):
             entry = sized(_lib.IgnoredEntry)
-            _ok(library.mr_context_get_ignored(handle, i, ctypes.byref(entry)))
+            check(library.mr_context_get_ignored(handle, i, ctypes.byref(entry)))
             found.append(Ignored(text(entry.tag), entry.device, _source(library, entry.source.contents)))
         return found
 
@@ -652,19 +633,19 @@ class Context:
         for index in indices:
             for d in range(self.device_count):
                 mr = library.mr_context_get_mr_on(self.handle, index, d)
-                _ok(library.mr_resource_trim(mr), f"mrctx: {self._where(index, d)}: ")
+                check(library.mr_resource_trim(mr), f"mrctx: {self._where(index, d)}: ")
 
     # ---- statistics ---------------------------------------------------------
 
     def _raw_stats(self, index: int, device: int) -> dict[str, int]:
         """The C library's statistics of one tag on one device (or -1)."""
         stats = sized(_lib.Stats)
-        _ok(_lib.lib().mr_context_get_stats(self.handle, index, device, ctypes.byref(stats)),
+        check(_lib.lib().mr_context_get_stats(self.handle, index, device, ctypes.byref(stats)),
                f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
         return {field: int(getattr(stats, field)) for field in _lib.STATS_FIELDS}
 
     def _raw_reset_peak(self, index: int, device: int) -> None:
-        _ok(_lib.lib().mr_context_reset_peak(self.handle, index, device),
+        check(_lib.lib().mr_context_reset_peak(self.handle, index, device),
             f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
 
     def _stats(self, index: int, device: int) -> dict[str, int]:
@@ -790,7 +771,7 @@ class Context:
         """mr_context_print_stats' table as a string."""
         handle = self.handle
         status, table = _lib.write_to_string(lambda stream: _lib.lib().mr_context_print_stats(handle, stream))
-        _ok(status, f"mrctx: library {self._library!r}: ")
+        check(status, f"mrctx: library {self._library!r}: ")
         return table
 
     def print_stats(self, file: Optional[IO[str]] = None) -> None:

@@ -104,3 +104,21 @@ def error_for(status: int, status_name: str, message: str) -> Error:
     """The exception for a status the C library returned."""
     cls = _BY_STATUS.get(status, Error)
     return cls(message, status, status_name)
+
+
+def failure(status: int, prefix: str = "") -> Error:
+    """The exception for a failed C call's ``status``: its class, its C
+    name, and ``prefix`` followed by this thread's mr_last_error() (the
+    status's name where the library left no message)."""
+    from . import _lib  # _lib imports this module
+
+    library = _lib.lib()
+    name = _lib.text(library.mr_status_name(status))
+    return error_for(status, name, prefix + (_lib.text(library.mr_last_error()) or name))
+
+
+def check(status: int, prefix: str = "") -> None:
+    """Raise failure(status, prefix) unless ``status`` is MR_OK (0): the one
+    check every call into libmrctx that returns an mr_status goes through."""
+    if status != 0:
+        raise failure(status, prefix)

@@ -14,15 +14,14 @@ import os
 from typing import Callable, Iterable, Union
 
 from . import _check, _lib
-from ._context import _ok
-from ._errors import error_for
+from ._errors import check, error_for
 
 
 def _take(largest_blocks: int) -> ctypes.c_void_p:
     options = _lib.sized(_lib.SnapshotOptions)
     options.largest_blocks = largest_blocks
     handle = ctypes.c_void_p()
-    _ok(_lib.lib().mr_snapshot_take(ctypes.byref(options), ctypes.byref(handle)))
+    check(_lib.lib().mr_snapshot_take(ctypes.byref(options), ctypes.byref(handle)))
     return handle
 
 
@@ -34,7 +33,7 @@ def _write(largest_blocks: int, writer: str, who: str) -> str:
         status, written = _lib.write_to_string(lambda stream: getattr(library, writer)(handle, stream))
     finally:
         library.mr_snapshot_destroy(handle)
-    _ok(status)
+    check(status)
     return written
 
 
@@ -84,12 +83,12 @@ def _parse(data: bytes, where: str, writer: str) -> str:
                         f"mrctx: {where}: larger than 256 MiB, which no snapshot is")
     library = _lib.lib()
     handle = ctypes.c_void_p()
-    _ok(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
+    check(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
     try:
         status, written = _lib.write_to_string(lambda stream: getattr(library, writer)(handle, stream))
     finally:
         library.mr_snapshot_destroy(handle)
-    _ok(status)
+    check(status)
     return written
 
 
@@ -147,7 +146,7 @@ def _merge_loaded(loaders: "list[Callable[[], tuple[bytes, str]]]", writer: str)
                 raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
                                 f"mrctx: {where}: larger than 256 MiB, which no snapshot is")
             handle = ctypes.c_void_p()
-            _ok(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
+            check(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
             handles[i] = handle.value
         if "merged" in writer:
             write = lambda stream: getattr(library, writer)(handles, len(loaders), stream)
@@ -158,7 +157,7 @@ def _merge_loaded(loaders: "list[Callable[[], tuple[bytes, str]]]", writer: str)
         for handle in handles:
             if handle:
                 library.mr_snapshot_destroy(handle)
-    _ok(status)
+    check(status)
     return written
 
 

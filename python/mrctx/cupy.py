@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from . import _lib
 from ._context import Context, Resource, TagKey
-from ._errors import Error, OutOfMemoryError, error_for
+from ._errors import Error, OutOfMemoryError, check, error_for
 from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.cupy"
@@ -91,9 +91,7 @@ def _allocator(ctx: Context, index: int, make: Callable[[_Block, int], Any]) -> 
         if status == 2:
             raise oom(f"{HOOK}: out of memory allocating {size} bytes on device {device} "
                       f"({where}): {_lib.text(library.mr_last_error())}", size)
-        if status != 0:
-            raise error_for(status, _lib.text(library.mr_status_name(status)),
-                            f"{HOOK}: {where}: {_lib.text(library.mr_last_error())}")
+        check(status, f"{HOOK}: {where}: ")
         return make(_Block(resource, ptr.value or 0, size, stream), device)
 
     return allocate

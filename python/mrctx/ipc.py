@@ -39,16 +39,10 @@ import os
 from typing import Any, Optional
 
 from . import _check, _forksafe, _lib
-from ._errors import ClosedError
+from ._errors import ClosedError, check
 
 _POOL_DATA_SIZE = ctypes.sizeof(_lib.IpcPoolData)
 _PTR_SIZE = ctypes.sizeof(_lib.IpcPtr)
-
-
-def _raise(status: int, prefix: str) -> None:
-    from ._context import _raise as raise_status
-
-    raise_status(status, prefix)
 
 
 class SharedPool:
@@ -136,8 +130,7 @@ def export_pool(resource: Any) -> SharedPool:
     fd = ctypes.c_int(-1)
     data = _lib.sized(_lib.IpcPoolData)
     status = _lib.lib().mr_ipc_pool_export(resource.handle, ctypes.byref(fd), ctypes.byref(data))
-    if status != 0:
-        _raise(status, f"mrctx: {resource._what}: export_pool: ")
+    check(status, f"mrctx: {resource._what}: export_pool: ")
     return SharedPool(fd.value, bytes(data))
 
 
@@ -165,8 +158,7 @@ def import_pool(shared: SharedPool) -> Any:
             handle = ctypes.c_void_p()
             status = _lib.lib().mr_ipc_pool_import(shared.fd, ctypes.byref(data),
                                                    ctypes.byref(handle))
-            if status != 0:
-                _raise(status, "mrctx: import_pool: ")
+            check(status, "mrctx: import_pool: ")
             what = f"pool {shared.pool_id:016x} imported from pid {shared.exporter_pid}"
             resource = Resource(handle.value, what)
             _imported[shared.pool_id] = resource
@@ -185,8 +177,7 @@ def export_block(resource: Any, ptr: int, size: int) -> bytes:
     """The 96-byte ``mr_ipc_ptr`` of the block at ``ptr`` of ``resource``."""
     record = _lib.IpcPtr()
     status = _lib.lib().mr_ipc_ptr_export(resource.handle, ptr, size, ctypes.byref(record))
-    if status != 0:
-        _raise(status, f"mrctx: {resource._what}: export: ")
+    check(status, f"mrctx: {resource._what}: export: ")
     return bytes(record)
 
 
@@ -195,8 +186,7 @@ def import_block(resource: Any, record: bytes) -> int:
     rec = _lib.IpcPtr.from_buffer_copy(record)
     ptr = ctypes.c_void_p()
     status = _lib.lib().mr_ipc_ptr_import(resource.handle, ctypes.byref(rec), ctypes.byref(ptr))
-    if status != 0:
-        _raise(status, f"mrctx: {resource._what}: import: ")
+    check(status, f"mrctx: {resource._what}: import: ")
     return ptr.value or 0
 
 
@@ -204,6 +194,5 @@ def imports_live(resource: Any) -> int:
     """How many blocks imported through ``resource`` are not yet freed."""
     live = ctypes.c_size_t()
     status = _lib.lib().mr_ipc_imports_live(resource.handle, ctypes.byref(live))
-    if status != 0:
-        _raise(status, f"mrctx: {resource._what}: imports_live: ")
+    check(status, f"mrctx: {resource._what}: imports_live: ")
     return live.value
