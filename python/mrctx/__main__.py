@@ -22,14 +22,12 @@ import sys
 from typing import Callable, Optional, TextIO
 
 from . import _lib
-from ._errors import Error
+from ._errors import (ConfigError, Error, InvalidArgumentError, NoDeviceError, NoDriverError,
+                      UnsupportedError)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 PROG = "python -m mrctx"
 
-# MR_ERR_NO_DRIVER, MR_ERR_NO_DEVICE, MR_ERR_UNSUPPORTED, MR_ERR_CONFIG,
-# MR_ERR_INVALID_ARGUMENT (include/mrctx/status.h).
-_NO_DRIVER, _NO_DEVICE, _UNSUPPORTED, _CONFIG, _INVALID = 3, 4, 5, 6, 1
 _POOL_MAX = (1 << 64) - 1
 
 
@@ -110,8 +108,7 @@ def _pool(library: ctypes.CDLL, which: int, device: int) -> dict:
     status = library.mr_driver_pool_get_info(which, device, ctypes.byref(info))
     if status != 0:
         return {"available": False, "status": status, "reason": _last_error(library)}
-    return {"available": True, "kind": ("device", "pinned", "managed")[info.kind]
-            if 0 <= info.kind <= 2 else "unknown",
+    return {"available": True, "kind": _lib.pool_kind_name(info.kind),
             "device": info.device, "is_default": bool(info.is_default),
             "is_current": bool(info.is_current),
             "release_threshold": "max" if info.release_threshold == _POOL_MAX
@@ -122,7 +119,7 @@ def _pool(library: ctypes.CDLL, which: int, device: int) -> dict:
 
 def _pool_failed(pool: dict) -> bool:
     # A device without such a pool is information, not a failure.
-    return not pool["available"] and pool["status"] != _UNSUPPORTED
+    return not pool["available"] and pool["status"] != UnsupportedError.status
 
 
 def _pool_json(pool: dict) -> dict:
@@ -162,7 +159,7 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
     where = {"library": _lib.library_path(), "library_from": _lib.library_where()}
     version = _text(library.mr_version())
     status = library.mr_driver_load()
-    if status in (_NO_DRIVER, _NO_DEVICE):
+    if status in (NoDriverError.status, NoDeviceError.status):
         if as_json:
             out.write(json.dumps({"mrctx": version, **where, "error": _last_error(library)}) + "\n")
         else:
@@ -268,12 +265,12 @@ Exit status: 0 resolved, 2 bad usage or a bad spec, 1 anything else.
 
 
 def _describe_source(library: ctypes.CDLL, s: _lib.SpecSource) -> str:
-    if s.origin == 0:
+    if s.origin == _lib.SPEC_DEFAULT:
         return "default"
-    if s.origin == 1:
+    if s.origin == _lib.SPEC_OVERRIDE:
         return f"override text, line {s.line}"
     name = _text(library.mr_spec_origin_name(s.origin))
-    if s.origin in (2, 3):
+    if s.origin in (_lib.SPEC_FILE, _lib.SPEC_ENV):
         return f"{name} {_text(s.where)}, line {s.line}"
     return name
 
@@ -331,7 +328,8 @@ def resolve(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO]
     status = library.mr_context_create(ctypes.byref(desc), ctypes.byref(handle))
     if status != 0:
         err.write(f"{PROG} resolve: {_last_error(library)}\n")
-        return EXIT_USAGE if status in (_CONFIG, _INVALID) else EXIT_FAILURE
+        bad_input = status in (ConfigError.status, InvalidArgumentError.status)
+        return EXIT_USAGE if bad_input else EXIT_FAILURE
     try:
         return _resolve_table(library, handle.value, out, err)
     finally:

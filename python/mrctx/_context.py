@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union
 
 from . import _check, _forksafe, _lib, _scopes
-from ._errors import ClosedError, TagError, check, error_for, failure
+from ._errors import (ClosedError, InvalidArgumentError, NoDeviceError, TagError, check,
+                      failure)
 from ._lib import sized, text
 
 if TYPE_CHECKING:  # ipc imports this module
@@ -81,9 +82,8 @@ def device_memory(device: Optional[int] = None) -> DeviceMemory:
 
 
 def _pool_info_dict(info: _lib.PoolInfo) -> dict[str, int | bool | str]:
-    kinds = {0: "device", 1: "pinned", 2: "managed"}
     return {
-        "kind": kinds.get(info.kind, "unknown"),
+        "kind": _lib.pool_kind_name(info.kind),
         "device": info.device,
         "is_default": bool(info.is_default),
         "is_current": bool(info.is_current),
@@ -309,8 +309,8 @@ class Resource:
             if library.mr_pool_resource_get_info(mr, ctypes.byref(info)) == 0:
                 return _pool_info_dict(info)
             mr = library.mr_resource_upstream(mr)
-        raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
-                        f"mrctx: {self._what}: {self.describe()} allocates from no driver pool")
+        raise InvalidArgumentError(f"mrctx: {self._what}: {self.describe()} allocates from no "
+                                   "driver pool")
 
     def reset_pool_peak(self) -> None:
         """Reset the high-water marks of the driver pool this resource
@@ -327,8 +327,8 @@ class Resource:
                 return
             mr = library.mr_resource_upstream(mr)
         library.mr_clear_error()
-        raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
-                        f"mrctx: {self._what}: {self.describe()} allocates from no driver pool")
+        raise InvalidArgumentError(f"mrctx: {self._what}: {self.describe()} allocates from no "
+                                   "driver pool")
 
     def cache_stats(self) -> dict[str, int]:
         """The counters of the first cache down this resource's chain
@@ -348,8 +348,7 @@ def _cache_stats(mr: int, who: str) -> dict[str, int]:
             library.mr_clear_error()  # the links that were not caches said so
             return {field: int(getattr(stats, field)) for field in _lib.CACHE_STATS_FIELDS}
         mr = library.mr_resource_upstream(mr)
-    raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
-                    f"{who}: {text(library.mr_resource_describe(top))} has no cache")
+    raise InvalidArgumentError(f"{who}: {text(library.mr_resource_describe(top))} has no cache")
 
 
 def resolve(spec: str, device: int = 0) -> Resource:
@@ -571,9 +570,8 @@ class Context:
     def _device(self, device: Optional[int], who: str = "Context") -> int:
         d = current_device() if device is None else _check.integer(who, "device", device)
         if not 0 <= d < self._device_count:
-            raise error_for(4, "MR_ERR_NO_DEVICE",
-                            f"mrctx: library {self._library!r}: no device {d} "
-                            f"(the context has {self._device_count} device slot(s))")
+            raise NoDeviceError(f"mrctx: library {self._library!r}: no device {d} "
+                                f"(the context has {self._device_count} device slot(s))")
         return d
 
     def _where(self, tag: int, device: int) -> str:
@@ -585,7 +583,7 @@ class Context:
         d = self._device(device, who)
         mr = _lib.lib().mr_context_get_mr_on(handle, index, d)
         if not mr:
-            raise failure(1, f"mrctx: {self._where(index, d)}: ")
+            raise failure(InvalidArgumentError.status, f"mrctx: {self._where(index, d)}: ")
         return mr, index, d
 
     # ---- resources ----------------------------------------------------------

@@ -73,6 +73,14 @@ class Stats(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t)] + [(f, ctypes.c_uint64) for f in STATS_FIELDS]
 
 
+# mr_spec_origin (include/mrctx/context.h): where a tag's spec came from,
+# SpecSource.origin. unit.python.c_layouts checks each against the C enum.
+SPEC_DEFAULT = 0  # MR_SPEC_DEFAULT: the tag's default_spec
+SPEC_OVERRIDE = 1  # MR_SPEC_OVERRIDE: desc.overrides
+SPEC_FILE = 2  # MR_SPEC_FILE: desc.config_file
+SPEC_ENV = 3  # MR_SPEC_ENV: the environment variable
+
+
 class SpecSource(ctypes.Structure):
     _fields_ = [
         ("size", ctypes.c_size_t),
@@ -92,6 +100,16 @@ class IgnoredEntry(ctypes.Structure):
         ("device", ctypes.c_int),
         ("source", ctypes.POINTER(SpecSource)),
     ]
+
+
+# mr_pool_kind (include/mrctx/driver.h), PoolInfo.kind: the names
+# mr_pool_kind_name gives, by value (MR_POOL_DEVICE, _PINNED, _MANAGED).
+POOL_KINDS = ("device", "pinned", "managed")
+
+
+def pool_kind_name(kind: int) -> str:
+    """PoolInfo.kind's name; "unknown" for a value this package does not know."""
+    return POOL_KINDS[kind] if 0 <= kind < len(POOL_KINDS) else "unknown"
 
 
 class PoolInfo(ctypes.Structure):

@@ -14,7 +14,7 @@ import os
 from typing import Callable, Iterable, Union
 
 from . import _check, _lib
-from ._errors import check, error_for
+from ._errors import InvalidArgumentError, check
 
 
 def _take(largest_blocks: int) -> ctypes.c_void_p:
@@ -79,8 +79,7 @@ def _parse(data: bytes, where: str, writer: str) -> str:
     """``data`` read as a snapshot and written back with ``writer``;
     ``where`` names it in errors."""
     if len(data) > _SNAPSHOT_MAX:
-        raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
-                        f"mrctx: {where}: larger than 256 MiB, which no snapshot is")
+        raise InvalidArgumentError(f"mrctx: {where}: larger than 256 MiB, which no snapshot is")
     library = _lib.lib()
     handle = ctypes.c_void_p()
     check(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
@@ -128,7 +127,7 @@ def _merged(sources: "Iterable[SnapshotSource]", writer: str, who: str) -> str:
     loaders = [(lambda i=i, source=source: _source_bytes(source, i, who))
                for i, source in enumerate(sources)]
     if not loaders:
-        raise error_for(1, "MR_ERR_INVALID_ARGUMENT", f"mrctx: {who}: no snapshots to merge")
+        raise InvalidArgumentError(f"mrctx: {who}: no snapshots to merge")
     return _merge_loaded(loaders, writer)
 
 
@@ -143,8 +142,8 @@ def _merge_loaded(loaders: "list[Callable[[], tuple[bytes, str]]]", writer: str)
         for i, load in enumerate(loaders):
             data, where = load()
             if len(data) > _SNAPSHOT_MAX:
-                raise error_for(1, "MR_ERR_INVALID_ARGUMENT",
-                                f"mrctx: {where}: larger than 256 MiB, which no snapshot is")
+                raise InvalidArgumentError(f"mrctx: {where}: larger than 256 MiB, which no "
+                                           "snapshot is")
             handle = ctypes.c_void_p()
             check(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
             handles[i] = handle.value

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from . import _lib
 from ._context import Context, Resource, TagKey
-from ._errors import Error, OutOfMemoryError, check, error_for
+from ._errors import Error, NoDeviceError, OutOfMemoryError, check
 from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.cupy"
@@ -83,12 +83,12 @@ def _allocator(ctx: Context, index: int, make: Callable[[_Block, int], Any]) -> 
     def allocate(size: int) -> Any:
         device = get_device()
         if device >= len(resources):
-            raise error_for(4, "MR_ERR_NO_DEVICE", f"{HOOK}: {where} has no device {device}")
+            raise NoDeviceError(f"{HOOK}: {where} has no device {device}")
         resource = resources[device]
         stream = current_stream().ptr
         ptr = ctypes.c_void_p()
         status = library.mr_allocate(resource.handle, size, 0, stream, ctypes.byref(ptr))
-        if status == 2:
+        if status == OutOfMemoryError.status:
             raise oom(f"{HOOK}: out of memory allocating {size} bytes on device {device} "
                       f"({where}): {_lib.text(library.mr_last_error())}", size)
         check(status, f"{HOOK}: {where}: ")

@@ -76,7 +76,7 @@ from typing import Any, Optional
 from . import _check, _forksafe, _lib
 from ._context import Context, TagKey, current_device
 from ._errors import (FrameworkError, InvalidArgumentError, LibraryNotFoundError, NoDeviceError,
-                      error_for)
+                      StateError)
 from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.torch"
@@ -208,7 +208,7 @@ def bind(route: int, ctx: Context, tag: TagKey) -> str:
             *[_lib.lib().mr_context_get_mr_on(ctx.handle, index, d) for d in range(count)])
         if library.mrctx_torch_bind(route, name.encode(), resources, count) != 0:
             message = _lib.text(_lib.lib().mr_last_error())
-            raise error_for(8, "MR_ERR_STATE", f"{HOOK}: {name}: {message}")
+            raise StateError(f"{HOOK}: {name}: {message}")
         _bound[route] = (ctx.handle, index, name)
     return name
 

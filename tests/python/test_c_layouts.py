@@ -122,3 +122,37 @@ def test_statuses_match_the_enum():
             if c_statuses.get(cls.status_name) != cls.status:
                 problems.append(f"{cls.__name__}: {cls.status_name} = {cls.status} is not in C's list")
     assert not problems, "\n".join(problems)
+
+
+# The package's names for C enum members and flags: (Python value, C name).
+# A member renamed or renumbered in C fails the static assertions below.
+def _enum_constants() -> list[tuple[str, int, str]]:
+    from mrctx import _context
+
+    pairs = [("_lib.SPEC_DEFAULT", _lib.SPEC_DEFAULT, "MR_SPEC_DEFAULT"),
+             ("_lib.SPEC_OVERRIDE", _lib.SPEC_OVERRIDE, "MR_SPEC_OVERRIDE"),
+             ("_lib.SPEC_FILE", _lib.SPEC_FILE, "MR_SPEC_FILE"),
+             ("_lib.SPEC_ENV", _lib.SPEC_ENV, "MR_SPEC_ENV")]
+    pairs += [(f"_lib.POOL_KINDS[{value}]", value, f"MR_POOL_{name.upper()}")
+              for value, name in enumerate(_lib.POOL_KINDS)]
+    pools = {"device": "MR_DRIVER_POOL_DEVICE_CURRENT", "device_default":
+             "MR_DRIVER_POOL_DEVICE_DEFAULT", "pinned": "MR_DRIVER_POOL_PINNED_DEFAULT",
+             "managed": "MR_DRIVER_POOL_MANAGED_DEFAULT"}
+    pairs += [(f"DRIVER_POOLS[{name!r}]", value, pools[name])
+              for name, value in _context.DRIVER_POOLS.items()]
+    pairs += [(f"REQUIREMENTS[{name!r}]", value, f"MR_REQUIRE_{name.upper()}")
+              for name, value in _context.REQUIREMENTS.items()]
+    return pairs
+
+
+def test_enum_constants_match_the_headers():
+    """SpecSource.origin's SPEC_* names, the pool kinds, the driver pools
+    and the requirement flags the package uses have the C enum members'
+    and macros' values: a static assertion each, so that a mismatch (or a
+    member renamed in C) fails to compile with a message naming it."""
+    lines = ["#include <mrctx/mrctx.h>"]
+    for python_name, value, c_name in _enum_constants():
+        lines.append(f'_Static_assert({c_name} == {value}, "{python_name} is {value}, '
+                     f'{c_name} is not");')
+    lines += ["int main(void) { return 0; }"]
+    _compile_and_run("\n".join(lines) + "\n")
