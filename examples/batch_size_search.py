@@ -58,13 +58,13 @@ def measure(ctx: mrctx.Context, model: torch.nn.Module, optimizer: torch.optim.O
     ctx.trim("memory")
     ctx.reset_peak("memory")
     mrctx.reset_driver_pool_peak("device", device)
-    entry = ctx.stats("memory")["current_bytes"]  # the weights and the optimizer's state
+    entry = ctx.stats("memory").current_bytes  # the weights and the optimizer's state
     with ctx.scope(f"batch {batch}") as scope:
         step(model, optimizer, batch, width)
         torch.cuda.synchronize()
-    return {"batch": batch, "peak_bytes": ctx.stats("memory")["peak_bytes"],
+    return {"batch": batch, "peak_bytes": ctx.stats("memory").peak_bytes,
             "scope_peak_bytes": scope.result.peak_bytes, "entry_bytes": entry,
-            "pool_used_high": mrctx.driver_pool_info("device", device)["used_high"]}
+            "pool_used_high": mrctx.driver_pool_info("device", device).used_high}
 
 
 def main() -> int:

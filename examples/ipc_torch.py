@@ -71,7 +71,7 @@ def main() -> int:
     del tensor
     buf.release()  # after the child's release: the driver's rule
     pool.synchronize(0)  # the free done on its stream, not only queued
-    used = pool.pool_info()["used_bytes"]
+    used = pool.pool_info().used_bytes
     pool.close()
     ok = (reply.get("values_match") is True and doubled and worker.exitcode == 0 and used == 0)
     print(json.dumps({"example": "ipc_torch", "ok": ok, "elements": args.elements,

@@ -115,7 +115,7 @@ def train(args: argparse.Namespace) -> int:
     mrctx.write_snapshot(snapshot_path(out, rank))
     with ctx.get_resource(TAG, device) as resource:
         print(f"rank {rank}: device {device}, {TAG}={resource.describe()}: "
-              f"{ctx.stats(TAG, device)['peak_bytes'] >> 20} MiB at peak", flush=True)
+              f"{ctx.stats(TAG, device).peak_bytes >> 20} MiB at peak", flush=True)
     dist.barrier()  # every snapshot written before rank 0 reads them
     status = merge_and_report(out, world_size, args.check) if rank == 0 else 0
     dist.destroy_process_group()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import dataclasses
 import json
 import sys
 
@@ -66,7 +67,7 @@ def main() -> None:
             source = ctx.source(tag, 0)
             specs[f"{ctx.library}/{tag}"] = {
                 "spec": ctx.describe(tag, 0), "origin": source.origin, "where": source.where,
-                "stats": ctx.stats(tag)}
+                "stats": dataclasses.asdict(ctx.stats(tag))}
     print(json.dumps({"script": "two_libraries", "steps": args.steps, "tags": specs},
                      sort_keys=True), flush=True)
 

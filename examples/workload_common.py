@@ -29,6 +29,7 @@ calls, the longest call and the calls over 10 us.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -86,7 +87,7 @@ def torch_peaks(allocator: str, ctx: Optional[mrctx.Context], device: int) -> di
         return mrctx_peaks(ctx, device)
     if allocator == CONTROL:
         control = mrctx.torch.control_stats()
-        return {"peak_reserved_bytes": mrctx.driver_pool_info("device", device)["reserved_high"],
+        return {"peak_reserved_bytes": mrctx.driver_pool_info("device", device).reserved_high,
                 "peak_used_bytes": control["peak_live_bytes"], "control_stats": control}
     import torch
     return {"peak_reserved_bytes": torch.cuda.max_memory_reserved(device),
@@ -139,15 +140,15 @@ class StepCounters:
         if self.source in ("cache", "tag"):
             assert self.ctx is not None
             tag = self.ctx.stats(TAG, self.device)
-            counts = {"allocs": tag["total_count"],
-                      "frees": tag["total_count"] - tag["current_count"]}
+            counts = {"allocs": tag.total_count,
+                      "frees": tag.total_count - tag.current_count}
             if self.source == "cache":
                 cache = self.ctx.cache_stats(TAG, self.device)
                 counts.update(hits=cache["hits"], misses=cache["misses"],
                               bypassed=cache["bypassed"], cross_stream=cache["cross_stream"],
                               trims=cache["trims"])
             else:
-                counts.update(hits=0, misses=tag["total_count"])
+                counts.update(hits=0, misses=tag.total_count)
             return counts
         if self.source == "control":
             control = mrctx.torch.control_stats()
@@ -235,12 +236,12 @@ def mrctx_peaks(ctx: mrctx.Context, device: int) -> dict[str, Any]:
     framework asked for at once)."""
     pool = mrctx.driver_pool_info("device", device)
     return {
-        "peak_reserved_bytes": pool["reserved_high"],
-        "peak_used_bytes": ctx.stats(TAG)["peak_bytes"],
-        "pool_used_high_bytes": pool["used_high"],
+        "peak_reserved_bytes": pool.reserved_high,
+        "peak_used_bytes": ctx.stats(TAG).peak_bytes,
+        "pool_used_high_bytes": pool.used_high,
         "spec": ctx.describe(TAG, device),
         "spec_origin": ctx.source(TAG, device).origin,
-        "tag_stats": ctx.stats(TAG),
+        "tag_stats": dataclasses.asdict(ctx.stats(TAG)),
     }
 
 

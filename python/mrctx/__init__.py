@@ -11,7 +11,7 @@ an environment variable, without a rebuild::
     ptr = temp.allocate(1 << 20, stream=stream_handle)
     ...
     temp.deallocate(ptr, 1 << 20, stream=stream_handle)
-    print(ctx.stats("temp")["peak_bytes"])
+    print(ctx.stats("temp").peak_bytes)
 
 Framework hooks route a framework's allocations to a tag: mrctx.torch,
 mrctx.cupy, mrctx.numba (a Numba EMM plugin) and mrctx.cuda_core (a
@@ -52,6 +52,7 @@ from ._context import (
     resolve,
     version,
 )
+from ._results import PoolInfo, Stats
 from ._scopes import Scope, ScopeRecord, ScopeStats, profiler
 from .buffer import Buffer
 from .ipc import SharedBuffer, SharedPool, import_pool, imported_pools
@@ -100,6 +101,7 @@ __all__ = [
     "NoDeviceError",
     "NoDriverError",
     "OutOfMemoryError",
+    "PoolInfo",
     "Props",
     "Resource",
     "Scope",
@@ -109,6 +111,7 @@ __all__ = [
     "SharedPool",
     "Source",
     "StateError",
+    "Stats",
     "TagError",
     "UnsupportedError",
     "current_device",

@@ -5,12 +5,14 @@ from __future__ import annotations
 import ctypes
 import sys
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union
+from typing import (IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union,
+                    overload)
 
 from . import _check, _forksafe, _lib, _scopes
 from ._errors import (ClosedError, InvalidArgumentError, NoDeviceError, TagError, check,
                       failure)
 from ._lib import sized, text
+from ._results import PoolInfo, Stats
 
 if TYPE_CHECKING:  # ipc imports this module
     from .ipc import SharedPool  # noqa: F401
@@ -81,24 +83,25 @@ def device_memory(device: Optional[int] = None) -> DeviceMemory:
     return DeviceMemory(free.value, total.value)
 
 
-def _pool_info_dict(info: _lib.PoolInfo) -> dict[str, int | bool | str]:
-    return {
-        "kind": _lib.pool_kind_name(info.kind),
-        "device": info.device,
-        "is_default": bool(info.is_default),
-        "is_current": bool(info.is_current),
-        "release_threshold": info.release_threshold,
-        "reserved_bytes": info.reserved_bytes,
-        "reserved_high": info.reserved_high,
-        "used_bytes": info.used_bytes,
-        "used_high": info.used_high,
-    }
+def _pool_info(info: _lib.PoolInfo) -> PoolInfo:
+    return PoolInfo(
+        kind=_lib.pool_kind_name(info.kind),
+        device=info.device,
+        is_default=bool(info.is_default),
+        is_current=bool(info.is_current),
+        release_threshold=info.release_threshold,
+        reserved_bytes=info.reserved_bytes,
+        reserved_high=info.reserved_high,
+        used_bytes=info.used_bytes,
+        used_high=info.used_high,
+    )
 
 
-def driver_pool_info(which: str = "device", device: int = 0) -> dict[str, int | bool | str]:
+def driver_pool_info(which: str = "device", device: int = 0) -> PoolInfo:
     """One of the driver's pools as mrctx reports it: ``which`` is "device"
     (the device's current pool), "device_default", "pinned" or "managed".
-    ``reserved_high`` is the most backing memory the pool has held."""
+    ``reserved_high`` is the most backing memory the pool has held. A
+    PoolInfo; its dict access (``info["used_bytes"]``) is deprecated."""
     if not isinstance(which, str):
         raise _check._type_error("driver_pool_info", "which", "a str", which)
     if which not in DRIVER_POOLS:
@@ -108,7 +111,7 @@ def driver_pool_info(which: str = "device", device: int = 0) -> dict[str, int | 
     info = sized(_lib.PoolInfo)
     check(_lib.lib().mr_driver_pool_get_info(DRIVER_POOLS[which], device, ctypes.byref(info)),
            f"mrctx: driver pool {which!r} of device {device}: ")
-    return _pool_info_dict(info)
+    return _pool_info(info)
 
 
 def reset_driver_pool_peak(which: str = "device", device: int = 0) -> None:
@@ -297,7 +300,7 @@ class Resource:
         status = _lib.lib().mr_resource_trim(self.handle)
         self._ok(status)
 
-    def pool_info(self) -> dict[str, int | bool | str]:
+    def pool_info(self) -> PoolInfo:
         """The driver pool this resource allocates from now (see
         driver_pool_info): its own, or that of the first pool-backed
         resource down its chain of upstreams (a context's tags are wrapped
@@ -307,7 +310,7 @@ class Resource:
         mr = self.handle
         while mr:
             if library.mr_pool_resource_get_info(mr, ctypes.byref(info)) == 0:
-                return _pool_info_dict(info)
+                return _pool_info(info)
             mr = library.mr_resource_upstream(mr)
         raise InvalidArgumentError(f"mrctx: {self._what}: {self.describe()} allocates from no "
                                    "driver pool")
@@ -635,18 +638,18 @@ class Context:
 
     # ---- statistics ---------------------------------------------------------
 
-    def _raw_stats(self, index: int, device: int) -> dict[str, int]:
+    def _raw_stats(self, index: int, device: int) -> Stats:
         """The C library's statistics of one tag on one device (or -1)."""
         stats = sized(_lib.Stats)
         check(_lib.lib().mr_context_get_stats(self.handle, index, device, ctypes.byref(stats)),
                f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
-        return {field: int(getattr(stats, field)) for field in _lib.STATS_FIELDS}
+        return Stats(**{field: int(getattr(stats, field)) for field in _lib.STATS_FIELDS})
 
     def _raw_reset_peak(self, index: int, device: int) -> None:
         check(_lib.lib().mr_context_reset_peak(self.handle, index, device),
             f"mrctx: library {self._library!r} tag {self._tags[index]!r}: ")
 
-    def _stats(self, index: int, device: int) -> dict[str, int]:
+    def _stats(self, index: int, device: int) -> Stats:
         """As _raw_stats, with the peaks that scopes' resets took away
         (summed over devices for -1, as the C library sums them)."""
         if not self._scopes.has_floors():
@@ -656,8 +659,8 @@ class Context:
         for d in devices:
             one = self._scopes.adjusted((index, d), self._raw_stats(index, d))
             for field in _lib.STATS_FIELDS:
-                total[field] += one[field]
-        return total
+                total[field] += getattr(one, field)
+        return Stats(**total)
 
     def _slots(self, who: str, tag: object, device: object) -> list[tuple[int, int]]:
         """The (tag, device) pairs ``tag`` (None: every tag; a name, an
@@ -684,7 +687,7 @@ class Context:
         """Set the peaks (``peak_bytes``, ``peak_count``) of ``tag`` (None:
         every tag; or a list of tags) on ``device`` (-1: every device) to
         what is live now, so that stats() says the most held at once from
-        here on: reset, run one step, read ``stats(tag)["peak_bytes"]``, as
+        here on: reset, run one step, read ``stats(tag).peak_bytes``, as
         ``torch.cuda.reset_peak_memory_stats`` is used. Current, total and
         failed counts are untouched. Safe while other threads allocate
         (mr_context_reset_peak); open scopes keep their own peaks."""
@@ -744,12 +747,23 @@ class Context:
         """Forget the records of finished scopes (open ones go on)."""
         self._scopes.clear()
 
-    def stats(self, tag: Optional[TagKey] = None, device: int = -1) -> dict:
-        """Per-tag statistics: for one tag ``{"current_bytes": ..., "peak_bytes":
-        ..., ...}``; without ``tag`` a dict of those by tag name. ``device``
-        -1 sums over devices. Always on; the C library reads them without a
-        lock. The peaks are the most held at once since the context was made
-        or since the last reset_peak() (scopes' own resets do not count)."""
+    @overload
+    def stats(self, tag: None = None, device: int = -1) -> dict[str, Stats]: ...
+
+    @overload
+    def stats(self, tag: TagKey, device: int = -1) -> Stats: ...
+
+    def stats(self, tag: Optional[TagKey] = None,
+              device: int = -1) -> Union[Stats, dict[str, Stats]]:
+        """Per-tag statistics: for one tag a Stats (``current_bytes``,
+        ``peak_bytes``, ``total_bytes``, ``current_count``, ``peak_count``,
+        ``total_count``, ``failed_count``); without ``tag`` a dict of those
+        by tag name. ``device`` -1 sums over devices. Always on; the C
+        library reads them without a lock. The peaks are the most held at
+        once since the context was made or since the last reset_peak()
+        (scopes' own resets do not count). A Stats still reads as the dict
+        0.2 returned (``s["peak_bytes"]``, ``dict(s)``); that is
+        deprecated, and goes in the release after next."""
         device = _check.integer("Context.stats", "device", device)
         if device != -1:
             self._device(device, "Context.stats")

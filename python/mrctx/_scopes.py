@@ -21,6 +21,7 @@ print_scopes() and clear_scopes() are the API.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import weakref
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 
 from . import _check, _forksafe
 from ._errors import ClosedError
+from ._results import Stats
 
 Slot = tuple[int, int]  # (tag index, device)
 
@@ -80,7 +82,7 @@ class _Frame:
     def __init__(self, name: str, slots: list[Slot]):
         self.name = name
         self.slots = slots
-        self.entry: dict[Slot, dict[str, int]] = {}
+        self.entry: dict[Slot, Stats] = {}
         self.saved: dict[Slot, list[int]] = {slot: [0, 0] for slot in slots}
 
 
@@ -111,7 +113,7 @@ class Scopes:
             raise ClosedError("mrctx: the scope's context is gone")
         return ctx
 
-    def _read(self, slot: Slot) -> dict[str, int]:
+    def _read(self, slot: Slot) -> Stats:
         return self._context()._raw_stats(slot[0], slot[1])
 
     def _reset(self, slot: Slot) -> None:
@@ -119,12 +121,12 @@ class Scopes:
 
     # ---- peaks that resets take away ---------------------------------------
 
-    def _take(self, slot: Slot, keep_floor: bool) -> dict[str, int]:
+    def _take(self, slot: Slot, keep_floor: bool) -> Stats:
         """Read `slot` before its peak is reset: every open scope covering
         it keeps the peak (and the context's floor, unless the reset is the
         caller's own). The caller holds the lock."""
         stats = self._read(slot)
-        peak = (stats["peak_bytes"], stats["peak_count"])
+        peak = (stats.peak_bytes, stats.peak_count)
         for frame in self._open:
             if slot in frame.saved:
                 _raise_to(frame.saved[slot], *peak)
@@ -132,16 +134,14 @@ class Scopes:
             _raise_to(self._floors.setdefault(slot, [0, 0]), *peak)
         return stats
 
-    def adjusted(self, slot: Slot, stats: dict[str, int]) -> dict[str, int]:
+    def adjusted(self, slot: Slot, stats: Stats) -> Stats:
         """`stats` of `slot` with the peaks scopes' resets took away."""
         with self._lock:
             floor = self._floors.get(slot)
             if floor is None:
                 return stats
-            stats = dict(stats)
-            stats["peak_bytes"] = max(stats["peak_bytes"], floor[0])
-            stats["peak_count"] = max(stats["peak_count"], floor[1])
-            return stats
+            return dataclasses.replace(stats, peak_bytes=max(stats.peak_bytes, floor[0]),
+                                       peak_count=max(stats.peak_count, floor[1]))
 
     def has_floors(self) -> bool:
         with self._lock:
@@ -176,14 +176,14 @@ class Scopes:
                 for slot in frame.slots:
                     now = self._read(slot)
                     entry = frame.entry[slot]
-                    peak_bytes = max(now["peak_bytes"], frame.saved[slot][0])
-                    peak_count = max(now["peak_count"], frame.saved[slot][1])
-                    totals["allocated_bytes"] += now["total_bytes"] - entry["total_bytes"]
-                    totals["allocations"] += now["total_count"] - entry["total_count"]
-                    totals["net_bytes"] += now["current_bytes"] - entry["current_bytes"]
-                    totals["peak_bytes"] += max(0, peak_bytes - entry["current_bytes"])
-                    totals["peak_count"] += max(0, peak_count - entry["current_count"])
-                    totals["failed"] += now["failed_count"] - entry["failed_count"]
+                    peak_bytes = max(now.peak_bytes, frame.saved[slot][0])
+                    peak_count = max(now.peak_count, frame.saved[slot][1])
+                    totals["allocated_bytes"] += now.total_bytes - entry.total_bytes
+                    totals["allocations"] += now.total_count - entry.total_count
+                    totals["net_bytes"] += now.current_bytes - entry.current_bytes
+                    totals["peak_bytes"] += max(0, peak_bytes - entry.current_bytes)
+                    totals["peak_count"] += max(0, peak_count - entry.current_count)
+                    totals["failed"] += now.failed_count - entry.failed_count
             finally:
                 self._open.remove(frame)
             tags = tuple(dict.fromkeys(self._tags[tag] for tag, _ in frame.slots))

@@ -11,7 +11,7 @@ On the client::
     mrctx.dask.register(client, "etl", {"device": "cache(device)", "pinned": "pinned"},
                         env_var="ETL_MEMORY", cupy="device")
     ...
-    mrctx.dask.stats(client)        # {worker address: {"device": {...}, ...}}
+    mrctx.dask.stats(client)        # {worker address: {"etl": {"device": Stats, ...}}}
     print(mrctx.dask.snapshots_text(client))   # every worker, one table
 
 In a task, ``mrctx.dask.context("etl")`` is the worker's context. Each
@@ -121,7 +121,7 @@ def _worker_stats(library: Optional[str]) -> dict:
 
 def stats(client: Any, library: Optional[str] = None) -> dict[str, dict]:
     """Every worker's per-tag statistics, gathered with ``client.run``:
-    ``{worker address: {library: {tag: {"current_bytes": ..., ...}}}}``
+    ``{worker address: {library: {tag: mrctx.Stats}}}``
     (each tag summed over its devices), for every library the plugin made
     there, or only ``library``."""
     return client.run(_worker_stats, library)

@@ -429,17 +429,17 @@ def _tag_stats(ctx: Context, index: int, device: int) -> dict[str, Any]:
         cache = None
     cached_bytes = cache["cached_bytes"] if cache else 0
     cached_blocks = cache["cached_blocks"] if cache else 0
-    nbytes = _stat(s["current_bytes"], s["peak_bytes"], s["total_bytes"],
-                   s["total_bytes"] - s["current_bytes"])
-    count = _stat(s["current_count"], s["peak_count"], s["total_count"],
-                  s["total_count"] - s["current_count"])
+    nbytes = _stat(s.current_bytes, s.peak_bytes, s.total_bytes,
+                   s.total_bytes - s.current_bytes)
+    count = _stat(s.current_count, s.peak_count, s.total_count,
+                  s.total_count - s.current_count)
     # Reserved: what is handed out and what the tag's cache keeps. Its peak
     # is not kept by mrctx: the larger of the two it is at least.
-    reserved = s["current_bytes"] + cached_bytes
-    reserved_bytes = _stat(reserved, max(s["peak_bytes"], reserved),
-                           s["total_bytes"] if cache is None else 0, 0)
-    segments = s["current_count"] + cached_blocks
-    segment = _stat(segments, max(s["peak_count"], segments), 0, 0)
+    reserved = s.current_bytes + cached_bytes
+    reserved_bytes = _stat(reserved, max(s.peak_bytes, reserved),
+                           s.total_bytes if cache is None else 0, 0)
+    segments = s.current_count + cached_blocks
+    segment = _stat(segments, max(s.peak_count, segments), 0, 0)
 
     def pools(all_: dict[str, int]) -> dict[str, dict[str, int]]:
         # mrctx has no small and large pools: everything is under "all".

@@ -85,6 +85,25 @@ def test_pool_information(library_name):
         mrctx.driver_pool_info("nope", 0)
 
 
+def test_pool_info_is_typed(library_name):
+    """pool_info() and driver_pool_info() give a frozen mrctx.PoolInfo,
+    which still reads as the dict of 0.2 (deprecated)."""
+    with mrctx.Context(library_name, {"d": "device"}) as ctx:
+        resource = ctx.get_resource("d", 1)
+        ptr = resource.allocate(8 << 20)
+        info = resource.pool_info()
+        assert isinstance(info, mrctx.PoolInfo)
+        assert (info.kind, info.device, info.is_current) == ("device", 1, True)
+        assert info.used_bytes >= 8 << 20 and info.reserved_high >= info.used_high >= 8 << 20
+        assert repr(info).startswith("PoolInfo(kind='device', device=1, ")
+        driver = mrctx.driver_pool_info("device", 1)
+        assert isinstance(driver, mrctx.PoolInfo) and driver.reserved_high >= 8 << 20
+        assert dict(info) == {f: getattr(info, f) for f in info.keys()} == info
+        assert info["kind"] == "device"
+        resource.deallocate(ptr, 8 << 20)
+        resource.synchronize()
+
+
 def test_streams_and_injected_failures(library_name, fake):
     """Blocks freed on a stream are reused at once on it (the per-thread
     default stream here); a driver failure is a DriverError naming it."""

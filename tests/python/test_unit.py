@@ -46,6 +46,37 @@ def test_host_tags_allocate_and_count(library_name):
         ctx.trim("cached")
 
 
+def test_stats_are_typed_and_still_read_as_the_old_dict(library_name):
+    """stats() gives a frozen, typed mrctx.Stats read by attribute; the
+    dict access of 0.2 still works for one release (deprecated)."""
+    import dataclasses
+
+    with mrctx.Context(library_name, {"t": "host"}) as ctx:
+        resource = ctx.get_resource("t")
+        ptr = resource.allocate(1000)
+        s = ctx.stats("t")
+        assert isinstance(s, mrctx.Stats)
+        assert (s.current_bytes, s.current_count, s.peak_bytes) == (1000, 1, 1000)
+        assert s.failed_count == 0
+        assert repr(s).startswith("Stats(current_bytes=1000, peak_bytes=1000, ")
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            s.peak_bytes = 0
+        assert isinstance(ctx.stats()["t"], mrctx.Stats)
+        old = {"current_bytes": 1000, "peak_bytes": 1000, "total_bytes": 1000,
+               "current_count": 1, "peak_count": 1, "total_count": 1, "failed_count": 0}
+        assert s == old and old == s and dict(s) == old and dataclasses.asdict(s) == old
+        assert s != {**old, "failed_count": 1}
+        assert s["peak_bytes"] == 1000 and s.get("peak_bytes") == 1000 and s.get("nope") is None
+        assert "peak_bytes" in s and "nope" not in s and len(s) == 7
+        assert list(s.keys()) == list(old) and list(s.values()) == list(old.values())
+        assert dict(s.items()) == old and list(s) == list(old)
+        with pytest.raises(KeyError):
+            s["nope"]
+        assert s == ctx.stats("t") and hash(s) == hash(ctx.stats("t"))
+        resource.deallocate(ptr, 1000)
+        assert s != ctx.stats("t")
+
+
 def test_size_zero_and_live_bytes(library_name):
     with mrctx.Context(library_name, {"t": "host"}) as ctx:
         resource = ctx.get_resource("t")
