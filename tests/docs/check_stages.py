@@ -3,8 +3,9 @@
 
     check_stages.py ROOT
 
-A stage of .ci/run is a comment line starting "# N." or "# Nb." (1, 1b,
-2, ...). README.md must say "all N stages", N in words or digits.
+A stage of .ci/run is a comment line starting "# N." or "# N" and a
+letter (1, 1b, 1c, 2, ...). README.md must say "all N stages", N in words
+or digits.
 """
 import os
 import re
@@ -20,7 +21,7 @@ def main():
         return 2
     root = sys.argv[1]
     with open(os.path.join(root, ".ci", "run"), encoding="utf-8") as f:
-        stages = re.findall(r"^# (\d+b?)\. ", f.read(), re.M)
+        stages = re.findall(r"^# (\d+[a-z]?)\. ", f.read(), re.M)
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
         said = re.findall(r"all\s+(\w+)\s+stages", f.read())
     wanted = {str(len(stages))} | ({WORDS[len(stages)]} if len(stages) < len(WORDS) else set())
