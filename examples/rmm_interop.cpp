@@ -40,7 +40,8 @@
 // whatever the order).
 #include <mrctx/mrctx.hpp>
 
-static_assert(cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::device_accessible>);
+static_assert(
+    cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::device_accessible>);
 
 namespace {
 
@@ -50,9 +51,11 @@ int fail(const char *what) {
 }
 
 // A cudf-style function: rmm's resource reference for what it returns.
-rmm::device_buffer make_ones(std::size_t bytes, rmm::cuda_stream_view stream, rmm::device_async_resource_ref mr) {
+rmm::device_buffer make_ones(std::size_t bytes, rmm::cuda_stream_view stream,
+                             rmm::device_async_resource_ref mr) {
   rmm::device_buffer out(bytes, stream, mr);
-  if (cudaMemsetAsync(out.data(), 1, bytes, stream.value()) != cudaSuccess) throw std::runtime_error("memset");
+  if (cudaMemsetAsync(out.data(), 1, bytes, stream.value()) != cudaSuccess)
+    throw std::runtime_error("memset");
   return out;
 }
 
@@ -86,10 +89,12 @@ int main() {
       std::vector<unsigned char> host(bytes);
       cudaMemcpyAsync(host.data(), ones.data(), bytes, cudaMemcpyDeviceToHost, stream.value());
       stream.synchronize();
-      if (host[0] != 1 || host[bytes - 1] != 1) return fail("the buffer's contents did not come back");
+      if (host[0] != 1 || host[bytes - 1] != 1)
+        return fail("the buffer's contents did not come back");
     } // both freed on the stream, to the tag
     mr_stats f = ctx.stats(FRAMES);
-    if (f.total_count != 2 || f.current_bytes != 0) return fail("the buffers did not come from the frames tag");
+    if (f.total_count != 2 || f.current_bytes != 0)
+      return fail("the buffers did not come from the frames tag");
 
     // A tag as rmm's current device resource: rmm keeps a copy of the
     // adaptor until it is replaced, so put the previous one back before the
@@ -99,7 +104,8 @@ int main() {
     { rmm::device_buffer by_default(bytes, stream.view()); }
     rmm::mr::set_current_device_resource(std::move(previous));
     stream.synchronize();
-    if (ctx.stats(SCRATCH).total_count != 1) return fail("rmm's default did not come from the scratch tag");
+    if (ctx.stats(SCRATCH).total_count != 1)
+      return fail("rmm's default did not come from the scratch tag");
 
     // A host tag is refused where device memory is promised.
     mrctx::context host_ctx({"imgproc", {{"frames", "host"}, {"scratch", "host"}}});

@@ -47,13 +47,11 @@ typedef enum mr_stats_peak {
 /** Counts what is allocated through it (mr_stats_resource_get reads it),
  * with sharded peaks: mr_stats_resource_create_peak(upstream,
  * MR_STATS_PEAK_SHARDED, out). */
-MR_NODISCARD MR_API mr_status mr_stats_resource_create(mr_resource *upstream,
-                                          mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_stats_resource_create(mr_resource *upstream, mr_resource **out);
 /** stats(UP, peak=...): the same with a chosen way of keeping peaks. Any
  * other `peak` is MR_ERR_INVALID_ARGUMENT. */
 MR_NODISCARD MR_API mr_status mr_stats_resource_create_peak(mr_resource *upstream,
-                                                            mr_stats_peak peak,
-                                                            mr_resource **out);
+                                                            mr_stats_peak peak, mr_resource **out);
 /** OUT: *stats (set stats->size first, or use mr_stats_init). */
 MR_NODISCARD MR_API mr_status mr_stats_resource_get(const mr_resource *mr, mr_stats *stats);
 /** Set the peaks (peak_bytes and peak_count) to what is live now, so that
@@ -78,8 +76,8 @@ MR_NODISCARD MR_API mr_status mr_stats_resource_reset_peak(mr_resource *mr);
  * allocating threads up; the file is complete once mr_log_resource_flush
  * returns, the resource is destroyed, or the process exits (exit(), return
  * from main, the last thread ending) with the log still live. */
-MR_NODISCARD MR_API mr_status mr_log_resource_create(mr_resource *upstream,
-                                        const char *path, mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_log_resource_create(mr_resource *upstream, const char *path,
+                                                     mr_resource **out);
 /** Write everything logged so far to the file and flush it. */
 MR_NODISCARD MR_API mr_status mr_log_resource_flush(mr_resource *mr);
 
@@ -89,7 +87,7 @@ MR_NODISCARD MR_API mr_status mr_log_resource_flush(mr_resource *mr);
  * MR_ERR_OUT_OF_MEMORY. Counted in requested bytes. `limit` has no default:
  * 0 refuses every allocation (a tag switched off). */
 MR_NODISCARD MR_API mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit,
-                                          mr_resource **out);
+                                                       mr_resource **out);
 /** OUT: bytes in use through the limit now. */
 MR_NODISCARD MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used);
 
@@ -102,8 +100,8 @@ MR_NODISCARD MR_API mr_status mr_limit_resource_used(const mr_resource *mr, size
 
 /** `alignment`: a power of two, at most MR_ALIGN_MAX_ALIGNMENT; otherwise
  * (0 included: there is no default) MR_ERR_INVALID_ARGUMENT. */
-MR_NODISCARD MR_API mr_status mr_align_resource_create(mr_resource *upstream,
-                                          size_t alignment, mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_align_resource_create(mr_resource *upstream, size_t alignment,
+                                                       mr_resource **out);
 
 /* ---- arena(UP, chunk=SIZE): bump allocation for temporaries -------------- */
 
@@ -117,7 +115,7 @@ MR_NODISCARD MR_API mr_status mr_align_resource_create(mr_resource *upstream,
  * shows that stream got past the frees. Requests larger than a chunk go
  * straight upstream. Destroying the arena returns every chunk. */
 MR_NODISCARD MR_API mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk,
-                                          mr_resource **out);
+                                                       mr_resource **out);
 
 /* ---- fixed(UP, block=SIZE, count=N): fixed-size blocks ------------------- */
 
@@ -133,7 +131,7 @@ MR_NODISCARD MR_API mr_status mr_arena_resource_create(mr_resource *upstream, si
  * larger ones go upstream. Blocks are reused in stream order as arena
  * chunks are. */
 MR_NODISCARD MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block,
-                                          size_t count, mr_resource **out);
+                                                       size_t count, mr_resource **out);
 
 /* ---- bin(UP, min=SIZE, max=SIZE, count=N): size classes ------------------ */
 
@@ -148,9 +146,8 @@ MR_NODISCARD MR_API mr_status mr_fixed_resource_create(mr_resource *upstream, si
 /** Power-of-two size classes from `min` to `max` (powers of two, 256 <= min
  * <= max, at most 48 classes), each a fixed(UP, block=class, count=N), so
  * every class takes its blocks at creation; larger requests go to UP. */
-MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size_t min,
-                                        size_t max, size_t count,
-                                        mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max,
+                                                     size_t count, mr_resource **out);
 
 /* ---- retry(UP, attempts=N): recover from transient out-of-memory --------- */
 
@@ -160,8 +157,8 @@ MR_NODISCARD MR_API mr_status mr_bin_resource_create(mr_resource *upstream, size
  * `attempt` counts from 1. Runs on the allocating thread, with no mrctx lock
  * held.
  */
-typedef bool (*mr_oom_handler)(void *user, mr_resource *mr, size_t bytes,
-                               mr_stream stream, int attempt);
+typedef bool (*mr_oom_handler)(void *user, mr_resource *mr, size_t bytes, mr_stream stream,
+                               int attempt);
 
 /** The process-wide handler used by retry resources that have none of their
  * own (those built from specs). NULL removes it. */
@@ -177,15 +174,15 @@ MR_API void mr_set_oom_handler(mr_oom_handler handler, void *user);
  * MR_RETRY_DEFAULT_ATTEMPTS; negative is MR_ERR_INVALID_ARGUMENT). The
  * description leaves the default count out: "retry(device)". */
 MR_NODISCARD MR_API mr_status mr_retry_resource_create(mr_resource *upstream, int attempts,
-                                          mr_oom_handler handler, void *user,
-                                          mr_resource **out);
+                                                       mr_oom_handler handler, void *user,
+                                                       mr_resource **out);
 
 /* ---- track(UP, stacks=N): find leaks, and who allocated ---------------- */
 
 /** Filled by the library; `size` says how many bytes of it are valid (read
  * a field only if it lies within). */
 typedef struct mr_track_record {
-  size_t size; /**< sizeof(mr_track_record) as the library sees it */
+  size_t size;       /**< sizeof(mr_track_record) as the library sees it */
   void *ptr;         /**< the allocation */
   size_t bytes;      /**< its size, as allocated */
   size_t alignment;  /**< its alignment, as allocated */
@@ -208,8 +205,7 @@ typedef struct mr_track_record {
 /** Records every live allocation. On destroy, reports outstanding ones to
  * stderr (one line each). The same as mr_track_resource_create_stacks
  * with stacks 0. */
-MR_NODISCARD MR_API mr_status mr_track_resource_create(mr_resource *upstream,
-                                          mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_track_resource_create(mr_resource *upstream, mr_resource **out);
 
 /** track(UP, stacks=N): with `stacks` > 0, also the call site of each live
  * allocation: the `stacks` innermost frames of the allocating thread
@@ -220,15 +216,15 @@ MR_NODISCARD MR_API mr_status mr_track_resource_create(mr_resource *upstream,
  * (-Wl,--export-dynamic) to be named, else they show as file+offset for
  * addr2line. 0: no stacks, nothing captured. More than
  * MR_TRACK_MAX_STACKS is MR_ERR_INVALID_ARGUMENT. */
-MR_NODISCARD MR_API mr_status mr_track_resource_create_stacks(mr_resource *upstream,
-                                                              size_t stacks,
+MR_NODISCARD MR_API mr_status mr_track_resource_create_stacks(mr_resource *upstream, size_t stacks,
                                                               mr_resource **out);
 /** Call `fn` for each live allocation (under the tracker's lock: `fn` must
  * not allocate from this resource, nor create, release or trim resources,
  * nor fork: a fork waits for the lock). OUT: *count, may be NULL. */
-MR_NODISCARD MR_API mr_status mr_track_resource_foreach(
-    const mr_resource *mr, void (*fn)(void *user, const mr_track_record *rec),
-    void *user, size_t *count);
+MR_NODISCARD MR_API mr_status mr_track_resource_foreach(const mr_resource *mr,
+                                                        void (*fn)(void *user,
+                                                                   const mr_track_record *rec),
+                                                        void *user, size_t *count);
 /** Print the outstanding allocations, one line each (and under it, with
  * stacks, one line per frame: "    at NAME+0xOFF (OBJECT)"), and a total
  * line. */
@@ -262,9 +258,8 @@ MR_API const char *mr_track_describe_frame(const void *frame, char *buf, size_t 
  * where they could go back (idle segments; 0: no cap, and the description
  * leaves it out: "cache(device)"). mr_resource_trim() gives back every
  * idle segment. */
-MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream,
-                                          size_t max_cached,
-                                          mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached,
+                                                       mr_resource **out);
 
 /** What a cache has done and holds now (mr_cache_resource_get_stats). */
 typedef struct mr_cache_stats {
@@ -281,7 +276,7 @@ typedef struct mr_cache_stats {
 
 /** OUT: *stats (set stats->size first). */
 MR_NODISCARD MR_API mr_status mr_cache_resource_get_stats(const mr_resource *mr,
-                                             mr_cache_stats *stats);
+                                                          mr_cache_stats *stats);
 
 MR_EXTERN_C_END
 

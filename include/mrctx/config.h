@@ -40,7 +40,7 @@ MR_EXTERN_C_BEGIN
  * here: tags exist only in a context. On a bad spec: MR_ERR_CONFIG, and
  * mr_last_error() quotes the text and points at the column. */
 MR_NODISCARD MR_API mr_status mr_resource_from_spec(const char *spec, int device,
-                                       mr_resource **out);
+                                                    mr_resource **out);
 
 /** The arguments of one spec call, as a factory sees them. */
 typedef struct mr_spec_args mr_spec_args;
@@ -55,21 +55,19 @@ typedef struct mr_spec_args mr_spec_args;
  * fail with that status and message. Other statuses become MR_ERR_CONFIG,
  * except MR_ERR_OUT_OF_MEMORY and MR_ERR_DRIVER, which are kept.
  */
-typedef mr_status (*mr_factory_fn)(void *user, const mr_spec_args *args,
-                                   mr_resource **out);
+typedef mr_status (*mr_factory_fn)(void *user, const mr_spec_args *args, mr_resource **out);
 
 /** Add a resource name to the process-wide registry. Names are letters,
  * digits and '_', starting with a letter; a name already registered
  * (built-in or not) is refused with MR_ERR_INVALID_ARGUMENT. Register before
  * the contexts that use the name are created. Thread-safe. */
 MR_NODISCARD MR_API mr_status mr_register_factory(const char *name, mr_factory_fn factory,
-                                     void *user);
+                                                  void *user);
 
 /** Call `fn` for each registered name, in sorted order. `fn` runs with the
  * registry locked: it must not call mr_register_factory, nor create,
  * release or trim resources, nor fork (a fork waits for the lock). */
-MR_API void mr_factory_foreach(void (*fn)(void *user, const char *name),
-                               void *user);
+MR_API void mr_factory_foreach(void (*fn)(void *user, const char *name), void *user);
 
 /** The device the spec is being resolved for. */
 MR_API int mr_spec_args_device(const mr_spec_args *args);
@@ -84,7 +82,7 @@ MR_API size_t mr_spec_args_positional_count(const mr_spec_args *args);
  * reference the factory owns (release it once the constructor has taken its
  * own). A missing argument is MR_ERR_CONFIG. */
 MR_NODISCARD MR_API mr_status mr_spec_args_upstream(const mr_spec_args *args, size_t index,
-                                       mr_resource **out);
+                                                    mr_resource **out);
 
 /** True if `key` was given. */
 MR_API bool mr_spec_args_has(const mr_spec_args *args, const char *key);
@@ -95,34 +93,34 @@ MR_API bool mr_spec_args_has(const mr_spec_args *args, const char *key);
  * ("chunk=64"), except for a key named "alignment" or ending in
  * "_alignment". */
 MR_NODISCARD MR_API mr_status mr_spec_args_size(const mr_spec_args *args, const char *key,
-                                   uint64_t fallback, uint64_t *out);
+                                                uint64_t fallback, uint64_t *out);
 
 /** `key` as a non-negative whole number; `fallback` if absent. */
 MR_NODISCARD MR_API mr_status mr_spec_args_uint(const mr_spec_args *args, const char *key,
-                                   uint64_t fallback, uint64_t *out);
+                                                uint64_t fallback, uint64_t *out);
 
 /** `key` as a word (letters, digits, and . / _ - + : ~) or a double-quoted
  * string; `fallback` if absent. *out lives as long as `args`. Any bare
  * value reads as a word, numbers and sizes included. */
 MR_NODISCARD MR_API mr_status mr_spec_args_word(const mr_spec_args *args, const char *key,
-                                   const char *fallback, const char **out);
+                                                const char *fallback, const char **out);
 
 /** `key` as one of `choices` (NULL-terminated); OUT: its index. Absent:
  * `fallback`. Anything else is an error that lists the choices. */
 MR_NODISCARD MR_API mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
-                                     const char *const *choices, int fallback,
-                                     int *out);
+                                                  const char *const *choices, int fallback,
+                                                  int *out);
 
 /** `key` given as a nested spec (key=arena(device)); resolved like a
  * positional argument. Absent: MR_OK and *out NULL. */
 MR_NODISCARD MR_API mr_status mr_spec_args_spec(const mr_spec_args *args, const char *key,
-                                   mr_resource **out);
+                                                mr_resource **out);
 
 /** Fail with MR_ERR_CONFIG pointing at argument `key` (or the call itself if
  * `key` is NULL or absent), with a printf-style reason; the message names
  * the source and starts "name: reason". */
-MR_API mr_status mr_spec_args_error(const mr_spec_args *args, const char *key,
-                                    const char *format, ...)
+MR_API mr_status mr_spec_args_error(const mr_spec_args *args, const char *key, const char *format,
+                                    ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif

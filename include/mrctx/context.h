@@ -60,15 +60,15 @@ typedef struct mr_tag {
 /** What mr_context_create builds: the library's tags and where overrides
  * come from. */
 typedef struct mr_context_desc {
-  size_t size;           /**< sizeof(mr_context_desc): required */
-  const char *library;   /**< the library's name, for messages and statistics */
-  const mr_tag *tags;    /**< tag_count entries, copied at creation */
-  size_t tag_count;      /**< entries in `tags` */
-  const char *env_var;   /**< optional: variable holding overrides */
+  size_t size;             /**< sizeof(mr_context_desc): required */
+  const char *library;     /**< the library's name, for messages and statistics */
+  const mr_tag *tags;      /**< tag_count entries, copied at creation */
+  size_t tag_count;        /**< entries in `tags` */
+  const char *env_var;     /**< optional: variable holding overrides */
   const char *config_file; /**< optional: file of overrides; an error only if
                                 named and missing */
-  const char *overrides; /**< optional: the application's override text */
-  uint32_t flags;        /**< 0, or MR_CONTEXT_DESCRIBE_ONLY */
+  const char *overrides;   /**< optional: the application's override text */
+  uint32_t flags;          /**< 0, or MR_CONTEXT_DESCRIBE_ONLY */
   /** optional: what each tag's memory must be, tag_count entries parallel
    * to `tags` (entry i for tag i), each 0 or MR_REQUIRE_* flags ORed
    * together; NULL: nothing is required. Checked at creation for every
@@ -111,8 +111,7 @@ typedef struct mr_context_desc {
  * source fails with MR_ERR_CONFIG; mr_last_error() quotes the text, names
  * its source (variable, file and line, override, default) and points at the
  * column. */
-MR_NODISCARD MR_API mr_status mr_context_create(const mr_context_desc *desc,
-                                   mr_context **ctx);
+MR_NODISCARD MR_API mr_status mr_context_create(const mr_context_desc *desc, mr_context **ctx);
 
 /** Destroy a context and release its resources. Memory allocated through it
  * must have been freed. NULL is ignored. */
@@ -124,8 +123,7 @@ MR_API void mr_context_destroy(mr_context *ctx);
 MR_API mr_resource *mr_context_get_mr(const mr_context *ctx, int tag);
 
 /** The resource for `tag` on `device`. NULL for an invalid tag or device. */
-MR_API mr_resource *mr_context_get_mr_on(const mr_context *ctx, int tag,
-                                         int device);
+MR_API mr_resource *mr_context_get_mr_on(const mr_context *ctx, int tag, int device);
 
 #ifndef MRCTX_NO_SHORT_NAMES
 /** The allocation-site call: the resource for `tag` on the current device. */
@@ -156,11 +154,11 @@ MR_API const char *mr_spec_origin_name(mr_spec_origin origin);
 
 /** Where one tag's spec on one device came from (mr_context_get_source). */
 typedef struct mr_spec_source {
-  size_t size;       /**< sizeof(mr_spec_source): set it before the call */
+  size_t size;           /**< sizeof(mr_spec_source): set it before the call */
   mr_spec_origin origin; /**< which source */
-  const char *where; /**< the variable's or file's name; "" otherwise */
-  int line;          /**< 1-based line in the source text */
-  const char *spec;  /**< the spec text as written */
+  const char *where;     /**< the variable's or file's name; "" otherwise */
+  int line;              /**< 1-based line in the source text */
+  const char *spec;      /**< the spec text as written */
   /** MR_OK, or MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE when the spec could not
    * be built for want of a driver or device: the tag's resource on this
    * device then fails every allocation with that status and `reason`. */
@@ -170,15 +168,15 @@ typedef struct mr_spec_source {
 
 /** OUT: *source for tag on device (set source->size first; on return it says
  * how many bytes were filled); its strings live as long as the context. */
-MR_NODISCARD MR_API mr_status mr_context_get_source(const mr_context *ctx, int tag,
-                                       int device, mr_spec_source *source);
+MR_NODISCARD MR_API mr_status mr_context_get_source(const mr_context *ctx, int tag, int device,
+                                                    mr_spec_source *source);
 
 /** An override entry for a device the context does not have (`tag@N` with N
  * past the visible devices): checked like any entry, then ignored. */
 typedef struct mr_ignored_entry {
-  size_t size; /**< sizeof(mr_ignored_entry): set it before the call */
-  const char *tag; /**< the tag it names */
-  int device;      /**< the device it names */
+  size_t size;                  /**< sizeof(mr_ignored_entry): set it before the call */
+  const char *tag;              /**< the tag it names */
+  int device;                   /**< the device it names */
   const mr_spec_source *source; /**< where it was written; status is MR_OK.
                                      Owned by the context. */
 } mr_ignored_entry;
@@ -189,12 +187,12 @@ MR_API size_t mr_context_ignored_count(const mr_context *ctx);
 /** OUT: *entry, the index-th ignored entry (in source order, lowest source
  * first; set entry->size first); its strings live as long as the context. */
 MR_NODISCARD MR_API mr_status mr_context_get_ignored(const mr_context *ctx, size_t index,
-                                        mr_ignored_entry *entry);
+                                                     mr_ignored_entry *entry);
 
 /** Per-tag statistics, always on. `device` -1 sums over devices.
  * OUT: *stats (set stats->size first, or use mr_stats_init). */
-MR_NODISCARD MR_API mr_status mr_context_get_stats(const mr_context *ctx, int tag,
-                                      int device, mr_stats *stats);
+MR_NODISCARD MR_API mr_status mr_context_get_stats(const mr_context *ctx, int tag, int device,
+                                                   mr_stats *stats);
 
 /** Set the peaks of `tag` on `device` to what is live now, so that
  * peak_bytes and peak_count say the most held at once from here on (a

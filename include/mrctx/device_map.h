@@ -40,12 +40,12 @@ MR_API mr_resource *mr_device_map_get(mr_device_map *map, int device);
 /** Put `mr` in `device`'s slot (the map takes a reference). OUT: *previous,
  * the resource that was there, with its reference now the caller's (NULL if
  * the slot was still unset); pass NULL to release it instead. */
-MR_NODISCARD MR_API mr_status mr_device_map_set(mr_device_map *map, int device,
-                                   mr_resource *mr, mr_resource **previous);
+MR_NODISCARD MR_API mr_status mr_device_map_set(mr_device_map *map, int device, mr_resource *mr,
+                                                mr_resource **previous);
 
 /** Put the initial resource back. OUT: *previous as for set. */
 MR_NODISCARD MR_API mr_status mr_device_map_reset(mr_device_map *map, int device,
-                                     mr_resource **previous);
+                                                  mr_resource **previous);
 
 /* ---- the process-wide map ------------------------------------------------ */
 
@@ -55,15 +55,14 @@ MR_API mr_resource *mr_get_current_device_resource(void);
 MR_API mr_resource *mr_get_per_device_resource(int device);
 /** Set the current device's resource. OUT: *previous as above. */
 MR_NODISCARD MR_API mr_status mr_set_current_device_resource(mr_resource *mr,
-                                                mr_resource **previous);
+                                                             mr_resource **previous);
 /** Set `device`'s resource. OUT: *previous as above. */
 MR_NODISCARD MR_API mr_status mr_set_per_device_resource(int device, mr_resource *mr,
-                                            mr_resource **previous);
+                                                         mr_resource **previous);
 /** Put the current device's initial resource back. OUT: *previous. */
 MR_NODISCARD MR_API mr_status mr_reset_current_device_resource(mr_resource **previous);
 /** Put `device`'s initial resource back. OUT: *previous. */
-MR_NODISCARD MR_API mr_status mr_reset_per_device_resource(int device,
-                                              mr_resource **previous);
+MR_NODISCARD MR_API mr_status mr_reset_per_device_resource(int device, mr_resource **previous);
 
 MR_EXTERN_C_END
 

@@ -65,7 +65,7 @@ MR_API int mr_current_device(void);
 
 /** What the driver says about a device (mr_device_get_info). */
 typedef struct mr_device_info {
-  size_t size; /**< sizeof(mr_device_info): set it before the call */
+  size_t size;                      /**< sizeof(mr_device_info): set it before the call */
   int device;                       /**< the device's ordinal */
   char name[256];                   /**< its name, such as "NVIDIA H200" */
   uint64_t total_memory;            /**< its memory, in bytes */
@@ -104,20 +104,20 @@ MR_API const char *mr_pool_kind_name(mr_pool_kind kind);
 
 /** The driver's pools mrctx reports on. */
 typedef enum mr_driver_pool {
-  MR_DRIVER_POOL_DEVICE_CURRENT = 0, /**< cuMemGetMemPool(device) */
-  MR_DRIVER_POOL_DEVICE_DEFAULT = 1, /**< cuMemGetDefaultMemPool(device) */
-  MR_DRIVER_POOL_PINNED_DEFAULT = 2, /**< the host-pinned default pool */
-  MR_DRIVER_POOL_MANAGED_DEFAULT = 3,/**< the managed default pool */
+  MR_DRIVER_POOL_DEVICE_CURRENT = 0,  /**< cuMemGetMemPool(device) */
+  MR_DRIVER_POOL_DEVICE_DEFAULT = 1,  /**< cuMemGetDefaultMemPool(device) */
+  MR_DRIVER_POOL_PINNED_DEFAULT = 2,  /**< the host-pinned default pool */
+  MR_DRIVER_POOL_MANAGED_DEFAULT = 3, /**< the managed default pool */
 } mr_driver_pool;
 
 /** A driver pool's settings and use (mr_driver_pool_get_info,
  * mr_pool_resource_get_info). */
 typedef struct mr_pool_info {
-  size_t size; /**< sizeof(mr_pool_info): set it before the call */
-  mr_pool_kind kind; /**< what memory it holds */
-  int device;      /**< the pool's device, -1 for host and managed pools */
-  bool is_default; /**< it is its location's default pool */
-  bool is_current; /**< it is its location's current pool */
+  size_t size;                /**< sizeof(mr_pool_info): set it before the call */
+  mr_pool_kind kind;          /**< what memory it holds */
+  int device;                 /**< the pool's device, -1 for host and managed pools */
+  bool is_default;            /**< it is its location's default pool */
+  bool is_current;            /**< it is its location's current pool */
   uint64_t release_threshold; /**< UINT64_MAX: keeps everything */
   uint64_t reserved_bytes;    /**< backing memory the pool holds now */
   uint64_t reserved_high;     /**< most it has held */
@@ -129,13 +129,12 @@ typedef struct mr_pool_info {
  * pinned and managed default pools, except to pick a context). Reading the
  * information never changes the pool. */
 MR_NODISCARD MR_API mr_status mr_driver_pool_get_info(mr_driver_pool which, int device,
-                                         mr_pool_info *info);
+                                                      mr_pool_info *info);
 
 /** OUT: *info about the pool a pool-backed resource (device, device_default,
  * pinned, managed, pool) allocates from now. MR_ERR_INVALID_ARGUMENT for any
  * other resource. */
-MR_NODISCARD MR_API mr_status mr_pool_resource_get_info(const mr_resource *mr,
-                                           mr_pool_info *info);
+MR_NODISCARD MR_API mr_status mr_pool_resource_get_info(const mr_resource *mr, mr_pool_info *info);
 
 /** Reset the reserved and used high-water marks (reserved_high,
  * used_high of mr_pool_info) of one of the driver's pools for `device` to
@@ -216,8 +215,7 @@ static inline void mr_pool_desc_init(mr_pool_desc *desc, mr_pool_kind kind) {
 /** Device tags' default: the device's current pool. */
 MR_NODISCARD MR_API mr_status mr_device_resource_create(int device, mr_resource **out);
 /** The device's default pool, even if the application set another. */
-MR_NODISCARD MR_API mr_status mr_device_default_resource_create(int device,
-                                                   mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_device_default_resource_create(int device, mr_resource **out);
 /** The host-pinned default pool. */
 MR_NODISCARD MR_API mr_status mr_pinned_resource_create(int device, mr_resource **out);
 /** The managed default pool. */
@@ -225,15 +223,13 @@ MR_NODISCARD MR_API mr_status mr_managed_resource_create(int device, mr_resource
 /** A new pool owned by the resource; destroyed with it (the driver frees the
  * pool once its last allocation is freed). */
 MR_NODISCARD MR_API mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc,
-                                         mr_resource **out);
+                                                      mr_resource **out);
 /** Synchronous legacy allocation: cuMemAlloc / cuMemFree. */
 MR_NODISCARD MR_API mr_status mr_sync_device_resource_create(int device, mr_resource **out);
 /** cuMemHostAlloc (portable, device-mapped) / cuMemFreeHost. */
-MR_NODISCARD MR_API mr_status mr_sync_pinned_resource_create(int device,
-                                                mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_sync_pinned_resource_create(int device, mr_resource **out);
 /** cuMemAllocManaged (attach global) / cuMemFree. */
-MR_NODISCARD MR_API mr_status mr_sync_managed_resource_create(int device,
-                                                 mr_resource **out);
+MR_NODISCARD MR_API mr_status mr_sync_managed_resource_create(int device, mr_resource **out);
 
 MR_EXTERN_C_END
 

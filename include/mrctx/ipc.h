@@ -56,24 +56,24 @@ MR_EXTERN_C_BEGIN
 /** What a process needs besides the descriptor to import a pool: plain
  * bytes, the same on both sides of a socket on one host. */
 typedef struct mr_ipc_pool_data {
-  uint32_t magic;                 /**< MR_IPC_MAGIC */
-  uint32_t version;               /**< 1 */
-  uint64_t pool_id;               /**< chosen when the pool was created */
-  unsigned char device_uuid[16];  /**< the pool's device (its CUDA UUID) */
-  int32_t kind;                   /**< mr_pool_kind: MR_POOL_DEVICE */
-  int32_t exporter_device;        /**< the device's ordinal in the exporter */
-  int64_t exporter_pid;           /**< the exporting process */
-  unsigned char reserved[16];     /**< zero */
+  uint32_t magic;                /**< MR_IPC_MAGIC */
+  uint32_t version;              /**< 1 */
+  uint64_t pool_id;              /**< chosen when the pool was created */
+  unsigned char device_uuid[16]; /**< the pool's device (its CUDA UUID) */
+  int32_t kind;                  /**< mr_pool_kind: MR_POOL_DEVICE */
+  int32_t exporter_device;       /**< the device's ordinal in the exporter */
+  int64_t exporter_pid;          /**< the exporting process */
+  unsigned char reserved[16];    /**< zero */
 } mr_ipc_pool_data;
 
 /** One exported block: plain bytes (the driver's 64 bytes of export data,
  * the pool it belongs to and its size). */
 typedef struct mr_ipc_ptr {
-  unsigned char data[64]; /**< the driver's CUmemPoolPtrExportData */
-  uint64_t pool_id;       /**< the pool's mr_ipc_pool_data.pool_id */
-  uint64_t bytes;         /**< the block's size, to free it with */
-  uint32_t magic;         /**< MR_IPC_MAGIC */
-  uint32_t version;       /**< 1 */
+  unsigned char data[64];    /**< the driver's CUmemPoolPtrExportData */
+  uint64_t pool_id;          /**< the pool's mr_ipc_pool_data.pool_id */
+  uint64_t bytes;            /**< the block's size, to free it with */
+  uint32_t magic;            /**< MR_IPC_MAGIC */
+  uint32_t version;          /**< 1 */
   unsigned char reserved[8]; /**< zero */
 } mr_ipc_ptr;
 
@@ -113,8 +113,7 @@ MR_NODISCARD MR_API mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_
 /** Send `bytes` of `payload` (at least 1) over the connected Unix socket
  * `socket`, with the descriptor `fd` attached (SCM_RIGHTS) unless fd is
  * -1. The caller keeps `fd`. Interrupted writes (EINTR) are retried. */
-MR_NODISCARD MR_API mr_status mr_ipc_send(int socket, int fd, const void *payload,
-                                          size_t bytes);
+MR_NODISCARD MR_API mr_status mr_ipc_send(int socket, int fd, const void *payload, size_t bytes);
 
 /** Receive exactly `bytes` of payload from `socket` (one mr_ipc_send), and
  * the descriptor sent with it into *fd (the caller closes it), or -1 in
@@ -122,8 +121,7 @@ MR_NODISCARD MR_API mr_status mr_ipc_send(int socket, int fd, const void *payloa
  * closed and refused. MR_ERR_INVALID_ARGUMENT, saying which, when the peer
  * closed the socket, the message is short, or a descriptor was expected
  * and none came. EINTR is retried. */
-MR_NODISCARD MR_API mr_status mr_ipc_receive(int socket, int *fd, void *payload,
-                                             size_t bytes);
+MR_NODISCARD MR_API mr_status mr_ipc_receive(int socket, int *fd, void *payload, size_t bytes);
 
 /** mr_ipc_pool_export, then mr_ipc_send of the descriptor and the data. */
 MR_NODISCARD MR_API mr_status mr_ipc_pool_send(int socket, const mr_resource *mr);

@@ -106,8 +106,7 @@ inline void check_allocation(mr_status status) {
 
 // The operations of a resource, shared by resource_ref and resource, both
 // of which say which mr_resource they mean through get().
-template <class Derived>
-class resource_operations {
+template <class Derived> class resource_operations {
 public:
   // Stream-ordered, as mr_allocate: usable by work ordered after this call
   // on `stream`. Alignment 0 is 256 bytes. Size 0 gives nullptr. Throws
@@ -294,15 +293,13 @@ public:
   // The resource for `tag` (an int or an enum, scoped or not) on the calling
   // thread's current device: ctx_get_mr. Throws mrctx::error for a tag the
   // context does not have or a moved-from context.
-  template <class Tag>
-  resource_ref get(Tag tag) const {
+  template <class Tag> resource_ref get(Tag tag) const {
     return found(mr_context_get_mr(ctx_, index(tag)), index(tag));
   }
 
   // The resource for `tag` on `device`. Throws mrctx::error
   // (MR_ERR_NO_DEVICE for a device the context has no slot for).
-  template <class Tag>
-  resource_ref get_on(Tag tag, int device) const {
+  template <class Tag> resource_ref get_on(Tag tag, int device) const {
     return found(mr_context_get_mr_on(ctx_, index(tag), device), index(tag));
   }
 
@@ -311,18 +308,17 @@ public:
   int device_count() const noexcept { return mr_context_device_count(ctx_); }
 
   // The tag's name. Throws mrctx::error for a tag the context does not have.
-  template <class Tag>
-  const char *tag_name(Tag tag) const {
+  template <class Tag> const char *tag_name(Tag tag) const {
     const char *name = mr_context_tag_name(ctx_, index(tag));
     if (name == nullptr)
-      throw error(mr_error(MR_ERR_INVALID_ARGUMENT, "%s: tag %d does not exist (the context has %zu tags)",
-                           library(), index(tag), tag_count()));
+      throw error(mr_error(MR_ERR_INVALID_ARGUMENT,
+                           "%s: tag %d does not exist (the context has %zu tags)", library(),
+                           index(tag), tag_count()));
     return name;
   }
 
   // The tag's statistics on `device`, or summed over devices (-1).
-  template <class Tag>
-  mr_stats stats(Tag tag, int device = -1) const {
+  template <class Tag> mr_stats stats(Tag tag, int device = -1) const {
     mr_stats s;
     mr_stats_init(&s);
     check(mr_context_get_stats(ctx_, index(tag), device, &s));
@@ -331,8 +327,7 @@ public:
 
   // Where the tag's spec on `device` came from; its strings live as long as
   // the context.
-  template <class Tag>
-  mr_spec_source source(Tag tag, int device) const {
+  template <class Tag> mr_spec_source source(Tag tag, int device) const {
     mr_spec_source s{};
     s.size = sizeof s;
     check(mr_context_get_source(ctx_, index(tag), device, &s));
@@ -343,10 +338,11 @@ public:
   void print_stats(std::FILE *out) const { check(mr_context_print_stats(ctx_, out)); }
 
 private:
-  static const char *optional(const std::string &s) noexcept { return s.empty() ? nullptr : s.c_str(); }
+  static const char *optional(const std::string &s) noexcept {
+    return s.empty() ? nullptr : s.c_str();
+  }
 
-  template <class Tag>
-  static int index(Tag tag) noexcept {
+  template <class Tag> static int index(Tag tag) noexcept {
     static_assert(std::is_integral<Tag>::value || std::is_enum<Tag>::value,
                   "a tag is an int or an enum value");
     return static_cast<int>(tag);
@@ -418,10 +414,7 @@ public:
   ~buffer() { free_quietly(); }
 
   void *data() const noexcept { return data_; }
-  template <class T>
-  T *data_as() const noexcept {
-    return static_cast<T *>(data_);
-  }
+  template <class T> T *data_as() const noexcept { return static_cast<T *>(data_); }
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
   std::size_t alignment() const noexcept { return alignment_; }
@@ -442,7 +435,8 @@ public:
     resource mr = std::move(mr_);
     void *data = std::exchange(data_, nullptr);
     std::size_t bytes = std::exchange(size_, 0);
-    if (mr) mr.deallocate(data, bytes, std::exchange(alignment_, 0), std::exchange(stream_, nullptr));
+    if (mr)
+      mr.deallocate(data, bytes, std::exchange(alignment_, 0), std::exchange(stream_, nullptr));
   }
 
 private:
@@ -494,7 +488,8 @@ private:
 #undef MRCTX_DETAIL_CCCL_WANTED
 
 #if !defined(__CUDACC__) && !__has_include(<cuda_runtime_api.h>)
-#error "mrctx::cccl_resource: CCCL's cuda::mr needs the CUDA toolkit's headers (cuda_runtime_api.h) on the include path; define MRCTX_NO_CCCL to do without it"
+#error \
+    "mrctx::cccl_resource: CCCL's cuda::mr needs the CUDA toolkit's headers (cuda_runtime_api.h) on the include path; define MRCTX_NO_CCCL to do without it"
 #endif
 
 #include <cuda/version>
@@ -507,13 +502,15 @@ private:
 //        allocate_sync/deallocate_sync are synchronous (NVIDIA/cccl#5313)
 #if CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION == 0
 #ifndef LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE
-#error "mrctx::cccl_resource: CCCL 3.0 (CUDA 13.0) defines cuda::mr only with LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE defined before any CCCL header (on the command line); or define MRCTX_NO_CCCL to do without it"
+#error \
+    "mrctx::cccl_resource: CCCL 3.0 (CUDA 13.0) defines cuda::mr only with LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE defined before any CCCL header (on the command line); or define MRCTX_NO_CCCL to do without it"
 #endif
 #define MRCTX_CCCL_SPELLING 300
 #elif CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION >= 1
 #define MRCTX_CCCL_SPELLING 301
 #else
-#error "mrctx::cccl_resource is written for CCCL 3.0 (CUDA 13.0) and CCCL 3.1 to 3.x, and this CCCL is neither; define MRCTX_NO_CCCL to do without it"
+#error \
+    "mrctx::cccl_resource is written for CCCL 3.0 (CUDA 13.0) and CCCL 3.1 to 3.x, and this CCCL is neither; define MRCTX_NO_CCCL to do without it"
 #endif
 
 #include <cuda/memory_resource>
@@ -550,11 +547,11 @@ constexpr bool has_property_v = std::disjunction<std::is_same<Property, Properti
 // compare equal when they wrap the same mrctx resource, so memory from one
 // may be freed through another. As thread-safe as the resource (every
 // built-in one is).
-template <class... Properties>
-class cccl_resource {
-  static_assert(sizeof...(Properties) > 0 &&
-                    ((detail::has_property_v<Properties, cuda::mr::device_accessible, cuda::mr::host_accessible>) && ...),
-                "mrctx::cccl_resource takes cuda::mr::device_accessible and/or cuda::mr::host_accessible");
+template <class... Properties> class cccl_resource {
+  static_assert(
+      sizeof...(Properties) > 0 && ((detail::has_property_v<Properties, cuda::mr::device_accessible,
+                                                            cuda::mr::host_accessible>)&&...),
+      "mrctx::cccl_resource takes cuda::mr::device_accessible and/or cuda::mr::host_accessible");
 
 public:
   // Throws mrctx::error (MR_ERR_INVALID_ARGUMENT) when the resource's memory
@@ -562,9 +559,11 @@ public:
   explicit cccl_resource(resource_ref mr) : mr_(mr) {
     mr_resource_props props = mr.props();
     const char *missing = nullptr;
-    if (detail::has_property_v<cuda::mr::device_accessible, Properties...> && !props.device_accessible)
+    if (detail::has_property_v<cuda::mr::device_accessible, Properties...> &&
+        !props.device_accessible)
       missing = "device";
-    else if (detail::has_property_v<cuda::mr::host_accessible, Properties...> && !props.host_accessible)
+    else if (detail::has_property_v<cuda::mr::host_accessible, Properties...> &&
+             !props.host_accessible)
       missing = "host";
     if (missing != nullptr)
       throw error(mr_error(MR_ERR_INVALID_ARGUMENT,
@@ -575,7 +574,8 @@ public:
 #if MRCTX_CCCL_SPELLING == 300
   // Memory usable by anyone on return (mr_allocate_sync). Throws
   // mrctx::bad_alloc.
-  void *allocate(std::size_t bytes, std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) {
+  void *allocate(std::size_t bytes,
+                 std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) {
     return mr_.allocate_sync(bytes, alignment);
   }
 
@@ -593,7 +593,8 @@ public:
   }
 
   // Stream-ordered on `stream` (mr_deallocate). Not thrown, as deallocate.
-  void deallocate_async(void *ptr, std::size_t bytes, std::size_t alignment, cuda::stream_ref stream) noexcept {
+  void deallocate_async(void *ptr, std::size_t bytes, std::size_t alignment,
+                        cuda::stream_ref stream) noexcept {
     static_cast<void>(mr_deallocate(mr_.get(), ptr, bytes, alignment, stream.get()));
   }
 #else
@@ -613,7 +614,8 @@ public:
 
   // Memory usable by anyone on return (mr_allocate_sync). Throws
   // mrctx::bad_alloc.
-  void *allocate_sync(std::size_t bytes, std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) {
+  void *allocate_sync(std::size_t bytes,
+                      std::size_t alignment = cuda::mr::default_cuda_malloc_alignment) {
     return mr_.allocate_sync(bytes, alignment);
   }
 
@@ -627,11 +629,16 @@ public:
 
   resource_ref ref() const noexcept { return mr_; }
 
-  friend bool operator==(const cccl_resource &a, const cccl_resource &b) noexcept { return a.mr_ == b.mr_; }
-  friend bool operator!=(const cccl_resource &a, const cccl_resource &b) noexcept { return a.mr_ != b.mr_; }
+  friend bool operator==(const cccl_resource &a, const cccl_resource &b) noexcept {
+    return a.mr_ == b.mr_;
+  }
+  friend bool operator!=(const cccl_resource &a, const cccl_resource &b) noexcept {
+    return a.mr_ != b.mr_;
+  }
 
   // CCCL's stateless properties: present exactly for Properties.
-  template <class Property, std::enable_if_t<detail::has_property_v<Property, Properties...>, int> = 0>
+  template <class Property,
+            std::enable_if_t<detail::has_property_v<Property, Properties...>, int> = 0>
   friend void get_property(const cccl_resource &, Property) noexcept {}
 
 private:
@@ -643,7 +650,8 @@ using device_accessible_resource = cccl_resource<cuda::mr::device_accessible>;
 // Memory the host may use: host, pinned and managed tags.
 using host_accessible_resource = cccl_resource<cuda::mr::host_accessible>;
 // Memory both may use: pinned and managed tags.
-using host_device_accessible_resource = cccl_resource<cuda::mr::host_accessible, cuda::mr::device_accessible>;
+using host_device_accessible_resource =
+    cccl_resource<cuda::mr::host_accessible, cuda::mr::device_accessible>;
 
 } // namespace mrctx
 

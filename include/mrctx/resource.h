@@ -50,14 +50,14 @@ MR_API const char *mr_memory_kind_name(mr_memory_kind kind);
 /** What a resource's memory is and how it behaves (mr_resource_get_props;
  * given to mr_resource_create). */
 typedef struct mr_resource_props {
-  size_t size;            /**< sizeof(mr_resource_props): set it before a call
+  size_t size;             /**< sizeof(mr_resource_props): set it before a call
                                that reads or fills the struct */
-  mr_memory_kind kind;    /**< what memory it is */
-  int device;             /**< the device the memory lives on, or -1 (host,
+  mr_memory_kind kind;     /**< what memory it is */
+  int device;              /**< the device the memory lives on, or -1 (host,
                                pinned, managed without a preferred device) */
-  bool host_accessible;   /**< the host may dereference the memory */
-  bool device_accessible; /**< kernels may dereference the memory */
-  bool stream_ordered;    /**< deallocate honours the stream; if false, the
+  bool host_accessible;    /**< the host may dereference the memory */
+  bool device_accessible;  /**< kernels may dereference the memory */
+  bool stream_ordered;     /**< deallocate honours the stream; if false, the
                                memory is freed (and may be reused) at once */
   size_t native_alignment; /**< largest alignment the methods serve directly;
                                 0 = any power of two. Larger requests are
@@ -83,20 +83,16 @@ typedef struct mr_resource_ops {
 
   /** @{ */
   /** Required. Stream-ordered allocation and deallocation. */
-  mr_status (*allocate)(void *self, size_t bytes, size_t alignment,
-                        mr_stream stream, void **ptr);
-  mr_status (*deallocate)(void *self, void *ptr, size_t bytes,
-                          size_t alignment, mr_stream stream);
+  mr_status (*allocate)(void *self, size_t bytes, size_t alignment, mr_stream stream, void **ptr);
+  mr_status (*deallocate)(void *self, void *ptr, size_t bytes, size_t alignment, mr_stream stream);
   /** @} */
 
   /** @{ */
   /** Optional. Synchronous forms: memory usable by anyone on return; freed
    * after all prior work. When NULL the core allocates on the legacy default
    * stream and synchronizes it (and, to free, synchronizes first). */
-  mr_status (*allocate_sync)(void *self, size_t bytes, size_t alignment,
-                             void **ptr);
-  mr_status (*deallocate_sync)(void *self, void *ptr, size_t bytes,
-                               size_t alignment);
+  mr_status (*allocate_sync)(void *self, size_t bytes, size_t alignment, void **ptr);
+  mr_status (*deallocate_sync)(void *self, void *ptr, size_t bytes, size_t alignment);
   /** @} */
 
   /** Optional. Wait until `stream` (NULL: the legacy default stream) has
@@ -124,8 +120,7 @@ typedef struct mr_resource_ops {
  * still owns it. The new resource has one reference, the caller's.
  */
 MR_NODISCARD MR_API mr_status mr_resource_create(const mr_resource_ops *ops, void *state,
-                                    const mr_resource_props *props,
-                                    mr_resource **out);
+                                                 const mr_resource_props *props, mr_resource **out);
 
 /** Take another reference. Returns `mr`. NULL is ignored. */
 MR_API mr_resource *mr_resource_retain(mr_resource *mr);
@@ -140,22 +135,22 @@ MR_API void mr_resource_release(mr_resource *mr);
  * `stream`. OUT: *ptr, NULL on failure and for size 0.
  */
 MR_NODISCARD MR_API mr_status mr_allocate(mr_resource *mr, size_t bytes, size_t alignment,
-                             mr_stream stream, void **ptr);
+                                          mr_stream stream, void **ptr);
 
 /** Free memory from mr_allocate on this resource, with the same bytes and
  * alignment, stream-ordered on `stream`. NULL is a no-op. */
 MR_NODISCARD MR_API mr_status mr_deallocate(mr_resource *mr, void *ptr, size_t bytes,
-                               size_t alignment, mr_stream stream);
+                                            size_t alignment, mr_stream stream);
 
 /** Allocate with no stream: the memory is usable by any stream or the host on
  * return. OUT: *ptr, NULL on failure and for size 0. */
-MR_NODISCARD MR_API mr_status mr_allocate_sync(mr_resource *mr, size_t bytes,
-                                  size_t alignment, void **ptr);
+MR_NODISCARD MR_API mr_status mr_allocate_sync(mr_resource *mr, size_t bytes, size_t alignment,
+                                               void **ptr);
 
 /** Free with no stream, after all prior work on the legacy default stream
  * (and so every blocking stream) has finished. NULL is a no-op. */
 MR_NODISCARD MR_API mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes,
-                                    size_t alignment);
+                                                 size_t alignment);
 
 /** Wait until `stream` has finished (nothing to do for host resources). */
 MR_NODISCARD MR_API mr_status mr_resource_synchronize(mr_resource *mr, mr_stream stream);
@@ -167,7 +162,7 @@ MR_NODISCARD MR_API mr_status mr_resource_trim(mr_resource *mr);
 /** The resource's properties. OUT: *props (set props->size first; on return
  * it says how many bytes were filled). */
 MR_NODISCARD MR_API mr_status mr_resource_get_props(const mr_resource *mr,
-                                       mr_resource_props *props);
+                                                    mr_resource_props *props);
 
 /** The resolved spec text, e.g.\ "arena(device, chunk=64MiB)". Never NULL for a
  * valid resource; valid as long as the resource lives. */
@@ -182,8 +177,7 @@ MR_API mr_resource *mr_resource_upstream(const mr_resource *mr);
 
 /** The state passed to mr_resource_create if `mr` was created with `ops`,
  * else NULL: a checked downcast for authors of custom resources. */
-MR_API void *mr_resource_state(const mr_resource *mr,
-                               const mr_resource_ops *ops);
+MR_API void *mr_resource_state(const mr_resource *mr, const mr_resource_ops *ops);
 
 MR_EXTERN_C_END
 

@@ -106,10 +106,10 @@ typedef struct mr_snapshot_info {
   /** With out_of_memory: the library of the allocation that failed (the
    * snapshot's own string, valid while it lives); NULL otherwise. */
   const char *oom_library;
-  const char *oom_tag;   /**< with out_of_memory: its tag; NULL otherwise */
-  int oom_device;        /**< with out_of_memory: its device, else -1 */
-  uint64_t oom_bytes;    /**< with out_of_memory: the size asked for, else 0 */
-  size_t context_count;  /**< the contexts it records */
+  const char *oom_tag;  /**< with out_of_memory: its tag; NULL otherwise */
+  int oom_device;       /**< with out_of_memory: its device, else -1 */
+  uint64_t oom_bytes;   /**< with out_of_memory: the size asked for, else 0 */
+  size_t context_count; /**< the contexts it records */
   /** The host it was taken on (the snapshot's own string); NULL for a
    * file written before snapshots recorded it. */
   const char *host;
@@ -131,20 +131,20 @@ MR_NODISCARD MR_API mr_status mr_snapshot_get_info(const mr_snapshot *snapshot,
  * it over. Owned by the library, valid during the call; `size` says how
  * many bytes of it are valid (read a field only if it lies within). */
 typedef struct mr_snapshot_tag_entry {
-  size_t size;          /**< sizeof(mr_snapshot_tag_entry) as the library sees it */
-  const char *library;  /**< the context's library */
-  const char *tag;      /**< the tag */
-  int device;           /**< the device slot */
-  const char *spec;     /**< the resolved spec text */
+  size_t size;           /**< sizeof(mr_snapshot_tag_entry) as the library sees it */
+  const char *library;   /**< the context's library */
+  const char *tag;       /**< the tag */
+  int device;            /**< the device slot */
+  const char *spec;      /**< the resolved spec text */
   const mr_stats *stats; /**< the tag's statistics on that device */
 } mr_snapshot_tag_entry;
 
 /** Call `fn` for every tag on every device slot of every context the
  * snapshot records, in the snapshot's order (contexts, then tags, then
  * devices). */
-MR_NODISCARD MR_API mr_status mr_snapshot_foreach_tag(
-    const mr_snapshot *snapshot, void (*fn)(void *user, const mr_snapshot_tag_entry *entry),
-    void *user);
+MR_NODISCARD MR_API mr_status
+mr_snapshot_foreach_tag(const mr_snapshot *snapshot,
+                        void (*fn)(void *user, const mr_snapshot_tag_entry *entry), void *user);
 
 /** One of the largest live blocks of a tracked tag on one device, as
  * mr_snapshot_foreach_block hands it over. Owned by the snapshot, valid
@@ -163,15 +163,16 @@ typedef struct mr_snapshot_block {
    * mr_track_describe_frame names it ("function+0xOFF (object)"); NULL
    * where the tracker keeps no stacks. */
   const char *const *frames;
-  size_t frame_count;  /**< the entries of `frames` */
+  size_t frame_count; /**< the entries of `frames` */
 } mr_snapshot_block;
 
 /** Call `fn` for every block the snapshot lists (the largest live blocks
  * of each tracked tag and device), in the snapshot's order: contexts,
  * tags, devices, then largest first. */
-MR_NODISCARD MR_API mr_status mr_snapshot_foreach_block(
-    const mr_snapshot *snapshot, void (*fn)(void *user, const mr_snapshot_block *block),
-    void *user);
+MR_NODISCARD MR_API mr_status mr_snapshot_foreach_block(const mr_snapshot *snapshot,
+                                                        void (*fn)(void *user,
+                                                                   const mr_snapshot_block *block),
+                                                        void *user);
 
 /* ---- several processes ---------------------------------------------------
  *
@@ -197,13 +198,13 @@ MR_NODISCARD MR_API mr_status mr_snapshot_foreach_block(
  * processes, the memory by host, process, device, library and tag, and
  * the totals by host and device. Strings are escaped as
  * mr_snapshot_write_text escapes them. */
-MR_NODISCARD MR_API mr_status mr_snapshot_write_merged_text(
-    const mr_snapshot *const *snapshots, size_t count, FILE *out);
+MR_NODISCARD MR_API mr_status mr_snapshot_write_merged_text(const mr_snapshot *const *snapshots,
+                                                            size_t count, FILE *out);
 
 /** The same view as one JSON object (and a newline): "processes", "rows",
  * "devices" and "total" (docs/observability.md). */
-MR_NODISCARD MR_API mr_status mr_snapshot_write_merged_json(
-    const mr_snapshot *const *snapshots, size_t count, FILE *out);
+MR_NODISCARD MR_API mr_status mr_snapshot_write_merged_json(const mr_snapshot *const *snapshots,
+                                                            size_t count, FILE *out);
 
 /* ---- out of memory -------------------------------------------------------
  *

@@ -36,13 +36,13 @@ MR_EXTERN_C_BEGIN
 
 /** The fields of mr_stats, one list for the struct, the table printer and the
  * JSON writer. X(field, description). Only ever appended. */
-#define MR_STATS_FIELDS(X)                                                     \
-  X(current_bytes, "bytes allocated now")                                      \
-  X(peak_bytes, "most bytes allocated at once")                                \
-  X(total_bytes, "bytes allocated over the lifetime")                          \
-  X(current_count, "allocations live now")                                     \
-  X(peak_count, "most allocations live at once")                               \
-  X(total_count, "allocations made over the lifetime")                         \
+#define MR_STATS_FIELDS(X)                             \
+  X(current_bytes, "bytes allocated now")              \
+  X(peak_bytes, "most bytes allocated at once")        \
+  X(total_bytes, "bytes allocated over the lifetime")  \
+  X(current_count, "allocations live now")             \
+  X(peak_count, "most allocations live at once")       \
+  X(total_count, "allocations made over the lifetime") \
   X(failed_count, "allocations that failed")
 
 /** Allocation statistics: the fields of MR_STATS_FIELDS, each a uint64_t. */

@@ -19,15 +19,15 @@ MR_EXTERN_C_BEGIN
  * X(name, value, description). Values are ABI: never renumber, only append.
  * MR_ERR_STATE is reserved: no call returns it in this version.
  */
-#define MR_STATUS_LIST(X)                                                      \
-  X(MR_OK, 0, "success")                                                       \
-  X(MR_ERR_INVALID_ARGUMENT, 1, "invalid argument")                            \
-  X(MR_ERR_OUT_OF_MEMORY, 2, "out of memory")                                  \
-  X(MR_ERR_NO_DRIVER, 3, "the CUDA driver is not available")                   \
-  X(MR_ERR_NO_DEVICE, 4, "no such CUDA device")                                \
-  X(MR_ERR_UNSUPPORTED, 5, "not supported by this driver or device")           \
-  X(MR_ERR_CONFIG, 6, "invalid memory configuration")                          \
-  X(MR_ERR_DRIVER, 7, "the CUDA driver reported an error")                     \
+#define MR_STATUS_LIST(X)                                            \
+  X(MR_OK, 0, "success")                                             \
+  X(MR_ERR_INVALID_ARGUMENT, 1, "invalid argument")                  \
+  X(MR_ERR_OUT_OF_MEMORY, 2, "out of memory")                        \
+  X(MR_ERR_NO_DRIVER, 3, "the CUDA driver is not available")         \
+  X(MR_ERR_NO_DEVICE, 4, "no such CUDA device")                      \
+  X(MR_ERR_UNSUPPORTED, 5, "not supported by this driver or device") \
+  X(MR_ERR_CONFIG, 6, "invalid memory configuration")                \
+  X(MR_ERR_DRIVER, 7, "the CUDA driver reported an error")           \
   X(MR_ERR_STATE, 8, "not allowed in the current state")
 
 /** The status every fallible call returns: MR_OK, or what went wrong. */

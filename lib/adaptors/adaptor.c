@@ -11,8 +11,7 @@
 #include "adaptors/reuse.h"
 #include "core/nvtx.h"
 
-mr_status mri_adaptor_check(const mr_resource_ops *ops, mr_resource *upstream,
-                            mr_resource **out) {
+mr_status mri_adaptor_check(const mr_resource_ops *ops, mr_resource *upstream, mr_resource **out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: out is NULL", ops->name);
   *out = NULL;
   if (upstream == NULL)

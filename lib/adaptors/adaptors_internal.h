@@ -35,8 +35,8 @@ typedef struct mri_adaptor_head {
   char *description;
 } mri_adaptor_head;
 
-#define MRI_ADAPTOR_STATE(type)                                                           \
-  _Static_assert(offsetof(type, upstream) == offsetof(mri_adaptor_head, upstream) &&      \
+#define MRI_ADAPTOR_STATE(type)                                                              \
+  _Static_assert(offsetof(type, upstream) == offsetof(mri_adaptor_head, upstream) &&         \
                      offsetof(type, description) == offsetof(mri_adaptor_head, description), \
                  #type " must begin with mri_adaptor_head's fields")
 
@@ -55,8 +55,7 @@ typedef enum mri_adaptor_memory {
 /* A constructor's first step: `out` must not be NULL (*out is set NULL),
  * nor `upstream`. MR_ERR_INVALID_ARGUMENT naming the adaptor (ops->name),
  * "arena: upstream is NULL". */
-mr_status mri_adaptor_check(const mr_resource_ops *ops, mr_resource *upstream,
-                            mr_resource **out);
+mr_status mri_adaptor_check(const mr_resource_ops *ops, mr_resource *upstream, mr_resource **out);
 
 /* A zeroed state of `size` bytes whose head holds a new reference to
  * `upstream` and the description, printf'd from `format`. NULL, with

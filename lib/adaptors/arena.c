@@ -47,7 +47,7 @@
 
 typedef struct arena_chunk {
   uintptr_t base;
-  size_t offset;   /* bytes carved so far */
+  size_t offset;       /* bytes carved so far */
   size_t live;         /* allocations not yet freed */
   mri_stream_id owner; /* the stream it carves for while current */
   bool current;
@@ -59,27 +59,25 @@ typedef struct arena_state {
   mr_resource *upstream;
   char *description;
   size_t chunk_size;
-  bool ordered; /* reuse follows streams (events) */
-  int device;   /* for event contexts; -1: the thread's */
-  bool several_streams;  /* chunks went to more than one stream so far */
+  bool ordered;            /* reuse follows streams (events) */
+  int device;              /* for event contexts; -1: the thread's */
+  bool several_streams;    /* chunks went to more than one stream so far */
   mri_stream_id first_key; /* the stream of the first chunk */
   pthread_mutex_t lock;
   mri_fork_lockable lock_fork; /* `lock` across fork() (core/fork.h) */
-  mri_range_index chunks; /* every chunk, by base */
-  size_t releasing;       /* chunks out of the index while trim returns them */
+  mri_range_index chunks;      /* every chunk, by base */
+  size_t releasing;            /* chunks out of the index while trim returns them */
   /* Current chunks (one per stream) and idle ones (live == 0, not current,
    * newest last). Both arrays have room for every chunk, so moving a chunk
    * between them cannot fail. */
   arena_chunk **current, **idle;
   size_t current_count, idle_count, slots;
-  mri_ptrmap *large; /* requests larger than a chunk */
+  mri_ptrmap *large;    /* requests larger than a chunk */
   mri_size_check check; /* MRCTX_DEBUG: the live allocations' sizes */
 } arena_state;
 MRI_ADAPTOR_STATE(arena_state);
 
-static void remove_at(arena_chunk **array, size_t *count, size_t i) {
-  array[i] = array[--*count];
-}
+static void remove_at(arena_chunk **array, size_t *count, size_t i) { array[i] = array[--*count]; }
 
 static arena_chunk *find_current(const arena_state *a, mri_stream_id key, size_t *at) {
   for (size_t i = 0; i < a->current_count; i++) {
@@ -278,8 +276,8 @@ static mr_status release_allocation(arena_state *a, void *ptr, size_t bytes, mr_
     /* Too large for a chunk, or allocated during a capture (whose stream
      * may still be capturing: it must not be asked for its ID). */
     pthread_mutex_unlock(&a->lock);
-    return mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->description, ptr,
-                                      bytes, stream);
+    return mri_passthrough_deallocate(a->large, &a->lock, a->upstream, a->description, ptr, bytes,
+                                      stream);
   }
   mri_stream_id key;
   mr_status st = mri_reuse_key(a->ordered, a->device, stream, a->description, &key, NULL);

@@ -31,7 +31,9 @@ typedef struct bin_state {
 } bin_state;
 MRI_ADAPTOR_STATE(bin_state);
 
-static unsigned log2_size(size_t x) { return (unsigned)(63 - __builtin_clzll((unsigned long long)x)); }
+static unsigned log2_size(size_t x) {
+  return (unsigned)(63 - __builtin_clzll((unsigned long long)x));
+}
 
 /* The class index for 0 < bytes <= max: the smallest class that holds
  * `bytes` (a size between two classes rounds up). Below class_count, since

@@ -87,15 +87,15 @@ static inline unsigned class_of(size_t bytes) {
   return 4u + (e - 10u) * 4u + (unsigned)((t >> (e - 2)) & 3u);
 }
 
-#define CLASS_SIZE_(c)                                                                    \
-  ((c) < 4 ? (size_t)((c) + 1) << 8                                                       \
-           : ((size_t)1 << (10 + ((c) - 4) / 4)) + ((size_t)(((c) - 4) % 4 + 1) << (8 + ((c) - 4) / 4)))
+#define CLASS_SIZE_(c)              \
+  ((c) < 4 ? (size_t)((c) + 1) << 8 \
+           : ((size_t)1 << (10 + ((c)-4) / 4)) + ((size_t)(((c)-4) % 4 + 1) << (8 + ((c)-4) / 4)))
 #define CLASS_SIZES_4_(c) CLASS_SIZE_(c), CLASS_SIZE_(c + 1), CLASS_SIZE_(c + 2), CLASS_SIZE_(c + 3)
 #define CLASS_SIZES_16_(c) \
   CLASS_SIZES_4_(c), CLASS_SIZES_4_(c + 4), CLASS_SIZES_4_(c + 8), CLASS_SIZES_4_(c + 12)
 static const size_t class_sizes[CLASS_COUNT] = {
-    CLASS_SIZES_16_(0), CLASS_SIZES_16_(16), CLASS_SIZES_4_(32), CLASS_SIZES_4_(36),
-    CLASS_SIZES_4_(40),
+    CLASS_SIZES_16_(0), CLASS_SIZES_16_(16), CLASS_SIZES_4_(32),
+    CLASS_SIZES_4_(36), CLASS_SIZES_4_(40),
 };
 _Static_assert(CLASS_SIZE_(4) == 1280 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_SMALL_MAX,
                "the classes step from 1 KiB and end at CACHE_SMALL_MAX");
@@ -134,8 +134,8 @@ typedef struct thread_bin {
   mri_stream_id key;
   bool in_use;
   uint64_t last_use;
-  cache_heap *heap; /* `key`'s heap (a reference) */
-  size_t budget;    /* the most bytes the stacks hold */
+  cache_heap *heap;   /* `key`'s heap (a reference) */
+  size_t budget;      /* the most bytes the stacks hold */
   uint32_t overflows; /* frees that found the stacks full */
   _Atomic size_t bytes;
   _Atomic uint32_t counts[CLASS_COUNT];
@@ -206,10 +206,10 @@ static void flush_slot(cache_state *c, cache_slot *s, bool drop_bins);
 
 /* Visit every heap: `for (cache_heap *h = ...)` over the table. table_lock
  * held. */
-#define FOR_EACH_HEAP(c, h)                                                    \
-  for (size_t i_ = 0; (c)->table != NULL && i_ <= (c)->table_mask; i_++)       \
-    for (cache_heap *h = (c)->table[i_], *h##_next_;                           \
-         h != NULL && (h##_next_ = h->table_next, 1); h = h##_next_)
+#define FOR_EACH_HEAP(c, h)                                                                       \
+  for (size_t i_ = 0; (c)->table != NULL && i_ <= (c)->table_mask; i_++)                          \
+    for (cache_heap *h = (c)->table[i_], *h##_next_; h != NULL && (h##_next_ = h->table_next, 1); \
+         h = h##_next_)
 
 
 static inline bool capped(const cache_state *c) { return c->max_idle != SIZE_MAX; }
@@ -251,7 +251,8 @@ static inline void slot_exit(cache_slot *s) {
  * and uses the lock from then on until slots_return. Locks in index
  * order. `for_fork`: the fork handler is asking (core/fork.h). */
 static void slots_revoke(cache_slot **slots, int n, bool for_fork) {
-  for (int i = 0; i < n; i++) atomic_fetch_add_explicit(&slots[i]->revokers, 1, memory_order_seq_cst);
+  for (int i = 0; i < n; i++)
+    atomic_fetch_add_explicit(&slots[i]->revokers, 1, memory_order_seq_cst);
   mri_asym_heavy();
   for (int i = 0; i < n; i++) {
     unsigned spins = 0;
@@ -415,8 +416,7 @@ static cache_heap *heap_find_locked(cache_state *c, mri_stream_id key) {
   if (c->table != NULL)
     for (cache_heap *h = c->table[key_hash(key) & c->table_mask]; h != NULL; h = h->table_next)
       if (h->key == key) return h;
-  if ((c->table == NULL || c->heap_count >= 2 * (c->table_mask + 1)) && !table_grow(c))
-    return NULL;
+  if ((c->table == NULL || c->heap_count >= 2 * (c->table_mask + 1)) && !table_grow(c)) return NULL;
   cache_heap *h = mri_host_malloc(sizeof *h);
   if (h == NULL) return NULL;
   if (!cache_heap_init(h, key, &c->records, capped(c) ? &c->idle_bytes : NULL)) {
@@ -531,9 +531,9 @@ static mr_status settle(cache_state *c) {
   mr_status st = mri_synchronize_devices(c->device);
   if (st != MR_OK) return mri_error_prefix(st, "cache: waiting for the device");
   uint64_t safe = atomic_load_explicit(&c->safe_epoch, memory_order_relaxed);
-  while (safe <= e && !atomic_compare_exchange_weak_explicit(&c->safe_epoch, &safe, e + 1,
-                                                              memory_order_acq_rel,
-                                                              memory_order_relaxed)) {
+  while (safe <= e &&
+         !atomic_compare_exchange_weak_explicit(&c->safe_epoch, &safe, e + 1, memory_order_acq_rel,
+                                                memory_order_relaxed)) {
   }
   return MR_OK;
 }
@@ -753,7 +753,8 @@ static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, si
   mr_status st = mri_allocate(c->upstream, bytes, alignment, stream, ptr);
   if (st != MR_OK) return st;
   pthread_mutex_lock(&c->capture_lock);
-  st = mri_ptrmap_put(c->captured, *ptr, (mri_ptrmap_value){.bytes = bytes, .alignment = alignment});
+  st =
+      mri_ptrmap_put(c->captured, *ptr, (mri_ptrmap_value){.bytes = bytes, .alignment = alignment});
   if (st == MR_OK) atomic_fetch_add_explicit(&c->captured_live, 1, memory_order_relaxed);
   pthread_mutex_unlock(&c->capture_lock);
   if (st != MR_OK) {
@@ -845,7 +846,8 @@ static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, 
   bool failed = false;
   cache_block *b = NULL;
   cache_lock_take(&h->lock);
-  if (cache_heap_add_segment(h, small, (uintptr_t)base, bytes)) b = take_locked(c, h, small, size, &failed);
+  if (cache_heap_add_segment(h, small, (uintptr_t)base, bytes))
+    b = take_locked(c, h, small, size, &failed);
   cache_lock_give(&h->lock);
   if (b == NULL) {
     /* Host memory ran out for the records: the segment, if it got in, is
@@ -934,8 +936,7 @@ static void flush_bin(cache_state *c, thread_bin *b, mr_stream stream, bool aliv
   for (unsigned k = 0; k < CLASS_COUNT; k++) {
     uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
     for (uint32_t i = n; i-- > 0;) {
-      give_block(c, b->heap, b->items[k][i], class_sizes[k], class_sizes[k], b->key, stream,
-                 alive);
+      give_block(c, b->heap, b->items[k][i], class_sizes[k], class_sizes[k], b->key, stream, alive);
       atomic_store_explicit(&b->counts[k], i, memory_order_relaxed);
       atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
     }
@@ -1098,9 +1099,8 @@ static mr_status heap_path_allocate(cache_state *c, cache_slot *s, bool small, s
   return st;
 }
 
-static inline __attribute__((always_inline)) mr_status cache_take(cache_state *c, size_t bytes,
-                                                                   size_t alignment,
-                                                                   mr_stream stream, void **ptr) {
+static inline __attribute__((always_inline)) mr_status
+cache_take(cache_state *c, size_t bytes, size_t alignment, mr_stream stream, void **ptr) {
   mri_stream_id key;
   bool capturing = false;
   mr_status st = stream_key(c, stream, &key, &capturing);
@@ -1240,11 +1240,10 @@ static bool push(thread_bin *b, void *ptr, unsigned k) {
   return true;
 }
 
-static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
-                                size_t size, mri_stream_id key, mr_stream stream)
-    __attribute__((noinline));
-static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t bytes,
-                                size_t size, mri_stream_id key, mr_stream stream) {
+static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t bytes, size_t size,
+                                mri_stream_id key, mr_stream stream) __attribute__((noinline));
+static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t bytes, size_t size,
+                                mri_stream_id key, mr_stream stream) {
   /* A stack that is not the latest one, a full one (then the heap; now
    * and then its budget is revised first), a new stream's, or a revoker
    * about. */
@@ -1259,8 +1258,7 @@ static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t
         b->last_use = ++s->tick;
         h = b->heap;
         locked_path = false;
-        if (small && !(kept = push(b, ptr, k)))
-          locked_path = ++b->overflows % REBUDGET_EVERY == 0;
+        if (small && !(kept = push(b, ptr, k))) locked_path = ++b->overflows % REBUDGET_EVERY == 0;
       }
       slot_exit(s);
       if (kept) return MR_OK;
@@ -1309,7 +1307,7 @@ static mr_status captured_free(cache_state *c, void *ptr, mr_stream stream, bool
 }
 
 static inline __attribute__((always_inline)) mr_status cache_give(cache_state *c, void *ptr,
-                                                                   size_t bytes, mr_stream stream) {
+                                                                  size_t bytes, mr_stream stream) {
   if (MRI_UNLIKELY(atomic_load_explicit(&c->captured_live, memory_order_relaxed) > 0)) {
     bool done;
     mr_status st = captured_free(c, ptr, stream, &done);
@@ -1345,10 +1343,10 @@ static inline __attribute__((always_inline)) mr_status cache_give(cache_state *c
  * as a larger block. Without, the heap path refuses a size whose block is
  * not the one allocated; the threads' stacks cannot tell. The checked
  * paths are apart, so the common path pays one test of a flag. */
-static mr_status checked_allocate(cache_state *c, size_t bytes, size_t alignment,
-                                  mr_stream stream, void **ptr) __attribute__((noinline));
-static mr_status checked_allocate(cache_state *c, size_t bytes, size_t alignment,
-                                  mr_stream stream, void **ptr) {
+static mr_status checked_allocate(cache_state *c, size_t bytes, size_t alignment, mr_stream stream,
+                                  void **ptr) __attribute__((noinline));
+static mr_status checked_allocate(cache_state *c, size_t bytes, size_t alignment, mr_stream stream,
+                                  void **ptr) {
   mr_status st = cache_take(c, bytes, alignment, stream, ptr);
   if (st == MR_OK && mri_size_check_note(&c->check, *ptr, bytes, alignment) != MR_OK) {
     if (cache_give(c, *ptr, bytes, stream) != MR_OK) {
@@ -1472,10 +1470,10 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   bool cap = max_cached != 0 && max_cached != SIZE_MAX;
   char size[32];
   mri_format_size(max_cached, size, sizeof size);
-  cache_state *c = !cap ? mri_adaptor_alloc(sizeof *c, upstream, "cache(%s)",
-                                            mr_resource_describe(upstream))
-                        : mri_adaptor_alloc(sizeof *c, upstream, "cache(%s, max=%s)",
-                                            mr_resource_describe(upstream), size);
+  cache_state *c =
+      !cap ? mri_adaptor_alloc(sizeof *c, upstream, "cache(%s)", mr_resource_describe(upstream))
+           : mri_adaptor_alloc(sizeof *c, upstream, "cache(%s, max=%s)",
+                               mr_resource_describe(upstream), size);
   if (c == NULL) return MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_init(&c->table_lock, NULL);
   pthread_mutex_init(&c->capture_lock, NULL);

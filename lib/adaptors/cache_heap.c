@@ -274,11 +274,13 @@ static void count_idle(cache_heap *h, cache_pool *p, cache_segment *s, int sign)
   if (sign > 0) {
     p->idle_bytes += s->size;
     p->idle_segments++;
-    if (h->idle_total != NULL) atomic_fetch_add_explicit(h->idle_total, s->size, memory_order_relaxed);
+    if (h->idle_total != NULL)
+      atomic_fetch_add_explicit(h->idle_total, s->size, memory_order_relaxed);
   } else {
     p->idle_bytes -= s->size;
     p->idle_segments--;
-    if (h->idle_total != NULL) atomic_fetch_sub_explicit(h->idle_total, s->size, memory_order_relaxed);
+    if (h->idle_total != NULL)
+      atomic_fetch_sub_explicit(h->idle_total, s->size, memory_order_relaxed);
   }
 }
 

@@ -69,8 +69,8 @@ typedef enum cache_block_state {
 /* Host-side record of a block of device (or host) memory. */
 struct cache_block {
   uintptr_t addr;
-  size_t size;  /* bytes of the segment it covers */
-  size_t asked; /* used: the carve size its allocation asked for */
+  size_t size;                        /* bytes of the segment it covers */
+  size_t asked;                       /* used: the carve size its allocation asked for */
   cache_block *prev, *next;           /* neighbours in the segment, by address */
   cache_block *link_prev, *link_next; /* free: its bucket's list; pending: the heap's */
   cache_segment *segment;

@@ -45,8 +45,8 @@ struct fixed_slab {
 typedef struct fixed_state {
   mr_resource *upstream;
   char *description;
-  size_t block;          /* block size and stride, a multiple of 256 */
-  size_t count;          /* blocks per slab */
+  size_t block; /* block size and stride, a multiple of 256 */
+  size_t count; /* blocks per slab */
   size_t slab_bytes;
   bool ordered;
   int device;
@@ -215,8 +215,8 @@ static mr_status give_back(fixed_state *f, void *ptr, size_t bytes, mr_stream st
     /* Larger than a block, or allocated during a capture (whose stream may
      * still be capturing: it must not be asked for its ID). */
     pthread_mutex_unlock(&f->lock);
-    return mri_passthrough_deallocate(f->large, &f->lock, f->upstream, f->description, ptr,
-                                      bytes, stream);
+    return mri_passthrough_deallocate(f->large, &f->lock, f->upstream, f->description, ptr, bytes,
+                                      stream);
   }
   mri_stream_id key;
   mr_status st = mri_reuse_key(f->ordered, f->device, stream, f->description, &key, NULL);
@@ -282,8 +282,7 @@ static size_t collect_idle_slabs(fixed_state *f, fixed_slab **out) {
     fixed_slab *s = f->slabs.items[i].owner;
     if (s->free_count != f->count) continue;
     bool ready = !f->ordered || mri_waits_ready_all(&s->ready);
-    for (size_t j = 0; ready && j < f->count; j++)
-      ready = mri_waits_ready_all(&s->blocks[j].waits);
+    for (size_t j = 0; ready && j < f->count; j++) ready = mri_waits_ready_all(&s->blocks[j].waits);
     if (!ready) continue;
     s->releasing = true;
     out[n++] = s;
@@ -310,8 +309,8 @@ static mr_status release_idle_slabs(fixed_state *f) {
   mr_status result = MR_OK;
   for (size_t i = 0; i < n; i++) {
     mri_nvtx_heap_remove((void *)out[i]->base);
-    mr_status st = mri_deallocate(f->upstream, (void *)out[i]->base, f->slab_bytes,
-                                  FIXED_ALIGNMENT, NULL);
+    mr_status st =
+        mri_deallocate(f->upstream, (void *)out[i]->base, f->slab_bytes, FIXED_ALIGNMENT, NULL);
     if (st != MR_OK) {
       mri_nvtx_heap_add((void *)out[i]->base, f->slab_bytes, f->description);
       /* Still ours: put it back (its room was never given up). */

@@ -72,7 +72,8 @@ mr_status mr_limit_resource_create(mr_resource *upstream, size_t limit, mr_resou
 }
 
 mr_status mr_limit_resource_used(const mr_resource *mr, size_t *used) {
-  if (used == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_limit_resource_used: used is NULL");
+  if (used == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_limit_resource_used: used is NULL");
   *used = 0;
   limit_state *s = mr_resource_state(mr, &limit_ops);
   if (s == NULL)

@@ -81,10 +81,10 @@ typedef struct log_state {
   uint64_t lost_lines;        /* lines dropped: no host memory to hold them */
   int write_errno;            /* first failed write, 0 if none */
   bool reported;              /* the log said on stderr it is incomplete */
-  char *in_flight;     /* the batch being written, for a forked child to free */
-  bool writing;        /* a thread is writing in_flight */
-  bool writer_running; /* a writer thread exists or is being started */
-  bool stop;           /* destroy has begun: no writer may run */
+  char *in_flight;            /* the batch being written, for a forked child to free */
+  bool writing;               /* a thread is writing in_flight */
+  bool writer_running;        /* a writer thread exists or is being started */
+  bool stop;                  /* destroy has begun: no writer may run */
 
   struct log_state *prev, *next; /* the registry, under registry_lock */
   mri_fork_lockable fork;        /* `lock` across fork() (core/fork.h) */
@@ -99,7 +99,7 @@ static log_state *registry;
 /* Set (once) by the exit flush: the process is ending, and only
  * exit_thread may write any more. */
 static atomic_bool exiting;
-static pthread_t exit_thread; /* published by the release store to exiting */
+static pthread_t exit_thread;    /* published by the release store to exiting */
 static atomic_bool exit_flushed; /* the exit flush is over */
 
 static bool may_write(void) {
@@ -325,8 +325,8 @@ static void log_event(log_state *s, const char *action, const void *ptr, size_t 
                       mr_stream stream) {
   char when[48], line[LOG_LINE_MAX];
   clock_text(when, sizeof when);
-  int n = snprintf(line, sizeof line, "%ld,%s,%s,0x%" PRIxPTR ",%zu,0x%" PRIxPTR "\n",
-                   thread_id(), when, action, (uintptr_t)ptr, bytes, (uintptr_t)stream);
+  int n = snprintf(line, sizeof line, "%ld,%s,%s,0x%" PRIxPTR ",%zu,0x%" PRIxPTR "\n", thread_id(),
+                   when, action, (uintptr_t)ptr, bytes, (uintptr_t)stream);
   if (n > 0) append(s, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
@@ -497,8 +497,10 @@ static void log_destroy(void *self) {
     }
   }
   pthread_mutex_lock(&registry_lock);
-  if (s->prev != NULL) s->prev->next = s->next;
-  else registry = s->next;
+  if (s->prev != NULL)
+    s->prev->next = s->next;
+  else
+    registry = s->next;
   if (s->next != NULL) s->next->prev = s->prev;
   pthread_mutex_unlock(&registry_lock);
   int close_error = s->fd >= 0 && close(s->fd) != 0 ? errno : 0;
@@ -563,8 +565,8 @@ static mr_status open_file(log_state *s, const char *path) {
   int error = fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(s->fd, 0) != 0 ? errno : 0;
   if (error == 0) error = write_all(s->fd, LOG_HEADER, sizeof LOG_HEADER - 1);
   if (error != 0)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->description,
-                     path, strerror(error));
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->description, path,
+                     strerror(error));
   return MR_OK;
 }
 

@@ -67,8 +67,8 @@ static void synchronize_device_and_trim(retry_state *s) {
   }
 }
 
-static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment,
-                                 mr_stream stream, void **ptr) __attribute__((noinline));
+static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment, mr_stream stream,
+                                 void **ptr) __attribute__((noinline));
 
 static mr_status retry_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                 void **ptr) {
@@ -79,8 +79,8 @@ static mr_status retry_allocate(void *self, size_t bytes, size_t alignment, mr_s
 }
 
 /* The recovery path, out of line so the common path stays a plain call. */
-static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment,
-                                 mr_stream stream, void **ptr) {
+static mr_status retry_after_oom(retry_state *s, size_t bytes, size_t alignment, mr_stream stream,
+                                 void **ptr) {
   mr_status st = MR_ERR_OUT_OF_MEMORY;
 
   char upstream_message[MRI_ERROR_CAPACITY];
@@ -157,11 +157,11 @@ mr_status mr_retry_resource_create(mr_resource *upstream, int attempts, mr_oom_h
                      mr_resource_describe(upstream), attempts, MR_RETRY_DEFAULT_ATTEMPTS);
   if (attempts == 0) attempts = MR_RETRY_DEFAULT_ATTEMPTS;
   /* The default attempt count is left out, so "retry(device)" stays so. */
-  retry_state *s = attempts == MR_RETRY_DEFAULT_ATTEMPTS
-                       ? mri_adaptor_alloc(sizeof *s, upstream, "retry(%s)",
-                                           mr_resource_describe(upstream))
-                       : mri_adaptor_alloc(sizeof *s, upstream, "retry(%s, attempts=%d)",
-                                           mr_resource_describe(upstream), attempts);
+  retry_state *s =
+      attempts == MR_RETRY_DEFAULT_ATTEMPTS
+          ? mri_adaptor_alloc(sizeof *s, upstream, "retry(%s)", mr_resource_describe(upstream))
+          : mri_adaptor_alloc(sizeof *s, upstream, "retry(%s, attempts=%d)",
+                              mr_resource_describe(upstream), attempts);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->attempts = attempts;
   s->handler = handler;

@@ -145,8 +145,7 @@ void mri_range_remove(mri_range_index *index, uintptr_t base) {
   size_t at = upper_bound(index, base);
   if (at == 0 || index->items[at - 1].base != base) return;
   at--;
-  memmove(&index->items[at], &index->items[at + 1],
-          (index->count - at - 1) * sizeof *index->items);
+  memmove(&index->items[at], &index->items[at + 1], (index->count - at - 1) * sizeof *index->items);
   index->count--;
 }
 
@@ -166,9 +165,9 @@ void mri_range_fini(mri_range_index *index) {
 
 /* ---- pass-through allocations --------------------------------------------- */
 
-mr_status mri_passthrough_allocate(mri_ptrmap *map, pthread_mutex_t *lock,
-                                   mr_resource *upstream, const char *what, size_t bytes,
-                                   size_t alignment, mr_stream stream, void **ptr) {
+mr_status mri_passthrough_allocate(mri_ptrmap *map, pthread_mutex_t *lock, mr_resource *upstream,
+                                   const char *what, size_t bytes, size_t alignment,
+                                   mr_stream stream, void **ptr) {
   void *p = NULL;
   mr_status st = mri_allocate(upstream, bytes, alignment, stream, &p);
   if (st != MR_OK) return mri_error_prefix(st, "%s: upstream allocation of %zu bytes", what, bytes);
@@ -177,16 +176,15 @@ mr_status mri_passthrough_allocate(mri_ptrmap *map, pthread_mutex_t *lock,
   pthread_mutex_unlock(lock);
   if (st != MR_OK) {
     mri_deallocate(upstream, p, bytes, alignment, stream);
-    return mri_error(MR_ERR_OUT_OF_MEMORY,
-                     "%s: out of host memory recording a %zu-byte allocation", what, bytes);
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory recording a %zu-byte allocation",
+                     what, bytes);
   }
   *ptr = p;
   return MR_OK;
 }
 
-mr_status mri_passthrough_deallocate(mri_ptrmap *map, pthread_mutex_t *lock,
-                                     mr_resource *upstream, const char *what, void *ptr,
-                                     size_t bytes, mr_stream stream) {
+mr_status mri_passthrough_deallocate(mri_ptrmap *map, pthread_mutex_t *lock, mr_resource *upstream,
+                                     const char *what, void *ptr, size_t bytes, mr_stream stream) {
   mri_ptrmap_value v;
   pthread_mutex_lock(lock);
   bool found = mri_ptrmap_take(map, ptr, &v);

@@ -95,15 +95,14 @@ void mri_range_fini(mri_range_index *index);
  * destruction can return any left outstanding. */
 
 /* Allocate upstream and remember it. `what` names the adaptor in messages. */
-mr_status mri_passthrough_allocate(mri_ptrmap *map, pthread_mutex_t *lock,
-                                   mr_resource *upstream, const char *what, size_t bytes,
-                                   size_t alignment, mr_stream stream, void **ptr);
+mr_status mri_passthrough_allocate(mri_ptrmap *map, pthread_mutex_t *lock, mr_resource *upstream,
+                                   const char *what, size_t bytes, size_t alignment,
+                                   mr_stream stream, void **ptr);
 /* Free a remembered pass-through allocation upstream. A pointer that is
  * not one is MR_ERR_INVALID_ARGUMENT ("not allocated here"), as is a size
  * that does not match (the record then stays). */
-mr_status mri_passthrough_deallocate(mri_ptrmap *map, pthread_mutex_t *lock,
-                                     mr_resource *upstream, const char *what, void *ptr,
-                                     size_t bytes, mr_stream stream);
+mr_status mri_passthrough_deallocate(mri_ptrmap *map, pthread_mutex_t *lock, mr_resource *upstream,
+                                     const char *what, void *ptr, size_t bytes, mr_stream stream);
 /* Return every remembered allocation upstream, on the legacy stream
  * (destruction: the caller should have freed them all). */
 void mri_passthrough_release_all(mri_ptrmap *map, mr_resource *upstream);

@@ -68,8 +68,8 @@ static inline mr_status stats_deallocate_(void *self, void *ptr, size_t bytes, s
   return st;
 }
 
-static inline mr_status stats_allocate_sync_(void *self, size_t bytes, size_t alignment,
-                                             void **ptr, bool exact) {
+static inline mr_status stats_allocate_sync_(void *self, size_t bytes, size_t alignment, void **ptr,
+                                             bool exact) {
   stats_state *s = self;
   mr_status st = mr_allocate_sync(s->upstream, bytes, alignment, ptr);
   if (st == MR_OK) {

@@ -30,10 +30,10 @@ typedef struct track_state {
   char *description;
   pthread_mutex_t lock;
   mri_fork_lockable lock_fork; /* `lock` across fork() (core/fork.h) */
-  mri_ptrmap *live; /* ptr -> {bytes, alignment, stream} */
-  mri_ptrmap *stacks; /* with stacks: ptr -> {.bytes = frame count, .raw = frames} */
-  size_t stack_depth; /* N of stacks=N; 0: none kept */
-  mr_resource *self; /* for the owner label, which a context sets later */
+  mri_ptrmap *live;            /* ptr -> {bytes, alignment, stream} */
+  mri_ptrmap *stacks;          /* with stacks: ptr -> {.bytes = frame count, .raw = frames} */
+  size_t stack_depth;          /* N of stacks=N; 0: none kept */
+  mr_resource *self;           /* for the owner label, which a context sets later */
 } track_state;
 MRI_ADAPTOR_STATE(track_state);
 
@@ -147,14 +147,12 @@ static mr_status track_allocate(void *self, size_t bytes, size_t alignment, mr_s
   bool lost = frame_count > 0 && frames == NULL;
   pthread_mutex_lock(&t->lock);
   st = lost ? MR_ERR_OUT_OF_MEMORY
-            : mri_ptrmap_put(t->live, *ptr,
-                             (mri_ptrmap_value){.bytes = bytes,
-                                                .alignment = alignment,
-                                                .stream = stream,
-                                                .time_ns = now});
+            : mri_ptrmap_put(
+                  t->live, *ptr,
+                  (mri_ptrmap_value){
+                      .bytes = bytes, .alignment = alignment, .stream = stream, .time_ns = now});
   if (st == MR_OK && frames != NULL) {
-    st = mri_ptrmap_put(t->stacks, *ptr,
-                        (mri_ptrmap_value){.bytes = frame_count, .raw = frames});
+    st = mri_ptrmap_put(t->stacks, *ptr, (mri_ptrmap_value){.bytes = frame_count, .raw = frames});
     if (st != MR_OK) {
       mri_ptrmap_value unused;
       mri_ptrmap_take(t->live, *ptr, &unused);
@@ -165,9 +163,8 @@ static mr_status track_allocate(void *self, size_t bytes, size_t alignment, mr_s
     free(frames);
     mri_deallocate(t->upstream, *ptr, bytes, alignment, stream);
     *ptr = NULL;
-    return mri_error(MR_ERR_OUT_OF_MEMORY,
-                     "%s: out of host memory recording a %zu-byte allocation", t->description,
-                     bytes);
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory recording a %zu-byte allocation",
+                     t->description, bytes);
   }
   return MR_OK;
 }
@@ -186,8 +183,7 @@ static mr_status track_deallocate(void *self, void *ptr, size_t bytes, size_t al
   if (v.bytes != bytes || v.alignment != alignment) {
     mri_ptrmap_put(t->live, ptr, v); /* reuses the slot just freed */
     pthread_mutex_unlock(&t->lock);
-    return mri_size_mismatch_error(t->description, ptr, v.bytes, v.alignment, bytes,
-                                   alignment);
+    return mri_size_mismatch_error(t->description, ptr, v.bytes, v.alignment, bytes, alignment);
   }
   mri_ptrmap_value frames = {0};
   bool had_frames = t->stacks != NULL && mri_ptrmap_take(t->stacks, ptr, &frames);
@@ -232,9 +228,8 @@ static void visit(void *user, const void *key, const mri_ptrmap_value *value) {
   ctx->fn(ctx->user, &rec);
 }
 
-static mr_status track_foreach(track_state *t,
-                               void (*fn)(void *user, const mr_track_record *rec), void *user,
-                               size_t *count) {
+static mr_status track_foreach(track_state *t, void (*fn)(void *user, const mr_track_record *rec),
+                               void *user, size_t *count) {
   foreach_ctx ctx = {fn, user, mri_resource_owner(t->self), 0, t->stacks};
   pthread_mutex_lock(&t->lock);
   ctx.now = mri_monotonic_ns();
@@ -338,8 +333,7 @@ static const mr_resource_ops track_ops = {
     .destroy = track_destroy,
 };
 
-mr_status mr_track_resource_create_stacks(mr_resource *upstream, size_t stacks,
-                                         mr_resource **out) {
+mr_status mr_track_resource_create_stacks(mr_resource *upstream, size_t stacks, mr_resource **out) {
   mr_status st = mri_adaptor_check(&track_ops, upstream, out);
   if (st != MR_OK) return st;
   if (stacks > MR_TRACK_MAX_STACKS)
@@ -348,11 +342,10 @@ mr_status mr_track_resource_create_stacks(mr_resource *upstream, size_t stacks,
                      stacks, MR_TRACK_MAX_STACKS);
   /* The description parses back to the same object: stacks are said only
    * where kept. */
-  track_state *t =
-      stacks > 0 ? mri_adaptor_alloc(sizeof *t, upstream, "track(%s, stacks=%zu)",
-                                     mr_resource_describe(upstream), stacks)
-                 : mri_adaptor_alloc(sizeof *t, upstream, "track(%s)",
-                                     mr_resource_describe(upstream));
+  track_state *t = stacks > 0 ? mri_adaptor_alloc(sizeof *t, upstream, "track(%s, stacks=%zu)",
+                                                  mr_resource_describe(upstream), stacks)
+                              : mri_adaptor_alloc(sizeof *t, upstream, "track(%s)",
+                                                  mr_resource_describe(upstream));
   if (t == NULL) return MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_init(&t->lock, NULL);
   mri_fork_register_mutex(&t->lock_fork, &t->lock, MRI_FORK_RANK_RESOURCE);
@@ -364,8 +357,8 @@ mr_status mr_track_resource_create_stacks(mr_resource *upstream, size_t stacks,
     made = t->stacks != NULL;
     pthread_once(&entry_once, find_entries);
   }
-  st = mri_adaptor_create(&track_ops, t, MRI_ADAPTOR_PASSES,
-                          made ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);
+  st = mri_adaptor_create(&track_ops, t, MRI_ADAPTOR_PASSES, made ? MR_OK : MR_ERR_OUT_OF_MEMORY,
+                          out);
   if (st == MR_OK) t->self = *out;
   return st;
 }
@@ -388,8 +381,8 @@ static track_state *track_of(const mr_resource *mr, const char *call) {
 }
 
 mr_status mr_track_resource_foreach(const mr_resource *mr,
-                                    void (*fn)(void *user, const mr_track_record *rec),
-                                    void *user, size_t *count) {
+                                    void (*fn)(void *user, const mr_track_record *rec), void *user,
+                                    size_t *count) {
   if (count != NULL) *count = 0;
   track_state *t = track_of(mr, "mr_track_resource_foreach");
   if (t == NULL) return MR_ERR_INVALID_ARGUMENT;

@@ -33,9 +33,9 @@ typedef struct mri_pos {
 
 /* Where a text came from, as messages name it. */
 typedef struct mri_text_source {
-  const char *name;  /* "MYLIB_MEMORY", a file's path, "override text", ... */
-  bool is_file;      /* messages always give the line */
-  const char *text;  /* the whole text; need not end in NUL */
+  const char *name; /* "MYLIB_MEMORY", a file's path, "override text", ... */
+  bool is_file;     /* messages always give the line */
+  const char *text; /* the whole text; need not end in NUL */
   size_t length;
 } mri_text_source;
 
@@ -56,13 +56,13 @@ typedef struct mri_spec_arg {
 
 struct mri_spec_node {
   mri_node_kind kind;
-  mri_pos pos;       /* the first character ('@' for a reference) */
-  mri_pos end;       /* just past the last character */
-  const char *text;  /* CALL: the name; REF: the tag; ATOM: as written;
+  mri_pos pos;      /* the first character ('@' for a reference) */
+  mri_pos end;      /* just past the last character */
+  const char *text; /* CALL: the name; REF: the tag; ATOM: as written;
                         STRING: the contents */
-  mri_pos text_pos;  /* where `text` starts (after '@' for a reference) */
+  mri_pos text_pos; /* where `text` starts (after '@' for a reference) */
   bool has_parens;
-  mri_pos args_pos;  /* where arguments go: after '(' or after the name */
+  mri_pos args_pos; /* where arguments go: after '(' or after the name */
   mri_spec_arg *args;
   size_t arg_count;
 };
@@ -72,7 +72,7 @@ struct mri_spec_node {
 typedef struct mri_config_entry {
   const char *tag;
   mri_pos tag_pos;
-  int device;          /* -1: every device */
+  int device; /* -1: every device */
   mri_pos device_pos;
   mri_spec_node *spec;
   const char *spec_text; /* the spec exactly as written */
@@ -104,12 +104,10 @@ bool mri_is_identifier(const char *s, size_t n);
 
 /* Record `status` with a message that names the source, gives the column
  * (and line), and quotes the line with a caret under the column. */
-mr_status mri_config_error(const mri_text_source *source, mri_pos pos,
-                           mr_status status, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-mr_status mri_config_verror(const mri_text_source *source, mri_pos pos,
-                            mr_status status, const char *format, va_list args)
-    __attribute__((format(printf, 4, 0)));
+mr_status mri_config_error(const mri_text_source *source, mri_pos pos, mr_status status,
+                           const char *format, ...) __attribute__((format(printf, 4, 5)));
+mr_status mri_config_verror(const mri_text_source *source, mri_pos pos, mr_status status,
+                            const char *format, va_list args) __attribute__((format(printf, 4, 0)));
 
 /* ---- sizes ---------------------------------------------------------------- */
 
@@ -123,12 +121,11 @@ typedef struct mri_size_text {
 
 /* Parse `text` as a size. On failure MR_ERR_CONFIG and `why` says what is
  * wrong (no error message is recorded). */
-mr_status mri_size_parse(const char *text, mri_size_text *out, char *why,
-                         size_t cap);
+mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t cap);
 /* The size in bytes; `total` is the device's memory for percentages.
  * Overflow past 2^64 - 1 and fractions of a byte are errors (in `why`). */
-mr_status mri_size_bytes(const mri_size_text *size, uint64_t total,
-                         uint64_t *bytes, char *why, size_t cap);
+mr_status mri_size_bytes(const mri_size_text *size, uint64_t total, uint64_t *bytes, char *why,
+                         size_t cap);
 
 /* ---- the registry ------------------------------------------------------- */
 
@@ -142,8 +139,8 @@ void mri_factory_names(char *buf, size_t cap);
 
 /* Registers the built-in names (factories.c), through the same path as
  * mr_register_factory. Called once, under the registry's once-guard. */
-mr_status mri_register_builtin_factories(
-    mr_status (*add)(const char *name, mr_factory_fn fn, void *user));
+mr_status mri_register_builtin_factories(mr_status (*add)(const char *name, mr_factory_fn fn,
+                                                          void *user));
 
 /* ---- resolving ---------------------------------------------------------- */
 
@@ -151,12 +148,9 @@ mr_status mri_register_builtin_factories(
  * the tag's resource (the instance other tags share), and *unavailable /
  * *reason when that resource is a stand-in for a missing driver or device
  * (MR_OK otherwise). Errors are recorded already located. */
-typedef mr_status (*mri_tag_lookup_fn)(void *user, const char *tag,
-                                       const mri_text_source *source,
-                                       mri_pos pos, int depth, int device,
-                                       mr_resource **out,
-                                       mr_status *unavailable,
-                                       const char **reason);
+typedef mr_status (*mri_tag_lookup_fn)(void *user, const char *tag, const mri_text_source *source,
+                                       mri_pos pos, int depth, int device, mr_resource **out,
+                                       mr_status *unavailable, const char **reason);
 
 typedef struct mri_resolve_options {
   int device;
@@ -173,7 +167,7 @@ typedef struct mri_resolve_options {
 } mri_resolve_options;
 
 typedef struct mri_resolved {
-  mr_resource *resource;  /* a new reference */
+  mr_resource *resource; /* a new reference */
   /* MR_OK, or MR_ERR_NO_DRIVER / MR_ERR_NO_DEVICE when part of the tree
    * could not be built for want of a driver or device and stands in as a
    * resource that fails every allocation; `reason` (malloc'd) says why. */
@@ -185,17 +179,14 @@ typedef struct mri_resolved {
  * is left in *out and the message is located. A resource whose description
  * would nest deeper than spec text may (see MRI_SPEC_MAX_DEPTH), so that it
  * could not be read back, is refused. */
-mr_status mri_spec_resolve(const mri_text_source *source,
-                           const mri_spec_node *node,
-                           const mri_resolve_options *options,
-                           mri_resolved *out);
+mr_status mri_spec_resolve(const mri_text_source *source, const mri_spec_node *node,
+                           const mri_resolve_options *options, mri_resolved *out);
 
 /* Check what can be checked without building anything: every name is
  * registered, and every @tag passes `tag_known` (NULL: @tag is an error). */
-mr_status mri_spec_check_names(const mri_text_source *source,
-                               const mri_spec_node *node,
-                               bool (*tag_known)(void *user, const char *tag),
-                               void *user, const char *tag_list);
+mr_status mri_spec_check_names(const mri_text_source *source, const mri_spec_node *node,
+                               bool (*tag_known)(void *user, const char *tag), void *user,
+                               const char *tag_list);
 
 /* ---- factory arguments ----------------------------------------------------- */
 
@@ -241,8 +232,8 @@ void mri_spec_args_known_list(const mr_spec_args *args, char *buf, size_t cap);
 int mri_resolve_device(const mri_resolve_state *rs);
 
 /* A located MR_ERR_CONFIG, "name: reason", for the call of `args`. */
-mr_status mri_spec_args_config_error(const mr_spec_args *args, mri_pos pos, const char *format,
-                                     ...) __attribute__((format(printf, 3, 4)));
+mr_status mri_spec_args_config_error(const mr_spec_args *args, mri_pos pos, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Resolve argument i (a positional upstream or a spec-valued key) once and
  * mark it read. OUT: *out, a new reference for the factory. */

@@ -129,10 +129,9 @@ static mr_status make_adaptor(void *user, const mr_spec_args *args, mr_resource 
 
 /* A size or count parameter (read by `get`: mr_spec_args_size or
  * mr_spec_args_uint) that must fit this platform's size_t. */
-static mr_status size_t_param(mr_status (*get)(const mr_spec_args *, const char *, uint64_t,
-                                               uint64_t *),
-                              const mr_spec_args *args, const char *key, uint64_t fallback,
-                              size_t *out) {
+static mr_status
+size_t_param(mr_status (*get)(const mr_spec_args *, const char *, uint64_t, uint64_t *),
+             const mr_spec_args *args, const char *key, uint64_t fallback, size_t *out) {
   uint64_t value;
   mr_status st = get(args, key, fallback, &value);
   *out = (size_t)value;
@@ -160,8 +159,8 @@ static mr_status count_param(const mr_spec_args *args, const char *key, uint64_t
  * parameter. */
 #define ROUNDED_SIZE_MAX ((SIZE_MAX / 2) & ~(size_t)(MR_DEFAULT_ALIGNMENT - 1))
 
-static mr_status rounded_size_param(const mr_spec_args *args, const char *key,
-                                    uint64_t fallback, size_t *out) {
+static mr_status rounded_size_param(const mr_spec_args *args, const char *key, uint64_t fallback,
+                                    size_t *out) {
   mr_status st = size_param(args, key, fallback, out);
   if (st == MR_OK && *out > ROUNDED_SIZE_MAX) {
     char brief[MRI_BRIEF_CAP];
@@ -219,7 +218,8 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
   if (alignment > MR_ALIGN_MAX_ALIGNMENT) {
     char max[32], brief[MRI_BRIEF_CAP];
     mri_format_size(MR_ALIGN_MAX_ALIGNMENT, max, sizeof max);
-    return mr_spec_args_error(args, "alignment", "alignment=%s is more than %s, the largest "
+    return mr_spec_args_error(args, "alignment",
+                              "alignment=%s is more than %s, the largest "
                               "align serves",
                               mri_brief(mri_spec_args_peek(args, "alignment"), brief), max);
   }
@@ -288,17 +288,16 @@ static mr_status build_cache(mr_resource *upstream, const mr_spec_args *args, mr
 }
 
 static const adaptor_factory adaptor_factories[] = {
-    {"align", build_align}, {"arena", build_arena}, {"bin", build_bin},
-    {"cache", build_cache}, {"fixed", build_fixed}, {"limit", build_limit},
-    {"log", build_log},     {"retry", build_retry}, {"stats", build_stats},
-    {"track", build_track},
+    {"align", build_align}, {"arena", build_arena}, {"bin", build_bin}, {"cache", build_cache},
+    {"fixed", build_fixed}, {"limit", build_limit}, {"log", build_log}, {"retry", build_retry},
+    {"stats", build_stats}, {"track", build_track},
 };
 
-mr_status mri_register_builtin_factories(
-    mr_status (*add)(const char *name, mr_factory_fn fn, void *user)) {
+mr_status mri_register_builtin_factories(mr_status (*add)(const char *name, mr_factory_fn fn,
+                                                          void *user)) {
   for (size_t i = 0; i < MRI_ARRAY_SIZE(driver_factories); i++) {
-    mr_status st = add(driver_factories[i].name, make_driver_resource,
-                       (void *)&driver_factories[i]);
+    mr_status st =
+        add(driver_factories[i].name, make_driver_resource, (void *)&driver_factories[i]);
     if (st != MR_OK) return st;
   }
   for (size_t i = 0; i < MRI_ARRAY_SIZE(adaptor_factories); i++) {

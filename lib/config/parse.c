@@ -69,9 +69,7 @@ void mri_config_free(mri_config *config) {
 
 /* ---- characters ------------------------------------------------------------ */
 
-static bool is_alpha(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+static bool is_alpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 /* Characters of a bare value: names, numbers, sizes, paths (the set
@@ -229,7 +227,7 @@ typedef struct parser {
   const mri_text_source *src; /* &config->source */
   const char *text;
   size_t length;
-  mri_pos at; /* the lexer's position */
+  mri_pos at;      /* the lexer's position */
   int paren_depth; /* new lines inside parentheses are whitespace */
   bool have_peek;
   token peeked;
@@ -430,8 +428,10 @@ static mr_status parse_spec(parser *p, int depth, const char *expected, mri_spec
   if (t->kind != TOK_ATOM) return fail_token(p, t, expected);
   if (!mri_is_identifier(p->text + t->start, t->length)) {
     int n = t->length > 40 ? 40 : (int)t->length;
-    return fail_at(p, t->pos, "expected %s, found '%.*s' (a resource name is letters, digits "
-                   "and '_')", expected, n, p->text + t->start);
+    return fail_at(p, t->pos,
+                   "expected %s, found '%.*s' (a resource name is letters, digits "
+                   "and '_')",
+                   expected, n, p->text + t->start);
   }
   token name = take(p);
   return parse_call(p, &name, depth, out);

@@ -68,8 +68,7 @@ static bool find_locked(const char *name, size_t *index) {
 
 /* The one way a name enters the registry, built-in or not. */
 static mr_status add_factory(const char *name, mr_factory_fn fn, void *user) {
-  if (name == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_register_factory: name is NULL");
+  if (name == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_register_factory: name is NULL");
   if (fn == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_register_factory: '%.64s': factory is NULL",
                      name);
@@ -97,8 +96,7 @@ static mr_status add_factory(const char *name, mr_factory_fn fn, void *user) {
     }
   }
   if (st == MR_OK) {
-    memmove(&registry[index + 1], &registry[index],
-            (registry_count - index) * sizeof *registry);
+    memmove(&registry[index + 1], &registry[index], (registry_count - index) * sizeof *registry);
     registry[index] = (factory_entry){.name = copy, .fn = fn, .user = user};
     registry_count++;
   }

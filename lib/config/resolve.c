@@ -100,9 +100,8 @@ static mr_status check_unused(const mr_spec_args *args) {
       const char *key = mri_brief(arg->key, brief);
       mri_spec_args_known_list(args, known, sizeof known);
       if (known[0] == '\0')
-        return mri_spec_args_config_error(args, arg->key_pos,
-                                          "unknown parameter '%s' (%s takes no parameters)",
-                                          key, call->text);
+        return mri_spec_args_config_error(
+            args, arg->key_pos, "unknown parameter '%s' (%s takes no parameters)", key, call->text);
       return mri_spec_args_config_error(args, arg->key_pos, "unknown parameter '%s' (known: %s)",
                                         key, known);
     }
@@ -331,13 +330,11 @@ static mr_status stand_in_for(mr_spec_args *args, mr_status why, mr_resource **m
 /* The factory's own complaint (a constructor refused a value), `st`, at
  * the call's place in the text. Running out of memory or a driver failure
  * are not the text's fault and keep their status. */
-static mr_status place_complaint(mri_resolve_state *rs, const mri_spec_node *node,
-                                 mr_status st) {
+static mr_status place_complaint(mri_resolve_state *rs, const mri_spec_node *node, mr_status st) {
   mr_status status = st == MR_ERR_OUT_OF_MEMORY || st == MR_ERR_DRIVER ? st : MR_ERR_CONFIG;
   char message[MRI_ERROR_CAPACITY];
   snprintf(message, sizeof message, "%s", mr_last_error());
-  if (names_itself(message, node->text))
-    return locate(rs, node->text_pos, status, "%s", message);
+  if (names_itself(message, node->text)) return locate(rs, node->text_pos, status, "%s", message);
   return locate(rs, node->text_pos, status, "%s: %s", node->text, message);
 }
 
@@ -377,8 +374,8 @@ static mr_status resolve_ref(mri_resolve_state *rs, const mri_spec_node *node, m
                   mri_brief(node->text, brief));
   mr_status unavailable = MR_OK;
   const char *reason = NULL;
-  mr_status st = o->lookup_tag(o->lookup_user, node->text, rs->src, node->pos, rs->depth,
-                               o->device, out, &unavailable, &reason);
+  mr_status st = o->lookup_tag(o->lookup_user, node->text, rs->src, node->pos, rs->depth, o->device,
+                               out, &unavailable, &reason);
   if (st != MR_OK) {
     rs->located = true;
     return st;
@@ -448,9 +445,8 @@ mr_status mri_spec_check_names(const mri_text_source *source, const mri_spec_nod
                               "'@%s' refers to a tag, and tags exist only in a context",
                               mri_brief(node->text, brief));
     if (!tag_known(user, node->text))
-      return mri_config_error(source, node->text_pos, MR_ERR_CONFIG,
-                              "unknown tag '%s' (tags: %s)", mri_brief(node->text, brief),
-                              tag_list);
+      return mri_config_error(source, node->text_pos, MR_ERR_CONFIG, "unknown tag '%s' (tags: %s)",
+                              mri_brief(node->text, brief), tag_list);
     return MR_OK;
   }
   if (node->kind != MRI_NODE_CALL) return MR_OK; /* a word: its factory judges it */

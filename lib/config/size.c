@@ -26,10 +26,14 @@ static const struct {
   uint64_t multiplier;
 } units[] = {
     {"B", 1},
-    {"K", (uint64_t)1 << 10},  {"KiB", (uint64_t)1 << 10},
-    {"M", (uint64_t)1 << 20},  {"MiB", (uint64_t)1 << 20},
-    {"G", (uint64_t)1 << 30},  {"GiB", (uint64_t)1 << 30},
-    {"T", (uint64_t)1 << 40},  {"TiB", (uint64_t)1 << 40},
+    {"K", (uint64_t)1 << 10},
+    {"KiB", (uint64_t)1 << 10},
+    {"M", (uint64_t)1 << 20},
+    {"MiB", (uint64_t)1 << 20},
+    {"G", (uint64_t)1 << 30},
+    {"GiB", (uint64_t)1 << 30},
+    {"T", (uint64_t)1 << 40},
+    {"TiB", (uint64_t)1 << 40},
 };
 
 static const char *const ambiguous_units[] = {"KB", "MB", "GB", "TB"};
@@ -52,8 +56,10 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
   const char *quoted = mri_brief(text, brief);
   const char *s = text;
   if (!(*s >= '0' && *s <= '9')) {
-    snprintf(why, cap, "'%s' is not a size (a number with an optional unit: B, K, KiB, M, "
-             "MiB, G, GiB, T, TiB; or N%%)", quoted);
+    snprintf(why, cap,
+             "'%s' is not a size (a number with an optional unit: B, K, KiB, M, "
+             "MiB, G, GiB, T, TiB; or N%%)",
+             quoted);
     return MR_ERR_CONFIG;
   }
   uint64_t mantissa = 0;
@@ -75,8 +81,7 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
   }
   unsigned frac_digits = fraction != NULL ? (unsigned)(fraction_end - fraction) : 0;
   if (frac_digits > MAX_FRACTION_DIGITS) {
-    snprintf(why, cap, "'%s' has more than %d digits after the '.'", quoted,
-             MAX_FRACTION_DIGITS);
+    snprintf(why, cap, "'%s' has more than %d digits after the '.'", quoted, MAX_FRACTION_DIGITS);
     return MR_ERR_CONFIG;
   }
   if (!accumulate(&mantissa, s, digits_end) ||
@@ -91,8 +96,10 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
     mri_u128 hundred = 100;
     for (unsigned i = 0; i < frac_digits; i++) hundred *= 10;
     if ((mri_u128)mantissa > hundred) {
-      snprintf(why, cap, "'%s' is more than 100%% (a size in %% is a share of the device's "
-               "memory)", quoted);
+      snprintf(why, cap,
+               "'%s' is more than 100%% (a size in %% is a share of the device's "
+               "memory)",
+               quoted);
       return MR_ERR_CONFIG;
     }
     out->percent = true;
@@ -113,16 +120,22 @@ mr_status mri_size_parse(const char *text, mri_size_text *out, char *why, size_t
       int number = (int)(rest - text);
       char unit = ambiguous_units[i][0];
       if (number > MRI_BRIEF_MAX)
-        snprintf(why, cap, "'%s': the unit '%s' is ambiguous (units here are binary): write "
-                 "%ciB or %c", quoted, rest, unit, unit);
+        snprintf(why, cap,
+                 "'%s': the unit '%s' is ambiguous (units here are binary): write "
+                 "%ciB or %c",
+                 quoted, rest, unit, unit);
       else
-        snprintf(why, cap, "'%s': the unit '%s' is ambiguous (units here are binary): write "
-                 "%.*s%ciB or %.*s%c", quoted, rest, number, text, unit, number, text, unit);
+        snprintf(why, cap,
+                 "'%s': the unit '%s' is ambiguous (units here are binary): write "
+                 "%.*s%ciB or %.*s%c",
+                 quoted, rest, number, text, unit, number, text, unit);
       return MR_ERR_CONFIG;
     }
   }
-  snprintf(why, cap, "'%s' has an unknown unit '%.16s' (known: B, K, KiB, M, MiB, G, GiB, T, "
-           "TiB, %%)", quoted, rest);
+  snprintf(why, cap,
+           "'%s' has an unknown unit '%.16s' (known: B, K, KiB, M, MiB, G, GiB, T, "
+           "TiB, %%)",
+           quoted, rest);
   return MR_ERR_CONFIG;
 }
 

@@ -160,8 +160,7 @@ static mr_status atom_value(const mr_spec_args *args, long i, const char *expect
  * named "alignment" or ending in "_alignment". */
 static bool is_alignment_key(const char *key) {
   size_t n = strlen(key);
-  return strcmp(key, "alignment") == 0 ||
-         (n > 10 && strcmp(key + n - 10, "_alignment") == 0);
+  return strcmp(key, "alignment") == 0 || (n > 10 && strcmp(key + n - 10, "_alignment") == 0);
 }
 
 mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t fallback,
@@ -189,8 +188,10 @@ mr_status mr_spec_args_size(const mr_spec_args *args, const char *key, uint64_t 
     /* Not a mistake in the text: the device is missing or unreadable.
      * Passed on unlocated, so a context can stand in for the resource. */
     if (st != MR_OK)
-      return mri_error_prefix(st, "%s: %s=%s is a share of device %d's memory, which cannot be "
-                              "read", args->call->text, key, text, device);
+      return mri_error_prefix(st,
+                              "%s: %s=%s is a share of device %d's memory, which cannot be "
+                              "read",
+                              args->call->text, key, text, device);
   }
   uint64_t bytes;
   if (mri_size_bytes(&size, total, &bytes, why, sizeof why) != MR_OK)
@@ -251,8 +252,8 @@ mr_status mr_spec_args_word(const mr_spec_args *args, const char *key, const cha
   return MR_OK;
 }
 
-mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key,
-                              const char *const *choices, int fallback, int *out) {
+mr_status mr_spec_args_choice(const mr_spec_args *args, const char *key, const char *const *choices,
+                              int fallback, int *out) {
   if (out != NULL) *out = fallback;
   if (choices == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_spec_args_choice: choices is NULL");
@@ -292,8 +293,7 @@ mr_status mr_spec_args_spec(const mr_spec_args *args, const char *key, mr_resour
   return mri_spec_args_resolve(args, (size_t)i, out);
 }
 
-mr_status mr_spec_args_error(const mr_spec_args *args, const char *key, const char *format,
-                             ...) {
+mr_status mr_spec_args_error(const mr_spec_args *args, const char *key, const char *format, ...) {
   if (args == NULL) return mri_error(MR_ERR_CONFIG, "mr_spec_args_error: args is NULL");
   char reason[MRI_ERROR_CAPACITY] = "";
   if (format != NULL) {
@@ -307,4 +307,3 @@ mr_status mr_spec_args_error(const mr_spec_args *args, const char *key, const ch
   if (i >= 0) pos = args->call->args[i].key_pos;
   return mri_spec_args_config_error(args, pos, "%s", reason);
 }
-

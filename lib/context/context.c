@@ -32,7 +32,7 @@
 enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
 
 /* The MR_REQUIRE_* flags this library checks. */
-#define MRI_REQUIRE_KNOWN                                                                      \
+#define MRI_REQUIRE_KNOWN \
   (MR_REQUIRE_DEVICE_ACCESSIBLE | MR_REQUIRE_HOST_ACCESSIBLE | MR_REQUIRE_STREAM_ORDERED)
 
 /* A tag's name and index, kept sorted by name so a name is found by binary
@@ -47,11 +47,11 @@ typedef struct tag_key {
 typedef struct slot {
   const mr_context *ctx; /* for the out-of-memory report */
   int tag, device;
-  mr_spec_source source;           /* what get_source reports */
-  const mri_config *config;        /* the text the spec came from */
-  const mri_config_entry *entry;   /* the chosen entry in it */
-  mr_resource *inner;              /* the tag's resource (creation only) */
-  char *reason;                    /* why it is unavailable, or NULL */
+  mr_spec_source source;         /* what get_source reports */
+  const mri_config *config;      /* the text the spec came from */
+  const mri_config_entry *entry; /* the chosen entry in it */
+  mr_resource *inner;            /* the tag's resource (creation only) */
+  char *reason;                  /* why it is unavailable, or NULL */
   int state;
 } slot;
 
@@ -63,11 +63,11 @@ struct mr_context {
 
   char *library;
   char **tag_names;
-  tag_key *tags_by_name;              /* every tag, sorted by name */
+  tag_key *tags_by_name; /* every tag, sorted by name */
   slot *slots;
-  mri_spec_sources sources;           /* the specs' texts (sources.c) */
-  char *tag_list;                     /* "temp, pinned, result" for messages */
-  uint32_t *requires;                 /* per tag: MR_REQUIRE_* flags; NULL: none */
+  mri_spec_sources sources; /* the specs' texts (sources.c) */
+  char *tag_list;           /* "temp, pinned, result" for messages */
+  uint32_t *requires;       /* per tag: MR_REQUIRE_* flags; NULL: none */
 
   /* The list of live contexts (under live_lock); id 0: not on it. */
   uint64_t live_id;
@@ -114,8 +114,7 @@ static void live_remove(mr_context *ctx) {
   pthread_mutex_unlock(&live_lock);
 }
 
-mr_status mri_context_foreach_live(mr_status (*fn)(void *user, const mr_context *ctx,
-                                                   uint64_t id),
+mr_status mri_context_foreach_live(mr_status (*fn)(void *user, const mr_context *ctx, uint64_t id),
                                    void *user) {
   mr_status st = MR_OK;
   pthread_mutex_lock(&live_lock);
@@ -257,8 +256,8 @@ static mr_status validate_desc(const mr_context_desc *desc, tag_key **sorted) {
                        "%s: tag '%s' requires 0x%x, which this mrctx (%s) does not know "
                        "(it knows MR_REQUIRE_* 0x%x): the program was built against a newer "
                        "header",
-                       lib, mri_brief(desc->tags[t].name, brief), (unsigned)unknown,
-                       mr_version(), (unsigned)MRI_REQUIRE_KNOWN);
+                       lib, mri_brief(desc->tags[t].name, brief), (unsigned)unknown, mr_version(),
+                       (unsigned)MRI_REQUIRE_KNOWN);
     }
   }
   *sorted = keys;
@@ -270,7 +269,7 @@ static mr_status validate_desc(const mr_context_desc *desc, tag_key **sorted) {
 typedef struct builder {
   mr_context *ctx;
   bool describe_only; /* MR_CONTEXT_DESCRIBE_ONLY */
-  int *chain; /* the tags being resolved, innermost last (for cycles) */
+  int *chain;         /* the tags being resolved, innermost last (for cycles) */
   size_t chain_length;
 } builder;
 
@@ -365,8 +364,8 @@ static mr_status resolve_slot(builder *b, int tag, int device, const mri_text_so
     char path[1024];
     chain_path(b, tag, path, sizeof path);
     return mri_config_error(ref_source, ref_pos, MR_ERR_CONFIG,
-                            "tags refer on to each other more than %d deep: %s",
-                            MRI_SPEC_MAX_DEPTH, path);
+                            "tags refer on to each other more than %d deep: %s", MRI_SPEC_MAX_DEPTH,
+                            path);
   }
   s->state = SLOT_RESOLVING;
   b->chain[b->chain_length++] = tag;
@@ -452,7 +451,9 @@ static void requirement_words(uint32_t flags, const char *joint, char *buf, size
     if ((flags & all[i].flag) == 0) continue;
     left--;
     int w = snprintf(buf + n, cap - n, "%s%s", all[i].words,
-                     left == 0 ? "" : left == 1 ? joint : ", ");
+                     left == 0   ? ""
+                     : left == 1 ? joint
+                                 : ", ");
     if (w < 0) break;
     n += (size_t)w;
   }
@@ -528,8 +529,8 @@ static mr_status build_table(mr_context *ctx, bool describe_only) {
      * that could not be built is such a stand-in already.) */
     if (describe_only && s->source.status == MR_OK) {
       mr_resource *inert = NULL;
-      st = mri_described_resource_create(&s->inner->props, mr_resource_describe(s->inner),
-                                         NULL, &inert);
+      st = mri_described_resource_create(&s->inner->props, mr_resource_describe(s->inner), NULL,
+                                         &inert);
       if (st != MR_OK) break;
       mr_resource_release(s->inner);
       s->inner = inert;
@@ -719,9 +720,9 @@ mr_status mr_context_get_source(const mr_context *ctx, int tag, int device,
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_get_source: source is NULL");
   mr_status st = check_slot(ctx, "mr_context_get_source", tag, device);
   if (st != MR_OK) return st;
-  return MRI_STRUCT_WRITE(source,
-                          &ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device].source,
-                          mr_spec_source, reason, "mr_context_get_source");
+  return MRI_STRUCT_WRITE(
+      source, &ctx->slots[(size_t)tag * (size_t)ctx->device_count + (size_t)device].source,
+      mr_spec_source, reason, "mr_context_get_source");
 }
 
 size_t mr_context_ignored_count(const mr_context *ctx) {
@@ -736,10 +737,8 @@ mr_status mr_context_get_ignored(const mr_context *ctx, size_t index, mr_ignored
                      "mr_context_get_ignored: index %zu is past the %zu ignored entries", index,
                      ctx->sources.ignored_count);
   const mri_ignored_item *item = &ctx->sources.ignored[index];
-  mr_ignored_entry full = {.size = sizeof full,
-                           .tag = item->tag,
-                           .device = item->device,
-                           .source = &item->source};
+  mr_ignored_entry full = {
+      .size = sizeof full, .tag = item->tag, .device = item->device, .source = &item->source};
   return MRI_STRUCT_WRITE(entry, &full, mr_ignored_entry, source, "mr_context_get_ignored");
 }
 
@@ -778,8 +777,8 @@ mr_status mr_context_reset_peak(const mr_context *ctx, int tag, int device) {
   if (ctx == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: the context is NULL", what);
   if (tag < -1 || (tag >= 0 && (size_t)tag >= ctx->tag_count))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "%s: %s has no tag %d (it has %zu; -1 resets every tag)", what,
-                     ctx->library, tag, ctx->tag_count);
+                     "%s: %s has no tag %d (it has %zu; -1 resets every tag)", what, ctx->library,
+                     tag, ctx->tag_count);
   if (device < -1)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: device %d is not a device (-1 resets every device)", what, device);
@@ -921,8 +920,9 @@ static void print_resolved(const mr_context *ctx) {
       mr_spec_source shown = sl->source;
       shown.where = where;
       source_text(&shown, source, sizeof source);
-      fprintf(out, "  %-*s %6d  %-*s  %s", tag_width, mri_printable(ctx->tag_names[t], tag, sizeof tag),
-              d, spec_width, mri_printable(mr_resource_describe(r), spec, sizeof spec), source);
+      fprintf(out, "  %-*s %6d  %-*s  %s", tag_width,
+              mri_printable(ctx->tag_names[t], tag, sizeof tag), d, spec_width,
+              mri_printable(mr_resource_describe(r), spec, sizeof spec), source);
       if (sl->source.status != MR_OK) {
         fprintf(out, " (cannot allocate here: %s: ", mr_status_name(sl->source.status));
         mri_write_printable(out, sl->source.reason);
@@ -1022,8 +1022,10 @@ static void stats_at_exit(void) {
   bool to_stderr = strcmp(target, "stderr") == 0;
   char path[PATH_MAX];
   if (!to_stderr && !mri_expand_path(target, path, sizeof path)) {
-    fprintf(stderr, "mrctx: MRCTX_STATS_AT_EXIT names a path longer than %d bytes: nothing "
-                    "written\n", PATH_MAX - 1);
+    fprintf(stderr,
+            "mrctx: MRCTX_STATS_AT_EXIT names a path longer than %d bytes: nothing "
+            "written\n",
+            PATH_MAX - 1);
     return;
   }
   bool json = !to_stderr && ends_with(path, ".json");

@@ -19,8 +19,7 @@ const char *mri_context_tag_list(const mr_context *ctx);
  * a context being destroyed meanwhile waits, one being created joins after.
  * Stops at, and returns, the first status that is not MR_OK. `fn` must not
  * create or destroy contexts. */
-mr_status mri_context_foreach_live(mr_status (*fn)(void *user, const mr_context *ctx,
-                                                   uint64_t id),
+mr_status mri_context_foreach_live(mr_status (*fn)(void *user, const mr_context *ctx, uint64_t id),
                                    void *user);
 
 /* An allocation of `bytes` through `library`'s `tag` on `device` failed

@@ -16,7 +16,7 @@
 
 struct mr_device_map {
   int size;
-  pthread_mutex_t lock; /* serializes set and reset */
+  pthread_mutex_t lock;        /* serializes set and reset */
   mri_fork_lockable lock_fork; /* `lock` across fork() (core/fork.h) */
   _Atomic(mr_resource *) *slots;
 };
@@ -24,8 +24,9 @@ struct mr_device_map {
 static mr_status check_slot(const mr_device_map *map, const char *what, int device) {
   if (map == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: map is NULL", what);
   if (device < 0 || device >= map->size)
-    return mri_error(MR_ERR_NO_DEVICE, "%s: device %d is out of range: the map has %d device%s (0..%d)",
-                     what, device, map->size, map->size == 1 ? "" : "s", map->size - 1);
+    return mri_error(MR_ERR_NO_DEVICE,
+                     "%s: device %d is out of range: the map has %d device%s (0..%d)", what, device,
+                     map->size, map->size == 1 ? "" : "s", map->size - 1);
   return MR_OK;
 }
 
@@ -95,8 +96,7 @@ mr_resource *mr_device_map_get(mr_device_map *map, int device) {
 }
 
 /* Put `mr` (already retained for the map) in the slot; hand back the old. */
-static void exchange_slot(mr_device_map *map, int device, mr_resource *mr,
-                          mr_resource **previous) {
+static void exchange_slot(mr_device_map *map, int device, mr_resource *mr, mr_resource **previous) {
   pthread_mutex_lock(&map->lock);
   mr_resource *old = atomic_exchange_explicit(&map->slots[device], mr, memory_order_acq_rel);
   pthread_mutex_unlock(&map->lock);

@@ -96,8 +96,9 @@ static mr_status read_string(reader *r, char **out) {
     unsigned char c = (unsigned char)r->text[r->at];
     if (c < 0x20) {
       free(s);
-      return fail_at(r, r->at, c == '\n' ? "a line break inside a string (write \\n)"
-                                         : "a control character inside a string");
+      return fail_at(r, r->at,
+                     c == '\n' ? "a line break inside a string (write \\n)"
+                               : "a control character inside a string");
     }
     if (c != '\\') {
       size_t len = mri_utf8_length((const unsigned char *)r->text + r->at, end - r->at);
@@ -157,8 +158,9 @@ static mr_status read_string(reader *r, char **out) {
       break;
     }
     free(s);
-    return fail_at(r, escape, "an unknown escape in a string (\\\", \\\\, \\/, \\b, \\f, \\n, "
-                              "\\r, \\t, \\uXXXX)");
+    return fail_at(r, escape,
+                   "an unknown escape in a string (\\\", \\\\, \\/, \\b, \\f, \\n, "
+                   "\\r, \\t, \\uXXXX)");
   }
   r->at++; /* the closing quote */
   s[n] = '\0';
@@ -230,16 +232,15 @@ static mr_status check_unique(const reader *r, const mri_json *v) {
   qsort(sorted, v->count, sizeof *sorted, compare_members);
   const mri_json *repeat = NULL;
   for (size_t i = 1; i < v->count; i++) {
-    if (strcmp(sorted[i]->key, sorted[i - 1]->key) == 0 &&
-        (repeat == NULL || sorted[i] < repeat))
+    if (strcmp(sorted[i]->key, sorted[i - 1]->key) == 0 && (repeat == NULL || sorted[i] < repeat))
       repeat = sorted[i];
   }
   free(sorted);
   if (repeat == NULL) return MR_OK;
   char brief[MRI_BRIEF_CAP];
   return mri_error(MR_ERR_INVALID_ARGUMENT,
-                   "%s: line %d, column %d: the member \"%s\" appears twice in one object",
-                   r->what, repeat->line, repeat->column, mri_brief(repeat->key, brief));
+                   "%s: line %d, column %d: the member \"%s\" appears twice in one object", r->what,
+                   repeat->line, repeat->column, mri_brief(repeat->key, brief));
 }
 
 static mr_status read_container(reader *r, mri_json *v, int depth) {
@@ -255,8 +256,9 @@ static mr_status read_container(reader *r, mri_json *v, int depth) {
   for (;;) {
     skip_space(r);
     if (r->at >= r->length)
-      return fail_at(r, open_at, object ? "the object does not end (no closing '}')"
-                                        : "the array does not end (no closing ']')");
+      return fail_at(r, open_at,
+                     object ? "the object does not end (no closing '}')"
+                            : "the array does not end (no closing ']')");
     mri_json *item = add_item(r, v, &capacity);
     if (item == NULL) return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: out of host memory", r->what);
     if (object) {
@@ -281,8 +283,9 @@ static mr_status read_container(reader *r, mri_json *v, int depth) {
       return object ? check_unique(r, v) : MR_OK;
     }
     if (r->at >= r->length) continue; /* reported above as not ending */
-    return fail_at(r, r->at, object ? "expected ',' or '}' after a member"
-                                    : "expected ',' or ']' after an element");
+    return fail_at(r, r->at,
+                   object ? "expected ',' or '}' after a member"
+                          : "expected ',' or ']' after an element");
   }
 }
 
@@ -317,8 +320,9 @@ static mr_status read_value(reader *r, mri_json *v, int depth) {
     v->type = MRI_JSON_NULL;
     return MR_OK;
   }
-  return fail_at(r, r->at, "expected a value (an object, array, string, number, true, false "
-                           "or null)");
+  return fail_at(r, r->at,
+                 "expected a value (an object, array, string, number, true, false "
+                 "or null)");
 }
 
 static void free_children(mri_json *v) {

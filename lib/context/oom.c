@@ -124,8 +124,8 @@ static int create_beside(const char *path, char *temp, size_t cap) {
       errno = ENAMETOOLONG;
       return -1;
     }
-    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-                            O_NOCTTY, 0666);
+    int fd = open(
+        temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
@@ -221,12 +221,10 @@ static bool write_dump(const char *path, const mri_snap_oom *oom) {
   return written;
 }
 
-bool mri_write_file_replacing(const char *path, const char *text, size_t length,
-                              const char *what) {
+bool mri_write_file_replacing(const char *path, const char *text, size_t length, const char *what) {
   pthread_mutex_lock(&dump_lock);
   bool exists;
-  bool written = may_replace(path, what, &exists) &&
-                 replace_file(path, text, length, what, exists);
+  bool written = may_replace(path, what, &exists) && replace_file(path, text, length, what, exists);
   pthread_mutex_unlock(&dump_lock);
   return written;
 }
@@ -246,8 +244,9 @@ void mri_oom_report(const char *library, const char *tag, int device, size_t byt
   const char *written = NULL;
   if (get_template(template, sizeof template)) {
     if (!expand_path(template, path, sizeof path)) {
-      fprintf(stderr, "mrctx: MRCTX_OOM_SNAPSHOT names a path longer than %d bytes: no "
-                      "out-of-memory snapshot written\n",
+      fprintf(stderr,
+              "mrctx: MRCTX_OOM_SNAPSHOT names a path longer than %d bytes: no "
+              "out-of-memory snapshot written\n",
               PATH_MAX - 1);
     } else {
       mri_snap_oom oom = {.library = (char *)library,

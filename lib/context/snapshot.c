@@ -84,8 +84,8 @@ typedef struct largest {
   candidate *items;
   size_t count, capacity;
   uint64_t live_count, live_bytes;
-  size_t depth;         /* the tracker's stacks=N; 0: no frames */
-  const void **frames;  /* capacity rows of depth frames */
+  size_t depth;        /* the tracker's stacks=N; 0: no frames */
+  const void **frames; /* capacity rows of depth frames */
 } largest;
 
 /* Whether block a should sort before block b in the result: larger first,
@@ -224,8 +224,8 @@ typedef struct taker {
   size_t context_capacity, pool_capacity;
 } taker;
 
-static mr_status add_pool(taker *t, const char *which, const char *owner,
-                          const mr_pool_info *info, const void *resource) {
+static mr_status add_pool(taker *t, const char *which, const char *owner, const mr_pool_info *info,
+                          const void *resource) {
   mr_snapshot *snap = t->snap;
   if (snap->pool_count == t->pool_capacity) {
     size_t capacity = t->pool_capacity ? 2 * t->pool_capacity : 8;
@@ -275,8 +275,7 @@ static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner
   return MR_OK;
 }
 
-static mr_status take_slot(taker *t, const mr_context *ctx, int tag, int device,
-                           mri_snap_slot *s) {
+static mr_status take_slot(taker *t, const mr_context *ctx, int tag, int device, mri_snap_slot *s) {
   s->device = device;
   const mr_resource *wrapper = mr_context_get_mr_on(ctx, tag, device);
   const mr_resource *inner = mr_resource_upstream(wrapper);
@@ -404,8 +403,7 @@ static int64_t env_number(const char *const *names, size_t count) {
 /* The launchers' variables, first found wins (docs/observability.md):
  * torchrun and torch.distributed, Open MPI, MPICH and Intel MPI (PMI),
  * Slurm. */
-static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-                                        "SLURM_PROCID"};
+static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
 static const char *const local_rank_vars[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
                                               "MPI_LOCALRANKID", "SLURM_LOCALID"};
 static const char *const world_size_vars[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
@@ -435,12 +433,12 @@ static mr_status copy_oom(mri_snap_oom *to, const mri_snap_oom *from) {
   return MR_OK;
 }
 
-mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom,
-                            bool pools, mr_snapshot **out) {
+mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom, bool pools,
+                            mr_snapshot **out) {
   mr_snapshot_options given = {.size = sizeof given};
   if (options != NULL) {
-    mr_status st = MRI_STRUCT_READ(&given, options, mr_snapshot_options, largest_blocks,
-                                   "mr_snapshot_take");
+    mr_status st =
+        MRI_STRUCT_READ(&given, options, mr_snapshot_options, largest_blocks, "mr_snapshot_take");
     if (st != MR_OK) return st;
   }
   taker t = {.largest_blocks =

@@ -80,7 +80,7 @@ typedef struct mri_snap_oom {
 struct mr_snapshot {
   char *mrctx_version;
   int64_t pid;
-  char *host;  /* NULL: not recorded (a file written before hosts were) */
+  char *host; /* NULL: not recorded (a file written before hosts were) */
   /* What the launcher said (RANK, LOCAL_RANK, WORLD_SIZE or their MPI and
    * Slurm counterparts); -1: not said. */
   int64_t rank, local_rank, world_size;
@@ -102,8 +102,8 @@ void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap);
 /* A snapshot taken now, the OOM record (copied) included when `oom` is
  * not NULL. Without `pools`, the driver is not called at all (at process
  * exit, when it may have shut down): no pools are listed. */
-mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom,
-                            bool pools, mr_snapshot **out);
+mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom, bool pools,
+                            mr_snapshot **out);
 
 /* The rows of the main table: one tag on one device that has allocated
  * (or failed to), in the snapshot's order. OUT: *rows (malloc'd, NULL when
@@ -113,8 +113,7 @@ typedef struct mri_snap_row {
   const mri_snap_tag *tag;
   const mri_snap_slot *slot;
 } mri_snap_row;
-bool mri_snapshot_rows(const mr_snapshot *snap, mri_snap_row **rows, size_t *count,
-                       size_t *idle);
+bool mri_snapshot_rows(const mr_snapshot *snap, mri_snap_row **rows, size_t *count, size_t *idle);
 
 /* "library:tag" of a row, escaped for the terminal (as much as fits). */
 void mri_snap_row_label(const mri_snap_row *r, char *buf, size_t cap);
@@ -132,8 +131,7 @@ void mri_write_device_memory(FILE *out, const mri_snap_device *device);
  * beside it renamed over it once whole; one at a time with the dumps. On
  * failure, false and a line on stderr naming `what` ("at-exit
  * statistics"), the path and why. */
-bool mri_write_file_replacing(const char *path, const char *text, size_t length,
-                              const char *what);
+bool mri_write_file_replacing(const char *path, const char *text, size_t length, const char *what);
 
 /* What a file that is not a regular one is, for messages: "a directory",
  * "a FIFO", "a symbolic link" (from lstat), ... (oom.c). */

@@ -52,8 +52,8 @@ static void write_stats(FILE *out, int indent, const mr_stats *s) {
   put_key(out, indent, "stats");
   fputs("{", out);
   const char *sep = "";
-#define MRI_PUT_STAT_(field, description)                                                 \
-  fprintf(out, "%s\"" #field "\": %" PRIu64, sep, s->field);                              \
+#define MRI_PUT_STAT_(field, description)                    \
+  fprintf(out, "%s\"" #field "\": %" PRIu64, sep, s->field); \
   sep = ", ";
   MR_STATS_FIELDS(MRI_PUT_STAT_)
 #undef MRI_PUT_STAT_
@@ -61,15 +61,15 @@ static void write_stats(FILE *out, int indent, const mr_stats *s) {
 }
 
 /* The fields of mr_cache_stats a snapshot holds, in order. */
-#define MRI_SNAP_CACHE_FIELDS(X)                                                          \
+#define MRI_SNAP_CACHE_FIELDS(X) \
   X(hits) X(misses) X(cross_stream) X(bypassed) X(cached_bytes) X(cached_blocks) X(trims)
 
 static void write_cache(FILE *out, int indent, const mr_cache_stats *c) {
   put_key(out, indent, "cache");
   fputs("{", out);
   const char *sep = "";
-#define MRI_PUT_CACHE_(field)                                                             \
-  fprintf(out, "%s\"" #field "\": %" PRIu64, sep, c->field);                              \
+#define MRI_PUT_CACHE_(field)                                \
+  fprintf(out, "%s\"" #field "\": %" PRIu64, sep, c->field); \
   sep = ", ";
   MRI_SNAP_CACHE_FIELDS(MRI_PUT_CACHE_)
 #undef MRI_PUT_CACHE_
@@ -88,8 +88,7 @@ static void write_track(FILE *out, int indent, const mri_snap_slot *s) {
     fprintf(out,
             "%s\n%*s{\"ptr\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 ", \"alignment\": %" PRIu64
             ", \"stream\": \"0x%" PRIx64 "\", \"age_ns\": %" PRIu64,
-            i > 0 ? "," : "", indent + 4, "", b->ptr, b->bytes, b->alignment, b->stream,
-            b->age_ns);
+            i > 0 ? "," : "", indent + 4, "", b->ptr, b->bytes, b->alignment, b->stream, b->age_ns);
     /* The call site, where the tracker keeps stacks: a member a reader of
      * version 1 that does not know it skips. */
     if (b->frames != NULL) {
@@ -159,12 +158,11 @@ static void write_pool(FILE *out, const mri_snap_pool *p, bool last) {
   fprintf(out,
           ", \"kind\": \"%s\", \"device\": %d, \"is_default\": %s, \"is_current\": %s, "
           "\"release_threshold\": %" PRIu64 ", \"reserved_bytes\": %" PRIu64
-          ", \"reserved_high\": %" PRIu64 ", \"used_bytes\": %" PRIu64
-          ", \"used_high\": %" PRIu64 "}%s\n",
+          ", \"reserved_high\": %" PRIu64 ", \"used_bytes\": %" PRIu64 ", \"used_high\": %" PRIu64
+          "}%s\n",
           mr_pool_kind_name(p->info.kind), p->info.device, p->info.is_default ? "true" : "false",
-          p->info.is_current ? "true" : "false", p->info.release_threshold,
-          p->info.reserved_bytes, p->info.reserved_high, p->info.used_bytes, p->info.used_high,
-          last ? "" : ",");
+          p->info.is_current ? "true" : "false", p->info.release_threshold, p->info.reserved_bytes,
+          p->info.reserved_high, p->info.used_bytes, p->info.used_high, last ? "" : ",");
 }
 
 mr_status mr_snapshot_write_json(const mr_snapshot *snap, FILE *out) {
@@ -210,8 +208,7 @@ mr_status mr_snapshot_write_json(const mr_snapshot *snap, FILE *out) {
     for (size_t i = 0; i < snap->device_count; i++) {
       const mri_snap_device *d = &snap->devices[i];
       fprintf(out,
-              "    {\"device\": %d, \"free_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
-              "}%s\n",
+              "    {\"device\": %d, \"free_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64 "}%s\n",
               d->device, d->free_bytes, d->total_bytes, i + 1 == snap->device_count ? "" : ",");
     }
     fputs("  ]", out);
@@ -261,8 +258,8 @@ static mr_status bad(const path *p, const mri_json *v, const char *problem) {
 /* The member `key` of `object`, of `type` (an object's type stands for
  * its own; MRI_JSON_TRUE for either boolean). NULL and *st MR_OK when it
  * is absent and `optional`. */
-static const mri_json *member(path *p, const mri_json *object, const char *key,
-                              mri_json_type type, bool optional, mr_status *st) {
+static const mri_json *member(path *p, const mri_json *object, const char *key, mri_json_type type,
+                              bool optional, mr_status *st) {
   *st = MR_OK;
   const mri_json *v = mri_json_member(object, key);
   if (v == NULL) {
@@ -305,8 +302,8 @@ static mr_status get_u64(path *p, const mri_json *object, const char *key, uint6
   return MR_OK;
 }
 
-static mr_status get_int(path *p, const mri_json *object, const char *key, int64_t min,
-                         int64_t max, int64_t *out) {
+static mr_status get_int(path *p, const mri_json *object, const char *key, int64_t min, int64_t max,
+                         int64_t *out) {
   mr_status st;
   const mri_json *v = member(p, object, key, MRI_JSON_NUMBER, false, &st);
   if (v == NULL) return st;
@@ -319,8 +316,8 @@ static mr_status get_int(path *p, const mri_json *object, const char *key, int64
   if (!digits || errno == ERANGE || value < min || value > max) {
     size_t mark = push_member(p, key);
     char problem[160];
-    snprintf(problem, sizeof problem, "expected a whole number from %" PRId64 " to %" PRId64,
-             min, max);
+    snprintf(problem, sizeof problem, "expected a whole number from %" PRId64 " to %" PRId64, min,
+             max);
     st = bad(p, v, problem);
     path_pop(p, mark);
     return st;
@@ -330,8 +327,7 @@ static mr_status get_int(path *p, const mri_json *object, const char *key, int64
 }
 
 /* An optional whole number from 0 up: -1 when absent. */
-static mr_status get_count_or_none(path *p, const mri_json *object, const char *key,
-                                   int64_t *out) {
+static mr_status get_count_or_none(path *p, const mri_json *object, const char *key, int64_t *out) {
   *out = -1;
   if (mri_json_member(object, key) == NULL) return MR_OK;
   return get_int(p, object, key, 0, INT64_MAX, out);
@@ -407,7 +403,7 @@ static mr_status read_stats(path *p, const mri_json *slot, mr_stats *stats) {
   if (v == NULL) return st;
   size_t mark = path_push(p, ".stats");
   mr_stats_init(stats);
-#define MRI_GET_STAT_(field, description)                                                 \
+#define MRI_GET_STAT_(field, description) \
   if (st == MR_OK) st = get_u64(p, v, #field, &stats->field);
   MR_STATS_FIELDS(MRI_GET_STAT_)
 #undef MRI_GET_STAT_
@@ -421,7 +417,7 @@ static mr_status read_cache(path *p, const mri_json *slot, mri_snap_slot *s) {
   if (v == NULL) return st;
   size_t mark = path_push(p, ".cache");
   s->cache = (mr_cache_stats){.size = sizeof s->cache};
-#define MRI_GET_CACHE_(field)                                                             \
+#define MRI_GET_CACHE_(field) \
   if (st == MR_OK) st = get_u64(p, v, #field, &s->cache.field);
   MRI_SNAP_CACHE_FIELDS(MRI_GET_CACHE_)
 #undef MRI_GET_CACHE_
@@ -613,8 +609,7 @@ static mr_status read_header(path *p, const mri_json *root) {
   if (schema == NULL || schema->type != MRI_JSON_STRING ||
       strcmp(schema->text, MR_SNAPSHOT_SCHEMA) != 0)
     return bad(p, schema != NULL ? schema : root,
-               "this is not an mrctx snapshot (it has no \"schema\": \"" MR_SNAPSHOT_SCHEMA
-               "\")");
+               "this is not an mrctx snapshot (it has no \"schema\": \"" MR_SNAPSHOT_SCHEMA "\")");
   int64_t version;
   mr_status st = get_int(p, root, "version", 1, INT_MAX, &version);
   if (st != MR_OK) return st;
@@ -646,8 +641,7 @@ static mr_status read_snapshot(path *p, const mri_json *root, mr_snapshot *snap)
       st = read_oom(p, root, snap);
     } else if (strcmp(trigger, "request") != 0) {
       size_t mark = path_push(p, "trigger");
-      st = bad(p, mri_json_member(root, "trigger"),
-               "expected \"request\" or \"out_of_memory\"");
+      st = bad(p, mri_json_member(root, "trigger"), "expected \"request\" or \"out_of_memory\"");
       path_pop(p, mark);
     }
   }
@@ -691,8 +685,7 @@ mr_status mr_snapshot_read(const char *json, size_t length, mr_snapshot **snapsh
   mri_json_free(root);
   if (st != MR_OK) {
     mr_snapshot_destroy(snap);
-    if (st == MR_ERR_OUT_OF_MEMORY)
-      return mri_error(st, "mr_snapshot_read: out of host memory");
+    if (st == MR_ERR_OUT_OF_MEMORY) return mri_error(st, "mr_snapshot_read: out of host memory");
     return st;
   }
   *snapshot = snap;

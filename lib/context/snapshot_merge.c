@@ -43,10 +43,10 @@ typedef struct device_total {
   const char *host; /* NULL: unknown */
   int device;
   uint64_t current_bytes, peak_bytes; /* summed over its rows, saturating */
-  size_t processes;                  /* processes with a row on it */
-  size_t last_process;               /* the last one counted, + 1 */
-  const mri_snap_device *memory;     /* the latest reading from its host, or NULL */
-  uint64_t memory_time;              /* when that reading was taken */
+  size_t processes;                   /* processes with a row on it */
+  size_t last_process;                /* the last one counted, + 1 */
+  const mri_snap_device *memory;      /* the latest reading from its host, or NULL */
+  uint64_t memory_time;               /* when that reading was taken */
 } device_total;
 
 typedef struct merged {
@@ -130,8 +130,8 @@ static mr_status merge(const mr_snapshot *const *snaps, size_t count, merged *m)
     mri_snap_row *rows;
     size_t n, idle;
     if (!mri_snapshot_rows(snaps[i], &rows, &n, &idle)) return MR_ERR_OUT_OF_MEMORY;
-    merged_row *grown = n > 0 ? mri_host_realloc(m->rows, (m->row_count + n) * sizeof *grown)
-                              : m->rows;
+    merged_row *grown =
+        n > 0 ? mri_host_realloc(m->rows, (m->row_count + n) * sizeof *grown) : m->rows;
     if (n > 0 && grown == NULL) {
       free(rows);
       return MR_ERR_OUT_OF_MEMORY;
@@ -223,8 +223,8 @@ static void write_processes(FILE *out, const mr_snapshot *const *snaps, size_t c
                             const merged *m, int hw) {
   fprintf(out, "mrctx: %zu snapshot%s of %zu host%s\n", count, count == 1 ? "" : "s", m->hosts,
           m->hosts == 1 ? "" : "s");
-  fprintf(out, "%-7s  %-*s %6s %6s %8s  %-24s  %s\n", "process", hw, "host", "rank", "local",
-          "pid", "taken", "trigger");
+  fprintf(out, "%-7s  %-*s %6s %6s %8s  %-24s  %s\n", "process", hw, "host", "rank", "local", "pid",
+          "taken", "trigger");
   for (size_t i = 0; i < count; i++) {
     const mr_snapshot *s = snaps[i];
     char host[256], rank[48], local[24], time[64];
@@ -272,8 +272,9 @@ static void write_merged_rows(FILE *out, const merged *m, int hw) {
     mri_format_bytes_human(s->current_bytes, current, sizeof current);
     mri_format_bytes_human(s->peak_bytes, peak, sizeof peak);
     mri_format_bytes_human(s->total_bytes, all, sizeof all);
-    fprintf(out, "%-*s %6s %8" PRId64 " %6d  %-*s %10s %10s %10s %8" PRIu64 " %10" PRIu64
-                 " %7" PRIu64 "  ",
+    fprintf(out,
+            "%-*s %6s %8" PRId64 " %6d  %-*s %10s %10s %10s %8" PRIu64 " %10" PRIu64 " %7" PRIu64
+            "  ",
             hw, host, rank, row->snap->pid, row->row.slot->device, lw, name, current, peak, all,
             s->current_count, s->total_count, s->failed_count);
     const mri_snap_slot *slot = row->row.slot;
@@ -388,8 +389,8 @@ static void json_rows(FILE *out, const merged *m) {
     }
     fputs(", \"stats\": {", out);
     const char *sep = "";
-#define MRI_PUT_STAT_(field, description)                                                 \
-  fprintf(out, "%s\"" #field "\": %" PRIu64, sep, slot->stats.field);                     \
+#define MRI_PUT_STAT_(field, description)                             \
+  fprintf(out, "%s\"" #field "\": %" PRIu64, sep, slot->stats.field); \
   sep = ", ";
     MR_STATS_FIELDS(MRI_PUT_STAT_)
 #undef MRI_PUT_STAT_

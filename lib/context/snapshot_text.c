@@ -75,8 +75,7 @@ void mri_snap_row_label(const row *r, char *buf, size_t cap) {
 }
 
 void mri_write_launcher(FILE *out, const mr_snapshot *snap) {
-  if (snap->host == NULL && snap->rank < 0 && snap->local_rank < 0 && snap->world_size < 0)
-    return;
+  if (snap->host == NULL && snap->rank < 0 && snap->local_rank < 0 && snap->world_size < 0) return;
   fputs("host ", out);
   mri_write_printable(out, snap->host != NULL ? snap->host : "unknown");
   if (snap->rank >= 0) {
@@ -130,8 +129,7 @@ static void write_rows(FILE *out, row *rows, size_t count, size_t idle) {
     mri_format_bytes_human(s->peak_bytes, peak, sizeof peak);
     mri_format_bytes_human(s->total_bytes, all, sizeof all);
     fprintf(out, "%-*s %6d %10s %10s %10s %8" PRIu64 " %10" PRIu64 " %7" PRIu64 "  ", width, name,
-            r->slot->device, current, peak, all, s->current_count, s->total_count,
-            s->failed_count);
+            r->slot->device, current, peak, all, s->current_count, s->total_count, s->failed_count);
     if (r->slot->shares != NULL) fputc('@', out);
     mri_write_printable(out, r->slot->shares != NULL ? r->slot->shares : r->slot->spec);
     fputc('\n', out);
@@ -183,8 +181,8 @@ static void write_caches(FILE *out, const row *rows, size_t count) {
     mri_format_bytes_human(s->cache.cached_bytes, cached, sizeof cached);
     fprintf(out,
             "%s on device %d: %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64
-            " from other streams, %" PRIu64 " bypassed, %s cached in %" PRIu64
-            " blocks, %" PRIu64 " given back\n",
+            " from other streams, %" PRIu64 " bypassed, %s cached in %" PRIu64 " blocks, %" PRIu64
+            " given back\n",
             name, s->device, s->cache.hits, s->cache.misses, s->cache.cross_stream,
             s->cache.bypassed, cached, s->cache.cached_blocks, s->cache.trims);
   }
@@ -262,18 +260,17 @@ static void write_pools(FILE *out, const mr_snapshot *snap) {
       snprintf(where, sizeof where, "%s", mr_pool_kind_name(p->info.kind));
     char pool[96], owner[256];
     snprintf(pool, sizeof pool, "%s%s", where,
-             strcmp(p->which, "owned") == 0        ? " owned"
+             strcmp(p->which, "owned") == 0            ? " owned"
              : strcmp(p->which, "device_default") == 0 ? " default"
-             : p->info.is_default                  ? ""
-                                                   : " set");
+             : p->info.is_default                      ? ""
+                                                       : " set");
     mri_printable(p->owner != NULL ? p->owner : "-", owner, sizeof owner);
     fprintf(out, "%-16s %-22s %10s %10s %10s %10s %10s\n", pool, owner, reserved, used,
             reserved_high, used_high, keeps);
   }
 }
 
-bool mri_snapshot_rows(const mr_snapshot *snap, row **rows_out, size_t *count_out,
-                       size_t *idle) {
+bool mri_snapshot_rows(const mr_snapshot *snap, row **rows_out, size_t *count_out, size_t *idle) {
   size_t slots = 0;
   for (size_t c = 0; c < snap->context_count; c++)
     for (size_t t = 0; t < snap->contexts[c].tag_count; t++)

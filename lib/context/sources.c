@@ -50,12 +50,11 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
   *length = 0;
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
-    return mri_error(MR_ERR_CONFIG, "config file '%s' cannot be opened: %s", path,
-                     strerror(errno));
+    return mri_error(MR_ERR_CONFIG, "config file '%s' cannot be opened: %s", path, strerror(errno));
   struct stat info;
   if (fstat(fd, &info) != 0) {
-    mr_status st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be examined: %s", path,
-                             strerror(errno));
+    mr_status st =
+        mri_error(MR_ERR_CONFIG, "config file '%s' cannot be examined: %s", path, strerror(errno));
     close(fd);
     return st;
   }
@@ -90,8 +89,7 @@ static mr_status read_file(const char *path, char **text, size_t *length) {
     ssize_t got = read(fd, buf + n, capacity - n);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path,
-                     strerror(errno));
+      st = mri_error(MR_ERR_CONFIG, "config file '%s' cannot be read: %s", path, strerror(errno));
       break;
     }
     if (got == 0) break;
@@ -134,8 +132,7 @@ static mr_status check_source(mri_spec_sources *s, const mr_context *ctx, int wh
                               "%s has no tag '%s' (tags: %s)", mr_context_library(ctx),
                               mri_brief(e->tag, brief), tag_list);
     s->by_tag[which][i] = (entry_key){(size_t)tag, i};
-    mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, (void *)ctx,
-                                        tag_list);
+    mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, (void *)ctx, tag_list);
     if (st != MR_OK) return st;
     if (e->device >= device_count) ignored++;
   }
@@ -166,8 +163,8 @@ static mr_status check_source(mri_spec_sources *s, const mr_context *ctx, int wh
   return MR_OK;
 }
 
-static mr_status add_source(mri_spec_sources *s, const mr_context *ctx, int which,
-                            const char *name, bool is_file, const char *text, size_t length) {
+static mr_status add_source(mri_spec_sources *s, const mr_context *ctx, int which, const char *name,
+                            bool is_file, const char *text, size_t length) {
   if (which != MRI_SOURCE_OVERRIDE) {
     s->where[which] = mri_strdup(name);
     if (s->where[which] == NULL) return MR_ERR_OUT_OF_MEMORY;

@@ -101,19 +101,19 @@ uint64_t mri_monotonic_ns(void);
  * fields this library does not know set to anything but zero
  * (MR_ERR_UNSUPPORTED). `who` and `type` name the call and struct in the
  * message. */
-mr_status mri_struct_read(void *dst, size_t known, const void *src, size_t oldest,
-                          const char *who, const char *type);
+mr_status mri_struct_read(void *dst, size_t known, const void *src, size_t oldest, const char *who,
+                          const char *type);
 
 /* Fill a caller's size-first struct `dst` from `src` (`known` bytes, this
  * library's complete struct): as much as both know; a larger caller struct
  * gets zeros past `known`; dst's size becomes the bytes filled. Refused: a
  * size below `oldest`. */
-mr_status mri_struct_write(void *dst, const void *src, size_t known, size_t oldest,
-                           const char *who, const char *type);
+mr_status mri_struct_write(void *dst, const void *src, size_t known, size_t oldest, const char *who,
+                           const char *type);
 
-#define MRI_STRUCT_READ(dst, src, type, oldest_field, who)                                     \
+#define MRI_STRUCT_READ(dst, src, type, oldest_field, who) \
   mri_struct_read((dst), sizeof(type), (src), MRI_SIZE_THROUGH(type, oldest_field), (who), #type)
-#define MRI_STRUCT_WRITE(dst, src, type, oldest_field, who)                                    \
+#define MRI_STRUCT_WRITE(dst, src, type, oldest_field, who) \
   mri_struct_write((dst), (src), sizeof(type), MRI_SIZE_THROUGH(type, oldest_field), (who), #type)
 
 /* ---- spec text ------------------------------------------------------------ */
@@ -122,9 +122,8 @@ mr_status mri_struct_write(void *dst, const void *src, size_t known, size_t olde
  * paths): letters, digits and . / _ + - : ~ %. The parser and the quoting
  * below share this one definition. */
 static inline bool mri_is_word_char(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '/' || c == '+' || c == '-' || c == ':' || c == '~' ||
-         c == '%';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '/' || c == '+' || c == '-' || c == ':' || c == '~' || c == '%';
 }
 
 /* `text` written as a spec value that parses back to exactly `text`: as it
@@ -138,10 +137,8 @@ mr_status mri_spec_quote(const char *what, const char *text, char **out);
 
 struct mr_resource {
   /* Hot fields first: the methods the fast path calls. */
-  mr_status (*allocate)(void *self, size_t bytes, size_t alignment,
-                        mr_stream stream, void **ptr);
-  mr_status (*deallocate)(void *self, void *ptr, size_t bytes,
-                          size_t alignment, mr_stream stream);
+  mr_status (*allocate)(void *self, size_t bytes, size_t alignment, mr_stream stream, void **ptr);
+  mr_status (*deallocate)(void *self, void *ptr, size_t bytes, size_t alignment, mr_stream stream);
   void *self;
   size_t native_alignment; /* 0: any */
 
@@ -151,8 +148,8 @@ struct mr_resource {
   _Atomic size_t refs;
   mr_resource_props props;
   char *description;
-  mr_resource *upstream;   /* borrowed view; the adaptor's state owns it */
-  _Atomic(char *) owner;   /* "library:tag", set once by a context */
+  mr_resource *upstream; /* borrowed view; the adaptor's state owns it */
+  _Atomic(char *) owner; /* "library:tag", set once by a context */
 
   /* Over-aligned allocations: aligned pointer -> raw pointer. */
   pthread_mutex_t align_lock;
@@ -172,9 +169,8 @@ mr_resource_props mri_memory_kind_props(mr_memory_kind kind, int device, bool st
  * view for mr_resource_upstream; may be NULL) and the description text
  * (copied; NULL: ops->describe or ops->name). */
 mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
-                              const mr_resource_props *props,
-                              mr_resource *upstream, const char *description,
-                              mr_resource **out);
+                              const mr_resource_props *props, mr_resource *upstream,
+                              const char *description, mr_resource **out);
 
 /* Whether `mr` is the library's own `kind` of resource ("retry", "cache",
  * "track", "pool", ...): made by that kind's constructor, over the ops
@@ -184,24 +180,21 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
 bool mri_resource_is(const mr_resource *mr, const char *kind);
 
 /* Over-aligned paths (alignment > native_alignment). */
-mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes,
-                                   size_t alignment, mr_stream stream,
-                                   void **ptr);
-mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
-                                     size_t alignment, mr_stream stream);
+mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes, size_t alignment,
+                                   mr_stream stream, void **ptr);
+mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes, size_t alignment,
+                                     mr_stream stream);
 
 /* The fast internal calls for adaptors: arguments already checked by the
  * public entry (bytes > 0, alignment a normalised power of two, ptr set). */
-static inline mr_status mri_allocate(mr_resource *mr, size_t bytes,
-                                     size_t alignment, mr_stream stream,
-                                     void **ptr) {
+static inline mr_status mri_allocate(mr_resource *mr, size_t bytes, size_t alignment,
+                                     mr_stream stream, void **ptr) {
   if (MRI_LIKELY(mr->native_alignment == 0 || alignment <= mr->native_alignment))
     return mr->allocate(mr->self, bytes, alignment, stream, ptr);
   return mri_allocate_overaligned(mr, bytes, alignment, stream, ptr);
 }
 
-static inline mr_status mri_deallocate(mr_resource *mr, void *ptr,
-                                       size_t bytes, size_t alignment,
+static inline mr_status mri_deallocate(mr_resource *mr, void *ptr, size_t bytes, size_t alignment,
                                        mr_stream stream) {
   if (MRI_LIKELY(mr->native_alignment == 0 || alignment <= mr->native_alignment))
     return mr->deallocate(mr->self, ptr, bytes, alignment, stream);
@@ -225,8 +218,8 @@ const char *mri_resource_owner(const mr_resource *mr);
  * (device_map.c) and for what describe-only resolution does not build
  * (below). */
 mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
-                                          const mr_resource_props *props,
-                                          const char *description, mr_resource **out);
+                                          const mr_resource_props *props, const char *description,
+                                          mr_resource **out);
 
 /* ---- describing without building (describe_only.c) ----------------------- */
 
@@ -248,9 +241,8 @@ bool mri_set_describe_only(bool on);
  * resource would have been built over: the stand-in holds a reference and
  * shows it as its mr_resource_upstream, so a walk down the chain (the
  * context's search for a retry) finds what it would have. */
-mr_status mri_described_resource_create(const mr_resource_props *props,
-                                        const char *description, mr_resource *upstream,
-                                        mr_resource **out);
+mr_status mri_described_resource_create(const mr_resource_props *props, const char *description,
+                                        mr_resource *upstream, mr_resource **out);
 
 /* ---- files (file_write.c) -------------------------------------------------- */
 
@@ -307,17 +299,14 @@ typedef struct mri_ptrmap mri_ptrmap;
 mri_ptrmap *mri_ptrmap_create(void);
 void mri_ptrmap_destroy(mri_ptrmap *map);
 /* Insert or replace. MR_ERR_OUT_OF_MEMORY if it cannot grow. */
-mr_status mri_ptrmap_put(mri_ptrmap *map, const void *key,
-                         mri_ptrmap_value value);
+mr_status mri_ptrmap_put(mri_ptrmap *map, const void *key, mri_ptrmap_value value);
 /* Remove `key`; true (and *value) if it was there. */
 bool mri_ptrmap_take(mri_ptrmap *map, const void *key, mri_ptrmap_value *value);
-bool mri_ptrmap_get(const mri_ptrmap *map, const void *key,
-                    mri_ptrmap_value *value);
+bool mri_ptrmap_get(const mri_ptrmap *map, const void *key, mri_ptrmap_value *value);
 size_t mri_ptrmap_count(const mri_ptrmap *map);
 /* Visit every entry (the map must not change meanwhile). */
 void mri_ptrmap_foreach(const mri_ptrmap *map,
-                        void (*fn)(void *user, const void *key,
-                                   const mri_ptrmap_value *value),
+                        void (*fn)(void *user, const void *key, const mri_ptrmap_value *value),
                         void *user);
 
 #endif /* MRCTX_LIB_CORE_H */

@@ -62,8 +62,8 @@ mr_status mri_size_check_note_failed(const char *what, size_t bytes) {
                    bytes);
 }
 
-mr_status mri_size_check_take_slow(mri_size_check *check, const char *what, void *ptr,
-                                   size_t bytes, size_t alignment) {
+mr_status mri_size_check_take_slow(mri_size_check *check, const char *what, void *ptr, size_t bytes,
+                                   size_t alignment) {
   mri_ptrmap_value v;
   pthread_mutex_lock(&check->lock);
   if (check->live == NULL || !mri_ptrmap_take(check->live, ptr, &v)) {
@@ -82,8 +82,7 @@ mr_status mri_size_check_take_slow(mri_size_check *check, const char *what, void
   return MR_OK;
 }
 
-void mri_size_check_restore_slow(mri_size_check *check, void *ptr, size_t bytes,
-                                 size_t alignment) {
+void mri_size_check_restore_slow(mri_size_check *check, void *ptr, size_t bytes, size_t alignment) {
   pthread_mutex_lock(&check->lock);
   /* The record exists (the take found the block in it) and the take left
    * a free slot; should the map have grown meanwhile and now fail, the
@@ -95,8 +94,8 @@ void mri_size_check_restore_slow(mri_size_check *check, void *ptr, size_t bytes,
   pthread_mutex_unlock(&check->lock);
 }
 
-mr_status mri_size_mismatch_error(const char *what, const void *ptr, size_t bytes,
-                                  size_t alignment, size_t given_bytes, size_t given_alignment) {
+mr_status mri_size_mismatch_error(const char *what, const void *ptr, size_t bytes, size_t alignment,
+                                  size_t given_bytes, size_t given_alignment) {
   return mri_error(MR_ERR_INVALID_ARGUMENT,
                    "%s: %p was allocated with %zu bytes aligned to %zu, not freed with %zu "
                    "bytes aligned to %zu; the block stays allocated (free it with the size "

@@ -63,10 +63,9 @@ void mri_size_check_fini(mri_size_check *check);
 
 mr_status mri_size_check_note_slow(mri_size_check *check, void *ptr, size_t bytes,
                                    size_t alignment);
-mr_status mri_size_check_take_slow(mri_size_check *check, const char *what, void *ptr,
-                                   size_t bytes, size_t alignment);
-void mri_size_check_restore_slow(mri_size_check *check, void *ptr, size_t bytes,
-                                 size_t alignment);
+mr_status mri_size_check_take_slow(mri_size_check *check, const char *what, void *ptr, size_t bytes,
+                                   size_t alignment);
+void mri_size_check_restore_slow(mri_size_check *check, void *ptr, size_t bytes, size_t alignment);
 
 /* Record a block just handed out. MR_ERR_OUT_OF_MEMORY, with no message
  * set, if there is no host memory for the record: the caller then takes
@@ -106,7 +105,7 @@ static inline void mri_size_check_restore(mri_size_check *check, void *ptr, size
  * with N bytes aligned to A, not freed with M bytes aligned to B; the
  * block stays allocated (free it with the size and alignment it was
  * allocated with)". Returns MR_ERR_INVALID_ARGUMENT. */
-mr_status mri_size_mismatch_error(const char *what, const void *ptr, size_t bytes,
-                                  size_t alignment, size_t given_bytes, size_t given_alignment);
+mr_status mri_size_mismatch_error(const char *what, const void *ptr, size_t bytes, size_t alignment,
+                                  size_t given_bytes, size_t given_alignment);
 
 #endif /* MRCTX_LIB_CORE_DEBUG_H */

@@ -32,8 +32,8 @@ typedef struct described_state {
   char *message;
 } described_state;
 
-static mr_status described_allocate(void *self, size_t bytes, size_t alignment,
-                                    mr_stream stream, void **ptr) {
+static mr_status described_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                    void **ptr) {
   described_state *s = self;
   return mri_error(MR_ERR_UNSUPPORTED, "%s", s->message);
 }

@@ -64,8 +64,7 @@ static const char *fallback_text(mr_status status) {
   switch (status) {
 #define MRI_FALLBACK_CASE_(name, value, description) \
   case name:                                         \
-    return #name ": " description                    \
-                 " (no host memory was left to record what failed)";
+    return #name ": " description " (no host memory was left to record what failed)";
     MR_STATUS_LIST(MRI_FALLBACK_CASE_)
 #undef MRI_FALLBACK_CASE_
   }
@@ -184,8 +183,7 @@ mr_status mri_error_prefix(mr_status status, const char *format, ...) {
 void *mri_calloc(size_t count, size_t size) {
   void *p = mri_host_calloc(count, size);
   if (p == NULL && count != 0 && size != 0)
-    mri_error(MR_ERR_OUT_OF_MEMORY,
-              "out of host memory allocating %zu x %zu bytes of bookkeeping",
+    mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory allocating %zu x %zu bytes of bookkeeping",
               count, size);
   return p;
 }

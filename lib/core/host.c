@@ -6,8 +6,8 @@
 
 #include "core/core.h"
 
-static mr_status host_allocate(void *self, size_t bytes, size_t alignment,
-                               mr_stream stream, void **ptr) {
+static mr_status host_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                               void **ptr) {
   /* posix_memalign wants at least sizeof(void *); the core guarantees a
    * power of two of at least 1, and the default is 256. */
   if (alignment < sizeof(void *)) alignment = sizeof(void *);
@@ -15,14 +15,14 @@ static mr_status host_allocate(void *self, size_t bytes, size_t alignment,
   int rc = posix_memalign(&p, alignment, bytes);
   if (rc != 0)
     return mri_error(rc == ENOMEM ? MR_ERR_OUT_OF_MEMORY : MR_ERR_INVALID_ARGUMENT,
-                     "host: cannot allocate %zu bytes aligned to %zu: %s",
-                     bytes, alignment, rc == ENOMEM ? "out of memory" : "invalid request");
+                     "host: cannot allocate %zu bytes aligned to %zu: %s", bytes, alignment,
+                     rc == ENOMEM ? "out of memory" : "invalid request");
   *ptr = p;
   return MR_OK;
 }
 
-static mr_status host_deallocate(void *self, void *ptr, size_t bytes,
-                                 size_t alignment, mr_stream stream) {
+static mr_status host_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                 mr_stream stream) {
   free(ptr);
   return MR_OK;
 }

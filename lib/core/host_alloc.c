@@ -14,7 +14,7 @@
 
 static _Atomic long fault_first; /* 0: disarmed */
 static _Atomic long fault_count;
-static _Atomic long counted;     /* allocations since the last arm */
+static _Atomic long counted; /* allocations since the last arm */
 
 static bool injected_failure(void) {
   long first = atomic_load_explicit(&fault_first, memory_order_relaxed);

@@ -116,11 +116,9 @@ bool mri_ptrmap_take(mri_ptrmap *map, const void *key, mri_ptrmap_value *value) 
 size_t mri_ptrmap_count(const mri_ptrmap *map) { return map->count; }
 
 void mri_ptrmap_foreach(const mri_ptrmap *map,
-                        void (*fn)(void *user, const void *key,
-                                   const mri_ptrmap_value *value),
+                        void (*fn)(void *user, const void *key, const mri_ptrmap_value *value),
                         void *user) {
   for (size_t i = 0; i < map->capacity; i++) {
-    if (map->slots[i].key != 0)
-      fn(user, (const void *)map->slots[i].key, &map->slots[i].value);
+    if (map->slots[i].key != 0) fn(user, (const void *)map->slots[i].key, &map->slots[i].value);
   }
 }

@@ -65,14 +65,11 @@ static bool ops_size_is_whole(size_t size) {
 }
 
 mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
-                              const mr_resource_props *props,
-                              mr_resource *upstream, const char *description,
-                              mr_resource **out) {
-  if (out == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_create: out is NULL");
+                              const mr_resource_props *props, mr_resource *upstream,
+                              const char *description, mr_resource **out) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_create: out is NULL");
   *out = NULL;
-  if (ops == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_create: ops is NULL");
+  if (ops == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_create: ops is NULL");
   if (ops->size < MRI_OPS_MIN_SIZE)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_resource_create: ops->size is %zu, less than the %zu "
@@ -92,8 +89,8 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
   /* No props: pageable host memory, any alignment. */
   mr_resource_props given = mri_memory_kind_props(MR_MEMORY_HOST, -1, false, 0);
   if (props != NULL) {
-    mr_status st = MRI_STRUCT_READ(&given, props, mr_resource_props, native_alignment,
-                                   "mr_resource_create");
+    mr_status st =
+        MRI_STRUCT_READ(&given, props, mr_resource_props, native_alignment, "mr_resource_create");
     if (st != MR_OK) return st;
   }
   if (given.native_alignment != 0 && !mri_is_pow2(given.native_alignment))
@@ -183,14 +180,14 @@ static inline mr_status check_alignment(const char *what, size_t *alignment) {
   if (*alignment == 0) {
     *alignment = MR_DEFAULT_ALIGNMENT;
   } else if (MRI_UNLIKELY(!mri_is_pow2(*alignment))) {
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "%s: alignment %zu is not a power of two", what, *alignment);
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: alignment %zu is not a power of two", what,
+                     *alignment);
   }
   return MR_OK;
 }
 
-mr_status mr_allocate(mr_resource *mr, size_t bytes, size_t alignment,
-                      mr_stream stream, void **ptr) {
+mr_status mr_allocate(mr_resource *mr, size_t bytes, size_t alignment, mr_stream stream,
+                      void **ptr) {
   if (MRI_UNLIKELY(ptr == NULL))
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_allocate: ptr is NULL");
   *ptr = NULL;
@@ -204,8 +201,8 @@ mr_status mr_allocate(mr_resource *mr, size_t bytes, size_t alignment,
   return st;
 }
 
-mr_status mr_deallocate(mr_resource *mr, void *ptr, size_t bytes,
-                        size_t alignment, mr_stream stream) {
+mr_status mr_deallocate(mr_resource *mr, void *ptr, size_t bytes, size_t alignment,
+                        mr_stream stream) {
   if (ptr == NULL) return MR_OK;
   if (MRI_UNLIKELY(mr == NULL))
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_deallocate: resource is NULL");
@@ -228,13 +225,10 @@ mr_status mr_resource_synchronize(mr_resource *mr, mr_stream stream) {
 
 /* The synchronous forms. Over-aligned requests go through the stream-ordered
  * path on the legacy stream so that one mechanism keeps the aligned->raw map. */
-mr_status mr_allocate_sync(mr_resource *mr, size_t bytes, size_t alignment,
-                           void **ptr) {
-  if (ptr == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_allocate_sync: ptr is NULL");
+mr_status mr_allocate_sync(mr_resource *mr, size_t bytes, size_t alignment, void **ptr) {
+  if (ptr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_allocate_sync: ptr is NULL");
   *ptr = NULL;
-  if (mr == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_allocate_sync: resource is NULL");
+  if (mr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_allocate_sync: resource is NULL");
   mr_status st = check_alignment("mr_allocate_sync", &alignment);
   if (st != MR_OK) return st;
   if (bytes == 0) return MR_OK;
@@ -261,16 +255,13 @@ mr_status mr_allocate_sync(mr_resource *mr, size_t bytes, size_t alignment,
   return MR_OK;
 }
 
-mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes,
-                             size_t alignment) {
+mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes, size_t alignment) {
   if (ptr == NULL) return MR_OK;
-  if (mr == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_deallocate_sync: resource is NULL");
+  if (mr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_deallocate_sync: resource is NULL");
   mr_status st = check_alignment("mr_deallocate_sync", &alignment);
   if (st != MR_OK) return st;
   if (bytes == 0)
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_deallocate_sync: pointer %p with size 0", ptr);
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_deallocate_sync: pointer %p with size 0", ptr);
   bool native = mr->native_alignment == 0 || alignment <= mr->native_alignment;
   if (native && mr->ops.deallocate_sync != NULL)
     return mr->ops.deallocate_sync(mr->self, ptr, bytes, alignment);
@@ -280,8 +271,7 @@ mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes,
 }
 
 mr_status mr_resource_trim(mr_resource *mr) {
-  if (mr == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_trim: resource is NULL");
+  if (mr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_trim: resource is NULL");
   if (mr->ops.trim == NULL) return MR_OK;
   return mr->ops.trim(mr->self);
 }
@@ -333,20 +323,19 @@ const char *mri_resource_owner(const mr_resource *mr) {
 /* The resource serves `native` alignment itself; for a larger power of two
  * we ask for bytes + alignment - native, hand out the first aligned address
  * inside, and remember the raw pointer. */
-static bool overaligned_request(const mr_resource *mr, size_t bytes,
-                                  size_t alignment, size_t *request) {
+static bool overaligned_request(const mr_resource *mr, size_t bytes, size_t alignment,
+                                size_t *request) {
   size_t native = mr->native_alignment;
   return mri_add_overflows(bytes, alignment - native, request);
 }
 
-mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes,
-                                   size_t alignment, mr_stream stream,
-                                   void **ptr) {
+mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes, size_t alignment,
+                                   mr_stream stream, void **ptr) {
   size_t request;
   if (overaligned_request(mr, bytes, alignment, &request))
     return mri_error(MR_ERR_OUT_OF_MEMORY,
-                     "%s: %zu bytes aligned to %zu overflows the address space",
-                     mr->description, bytes, alignment);
+                     "%s: %zu bytes aligned to %zu overflows the address space", mr->description,
+                     bytes, alignment);
   void *raw = NULL;
   mr_status st = mr->allocate(mr->self, request, mr->native_alignment, stream, &raw);
   if (st != MR_OK) return st;
@@ -355,9 +344,8 @@ mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes,
   if (mr->align_map == NULL) mr->align_map = mri_ptrmap_create();
   st = mr->align_map != NULL
            ? mri_ptrmap_put(mr->align_map, (void *)aligned,
-                            (mri_ptrmap_value){.bytes = request,
-                                               .alignment = mr->native_alignment,
-                                               .raw = raw})
+                            (mri_ptrmap_value){
+                                .bytes = request, .alignment = mr->native_alignment, .raw = raw})
            : MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_unlock(&mr->align_lock);
   if (st != MR_OK) {
@@ -370,8 +358,8 @@ mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes,
   return MR_OK;
 }
 
-mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes,
-                                     size_t alignment, mr_stream stream) {
+mr_status mri_deallocate_overaligned(mr_resource *mr, void *ptr, size_t bytes, size_t alignment,
+                                     mr_stream stream) {
   mri_ptrmap_value v;
   pthread_mutex_lock(&mr->align_lock);
   bool found = mr->align_map != NULL && mri_ptrmap_take(mr->align_map, ptr, &v);
@@ -413,18 +401,18 @@ typedef struct failing_state {
   char *message;
 } failing_state;
 
-static mr_status failing_allocate(void *self, size_t bytes, size_t alignment,
-                                  mr_stream stream, void **ptr) {
+static mr_status failing_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                  void **ptr) {
   failing_state *s = self;
   return mri_error(s->status, "%s (allocating %zu bytes)", s->message, bytes);
 }
 
-static mr_status failing_deallocate(void *self, void *ptr, size_t bytes,
-                                    size_t alignment, mr_stream stream) {
+static mr_status failing_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                    mr_stream stream) {
   failing_state *s = self;
   return mri_error(MR_ERR_INVALID_ARGUMENT,
-                   "%p was not allocated here: this resource allocates nothing (%s)",
-                   ptr, s->message);
+                   "%p was not allocated here: this resource allocates nothing (%s)", ptr,
+                   s->message);
 }
 
 static void failing_destroy(void *self) {
@@ -442,8 +430,8 @@ static const mr_resource_ops failing_ops = {
 };
 
 mr_status mri_unavailable_resource_create(mr_status status, const char *reason,
-                                          const mr_resource_props *props,
-                                          const char *description, mr_resource **out) {
+                                          const mr_resource_props *props, const char *description,
+                                          mr_resource **out) {
   *out = NULL;
   failing_state *s = mri_calloc(1, sizeof *s);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;

@@ -35,10 +35,8 @@
 
 void mri_stats_raise_to(_Atomic int64_t *field, int64_t value) {
   int64_t seen = atomic_load_explicit(field, memory_order_relaxed);
-  while (value > seen &&
-         !atomic_compare_exchange_weak_explicit(field, &seen, value,
-                                                memory_order_relaxed,
-                                                memory_order_relaxed)) {
+  while (value > seen && !atomic_compare_exchange_weak_explicit(
+                             field, &seen, value, memory_order_relaxed, memory_order_relaxed)) {
   }
 }
 
@@ -78,10 +76,12 @@ void mri_stats_fini(mri_stats *stats) {
  * see (the shard is of the reset's generation). */
 void mri_stats_publish(mri_stats *stats, mri_stats_shard *s) {
   uint32_t gen = atomic_load_explicit(&stats->reset_gen, memory_order_acquire);
-  int64_t bytes = atomic_fetch_add_explicit(&stats->published_bytes, s->pending_bytes,
-                                            memory_order_relaxed) + s->pending_bytes;
-  int64_t count = atomic_fetch_add_explicit(&stats->published_count, s->pending_count,
-                                            memory_order_relaxed) + s->pending_count;
+  int64_t bytes =
+      atomic_fetch_add_explicit(&stats->published_bytes, s->pending_bytes, memory_order_relaxed) +
+      s->pending_bytes;
+  int64_t count =
+      atomic_fetch_add_explicit(&stats->published_count, s->pending_count, memory_order_relaxed) +
+      s->pending_count;
   mri_stats_raise_to(&stats->peak_bytes, bytes);
   mri_stats_raise_to(&stats->peak_count, count);
   s->base_bytes = bytes;
@@ -142,7 +142,8 @@ typedef struct shard_sum {
  * reset generation); its totals always do. */
 static void add_shard(const mri_stats_shard *s, shard_sum *sum, uint32_t gen) {
   bool with_peaks =
-      (int32_t)(atomic_load_explicit(&((mri_stats_shard *)s)->gen, memory_order_acquire) - gen) >= 0;
+      (int32_t)(atomic_load_explicit(&((mri_stats_shard *)s)->gen, memory_order_acquire) - gen) >=
+      0;
   sum->alloc_bytes += atomic_load_explicit(&s->alloc_bytes, memory_order_relaxed);
   sum->alloc_count += atomic_load_explicit(&s->alloc_count, memory_order_relaxed);
   sum->free_bytes += atomic_load_explicit(&s->free_bytes, memory_order_relaxed);
@@ -239,7 +240,7 @@ static bool stats_size_possible(size_t size) {
 void mr_stats_add(mr_stats *a, const mr_stats *b) {
   if (a == NULL || b == NULL) return;
   if (!stats_size_possible(a->size) || !stats_size_possible(b->size)) return;
-#define MRI_ADD_FIELD_(field, description)                                               \
+#define MRI_ADD_FIELD_(field, description) \
   if (MRI_STATS_HAS_(a->size, field) && MRI_STATS_HAS_(b->size, field)) a->field += b->field;
   MR_STATS_FIELDS(MRI_ADD_FIELD_)
 #undef MRI_ADD_FIELD_
@@ -257,10 +258,10 @@ mr_status mr_stats_write_json(const mr_stats *stats, FILE *out) {
   size_t have = stats->size < sizeof given ? stats->size : sizeof given;
   const char *sep = "";
   fputc('{', out);
-#define MRI_JSON_FIELD_(field, description)                                           \
-  if (MRI_STATS_HAS_(have, field)) {                                                 \
-    fprintf(out, "%s\"" #field "\": %llu", sep, (unsigned long long)given.field);      \
-    sep = ", ";                                                                        \
+#define MRI_JSON_FIELD_(field, description)                                       \
+  if (MRI_STATS_HAS_(have, field)) {                                              \
+    fprintf(out, "%s\"" #field "\": %llu", sep, (unsigned long long)given.field); \
+    sep = ", ";                                                                   \
   }
   MR_STATS_FIELDS(MRI_JSON_FIELD_)
 #undef MRI_JSON_FIELD_

@@ -31,8 +31,8 @@ static mr_status check_size(size_t given, size_t known, size_t oldest, const cha
   return MR_OK;
 }
 
-mr_status mri_struct_read(void *dst, size_t known, const void *src, size_t oldest,
-                          const char *who, const char *type) {
+mr_status mri_struct_read(void *dst, size_t known, const void *src, size_t oldest, const char *who,
+                          const char *type) {
   size_t given = size_field(src);
   mr_status st = check_size(given, known, oldest, who, type);
   if (st != MR_OK) return st;
@@ -50,8 +50,8 @@ mr_status mri_struct_read(void *dst, size_t known, const void *src, size_t oldes
   return MR_OK;
 }
 
-mr_status mri_struct_write(void *dst, const void *src, size_t known, size_t oldest,
-                           const char *who, const char *type) {
+mr_status mri_struct_write(void *dst, const void *src, size_t known, size_t oldest, const char *who,
+                           const char *type) {
   size_t given = size_field(dst);
   mr_status st = check_size(given, known, oldest, who, type);
   if (st != MR_OK) return st;

@@ -22,74 +22,74 @@
  * (13.0 changed some, e.g. cuCtxGetDevice and cuCtxSynchronize now take a
  * context, NULL meaning the current one). The table, the loader and the fake
  * test driver are generated from this list. */
-#define MRI_CUDA_ENTRY_POINTS(X) \
-  X(cuInit, 2000)                    \
-  X(cuDriverGetVersion, 2020)        \
-  X(cuGetErrorName, 6000)            \
-  X(cuGetErrorString, 6000)          \
-  X(cuDeviceGetCount, 2000)          \
-  X(cuDeviceGet, 2000)               \
-  X(cuDeviceGetName, 2000)           \
-  X(cuDeviceTotalMem, 3020)          \
-  X(cuDeviceGetAttribute, 2000)      \
-  X(cuDeviceCanAccessPeer, 4000)     \
-  X(cuDeviceGetUuid, 11040)          \
-  X(cuDevicePrimaryCtxRetain, 7000)  \
-  X(cuDevicePrimaryCtxRelease, 11000)\
-  X(cuDevicePrimaryCtxGetState, 7000)\
-  X(cuCtxGetCurrent, 4000)           \
-  X(cuCtxSetCurrent, 4000)           \
-  X(cuCtxPushCurrent, 4000)          \
-  X(cuCtxPopCurrent, 4000)           \
-  X(cuCtxGetDevice, 13000)           \
-  X(cuCtxSynchronize, 13000)         \
-  X(cuMemGetInfo, 3020)              \
-  X(cuMemGetDefaultMemPool, 13000)   \
-  X(cuMemGetMemPool, 13000)          \
-  X(cuMemSetMemPool, 13000)          \
-  X(cuMemPoolCreate, 11020)          \
-  X(cuMemPoolDestroy, 11020)         \
-  X(cuMemPoolSetAttribute, 11020)    \
-  X(cuMemPoolGetAttribute, 11020)    \
-  X(cuMemPoolSetAccess, 11020)       \
-  X(cuMemPoolGetAccess, 11020)       \
-  X(cuMemPoolTrimTo, 11020)          \
-  X(cuMemPoolExportToShareableHandle, 11020)  \
-  X(cuMemPoolImportFromShareableHandle, 11020)\
-  X(cuMemPoolExportPointer, 11020)   \
-  X(cuMemPoolImportPointer, 11020)   \
-  X(cuMemAllocFromPoolAsync, 11020)  \
-  X(cuMemFreeAsync, 11020)           \
-  X(cuMemAlloc, 3020)                \
-  X(cuMemFree, 3020)                 \
-  X(cuMemHostAlloc, 2020)            \
-  X(cuMemFreeHost, 2000)             \
-  X(cuMemAllocManaged, 6000)         \
-  X(cuMemsetD8Async, 3020)           \
-  X(cuMemcpyAsync, 4000)             \
-  X(cuPointerGetAttribute, 4000)     \
-  X(cuStreamCreate, 2000)            \
-  X(cuStreamDestroy, 4000)           \
-  X(cuStreamSynchronize, 2000)       \
-  X(cuStreamQuery, 2000)             \
-  X(cuStreamIsCapturing, 10000)      \
-  X(cuStreamGetId, 12000)            \
-  X(cuStreamWaitValue32, 11070)      \
-  X(cuStreamWaitEvent, 3020)         \
-  X(cuStreamBeginCapture, 10010)     \
-  X(cuStreamEndCapture, 10000)       \
-  X(cuGraphInstantiateWithFlags, 11040)\
-  X(cuGraphLaunch, 10000)            \
-  X(cuGraphExecDestroy, 10000)       \
-  X(cuGraphDestroy, 10000)           \
-  X(cuEventCreate, 2000)             \
-  X(cuEventRecord, 2000)             \
-  X(cuEventQuery, 2000)              \
-  X(cuEventSynchronize, 2000)        \
-  X(cuEventDestroy, 4000)            \
-  X(cuModuleLoadData, 2000)          \
-  X(cuModuleUnload, 2000)            \
-  X(cuModuleGetFunction, 2000)       \
+#define MRI_CUDA_ENTRY_POINTS(X)               \
+  X(cuInit, 2000)                              \
+  X(cuDriverGetVersion, 2020)                  \
+  X(cuGetErrorName, 6000)                      \
+  X(cuGetErrorString, 6000)                    \
+  X(cuDeviceGetCount, 2000)                    \
+  X(cuDeviceGet, 2000)                         \
+  X(cuDeviceGetName, 2000)                     \
+  X(cuDeviceTotalMem, 3020)                    \
+  X(cuDeviceGetAttribute, 2000)                \
+  X(cuDeviceCanAccessPeer, 4000)               \
+  X(cuDeviceGetUuid, 11040)                    \
+  X(cuDevicePrimaryCtxRetain, 7000)            \
+  X(cuDevicePrimaryCtxRelease, 11000)          \
+  X(cuDevicePrimaryCtxGetState, 7000)          \
+  X(cuCtxGetCurrent, 4000)                     \
+  X(cuCtxSetCurrent, 4000)                     \
+  X(cuCtxPushCurrent, 4000)                    \
+  X(cuCtxPopCurrent, 4000)                     \
+  X(cuCtxGetDevice, 13000)                     \
+  X(cuCtxSynchronize, 13000)                   \
+  X(cuMemGetInfo, 3020)                        \
+  X(cuMemGetDefaultMemPool, 13000)             \
+  X(cuMemGetMemPool, 13000)                    \
+  X(cuMemSetMemPool, 13000)                    \
+  X(cuMemPoolCreate, 11020)                    \
+  X(cuMemPoolDestroy, 11020)                   \
+  X(cuMemPoolSetAttribute, 11020)              \
+  X(cuMemPoolGetAttribute, 11020)              \
+  X(cuMemPoolSetAccess, 11020)                 \
+  X(cuMemPoolGetAccess, 11020)                 \
+  X(cuMemPoolTrimTo, 11020)                    \
+  X(cuMemPoolExportToShareableHandle, 11020)   \
+  X(cuMemPoolImportFromShareableHandle, 11020) \
+  X(cuMemPoolExportPointer, 11020)             \
+  X(cuMemPoolImportPointer, 11020)             \
+  X(cuMemAllocFromPoolAsync, 11020)            \
+  X(cuMemFreeAsync, 11020)                     \
+  X(cuMemAlloc, 3020)                          \
+  X(cuMemFree, 3020)                           \
+  X(cuMemHostAlloc, 2020)                      \
+  X(cuMemFreeHost, 2000)                       \
+  X(cuMemAllocManaged, 6000)                   \
+  X(cuMemsetD8Async, 3020)                     \
+  X(cuMemcpyAsync, 4000)                       \
+  X(cuPointerGetAttribute, 4000)               \
+  X(cuStreamCreate, 2000)                      \
+  X(cuStreamDestroy, 4000)                     \
+  X(cuStreamSynchronize, 2000)                 \
+  X(cuStreamQuery, 2000)                       \
+  X(cuStreamIsCapturing, 10000)                \
+  X(cuStreamGetId, 12000)                      \
+  X(cuStreamWaitValue32, 11070)                \
+  X(cuStreamWaitEvent, 3020)                   \
+  X(cuStreamBeginCapture, 10010)               \
+  X(cuStreamEndCapture, 10000)                 \
+  X(cuGraphInstantiateWithFlags, 11040)        \
+  X(cuGraphLaunch, 10000)                      \
+  X(cuGraphExecDestroy, 10000)                 \
+  X(cuGraphDestroy, 10000)                     \
+  X(cuEventCreate, 2000)                       \
+  X(cuEventRecord, 2000)                       \
+  X(cuEventQuery, 2000)                        \
+  X(cuEventSynchronize, 2000)                  \
+  X(cuEventDestroy, 4000)                      \
+  X(cuModuleLoadData, 2000)                    \
+  X(cuModuleUnload, 2000)                      \
+  X(cuModuleGetFunction, 2000)                 \
   X(cuLaunchKernel, 4000)
 
 typedef struct mri_cuda_api {
@@ -155,16 +155,16 @@ static inline mr_status mri_stream_context(mr_stream stream, int device) {
  * first where a default stream needs one, and once more if the driver says
  * the thread has none. Returns from the caller if no context can be made
  * current. */
-#define MRI_CALL_ON_STREAM(stream, device, r, call)                              \
-  do {                                                                           \
-    mr_status st_ = mri_stream_context(stream, device);                          \
-    if (MRI_UNLIKELY(st_ != MR_OK)) return st_;                                  \
-    r = (call);                                                                  \
-    if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {                         \
-      st_ = mri_stream_context_slow(stream, device, true);                       \
-      if (st_ != MR_OK) return st_;                                              \
-      r = (call);                                                                \
-    }                                                                            \
+#define MRI_CALL_ON_STREAM(stream, device, r, call)        \
+  do {                                                     \
+    mr_status st_ = mri_stream_context(stream, device);    \
+    if (MRI_UNLIKELY(st_ != MR_OK)) return st_;            \
+    r = (call);                                            \
+    if (MRI_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT)) {   \
+      st_ = mri_stream_context_slow(stream, device, true); \
+      if (st_ != MR_OK) return st_;                        \
+      r = (call);                                          \
+    }                                                      \
   } while (0)
 
 /* True if `stream` is capturing a graph. The legacy stream never is. (The

@@ -125,8 +125,7 @@ mr_status mr_ipc_pool_export(const mr_resource *mr, int *fd, mr_ipc_pool_data *d
   return MR_OK;
 }
 
-mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes,
-                            mr_ipc_ptr *out) {
+mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes, mr_ipc_ptr *out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_ptr_export: out is NULL");
   memset(out, 0, sizeof *out);
   mri_pool_state *s;
@@ -171,12 +170,12 @@ mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes
 
 typedef struct import_state {
   CUmemoryPool pool;
-  int device;        /* this process's ordinal of the pool's device */
-  uint64_t pool_id;  /* the exporter's ID of the pool */
+  int device;       /* this process's ordinal of the pool's device */
+  uint64_t pool_id; /* the exporter's ID of the pool */
   int64_t exporter_pid;
   pthread_mutex_t lock;
   mri_fork_lockable lock_fork;
-  mri_ptrmap *live;  /* imported block -> {bytes, raw: its 64 bytes of export data} */
+  mri_ptrmap *live; /* imported block -> {bytes, raw: its 64 bytes of export data} */
   char description[96];
 } import_state;
 
@@ -199,8 +198,8 @@ static mr_status free_import(const import_state *s, void *ptr, size_t bytes, mr_
   MRI_CALL_ON_STREAM(stream, s->device, r,
                      cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream));
   if (r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
-  return mri_cuda_fail(r, "%s: cuMemFreeAsync(imported %p, %zu bytes, stream %p)",
-                       s->description, ptr, bytes, (void *)stream);
+  return mri_cuda_fail(r, "%s: cuMemFreeAsync(imported %p, %zu bytes, stream %p)", s->description,
+                       ptr, bytes, (void *)stream);
 }
 
 static mr_status import_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
@@ -262,8 +261,8 @@ static void import_destroy(void *self) {
     /* As track(...) reports what was never freed. The driver keeps the
      * blocks mapped (and the exporter's memory held) until this process
      * frees them or exits. */
-    fprintf(stderr, "mrctx: leak: %s: %zu imported block%s never freed:\n", s->description,
-            live, live == 1 ? "" : "s");
+    fprintf(stderr, "mrctx: leak: %s: %zu imported block%s never freed:\n", s->description, live,
+            live == 1 ? "" : "s");
     leak_report r = {.s = s};
     mri_ptrmap_foreach(s->live, report_one, &r);
     if (r.shown > 16) fprintf(stderr, "mrctx: leak:   ... and %zu more\n", r.shown - 16);
@@ -326,14 +325,12 @@ static mr_status check_record(uint32_t magic, uint32_t version, const char *what
 }
 
 mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource **out) {
-  if (out == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_import: out is NULL");
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_import: out is NULL");
   *out = NULL;
-  if (data == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_import: data is NULL");
+  if (data == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_import: data is NULL");
   if (fd < 0)
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_ipc_pool_import: fd %d is not a file descriptor", fd);
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_import: fd %d is not a file descriptor",
+                     fd);
   mr_status st = check_record(data->magic, data->version, "mr_ipc_pool_import");
   if (st != MR_OK) return st;
   if (data->kind != MR_POOL_DEVICE)
@@ -360,8 +357,8 @@ mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource *
     free(s);
     return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_ipc_pool_import: out of host memory");
   }
-  CUresult r = cu->cuMemPoolImportFromShareableHandle(
-      &s->pool, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  CUresult r = cu->cuMemPoolImportFromShareableHandle(&s->pool, (void *)(uintptr_t)fd,
+                                                      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
   if (r != CUDA_SUCCESS) {
     mri_ptrmap_destroy(s->live);
     free(s);
@@ -430,8 +427,10 @@ mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc, void *
                      (unsigned long long)ipc->pool_id, s->description,
                      (unsigned long long)s->pool_id);
   if (ipc->bytes == 0 || ipc->bytes > SIZE_MAX)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_ptr_import: the record's size %llu is "
-                     "not a block's", (unsigned long long)ipc->bytes);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_ptr_import: the record's size %llu is "
+                     "not a block's",
+                     (unsigned long long)ipc->bytes);
   st = mri_ensure_context(s->device);
   if (st != MR_OK) return st;
   unsigned char *record = mri_host_malloc(sizeof ipc->data);
@@ -475,8 +474,7 @@ mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc, void *
 }
 
 mr_status mr_ipc_imports_live(const mr_resource *imported, size_t *live) {
-  if (live == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_imports_live: live is NULL");
+  if (live == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_imports_live: live is NULL");
   *live = 0;
   import_state *s;
   mr_status st = import_state_of(imported, "mr_ipc_imports_live", &s);

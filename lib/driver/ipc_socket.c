@@ -67,8 +67,8 @@ mr_status mr_ipc_send(int socket, int fd, const void *payload, size_t bytes) {
     ssize_t n = sendmsg(socket, &msg, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0)
-      return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_send: sendmsg on socket %d: %s%s",
-                       socket, strerror(errno),
+      return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_send: sendmsg on socket %d: %s%s", socket,
+                       strerror(errno),
                        errno == EPIPE || errno == ECONNRESET ? " (the peer closed the socket)"
                        : errno == ENOTSOCK                   ? " (not a socket)"
                                                              : "");
@@ -103,8 +103,8 @@ mr_status mr_ipc_receive(int socket, int *fd, void *payload, size_t bytes) {
     ssize_t n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      st = mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_receive: recvmsg on socket %d: %s%s",
-                     socket, strerror(errno), errno == ENOTSOCK ? " (not a socket)" : "");
+      st = mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_receive: recvmsg on socket %d: %s%s", socket,
+                     strerror(errno), errno == ENOTSOCK ? " (not a socket)" : "");
       break;
     }
     int more = take_descriptors(&msg);
@@ -159,8 +159,7 @@ mr_status mr_ipc_pool_send(int socket, const mr_resource *mr) {
 }
 
 mr_status mr_ipc_pool_receive(int socket, mr_resource **out) {
-  if (out == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_receive: out is NULL");
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_receive: out is NULL");
   *out = NULL;
   int fd = -1;
   mr_ipc_pool_data data;

@@ -28,9 +28,8 @@ static mr_status load_status;
 static char load_message[512];
 static void *driver_handle;
 
-typedef CUresult (*get_proc_address_fn)(const char *symbol, void **pfn,
-                                        int cuda_version, cuuint64_t flags,
-                                        CUdriverProcAddressQueryResult *status);
+typedef CUresult (*get_proc_address_fn)(const char *symbol, void **pfn, int cuda_version,
+                                        cuuint64_t flags, CUdriverProcAddressQueryResult *status);
 
 static void load_fail(mr_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
@@ -57,10 +56,9 @@ static bool pool_memory_query(const void *ptr, bool *starts_allocation) {
       pool == NULL)
     return false;
   if (starts_allocation != NULL)
-    *starts_allocation =
-        cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address) ==
-            CUDA_SUCCESS &&
-        start == address;
+    *starts_allocation = cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                                   address) == CUDA_SUCCESS &&
+                         start == address;
   return true;
 }
 
@@ -72,8 +70,7 @@ static void load_driver(void) {
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) {
     const char *why = dlerror();
-    load_fail(MR_ERR_NO_DRIVER,
-              "the CUDA driver could not be loaded: %s%s",
+    load_fail(MR_ERR_NO_DRIVER, "the CUDA driver could not be loaded: %s%s",
               why != NULL ? why : path,
               overridden ? " (MRCTX_CUDA_DRIVER names this library)"
                          : " (is the NVIDIA driver installed? MRCTX_CUDA_DRIVER "
@@ -95,22 +92,21 @@ static void load_driver(void) {
 
   mri_cuda_api t;
   memset(&t, 0, sizeof t);
-#define MRI_LOAD_ENTRY_(name, version)                                                \
-  {                                                                            \
-    void *fn = NULL;                                                           \
-    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND; \
-    CUresult r = get_proc(#name, &fn, version,                                 \
-                          CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);          \
-    if (r != CUDA_SUCCESS || fn == NULL || found != CU_GET_PROC_ADDRESS_SUCCESS) { \
-      load_fail(MR_ERR_NO_DRIVER,                                              \
-                "the CUDA driver %s lacks %s (ABI of CUDA %d; error %d, "     \
-                "query result %d): mrctx needs a CUDA 13.0 driver (580 or "    \
-                "newer)",                                                      \
-                path, #name, version, (int)r, (int)found);                              \
-      dlclose(handle);                                                         \
-      return;                                                                  \
-    }                                                                          \
-    memcpy(&t.name, &fn, sizeof fn);                                           \
+#define MRI_LOAD_ENTRY_(name, version)                                                     \
+  {                                                                                        \
+    void *fn = NULL;                                                                       \
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;           \
+    CUresult r = get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found); \
+    if (r != CUDA_SUCCESS || fn == NULL || found != CU_GET_PROC_ADDRESS_SUCCESS) {         \
+      load_fail(MR_ERR_NO_DRIVER,                                                          \
+                "the CUDA driver %s lacks %s (ABI of CUDA %d; error %d, "                  \
+                "query result %d): mrctx needs a CUDA 13.0 driver (580 or "                \
+                "newer)",                                                                  \
+                path, #name, version, (int)r, (int)found);                                 \
+      dlclose(handle);                                                                     \
+      return;                                                                              \
+    }                                                                                      \
+    memcpy(&t.name, &fn, sizeof fn);                                                       \
   }
   MRI_CUDA_ENTRY_POINTS(MRI_LOAD_ENTRY_)
 #undef MRI_LOAD_ENTRY_
@@ -130,8 +126,7 @@ static void load_driver(void) {
   }
   if (t.cuDriverGetVersion(&t.version) != CUDA_SUCCESS) t.version = 0;
   if (t.version < MRI_CUDA_REQUIRED_VERSION) {
-    load_fail(MR_ERR_NO_DRIVER,
-              "the CUDA driver is version %d.%d; mrctx needs 13.0 or newer",
+    load_fail(MR_ERR_NO_DRIVER, "the CUDA driver is version %d.%d; mrctx needs 13.0 or newer",
               t.version / 1000, (t.version % 1000) / 10);
     driver_handle = handle;
     return;
@@ -163,8 +158,7 @@ mr_status mr_driver_load(void) { return mri_cuda_load(NULL); }
 const char *mri_cuda_error_name(CUresult result) {
   const mri_cuda_api *cu = mri_cuda();
   const char *name = NULL;
-  if (cu != NULL && cu->cuGetErrorName(result, &name) == CUDA_SUCCESS && name != NULL)
-    return name;
+  if (cu != NULL && cu->cuGetErrorName(result, &name) == CUDA_SUCCESS && name != NULL) return name;
   static _Thread_local char unknown[32];
   snprintf(unknown, sizeof unknown, "CUDA_ERROR_%d", (int)result);
   return unknown;
@@ -195,8 +189,7 @@ mr_status mri_cuda_fail(CUresult result, const char *what_format, ...) {
   }
   const mri_cuda_api *cu = mri_cuda();
   const char *description = NULL;
-  if (cu == NULL || cu->cuGetErrorString(result, &description) != CUDA_SUCCESS)
-    description = NULL;
+  if (cu == NULL || cu->cuGetErrorString(result, &description) != CUDA_SUCCESS) description = NULL;
   if (description != NULL)
     return mri_error(status, "%s: %s (%s)", what, mri_cuda_error_name(result), description);
   return mri_error(status, "%s: %s", what, mri_cuda_error_name(result));
@@ -214,8 +207,7 @@ mr_status mr_driver_version(int *version) {
 }
 
 mr_status mr_device_count(int *count) {
-  if (count == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_device_count: count is NULL");
+  if (count == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_device_count: count is NULL");
   *count = 0;
   const mri_cuda_api *cu;
   mr_status st = mri_cuda_load(&cu);
@@ -231,9 +223,8 @@ mr_status mri_check_device(int device) {
   if (st != MR_OK) return st;
   if (device < 0 || device >= cu->device_count)
     return mri_error(MR_ERR_NO_DEVICE,
-                     "device %d does not exist: the driver shows %d device%s (0..%d)",
-                     device, cu->device_count, cu->device_count == 1 ? "" : "s",
-                     cu->device_count - 1);
+                     "device %d does not exist: the driver shows %d device%s (0..%d)", device,
+                     cu->device_count, cu->device_count == 1 ? "" : "s", cu->device_count - 1);
   return MR_OK;
 }
 
@@ -375,8 +366,7 @@ static mr_status capture_status(const mri_cuda_api *cu, mr_stream stream, int de
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   CUresult r;
   MRI_CALL_ON_STREAM(stream, device, r, cu->cuStreamIsCapturing((CUstream)stream, &status));
-  if (r != CUDA_SUCCESS)
-    return mri_cuda_fail(r, "cuStreamIsCapturing(stream %p)", (void *)stream);
+  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuStreamIsCapturing(stream %p)", (void *)stream);
   *capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
   return MR_OK;
 }

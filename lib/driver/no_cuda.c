@@ -67,10 +67,10 @@ mr_status mr_driver_pool_trim(mr_driver_pool which, int device, uint64_t keep_by
   return no_driver("mr_driver_pool_trim");
 }
 
-#define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)       \
-  mr_status function(int device, mr_resource **out) {    \
-    if (out != NULL) *out = NULL;                        \
-    return no_driver(spec);                              \
+#define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)    \
+  mr_status function(int device, mr_resource **out) { \
+    if (out != NULL) *out = NULL;                     \
+    return no_driver(spec);                           \
   }
 MRI_NO_DRIVER_CONSTRUCTOR_(mr_device_resource_create, "device")
 MRI_NO_DRIVER_CONSTRUCTOR_(mr_device_default_resource_create, "device_default")
@@ -106,8 +106,7 @@ mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource *
   return no_driver("mr_ipc_pool_import");
 }
 
-mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes,
-                            mr_ipc_ptr *out) {
+mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes, mr_ipc_ptr *out) {
   return no_driver("mr_ipc_ptr_export");
 }
 

@@ -72,10 +72,9 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   st = mri_pool_supported(desc->kind, device, &supported);
   if (st != MR_OK) return mri_error_prefix(st, "%s", description);
   if (!supported)
-    return mri_error(MR_ERR_UNSUPPORTED,
-                     "%s: device %d has no %s memory-pool support (sync_%s works there)",
-                     description, device, mr_pool_kind_name(desc->kind),
-                     mr_pool_kind_name(desc->kind));
+    return mri_error(
+        MR_ERR_UNSUPPORTED, "%s: device %d has no %s memory-pool support (sync_%s works there)",
+        description, device, mr_pool_kind_name(desc->kind), mr_pool_kind_name(desc->kind));
   if (desc->handle_type == MR_POOL_HANDLE_FD) {
     st = mri_ipc_check_device(description, device);
     if (st != MR_OK) return st;
@@ -102,8 +101,8 @@ mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resou
   memset(&props, 0, sizeof props);
   props.allocType = s->type;
   props.handleTypes = desc->handle_type == MR_POOL_HANDLE_FD
-                         ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-                         : CU_MEM_HANDLE_TYPE_NONE;
+                          ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+                          : CU_MEM_HANDLE_TYPE_NONE;
   props.location = s->location;
   props.maxSize = (size_t)desc->max_size;
   CUresult r = cu->cuMemPoolCreate(&s->pool, &props);

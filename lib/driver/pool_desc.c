@@ -48,8 +48,7 @@ mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_poo
   if (given->max_size != 0 && given->initial_size > given->max_size)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "pool: initial=%llu bytes is more than max=%llu bytes",
-                     (unsigned long long)given->initial_size,
-                     (unsigned long long)given->max_size);
+                     (unsigned long long)given->initial_size, (unsigned long long)given->max_size);
   if (given->max_size > SIZE_MAX || given->initial_size > SIZE_MAX)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: sizes do not fit this platform's size_t");
   return MR_OK;

@@ -100,8 +100,8 @@ mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner)
   if (n > 0) r = cu->cuMemPoolSetAccess(pool, descs, n);
   free(descs);
   if (r != CUDA_SUCCESS)
-    return mri_cuda_fail(r, "granting %zu device%s access to a %s pool", n,
-                         n == 1 ? "" : "s", mr_pool_kind_name(kind));
+    return mri_cuda_fail(r, "granting %zu device%s access to a %s pool", n, n == 1 ? "" : "s",
+                         mr_pool_kind_name(kind));
   return MR_OK;
 }
 
@@ -143,8 +143,8 @@ static const char *pool_what(const mri_pool_state *s) {
   }
 }
 
-static mr_status pool_allocate(void *self, size_t bytes, size_t alignment,
-                               mr_stream stream, void **ptr) {
+static mr_status pool_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                               void **ptr) {
   mri_pool_state *s = self;
   const mri_cuda_api *cu = mri_cuda();
   CUmemoryPool pool = s->pool;
@@ -172,8 +172,8 @@ static mr_status pool_allocate(void *self, size_t bytes, size_t alignment,
   return MR_OK;
 }
 
-static mr_status pool_deallocate(void *self, void *ptr, size_t bytes,
-                                 size_t alignment, mr_stream stream) {
+static mr_status pool_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                 mr_stream stream) {
   mri_pool_state *s = self;
   const mri_cuda_api *cu = mri_cuda();
   CUresult r;
@@ -181,8 +181,8 @@ static mr_status pool_deallocate(void *self, void *ptr, size_t bytes,
                      cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream));
   /* After the driver shut down at process exit the memory is gone already. */
   if (MRI_LIKELY(r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED)) return MR_OK;
-  return mri_cuda_fail(r, "%s pool: cuMemFreeAsync(%p, %zu bytes, stream %p)", pool_what(s),
-                       ptr, bytes, (void *)stream);
+  return mri_cuda_fail(r, "%s pool: cuMemFreeAsync(%p, %zu bytes, stream %p)", pool_what(s), ptr,
+                       bytes, (void *)stream);
 }
 
 static mr_status pool_synchronize(void *self, mr_stream stream) {
@@ -220,8 +220,8 @@ static const mr_resource_ops pool_ops = {
 
 mr_status mri_pool_resource_create(mri_pool_state *state, const char *description,
                                    mr_resource **out) {
-  mr_resource_props props = mri_memory_kind_props(mri_pool_memory_kind(state->kind),
-                                                  state->device, true, MR_DEFAULT_ALIGNMENT);
+  mr_resource_props props = mri_memory_kind_props(mri_pool_memory_kind(state->kind), state->device,
+                                                  true, MR_DEFAULT_ALIGNMENT);
   if (mri_describe_only()) {
     mr_status st = mri_described_resource_create(&props, description, NULL, out);
     if (st == MR_OK) free(state);
@@ -231,8 +231,7 @@ mr_status mri_pool_resource_create(mri_pool_state *state, const char *descriptio
   return mri_resource_create(&pool_ops, state, &props, NULL, description, out);
 }
 
-mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
-                        mr_pool_info *info) {
+mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device, mr_pool_info *info) {
   const mri_cuda_api *cu = mri_cuda();
   CUmemLocation location;
   CUmemAllocationType type;
@@ -240,12 +239,11 @@ mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
   CUmemoryPool default_pool = NULL, current_pool = NULL;
   CUresult r = cu->cuMemGetDefaultMemPool(&default_pool, &location, type);
   if (r != CUDA_SUCCESS)
-    return mri_cuda_fail(r, "cuMemGetDefaultMemPool(%s pool, device %d)",
-                         mr_pool_kind_name(kind), device);
+    return mri_cuda_fail(r, "cuMemGetDefaultMemPool(%s pool, device %d)", mr_pool_kind_name(kind),
+                         device);
   r = cu->cuMemGetMemPool(&current_pool, &location, type);
   if (r != CUDA_SUCCESS)
-    return mri_cuda_fail(r, "cuMemGetMemPool(%s pool, device %d)", mr_pool_kind_name(kind),
-                         device);
+    return mri_cuda_fail(r, "cuMemGetMemPool(%s pool, device %d)", mr_pool_kind_name(kind), device);
   memset(info, 0, sizeof *info);
   info->size = sizeof *info;
   info->kind = kind;

@@ -10,7 +10,7 @@
 #include "driver/cuda_api.h"
 
 typedef struct mri_pool_state {
-  int device;          /* the device whose context is made current if a
+  int device; /* the device whose context is made current if a
                           thread has none; the pool's device for device pools */
   mr_pool_kind kind;
   bool follow_current; /* look up the location's current pool at every
@@ -68,8 +68,7 @@ mr_status mri_pool_supported(mr_pool_kind kind, int device, bool *supported);
 mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner);
 
 /* Read a pool's information. */
-mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device,
-                        mr_pool_info *info);
+mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device, mr_pool_info *info);
 
 /* Reset a pool's reserved and used high-water marks to their current
  * values (`kind` names the pool in messages). */

@@ -43,14 +43,13 @@ static mr_status stream_capturing(mr_stream stream, bool *capturing) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   CUresult r = cu->cuStreamIsCapturing((CUstream)stream, &status);
   if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
-  if (r != CUDA_SUCCESS)
-    return mri_cuda_fail(r, "cuStreamIsCapturing(stream %p)", (void *)stream);
+  if (r != CUDA_SUCCESS) return mri_cuda_fail(r, "cuStreamIsCapturing(stream %p)", (void *)stream);
   *capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
   return MR_OK;
 }
 
-static mr_status sync_allocate(void *self, size_t bytes, size_t alignment,
-                               mr_stream stream, void **ptr) {
+static mr_status sync_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                               void **ptr) {
   sync_state *s = self;
   const mri_cuda_api *cu = mri_cuda();
   /* A capture gets no synchronous memory: freeing it waits for the stream,
@@ -106,14 +105,14 @@ static mr_status sync_free(sync_state *s, void *ptr, size_t bytes) {
   mr_status st = mri_push_context(s->device, &pushed);
   if (st != MR_OK) return st;
   CUresult r = s->kind == MR_POOL_PINNED ? cu->cuMemFreeHost(ptr)
-                                          : cu->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+                                         : cu->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
   mri_pop_context(pushed);
   if (r == CUDA_SUCCESS || r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
   return mri_cuda_fail(r, "%s: freeing %p (%zu bytes)", sync_name(s->kind), ptr, bytes);
 }
 
-static mr_status sync_deallocate(void *self, void *ptr, size_t bytes,
-                                 size_t alignment, mr_stream stream) {
+static mr_status sync_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                 mr_stream stream) {
   /* Work queued on `stream` before this call may still use the memory, so
    * the stream is waited for; a capturing stream cannot be (waiting would
    * invalidate the caller's capture, and the graph's work has not even
@@ -160,8 +159,7 @@ static mr_status create_sync(mr_pool_kind kind, int device, const char *descript
 
 mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *reason,
                                    mr_resource **out) {
-  if (out == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: out is NULL", sync_name(kind));
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: out is NULL", sync_name(kind));
   *out = NULL;
   /* A description is spec text and never holds a comment: the reason is a
    * quoted parameter, which sync_*(reason=...) reads back. */
@@ -174,8 +172,8 @@ mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *re
     free(quoted);
     if (description == NULL) return MR_ERR_OUT_OF_MEMORY;
   }
-  mr_status st = create_sync(kind, device, description != NULL ? description : sync_name(kind),
-                             out);
+  mr_status st =
+      create_sync(kind, device, description != NULL ? description : sync_name(kind), out);
   free(description);
   return st;
 }

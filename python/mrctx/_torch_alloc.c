@@ -48,10 +48,10 @@
 /* One device of a route. The limit sits beside the resource, so the
  * allocation path reads both from one cache line. */
 typedef struct route_device {
-  mr_resource *mr;             /* one reference */
-  atomic_ullong limit;         /* bytes; NO_LIMIT until a memory fraction is set */
-  _Atomic double fraction;     /* the fraction that set it; 1 when none */
-  atomic_ullong total;         /* the device's memory, read when a fraction is set */
+  mr_resource *mr;         /* one reference */
+  atomic_ullong limit;     /* bytes; NO_LIMIT until a memory fraction is set */
+  _Atomic double fraction; /* the fraction that set it; 1 when none */
+  atomic_ullong total;     /* the device's memory, read when a fraction is set */
 } route_device;
 
 #define NO_LIMIT ULLONG_MAX
@@ -94,8 +94,10 @@ EXPORT int mrctx_torch_bind(int index, const char *name, mr_resource *const *res
   if (!atomic_compare_exchange_strong(&routes[index], &expected, r)) {
     for (int d = 0; d < device_count; d++) mr_resource_release(r->dev[d].mr);
     free(r);
-    mr_error(MR_ERR_STATE, "mrctx_torch_bind: route %d is already bound (memory may still be "
-             "live in it, so it is never rebound)", index);
+    mr_error(MR_ERR_STATE,
+             "mrctx_torch_bind: route %d is already bound (memory may still be "
+             "live in it, so it is never rebound)",
+             index);
     return -1;
   }
   return 0;
@@ -129,7 +131,8 @@ static mr_status over_limit(route *r, ssize_t size, int device) {
   return mr_error(MR_ERR_OUT_OF_MEMORY,
                   "%zd bytes would take %s past its limit on device %d: %llu bytes, %g of the "
                   "device's %llu (torch.cuda.set_per_process_memory_fraction); the tag holds "
-                  "%llu bytes there", size, r->name, device, limit,
+                  "%llu bytes there",
+                  size, r->name, device, limit,
                   atomic_load_explicit(&dev->fraction, memory_order_relaxed),
                   atomic_load_explicit(&dev->total, memory_order_relaxed),
                   (unsigned long long)stats.current_bytes);
@@ -144,9 +147,11 @@ EXPORT void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *
   } else if (size < 0 || device < 0 || device >= r->device_count) {
     *status = mr_error(MR_ERR_INVALID_ARGUMENT,
                        "mrctx torch allocator (%s): %zd bytes on device %d: it has %d "
-                       "device(s)", r->name, size, device, r->device_count);
-  } else if (__builtin_expect(atomic_load_explicit(&r->dev[device].limit,
-                                                  memory_order_relaxed) != NO_LIMIT, 0) &&
+                       "device(s)",
+                       r->name, size, device, r->device_count);
+  } else if (__builtin_expect(atomic_load_explicit(&r->dev[device].limit, memory_order_relaxed) !=
+                                  NO_LIMIT,
+                              0) &&
              (*status = over_limit(r, size, device)) != MR_OK) {
     /* past torch.cuda.set_per_process_memory_fraction's share */
   } else {
@@ -169,7 +174,8 @@ static void route_free(int index, void *ptr, ssize_t size, int device, void *str
   if (ptr == NULL) return;
   mr_status st;
   if (r == NULL || device < 0 || device >= r->device_count || size < 0)
-    st = mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx torch allocator (%s): freeing %p (%zd bytes) "
+    st = mr_error(MR_ERR_INVALID_ARGUMENT,
+                  "mrctx torch allocator (%s): freeing %p (%zd bytes) "
                   "on device %d: not a block of route %d",
                   r != NULL ? r->name : "unbound", ptr, size, device, index);
   else
@@ -235,8 +241,8 @@ EXPORT mr_status mrctx_torch_route_empty_cache(int index) {
     if (st != MR_OK) {
       char why[384];
       snprintf(why, sizeof why, "%s", mr_last_error());
-      return mr_error(st, "torch.cuda.empty_cache() through mrctx (%s), device %d: %s", r->name,
-                      d, why);
+      return mr_error(st, "torch.cuda.empty_cache() through mrctx (%s), device %d: %s", r->name, d,
+                      why);
     }
   }
   return st;
@@ -249,8 +255,8 @@ EXPORT mr_status mrctx_torch_route_set_fraction(int index, double fraction, int 
   if (device < 0 || device >= r->device_count || !(fraction >= 0.0 && fraction <= 1.0))
     return mr_error(MR_ERR_INVALID_ARGUMENT,
                     "torch.cuda.set_per_process_memory_fraction(%g, device=%d) through mrctx "
-                    "(%s): the fraction is from 0 to 1, the device from 0 to %d", fraction,
-                    device, r->name, r->device_count - 1);
+                    "(%s): the fraction is from 0 to 1, the device from 0 to %d",
+                    fraction, device, r->name, r->device_count - 1);
   mr_device_info info;
   memset(&info, 0, sizeof info);
   info.size = sizeof info;
@@ -258,8 +264,10 @@ EXPORT mr_status mrctx_torch_route_set_fraction(int index, double fraction, int 
   if (st != MR_OK) {
     char why[384];
     snprintf(why, sizeof why, "%s", mr_last_error());
-    return mr_error(st, "torch.cuda.set_per_process_memory_fraction(%g, device=%d) through "
-                    "mrctx (%s): %s", fraction, device, r->name, why);
+    return mr_error(st,
+                    "torch.cuda.set_per_process_memory_fraction(%g, device=%d) through "
+                    "mrctx (%s): %s",
+                    fraction, device, r->name, why);
   }
   route_device *dev = &r->dev[device];
   atomic_store_explicit(&dev->total, info.total_memory, memory_order_relaxed);
@@ -289,16 +297,15 @@ EXPORT unsigned long long mrctx_torch_route_limit(int index, int device) {
 /* The MemPool routes: a pair per route, since PyTorch gives the functions
  * no user argument. They return NULL on failure: the caching allocator over
  * a MemPool reports that as torch.OutOfMemoryError. */
-#define MRCTX_TORCH_POOL_PAIR(n)                                                     \
-  EXPORT void *mrctx_torch_pool_alloc_##n(ssize_t size, int device, void *stream);   \
-  void *mrctx_torch_pool_alloc_##n(ssize_t size, int device, void *stream) {         \
-    mr_status st;                                                                    \
-    return mrctx_torch_route_alloc(n, size, device, stream, &st);                    \
-  }                                                                                  \
-  EXPORT void mrctx_torch_pool_free_##n(void *ptr, ssize_t size, int device,         \
-                                        void *stream);                               \
-  void mrctx_torch_pool_free_##n(void *ptr, ssize_t size, int device, void *stream) { \
-    route_free(n, ptr, size, device, stream);                                        \
+#define MRCTX_TORCH_POOL_PAIR(n)                                                            \
+  EXPORT void *mrctx_torch_pool_alloc_##n(ssize_t size, int device, void *stream);          \
+  void *mrctx_torch_pool_alloc_##n(ssize_t size, int device, void *stream) {                \
+    mr_status st;                                                                           \
+    return mrctx_torch_route_alloc(n, size, device, stream, &st);                           \
+  }                                                                                         \
+  EXPORT void mrctx_torch_pool_free_##n(void *ptr, ssize_t size, int device, void *stream); \
+  void mrctx_torch_pool_free_##n(void *ptr, ssize_t size, int device, void *stream) {       \
+    route_free(n, ptr, size, device, stream);                                               \
   }
 MRCTX_TORCH_POOL_PAIR(1)
 MRCTX_TORCH_POOL_PAIR(2)
@@ -335,9 +342,8 @@ void mrctx_torch_time_record(int op, unsigned long long start_ns) {
   atomic_fetch_add_explicit(&t->ns, ns, memory_order_relaxed);
   if (ns > MRCTX_TORCH_SLOW_NS) atomic_fetch_add_explicit(&t->slow_calls, 1, memory_order_relaxed);
   unsigned long long max = atomic_load_explicit(&t->max_ns, memory_order_relaxed);
-  while (ns > max && !atomic_compare_exchange_weak_explicit(&t->max_ns, &max, ns,
-                                                            memory_order_relaxed,
-                                                            memory_order_relaxed)) {
+  while (ns > max && !atomic_compare_exchange_weak_explicit(
+                         &t->max_ns, &max, ns, memory_order_relaxed, memory_order_relaxed)) {
   }
 }
 
@@ -408,8 +414,7 @@ static control_list *control_slot(control_list *table, size_t cap, int device, s
   size_t i = control_hash(device, size, stream) & (cap - 1);
   for (;; i = (i + 1) & (cap - 1)) {
     control_list *l = &table[i];
-    if (l->size == 0 || (l->size == size && l->stream == stream && l->device == device))
-      return l;
+    if (l->size == 0 || (l->size == size && l->stream == stream && l->device == device)) return l;
   }
 }
 
@@ -459,7 +464,8 @@ EXPORT void *mrctx_torch_control_route_alloc(ssize_t size, int device, void *str
   if (size < 0 || device < 0 || device >= CONTROL_DEVICES) {
     *status = mr_error(MR_ERR_INVALID_ARGUMENT,
                        "mrctx torch control allocator: %zd bytes on device %d: it serves "
-                       "devices 0 to %d and sizes from 0", size, device, CONTROL_DEVICES - 1);
+                       "devices 0 to %d and sizes from 0",
+                       size, device, CONTROL_DEVICES - 1);
     pthread_mutex_lock(&control.lock);
     control.stats.failed++;
     pthread_mutex_unlock(&control.lock);
@@ -498,8 +504,10 @@ EXPORT void *mrctx_torch_control_route_alloc(ssize_t size, int device, void *str
   if (*status != MR_OK) {
     char why[384];
     snprintf(why, sizeof why, "%s", mr_last_error());
-    *status = mr_error(*status, "mrctx torch control allocator: %zd bytes on device %d, "
-                       "stream %p: %s%s", size, device, stream, why,
+    *status = mr_error(*status,
+                       "mrctx torch control allocator: %zd bytes on device %d, "
+                       "stream %p: %s%s",
+                       size, device, stream, why,
                        *status == MR_ERR_OUT_OF_MEMORY
                            ? " (the control never gives memory back: it holds every block "
                              "it ever took, at its size and stream)"
@@ -511,8 +519,10 @@ EXPORT void *mrctx_torch_control_route_alloc(ssize_t size, int device, void *str
 EXPORT void mrctx_torch_control_free(void *ptr, ssize_t size, int device, void *stream) {
   if (ptr == NULL) return;
   if (size <= 0 || device < 0 || device >= CONTROL_DEVICES) {
-    mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx torch control allocator: freeing %p (%zd bytes) "
-             "on device %d: not a block of the control", ptr, size, device);
+    mr_error(MR_ERR_INVALID_ARGUMENT,
+             "mrctx torch control allocator: freeing %p (%zd bytes) "
+             "on device %d: not a block of the control",
+             ptr, size, device);
     note_failed_free();
     return;
   }
@@ -520,8 +530,10 @@ EXPORT void mrctx_torch_control_free(void *ptr, ssize_t size, int device, void *
   mr_resource *mr = control.mr[device];
   if (mr == NULL) {
     pthread_mutex_unlock(&control.lock);
-    mr_error(MR_ERR_INVALID_ARGUMENT, "mrctx torch control allocator: freeing %p (%zd bytes) "
-             "on device %d: the control never allocated on that device", ptr, size, device);
+    mr_error(MR_ERR_INVALID_ARGUMENT,
+             "mrctx torch control allocator: freeing %p (%zd bytes) "
+             "on device %d: the control never allocated on that device",
+             ptr, size, device);
     note_failed_free();
     return;
   }

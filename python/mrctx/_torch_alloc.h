@@ -20,8 +20,7 @@ int mrctx_torch_route_count(void);
 /* Bind route `index`, named `name` ("library/tag") in messages, to one
  * resource per device (each retained; the caller keeps its own
  * references). Once only: 0, or -1 with mr_last_error(). */
-int mrctx_torch_bind(int index, const char *name, mr_resource *const *resources,
-                     int device_count);
+int mrctx_torch_bind(int index, const char *name, mr_resource *const *resources, int device_count);
 int mrctx_torch_bound(int index);
 void mrctx_torch_free(void *ptr, ssize_t size, int device, void *stream);
 unsigned long long mrctx_torch_failed_frees(void);
@@ -60,8 +59,7 @@ const char *mrctx_torch_route_name(int index);
 
 /* Allocate `size` bytes on `device` through route `index`; NULL on failure
  * (and for size 0), with *status and mr_last_error() saying why. No lock. */
-void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
-                              mr_status *status);
+void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream, mr_status *status);
 
 /* ---- The control allocator (measurement only) ----------------------------
  *
@@ -78,23 +76,22 @@ void *mrctx_torch_route_alloc(int index, ssize_t size, int device, void *stream,
 
 /* What the control has done (counters) and holds now. */
 typedef struct mrctx_torch_control_stats {
-  unsigned long long hits;            /* served from the free list */
-  unsigned long long misses;          /* served by the driver pool */
-  unsigned long long failed;          /* allocations that failed */
-  unsigned long long frees;           /* blocks taken back into the list */
-  unsigned long long cached_blocks;   /* in the lists now */
+  unsigned long long hits;          /* served from the free list */
+  unsigned long long misses;        /* served by the driver pool */
+  unsigned long long failed;        /* allocations that failed */
+  unsigned long long frees;         /* blocks taken back into the list */
+  unsigned long long cached_blocks; /* in the lists now */
   unsigned long long cached_bytes;
-  unsigned long long live_bytes;      /* handed out and not freed */
+  unsigned long long live_bytes; /* handed out and not freed */
   unsigned long long peak_live_bytes;
-  unsigned long long reserved_bytes;  /* taken from the driver, ever (never returned) */
-  unsigned long long lists;           /* distinct (device, size, stream) lists */
+  unsigned long long reserved_bytes; /* taken from the driver, ever (never returned) */
+  unsigned long long lists;          /* distinct (device, size, stream) lists */
 } mrctx_torch_control_stats;
 
 /* The control's allocation; NULL on failure (and for size 0) with *status
  * and mr_last_error() saying why. mrctx_torch_control_alloc (C++) throws
  * instead, for PyTorch. */
-void *mrctx_torch_control_route_alloc(ssize_t size, int device, void *stream,
-                                      mr_status *status);
+void *mrctx_torch_control_route_alloc(ssize_t size, int device, void *stream, mr_status *status);
 void mrctx_torch_control_free(void *ptr, ssize_t size, int device, void *stream);
 void mrctx_torch_control_free_timed(void *ptr, ssize_t size, int device, void *stream);
 void mrctx_torch_control_read(mrctx_torch_control_stats *out);

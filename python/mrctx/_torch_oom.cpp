@@ -23,8 +23,8 @@
 
 #include "_torch_alloc.h"
 
-extern "C" __attribute__((visibility("default"))) void *
-mrctx_torch_alloc(ssize_t size, int device, void *stream);
+extern "C" __attribute__((visibility("default"))) void *mrctx_torch_alloc(ssize_t size, int device,
+                                                                          void *stream);
 
 extern "C" __attribute__((visibility("default"))) void *
 mrctx_torch_alloc_timed(ssize_t size, int device, void *stream);
@@ -50,8 +50,8 @@ extern "C" __attribute__((visibility("default"))) void
 mrctx_torch_begin_allocate_to_pool(int device, mempool_id id, stream_filter filter);
 extern "C" __attribute__((visibility("default"))) void
 mrctx_torch_end_allocate_to_pool(int device, mempool_id id);
-extern "C" __attribute__((visibility("default"))) void
-mrctx_torch_release_pool(int device, mempool_id id);
+extern "C" __attribute__((visibility("default"))) void mrctx_torch_release_pool(int device,
+                                                                                mempool_id id);
 
 [[noreturn]] static void fail(mr_status status, const char *who, ssize_t size, int device) {
   std::string message = status == MR_ERR_OUT_OF_MEMORY ? "CUDA out of memory. " : "";
@@ -102,10 +102,11 @@ inline void *route0_alloc(ssize_t size, int device, void *stream, mr_status *sta
 }
 } // namespace
 
-__attribute__((visibility("default"))) int mrctx_torch_pools_open(void) { return pools_count.load(std::memory_order_relaxed); }
+__attribute__((visibility("default"))) int mrctx_torch_pools_open(void) {
+  return pools_count.load(std::memory_order_relaxed);
+}
 
-__attribute__((visibility("default"))) mr_status mrctx_torch_pool_check(int device,
-                                                                        void *stream) {
+__attribute__((visibility("default"))) mr_status mrctx_torch_pool_check(int device, void *stream) {
   std::lock_guard<std::mutex> hold(pools_lock);
   for (const open_pool &pool : pools) {
     if (pool.device != device) continue;

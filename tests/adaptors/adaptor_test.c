@@ -176,8 +176,8 @@ static uint64_t last_churn_bytes;
 uint64_t churn_bytes(void) { return last_churn_bytes; }
 
 long churn(mr_resource *mr, int threads, int rounds, size_t max_bytes, bool vary_alignment) {
-  churn_arg c = {.mr = mr, .rounds = rounds, .max_bytes = max_bytes,
-                 .vary_alignment = vary_alignment};
+  churn_arg c = {
+      .mr = mr, .rounds = rounds, .max_bytes = max_bytes, .vary_alignment = vary_alignment};
   atomic_init(&c.allocations, 0);
   atomic_init(&c.failures, 0);
   atomic_init(&c.bytes, 0);

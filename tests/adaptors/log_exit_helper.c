@@ -133,7 +133,10 @@ int main(int argc, char **argv) {
     char overrides[1024];
     snprintf(overrides, sizeof overrides, "temp=log(host, file=\"%s\")", path);
     mr_context_desc desc = {.size = sizeof(mr_context_desc),
-        .library = "log_exit_helper", .tags = tags, .tag_count = 1, .overrides = overrides};
+                            .library = "log_exit_helper",
+                            .tags = tags,
+                            .tag_count = 1,
+                            .overrides = overrides};
     check(mr_context_create(&desc, &ctx), "context");
     log_mr = mr_context_get_mr(ctx, 0);
     if (log_mr == NULL) return 2;

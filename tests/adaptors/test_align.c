@@ -52,7 +52,8 @@ static void test_every_allocation_aligned(void **state) {
     size_t want = alignments[i] > 65536 ? alignments[i] : 65536;
     assert_true((uintptr_t)p[i] % want == 0);
   }
-  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(mr, p[i], 100 + (size_t)i, alignments[i], STREAM_A));
+  for (int i = 0; i < 4; i++)
+    assert_ok(mr_deallocate(mr, p[i], 100 + (size_t)i, alignments[i], STREAM_A));
   assert_int_equal(faulty_live_blocks(u.f), 0);
   assert_int_equal(faulty_bad_frees(u.f), 0);
   /* Upstream errors pass through. */

@@ -101,20 +101,18 @@ static void test_too_many_classes(void **state) {
   mr_resource *up = NULL;
   assert_ok(vspace_resource_create(&up));
   mr_resource *mr = (mr_resource *)1;
-  assert_status(mr_bin_resource_create(up, 256, (size_t)1 << 62, 1, &mr),
-                MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_bin_resource_create(up, 256, (size_t)1 << 62, 1, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_null(mr);
   assert_error_contains("bin(vspace): min 256B to max 4194304TiB makes 55 size classes; at most 48 "
                         "(e.g. max=32768TiB with min=256B)");
-  assert_status(mr_bin_resource_create(up, 256, (size_t)1 << 56, 1, &mr),
-                MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_bin_resource_create(up, 256, (size_t)1 << 56, 1, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("makes 49 size classes; at most 48");
   /* 48 classes exactly; every size up to max finds its class. */
   assert_ok(mr_bin_resource_create(up, 256, (size_t)1 << 55, 1, &mr));
   assert_describes(mr, "bin(vspace, min=256B, max=32768TiB, count=1)");
   void *p = NULL;
-  size_t sizes[] = {1, 256, 257, (size_t)1 << 40, ((size_t)1 << 55) - 1, (size_t)1 << 55,
-                    ((size_t)1 << 55) + 1};
+  size_t sizes[] = {
+      1, 256, 257, (size_t)1 << 40, ((size_t)1 << 55) - 1, (size_t)1 << 55, ((size_t)1 << 55) + 1};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     assert_ok(mr_allocate(mr, sizes[i], 0, NULL, &p));
     assert_ok(mr_deallocate(mr, p, sizes[i], 0, NULL));

@@ -357,8 +357,8 @@ static void test_trim_split_segments(void **state) {
   fixture_make(&f, true, 0);
   const size_t MiB = (size_t)1 << 20;
   void *a = NULL, *b = NULL, *c = NULL;
-  assert_ok(mr_allocate(f.cache, 4 * MiB, 0, STREAM_A, &a)); /* a 20 MiB segment */
-  assert_ok(mr_allocate(f.cache, 4 * MiB, 0, STREAM_A, &b)); /* the same one */
+  assert_ok(mr_allocate(f.cache, 4 * MiB, 0, STREAM_A, &a));  /* a 20 MiB segment */
+  assert_ok(mr_allocate(f.cache, 4 * MiB, 0, STREAM_A, &b));  /* the same one */
   assert_ok(mr_allocate(f.cache, 14 * MiB, 0, STREAM_A, &c)); /* its own */
   assert_ptr_equal(b, (char *)a + 4 * MiB);
   assert_ok(mr_deallocate(f.cache, a, 4 * MiB, 0, STREAM_A));
@@ -427,8 +427,8 @@ static void test_threads(void **state) {
   pthread_t threads[THREADS];
   worker workers[THREADS];
   for (int i = 0; i < THREADS; i++) {
-    workers[i] = (worker){f.cache, (mr_stream)(uintptr_t)(0x10000 * (i + 1)), 1234567u + (uint64_t)i,
-                          PAIRS};
+    workers[i] =
+        (worker){f.cache, (mr_stream)(uintptr_t)(0x10000 * (i + 1)), 1234567u + (uint64_t)i, PAIRS};
     assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
   }
   for (int i = 0; i < THREADS; i++) {

@@ -53,9 +53,11 @@ static mr_status make_cache(mr_resource *up, mr_resource **out) {
   return mr_cache_resource_create(up, 0, out);
 }
 
-static const keeper keepers[] = {
-    {"fixed", make_fixed}, {"arena", make_arena}, {"bin", make_bin}, {"track", make_track},
-    {"cache", make_cache}};
+static const keeper keepers[] = {{"fixed", make_fixed},
+                                 {"arena", make_arena},
+                                 {"bin", make_bin},
+                                 {"track", make_track},
+                                 {"cache", make_cache}};
 
 static void fill(void *p, int byte, size_t n) { memset(p, byte, n); }
 
@@ -273,8 +275,8 @@ static void test_without_debug(void **state) {
 static void test_debug_through_a_chain(void **state) {
   set_debug("1");
   mr_resource *mr = NULL;
-  assert_ok(mr_resource_from_spec("stats(limit(fixed(host, block=4KiB, count=2), bytes=1MiB))", 0,
-                                  &mr));
+  assert_ok(
+      mr_resource_from_spec("stats(limit(fixed(host, block=4KiB, count=2), bytes=1MiB))", 0, &mr));
   void *a = NULL;
   assert_ok(mr_allocate(mr, 100, 0, NULL, &a));
   assert_status(mr_deallocate(mr, a, 4096, 0, NULL), MR_ERR_INVALID_ARGUMENT);

@@ -142,8 +142,7 @@ static void check_fixed(mr_resource *mr, const live_set *live) {
 
 /* ---- the workload ----------------------------------------------------------- */
 
-static void allocate_some(mr_resource *mr, const adaptor_case *c, live_set *live, int n,
-                          int seed) {
+static void allocate_some(mr_resource *mr, const adaptor_case *c, live_set *live, int n, int seed) {
   for (int i = 0; i < n && live->count < MAX_LIVE; i++) {
     int k = seed + i;
     size_t bytes = c->sizes[(size_t)k % c->size_count];
@@ -247,7 +246,7 @@ static const size_t fixed_sizes[] = {100, 4096, 5000, 64, 3000};
 static const size_t bin_sizes[] = {1, 300, 1000, 2048, 3000, 700};
 
 #define CASE(name, make, sizes, recovers, check) \
-  {name, make, sizes, MRI_ARRAY_SIZE(sizes), recovers, check}
+  { name, make, sizes, MRI_ARRAY_SIZE(sizes), recovers, check }
 
 static const adaptor_case cases[] = {
     CASE("stats", make_stats, plain_sizes, false, check_stats),
@@ -275,8 +274,8 @@ int main(void) {
   for (size_t i = 0; i < MRI_ARRAY_SIZE(cases); i++) {
     tests[i] = (struct CMUnitTest){cases[i].name, test_case, setup_case, NULL, (void *)&cases[i]};
   }
-  int rc = _cmocka_run_group_tests("unit.adaptors.faults", tests, MRI_ARRAY_SIZE(cases), NULL,
-                                   NULL);
+  int rc =
+      _cmocka_run_group_tests("unit.adaptors.faults", tests, MRI_ARRAY_SIZE(cases), NULL, NULL);
   unlink(log_path);
   return rc;
 }

@@ -201,11 +201,13 @@ static void fixed_cross_stream(base_maker make, const char *name) {
 }
 
 static void test_arena_cross_stream(void **state) {
-  for (size_t i = 0; i < MRI_ARRAY_SIZE(bases); i++) arena_cross_stream(bases[i].make, bases[i].name);
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(bases); i++)
+    arena_cross_stream(bases[i].make, bases[i].name);
 }
 
 static void test_fixed_cross_stream(void **state) {
-  for (size_t i = 0; i < MRI_ARRAY_SIZE(bases); i++) fixed_cross_stream(bases[i].make, bases[i].name);
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(bases); i++)
+    fixed_cross_stream(bases[i].make, bases[i].name);
 }
 
 /* Threads on streams of their own through the stream-ordered adaptors. */

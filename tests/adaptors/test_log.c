@@ -84,15 +84,15 @@ static void test_fifo(void **state) {
   assert_null(mr);
   char expected[1400];
   snprintf(expected, sizeof expected,
-           "log(faulty, file=%s): cannot open '%s' for writing: it is a FIFO with no reader",
-           path, path);
+           "log(faulty, file=%s): cannot open '%s' for writing: it is a FIFO with no reader", path,
+           path);
   assert_error_contains(expected);
 
   static const mr_tag tags[] = {{"temp", "host"}};
   char overrides[700];
   snprintf(overrides, sizeof overrides, "temp=log(host, file=\"%s\")", path);
-  mr_context_desc desc = {.size = sizeof desc, .library = "fifo", .tags = tags,
-                          .tag_count = 1, .overrides = overrides};
+  mr_context_desc desc = {
+      .size = sizeof desc, .library = "fifo", .tags = tags, .tag_count = 1, .overrides = overrides};
   mr_context *ctx = (mr_context *)1;
   assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
   assert_null(ctx);
@@ -179,7 +179,8 @@ static void test_events_parse_back(void **state) {
   void *q = (void *)1;
   assert_status(mr_allocate(mr, 77, 0, STREAM_B, &q), MR_ERR_OUT_OF_MEMORY);
   assert_null(q);
-  for (int i = 0; i < 3; i++) assert_ok(mr_deallocate(mr, p[i], 100 * (size_t)(i + 1), 0, STREAM_B));
+  for (int i = 0; i < 3; i++)
+    assert_ok(mr_deallocate(mr, p[i], 100 * (size_t)(i + 1), 0, STREAM_B));
   assert_ok(mr_log_resource_flush(mr));
   log_summary sum = log_check(path);
   assert_int_equal(sum.format_errors, 0);
@@ -347,13 +348,13 @@ static void test_writer_ends_when_idle(void **state) {
     assert_ok(mr_allocate(mr, 64, 0, NULL, &p));
     assert_ok(mr_deallocate(mr, p, 64, 0, NULL));
     if (!eventually_lines(path, 1 + 2 * round)) {
-      print_error("round %d: %ld lines in the log after 5 s without a flush, expected %d\n",
-                  round, file_lines(path), 1 + 2 * round);
+      print_error("round %d: %ld lines in the log after 5 s without a flush, expected %d\n", round,
+                  file_lines(path), 1 + 2 * round);
       fail();
     }
     if (!eventually_threads(threads)) {
-      print_error("round %d: %ld threads after 5 s idle, expected %ld (the writer ends)\n",
-                  round, thread_count(), threads);
+      print_error("round %d: %ld threads after 5 s idle, expected %ld (the writer ends)\n", round,
+                  thread_count(), threads);
       fail();
     }
   }
@@ -465,8 +466,8 @@ static void test_size_limit_keeps_whole_lines(void **state) {
   fclose(f);
   log_summary sum = log_check(path);
   if (sum.format_errors != 0 || sum.allocates < 10) {
-    print_error("size limit: %ld bytes, %ld allocates, %ld format errors\n",
-                (long)st.st_size, sum.allocates, sum.format_errors);
+    print_error("size limit: %ld bytes, %ld allocates, %ld format errors\n", (long)st.st_size,
+                sum.allocates, sum.format_errors);
     fail();
   }
   unlink(path);

@@ -24,10 +24,10 @@
 static const char *helper_path;
 
 typedef struct child_result {
-  bool exited;   /* ended on its own within the limit */
-  int status;    /* exit status if it exited normally, else -1 */
-  double seconds; /* how long it ran */
-  char output[256]; /* its stdout */
+  bool exited;       /* ended on its own within the limit */
+  int status;        /* exit status if it exited normally, else -1 */
+  double seconds;    /* how long it ran */
+  char output[256];  /* its stdout */
   char errors[1024]; /* its stderr (also copied to ours) */
 } child_result;
 
@@ -70,12 +70,13 @@ static child_result run_helper(const char *scenario, const char *path) {
   if (done == 0) {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
-    print_error("log_exit_helper %s: still running after %d s, killed\n", scenario,
-                CHILD_LIMIT_S);
+    print_error("log_exit_helper %s: still running after %d s, killed\n", scenario, CHILD_LIMIT_S);
   } else {
     r.exited = true;
-    if (WIFEXITED(status)) r.status = WEXITSTATUS(status);
-    else print_error("log_exit_helper %s: killed by signal %d\n", scenario, WTERMSIG(status));
+    if (WIFEXITED(status))
+      r.status = WEXITSTATUS(status);
+    else
+      print_error("log_exit_helper %s: killed by signal %d\n", scenario, WTERMSIG(status));
   }
   ssize_t n = read(out[0], r.output, sizeof r.output - 1);
   r.output[n > 0 ? n : 0] = '\0';
@@ -134,8 +135,8 @@ static void assert_complete_log(const char *scenario, const char *path, long pai
       sum.unmatched != 0 || sum.failures != 0) {
     print_error("%s: the log holds %ld lines (expected the header and %ld events): %ld allocates, "
                 "%ld frees, %ld unmatched, %ld format errors\n",
-                scenario, count_all_lines(path), 2 * pairs, sum.allocates, sum.frees,
-                sum.unmatched, sum.format_errors);
+                scenario, count_all_lines(path), 2 * pairs, sum.allocates, sum.frees, sum.unmatched,
+                sum.format_errors);
     fail();
   }
 }
@@ -199,8 +200,7 @@ static void test_exit_from_thread_while_main_logs(void **state) {
     if (other_allocates != 100 || other_frees != 100 || logged < main_allocates) {
       print_error("exit-thread run %d: the log holds %ld lines: the exiting thread's %ld "
                   "allocates and %ld frees of 100, main's %ld allocates of at least %ld\n",
-                  run, count_all_lines(path), other_allocates, other_frees, logged,
-                  main_allocates);
+                  run, count_all_lines(path), other_allocates, other_frees, logged, main_allocates);
       fail();
     }
   }
@@ -288,8 +288,7 @@ static void test_size_limit_signal_does_not_kill(void **state) {
     child_result r = run_helper(scenarios[i], path);
     assert_ended(scenarios[i], &r);
     if (strstr(r.errors, ": the log is incomplete: File too large\n") == NULL) {
-      print_error("%s: expected the log to say it is incomplete, got:\n%s", scenarios[i],
-                  r.errors);
+      print_error("%s: expected the log to say it is incomplete, got:\n%s", scenarios[i], r.errors);
       fail();
     }
     struct stat st;

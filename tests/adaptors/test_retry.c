@@ -7,7 +7,7 @@ typedef struct handler_log {
   mr_resource *mr_seen;
   size_t bytes_seen;
   mr_stream stream_seen;
-  int say_yes_times; /* answer true this many times, then false */
+  int say_yes_times;     /* answer true this many times, then false */
   faulty_resource *heal; /* if set: stop the failures on the first call */
 } handler_log;
 

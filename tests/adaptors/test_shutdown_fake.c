@@ -21,9 +21,15 @@
 #define BLOCK 4096
 
 static const char *const upstreams[] = {
-    "device",         "device_default",      "pinned",
-    "managed",        "pool(kind=device)",   "pool(kind=pinned)",
-    "pool(kind=managed)", "sync_device",     "sync_pinned",
+    "device",
+    "device_default",
+    "pinned",
+    "managed",
+    "pool(kind=device)",
+    "pool(kind=pinned)",
+    "pool(kind=managed)",
+    "sync_device",
+    "sync_pinned",
     "sync_managed",
 };
 
@@ -31,9 +37,15 @@ static const char *const upstreams[] = {
 static const struct {
   const char *name, *args;
 } keepers[] = {
-    {"cache", ""},          {"arena", ", chunk=1MiB"}, {"fixed", ", block=64KiB, count=4"},
-    {"bin", ", max=8KiB, count=4"}, {"track", ""},   {"limit", ", bytes=1GiB"},
-    {"stats", ""},          {"log", NULL},             {"retry", ""},
+    {"cache", ""},
+    {"arena", ", chunk=1MiB"},
+    {"fixed", ", block=64KiB, count=4"},
+    {"bin", ", max=8KiB, count=4"},
+    {"track", ""},
+    {"limit", ", bytes=1GiB"},
+    {"stats", ""},
+    {"log", NULL},
+    {"retry", ""},
     {"align", ", alignment=4KiB"},
 };
 
@@ -138,21 +150,19 @@ static void test_frees_after_shutdown(void **state) {
           failures++;
         } else if (strstr(mr_last_error(), "CUDA_ERROR_DEINITIALIZED") == NULL &&
                    strstr(mr_last_error(), "shut down") == NULL) {
-          print_error("%s: an allocation after the shutdown says \"%s\"\n", spec,
-                      mr_last_error());
+          print_error("%s: an allocation after the shutdown says \"%s\"\n", spec, mr_last_error());
           failures++;
         }
       }
-      thread_job job = {.mr = mr, .ptrs = {ptrs[2], ptrs[3]}, .streams = {on[2], on[3]},
-                        .trim = true};
+      thread_job job = {
+          .mr = mr, .ptrs = {ptrs[2], ptrs[3]}, .streams = {on[2], on[3]}, .trim = true};
       fake_run_thread(free_on_thread, &job);
       check(job.status[0] == MR_OK, spec, "free on a stream from a thread without a context",
             job.message[0], &failures);
       check(job.status[1] == MR_OK, spec,
-            "free on the legacy stream from a thread without a context", job.message[1],
+            "free on the legacy stream from a thread without a context", job.message[1], &failures);
+      check(job.status[2] == MR_OK, spec, "trim from a thread without a context", job.message[2],
             &failures);
-      check(job.status[2] == MR_OK, spec, "trim from a thread without a context",
-            job.message[2], &failures);
       mr_status st = mr_resource_trim(mr);
       check(st == MR_OK, spec, "trim", mr_last_error(), &failures);
 
@@ -192,8 +202,7 @@ static void test_free_without_context(void **state) {
     check(job.status[0] == MR_OK, upstreams[u], "free on a stream from a thread without a context",
           job.message[0], &failures);
     check(job.status[1] == MR_OK, upstreams[u],
-          "free on the legacy stream from a thread without a context", job.message[1],
-          &failures);
+          "free on the legacy stream from a thread without a context", job.message[1], &failures);
     assert_ok(mr_resource_synchronize(mr, NULL));
     mr_resource_release(mr);
     fake_cu()->cuStreamDestroy(stream);

@@ -234,8 +234,11 @@ static void test_exact_peak_across_threads(void **state) {
 
   /* A context's tag whose spec asks for it: the tag's statistics too. */
   static const mr_tag tags[] = {{"result", "host"}};
-  mr_context_desc desc = {.size = sizeof desc, .library = "peaks", .tags = tags,
-                          .tag_count = 1, .overrides = "result=stats(host, peak=exact)"};
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "peaks",
+                          .tags = tags,
+                          .tag_count = 1,
+                          .overrides = "result=stats(host, peak=exact)"};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   hold_and_visit(mr_context_get_mr(ctx, 0));

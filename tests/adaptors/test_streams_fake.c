@@ -178,11 +178,18 @@ static void test_keepers_report_stream_order(void **state) {
  * per-thread stream; after the capture both work again. */
 static void test_sync_refused_during_capture(void **state) {
   static const char *const specs[] = {
-      "sync_device", "sync_pinned", "sync_managed",
-      "arena(sync_device, chunk=1MiB)", "fixed(sync_pinned, block=64KiB, count=1)",
-      "bin(sync_managed, min=256B, max=8KiB, count=1)", "cache(sync_device)",
-      "track(sync_pinned)", "stats(sync_managed)", "retry(sync_device)",
-      "limit(sync_device, bytes=1GiB)", "align(sync_pinned, alignment=4KiB)",
+      "sync_device",
+      "sync_pinned",
+      "sync_managed",
+      "arena(sync_device, chunk=1MiB)",
+      "fixed(sync_pinned, block=64KiB, count=1)",
+      "bin(sync_managed, min=256B, max=8KiB, count=1)",
+      "cache(sync_device)",
+      "track(sync_pinned)",
+      "stats(sync_managed)",
+      "retry(sync_device)",
+      "limit(sync_device, bytes=1GiB)",
+      "align(sync_pinned, alignment=4KiB)",
   };
   const mri_cuda_api *cu = fake_cu();
   for (size_t i = 0; i < MRI_ARRAY_SIZE(specs); i++) {

@@ -147,8 +147,7 @@ static void exempt_entry_points(void) {
   char copy[1024];
   snprintf(copy, sizeof copy, "%s", text);
   char *saved = NULL;
-  for (char *name = strtok_r(copy, ", ", &saved); name != NULL;
-       name = strtok_r(NULL, ", ", &saved))
+  for (char *name = strtok_r(copy, ", ", &saved); name != NULL; name = strtok_r(NULL, ", ", &saved))
     fake_cuda_fail_randomly_exempt(name, true);
 }
 
@@ -233,7 +232,7 @@ typedef struct worker {
   run *r;
   int id;
   uint64_t rng;
-  long ops_left; /* < 0: until told to stop */
+  long ops_left;                  /* < 0: until told to stop */
   mr_stream streams[STREAMS + 1]; /* [0]: the legacy stream */
   int stream_count;
   block live[MAX_LIVE];
@@ -315,8 +314,8 @@ static void do_allocate(worker *w) {
   }
   atomic_fetch_add(&r->allocations, 1);
   if (p == NULL) {
-    problem("MR_OK with a NULL pointer", "%s: %zu bytes, alignment %zu, stream %p",
-            target_name(t), b.bytes, b.alignment, (void *)b.stream);
+    problem("MR_OK with a NULL pointer", "%s: %zu bytes, alignment %zu, stream %p", target_name(t),
+            b.bytes, b.alignment, (void *)b.stream);
     return;
   }
   size_t need = b.alignment > t->spec->alignment ? b.alignment : t->spec->alignment;
@@ -362,8 +361,8 @@ static void do_free(worker *w, int i) {
       snprintf(first_error, sizeof first_error, "%s", mr_last_error());
     }
     if (!expected_failure(st))
-      problem("a free failed with an unexpected status", "%s: %p, %zu bytes: %s: %s", name,
-              b.ptr, b.bytes, mr_status_name(st), mr_last_error());
+      problem("a free failed with an unexpected status", "%s: %p, %zu bytes: %s: %s", name, b.ptr,
+              b.bytes, mr_status_name(st), mr_last_error());
     if (tries == FREE_TRIES) {
       problem("a free never succeeded", "%s: %p, %zu bytes: %d tries, last: %s", name, b.ptr,
               b.bytes, tries, mr_last_error());
@@ -374,13 +373,11 @@ static void do_free(worker *w, int i) {
 }
 
 /* A driver call of the test's own: retried past the random failures. */
-#define RETRY_DRIVER(call)                                     \
-  do {                                                         \
-    CUresult r_ = CUDA_ERROR_UNKNOWN;                          \
-    for (int t_ = 0; t_ < 1000 && r_ != CUDA_SUCCESS; t_++)    \
-      r_ = (call);                                             \
-    if (r_ != CUDA_SUCCESS)                                    \
-      problem("the test's own driver call kept failing", "%s", #call); \
+#define RETRY_DRIVER(call)                                                                   \
+  do {                                                                                       \
+    CUresult r_ = CUDA_ERROR_UNKNOWN;                                                        \
+    for (int t_ = 0; t_ < 1000 && r_ != CUDA_SUCCESS; t_++) r_ = (call);                     \
+    if (r_ != CUDA_SUCCESS) problem("the test's own driver call kept failing", "%s", #call); \
   } while (0)
 
 static void *worker_main(void *arg) {
@@ -401,8 +398,7 @@ static void *worker_main(void *arg) {
   }
   while (!atomic_load(&w->r->stop) && w->ops_left != 0) {
     if (w->ops_left > 0) w->ops_left--;
-    bool allocate = w->live_count == 0 ||
-                    (w->live_count < MAX_LIVE && next_rand(w) % 2 == 0);
+    bool allocate = w->live_count == 0 || (w->live_count < MAX_LIVE && next_rand(w) % 2 == 0);
     if (allocate)
       do_allocate(w);
     else
@@ -533,8 +529,7 @@ static void settle_and_check(run *r) {
       mr_stats s;
       mr_stats_init(&s);
       if (mr_context_get_stats(r->ctx, t->tag, -1, &s) != MR_OK)
-        problem("per-tag statistics could not be read", "%s: %s", target_name(t),
-                mr_last_error());
+        problem("per-tag statistics could not be read", "%s: %s", target_name(t), mr_last_error());
       else if (s.current_bytes != 0 || s.current_count != 0)
         problem("per-tag statistics were not back to zero",
                 "tag %s: current %" PRIu64 " bytes in %" PRIu64 " blocks (total %" PRIu64
@@ -573,8 +568,7 @@ static void release_and_check_fake(run *r, const char *what) {
     problem("the fake driver still holds memory or events after everything was released",
             "%s: %ld live allocation%s, %ld live event%s", what, allocations,
             allocations == 1 ? "" : "s", events, events == 1 ? "" : "s");
-  if (streams != 0)
-    problem("the test left streams behind", "%s: %ld", what, streams);
+  if (streams != 0) problem("the test left streams behind", "%s: %ld", what, streams);
 }
 
 /* One spec from mr_resource_from_spec; the state is its stress_spec. */
@@ -598,7 +592,10 @@ static mr_tag context_tags[SPEC_COUNT];
 static mr_context_desc context_desc(void) {
   for (size_t i = 0; i < SPEC_COUNT; i++)
     context_tags[i] = (mr_tag){stress_specs[i].tag, stress_specs[i].spec};
-  return (mr_context_desc){.size = sizeof(mr_context_desc),.library = "stress", .tags = context_tags, .tag_count = SPEC_COUNT};
+  return (mr_context_desc){.size = sizeof(mr_context_desc),
+                           .library = "stress",
+                           .tags = context_tags,
+                           .tag_count = SPEC_COUNT};
 }
 
 /* Every spec as a tag of one context, all at once through ctx_get_mr. */
@@ -630,9 +627,9 @@ static void check_nothing_left(const char *what, int round, mr_status st) {
   long allocations = fake_cuda_live_allocations(), events = fake_cuda_live_events();
   if (allocations == 0 && events == 0) return;
   problem("a build under failures left memory or events behind",
-          "%s (round %d, %s: %s): %ld allocation%s, %ld event%s", what, round,
-          mr_status_name(st), st == MR_OK ? "built" : mr_last_error(), allocations,
-          allocations == 1 ? "" : "s", events, events == 1 ? "" : "s");
+          "%s (round %d, %s: %s): %ld allocation%s, %ld event%s", what, round, mr_status_name(st),
+          st == MR_OK ? "built" : mr_last_error(), allocations, allocations == 1 ? "" : "s", events,
+          events == 1 ? "" : "s");
   fake_cuda_reset(); /* start the next build from nothing */
   mri_ensure_context(0);
 }
@@ -668,8 +665,8 @@ static void test_creation_under_failures(void **state) {
       void *made = i < SPEC_COUNT ? (void *)mr : (void *)ctx;
       if (st == MR_OK && made == NULL) problem("MR_OK without a result", "%s", what);
       if (st != MR_OK && (made != NULL || mr_last_error()[0] == '\0'))
-        problem("a failed build was not clean", "%s: %s, result %p: %s", what,
-                mr_status_name(st), made, mr_last_error());
+        problem("a failed build was not clean", "%s: %s, result %p: %s", what, mr_status_name(st),
+                made, mr_last_error());
       if (st == MR_OK) {
         built++;
         mr_resource_release(mr);

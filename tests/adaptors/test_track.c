@@ -113,7 +113,8 @@ static void test_report_and_destroy_report(void **state) {
   fclose(f);
   assert_int_equal(count_lines(text), 3);
   char line[128];
-  snprintf(line, sizeof line, "  %p 1024 bytes (alignment 256, stream (nil)) owner mylib:temp\n", a);
+  snprintf(line, sizeof line, "  %p 1024 bytes (alignment 256, stream (nil)) owner mylib:temp\n",
+           a);
   assert_non_null(strstr(text, line));
   assert_non_null(strstr(text, "track(faulty): 2 allocations outstanding, 3072 bytes in all\n"));
   free(text);

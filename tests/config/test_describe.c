@@ -27,8 +27,14 @@ static int setup(void **state) {
 /* Every log file the specs wrote, then the folder. */
 static int teardown(void **state) {
   static const char *const names[] = {
-      "plain.csv", "my log.csv", "a,b(c)=d#e;f@g.csv", "q\"uo\\te.csv",
-      "\xc3\xa9t\xc3\xa9 \xe2\x82\xac.csv", "tab\there.csv", "(1).csv", "x.csv",
+      "plain.csv",
+      "my log.csv",
+      "a,b(c)=d#e;f@g.csv",
+      "q\"uo\\te.csv",
+      "\xc3\xa9t\xc3\xa9 \xe2\x82\xac.csv",
+      "tab\there.csv",
+      "(1).csv",
+      "x.csv",
   };
   char path[256];
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -84,22 +90,48 @@ static void assert_parses_back(const char *spec) {
 
 static void test_builtins_parse_back(void **state) {
   static const char *const specs[] = {
-      "host", "host()", "stats(host)", "track(host)", "retry(host)", "retry(host, attempts=3)",
-      "retry(host, attempts=7)", "retry(host, attempts=0)", "cache(host)", "cache(host, max=0)",
-      "cache(host, max=1B)", "cache(host, max=1.5GiB)", "cache(host, max=16777215T)",
-      "arena(host)", "arena(host, chunk=1B)", "arena(host, chunk=255B)", "arena(host, chunk=3000B)",
-      "arena(host, chunk=1.25MiB)", "arena(host, chunk=3TiB)",
-      "arena(host, chunk=9223372036854775552)", "fixed(host)",
-      "fixed(host, block=1B, count=1)", "fixed(host, block=4097, count=3)",
-      "fixed(host, block=1.5K, count=2)", "bin(host)", "bin(host, min=256B, max=256B, count=1)",
-      "bin(host, min=1K, max=64K, count=2)", "limit(host, bytes=0)", "limit(host, bytes=1B)",
-      "limit(host, bytes=18446744073709551615)", "limit(host, bytes=1.5T)",
-      "align(host, alignment=1)", "align(host, alignment=256)", "align(host, alignment=2GiB)",
-      "align(host, alignment=4k)", "log(host, file=DIR/plain.csv)",
-      "log(host, file=\"DIR/my log.csv\")", "log(host, file=\"DIR/a,b(c)=d#e;f@g.csv\")",
+      "host",
+      "host()",
+      "stats(host)",
+      "track(host)",
+      "retry(host)",
+      "retry(host, attempts=3)",
+      "retry(host, attempts=7)",
+      "retry(host, attempts=0)",
+      "cache(host)",
+      "cache(host, max=0)",
+      "cache(host, max=1B)",
+      "cache(host, max=1.5GiB)",
+      "cache(host, max=16777215T)",
+      "arena(host)",
+      "arena(host, chunk=1B)",
+      "arena(host, chunk=255B)",
+      "arena(host, chunk=3000B)",
+      "arena(host, chunk=1.25MiB)",
+      "arena(host, chunk=3TiB)",
+      "arena(host, chunk=9223372036854775552)",
+      "fixed(host)",
+      "fixed(host, block=1B, count=1)",
+      "fixed(host, block=4097, count=3)",
+      "fixed(host, block=1.5K, count=2)",
+      "bin(host)",
+      "bin(host, min=256B, max=256B, count=1)",
+      "bin(host, min=1K, max=64K, count=2)",
+      "limit(host, bytes=0)",
+      "limit(host, bytes=1B)",
+      "limit(host, bytes=18446744073709551615)",
+      "limit(host, bytes=1.5T)",
+      "align(host, alignment=1)",
+      "align(host, alignment=256)",
+      "align(host, alignment=2GiB)",
+      "align(host, alignment=4k)",
+      "log(host, file=DIR/plain.csv)",
+      "log(host, file=\"DIR/my log.csv\")",
+      "log(host, file=\"DIR/a,b(c)=d#e;f@g.csv\")",
       "log(host, file=\"DIR/q\\\"uo\\\\te.csv\")",
       "log(host, file=\"DIR/\xc3\xa9t\xc3\xa9 \xe2\x82\xac.csv\")",
-      "log(host, file=\"DIR/tab\there.csv\")", "log(host, file=\"DIR/(1).csv\")",
+      "log(host, file=\"DIR/tab\there.csv\")",
+      "log(host, file=\"DIR/(1).csv\")",
       /* Nested, with comments, new lines and odd spacing in the text. */
       ("stats(track(retry(cache(arena(limit(align(host, alignment=512), bytes=1GiB), "
        "chunk=1MiB), max=64MiB), attempts=2)))"),
@@ -177,13 +209,12 @@ static void test_stand_ins_parse_back(void **state) {
 /* A context's resources, stand-ins for device tags included. */
 static void test_context_resources_parse_back(void **state) {
   static const mr_tag tags[] = {
-      {"a", "stats(host)"},
-      {"b", "arena(device, # comment\n chunk=8MiB)"},
-      {"c", "limit(@b, bytes=1%)"},
-      {"d", "pool(kind=managed,\n initial=1M)"},
+      {"a", "stats(host)"},         {"b", "arena(device, # comment\n chunk=8MiB)"},
+      {"c", "limit(@b, bytes=1%)"}, {"d", "pool(kind=managed,\n initial=1M)"},
       {"e", "cache(@a, max=2M)"},
   };
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = 5};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "lib", .tags = tags, .tag_count = 5};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   for (int t = 0; t < 5; t++) {
@@ -218,7 +249,8 @@ static char *nest(int levels, const char *inner) {
 static void test_nesting_through_references(void **state) {
   char *a = nest(30, "@b"), *b = nest(30, "host"), *fits = nest(1, "@b");
   mr_tag tags[] = {{"a", a}, {"b", b}};
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = 2};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "lib", .tags = tags, .tag_count = 2};
   mr_context *ctx = (mr_context *)1;
   assert_status(mr_context_create(&desc, &ctx), MR_ERR_CONFIG);
   assert_null(ctx);

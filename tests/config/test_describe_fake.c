@@ -36,14 +36,29 @@ static void assert_parses_back(const char *spec, int device) {
 }
 
 static const char *const specs[] = {
-    "device", "device_default", "pinned", "managed", "sync_device", "sync_pinned",
-    "sync_managed", "sync_device(reason=\"a note, (with) # all=sorts\")", "pool",
-    "pool(kind=device)", "pool(kind=pinned, access=none)",
-    "pool(kind=managed, release=0, max=1GiB, initial=64MiB)", "pool(release=max, max=0)",
-    "pool(release=1%, max=50%)", "limit(device, bytes=50%)", "limit(pinned, bytes=100%)",
-    "arena(managed, chunk=0.5%)", "retry(cache(device))", "retry(device, attempts=1)",
-    "cache(pool(kind=pinned), max=1GiB)", "fixed(managed, block=1M, count=2)",
-    "bin(sync_pinned, max=4K, count=2)", "stats(track(align(device_default, alignment=64K)))",
+    "device",
+    "device_default",
+    "pinned",
+    "managed",
+    "sync_device",
+    "sync_pinned",
+    "sync_managed",
+    "sync_device(reason=\"a note, (with) # all=sorts\")",
+    "pool",
+    "pool(kind=device)",
+    "pool(kind=pinned, access=none)",
+    "pool(kind=managed, release=0, max=1GiB, initial=64MiB)",
+    "pool(release=max, max=0)",
+    "pool(release=1%, max=50%)",
+    "limit(device, bytes=50%)",
+    "limit(pinned, bytes=100%)",
+    "arena(managed, chunk=0.5%)",
+    "retry(cache(device))",
+    "retry(device, attempts=1)",
+    "cache(pool(kind=pinned), max=1GiB)",
+    "fixed(managed, block=1M, count=2)",
+    "bin(sync_pinned, max=4K, count=2)",
+    "stats(track(align(device_default, alignment=64K)))",
     "arena(retry(limit(pool(max=2GiB), bytes=1GiB), attempts=5), chunk=8MiB)",
 };
 
@@ -55,12 +70,16 @@ static void test_driver_resources_parse_back(void **state) {
 static void test_fallbacks_parse_back(void **state) {
   assert_int_equal(fake_cuda_set_attribute(3, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0),
                    CUDA_SUCCESS);
-  assert_int_equal(
-      fake_cuda_set_attribute(3, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, 0),
-      CUDA_SUCCESS);
+  assert_int_equal(fake_cuda_set_attribute(3, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, 0),
+                   CUDA_SUCCESS);
   static const char *const fallbacks[] = {
-      "device", "device_default", "pinned", "managed", "arena(device, chunk=1MiB)",
-      "retry(cache(pinned))", "stats(limit(managed, bytes=10%))",
+      "device",
+      "device_default",
+      "pinned",
+      "managed",
+      "arena(device, chunk=1MiB)",
+      "retry(cache(pinned))",
+      "stats(limit(managed, bytes=10%))",
   };
   for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++)
     assert_parses_back(fallbacks[i], 3);
@@ -78,7 +97,10 @@ static void test_context_resources_parse_back(void **state) {
     snprintf(names[t], sizeof names[t], "t%d", t);
     tags[t] = (mr_tag){names[t], specs[t]};
   }
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = TAGS,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "lib",
+                          .tags = tags,
+                          .tag_count = TAGS,
                           .overrides = "t0=arena(@t1, chunk=1%)\nt2@1=stats(@t3)"};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
@@ -107,7 +129,8 @@ static char *nest(int levels, const char *inner) {
 static void test_deepest_descriptions(void **state) {
   char *deepest = nest(31, "device"), *less = nest(30, "device");
   mr_tag tags[] = {{"t", less}};
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "lib", .tags = tags, .tag_count = 1};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "lib", .tags = tags, .tag_count = 1};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   const char *description = mr_resource_describe(mr_context_get_mr_on(ctx, 0, 1));

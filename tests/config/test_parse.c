@@ -29,7 +29,8 @@ static void expect_error_named(const char *name, bool is_file, const char *text,
   assert_status(mri_config_parse(&src, &config), MR_ERR_CONFIG);
   assert_null(config);
   if (strcmp(mr_last_error(), expected) != 0) {
-    print_error("text:     [%s]\nexpected: [%s]\ngot:      [%s]\n", text, expected, mr_last_error());
+    print_error("text:     [%s]\nexpected: [%s]\ngot:      [%s]\n", text, expected,
+                mr_last_error());
     fail();
   }
 }
@@ -44,7 +45,8 @@ static void expect_spec_error(const char *text, const char *expected) {
   assert_status(mri_spec_parse(&src, &config), MR_ERR_CONFIG);
   assert_null(config);
   if (strcmp(mr_last_error(), expected) != 0) {
-    print_error("text:     [%s]\nexpected: [%s]\ngot:      [%s]\n", text, expected, mr_last_error());
+    print_error("text:     [%s]\nexpected: [%s]\ngot:      [%s]\n", text, expected,
+                mr_last_error());
     fail();
   }
 }
@@ -135,8 +137,9 @@ static void test_newlines_inside_parentheses(void **state) {
 }
 
 static void test_values(void **state) {
-  mri_config *c = parse("t=f(@other, path=/tmp/log.csv, s=\"a \\\"b\\\" # \\\\ c\", n=12, size=1.5GiB,"
-                        " pct=50%, up=stats(host), ref=@x, w=a-b+c:d~e.f, e=\"\")");
+  mri_config *c =
+      parse("t=f(@other, path=/tmp/log.csv, s=\"a \\\"b\\\" # \\\\ c\", n=12, size=1.5GiB,"
+            " pct=50%, up=stats(host), ref=@x, w=a-b+c:d~e.f, e=\"\")");
   const mri_spec_node *n = c->entries[0].spec;
   assert_int_equal(n->arg_count, 10);
   assert_int_equal(n->args[0].value->kind, MRI_NODE_REF);
@@ -238,27 +241,23 @@ static void test_error_missing_spec(void **state) {
 }
 
 static void test_error_bad_tag(void **state) {
-  expect_error("1temp=host",
-               "TEST_VAR, column 1: expected a tag name (tag=spec), found '1temp'\n"
-               "  1temp=host\n"
-               "  ^");
+  expect_error("1temp=host", "TEST_VAR, column 1: expected a tag name (tag=spec), found '1temp'\n"
+                             "  1temp=host\n"
+                             "  ^");
   expect_error("=host",
                "TEST_VAR, column 1: expected a tag name (tag=spec), found '='\n  =host\n  ^");
-  expect_error("a=host;@b=host",
-               "TEST_VAR, column 8: expected a tag name (tag=spec), found '@'\n"
-               "  a=host;@b=host\n"
-               "         ^");
+  expect_error("a=host;@b=host", "TEST_VAR, column 8: expected a tag name (tag=spec), found '@'\n"
+                                 "  a=host;@b=host\n"
+                                 "         ^");
 }
 
 static void test_error_device_number(void **state) {
-  expect_error("temp@x=host",
-               "TEST_VAR, column 6: expected a device number after '@', found 'x'\n"
-               "  temp@x=host\n"
-               "       ^");
-  expect_error("temp@=host",
-               "TEST_VAR, column 6: expected a device number after '@', found '='\n"
-               "  temp@=host\n"
-               "       ^");
+  expect_error("temp@x=host", "TEST_VAR, column 6: expected a device number after '@', found 'x'\n"
+                              "  temp@x=host\n"
+                              "       ^");
+  expect_error("temp@=host", "TEST_VAR, column 6: expected a device number after '@', found '='\n"
+                             "  temp@=host\n"
+                             "       ^");
   expect_error("temp@99999999999=host",
                "TEST_VAR, column 6: device number 99999999999 is too large\n"
                "  temp@99999999999=host\n"
@@ -276,10 +275,9 @@ static void test_error_characters(void **state) {
                "TEST_VAR, column 12: unknown escape in a string (only \\\" and \\\\ are known)\n"
                "  t=f(file=\"a\\nb\")\n"
                "             ^");
-  expect_error("t=f(file=\"a\x01\")",
-               "TEST_VAR, column 12: control character 0x01 in a string\n"
-               "  t=f(file=\"a?\")\n"
-               "             ^");
+  expect_error("t=f(file=\"a\x01\")", "TEST_VAR, column 12: control character 0x01 in a string\n"
+                                      "  t=f(file=\"a?\")\n"
+                                      "             ^");
   expect_error("t=f(file=\"a\nb\")",
                "TEST_VAR, line 1, column 10: unterminated string: a closing '\"' is missing\n"
                "  t=f(file=\"a\n"
@@ -335,10 +333,9 @@ static void test_error_arguments(void **state) {
                "TEST_VAR, column 23: '64M' is not a resource name (letters, digits and '_')\n"
                "  temp=arena(device, up=64M(host))\n"
                "                        ^");
-  expect_error("temp=arena(@)",
-               "TEST_VAR, column 13: expected a tag name after '@', found ')'\n"
-               "  temp=arena(@)\n"
-               "              ^");
+  expect_error("temp=arena(@)", "TEST_VAR, column 13: expected a tag name after '@', found ')'\n"
+                                "  temp=arena(@)\n"
+                                "              ^");
   expect_error("temp=arena(\"device\")",
                "TEST_VAR, column 12: expected an argument (a resource, or key=value), found a "
                "quoted string\n"
@@ -349,7 +346,8 @@ static void test_error_arguments(void **state) {
 static void test_error_nesting(void **state) {
   char text[4 * MRI_SPEC_MAX_DEPTH + 64];
   size_t n = (size_t)snprintf(text, sizeof text, "t=");
-  for (int i = 0; i < MRI_SPEC_MAX_DEPTH; i++) n += (size_t)snprintf(text + n, sizeof text - n, "s(");
+  for (int i = 0; i < MRI_SPEC_MAX_DEPTH; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "s(");
   snprintf(text + n, sizeof text - n, "host");
   mri_text_source src = {.name = "TEST_VAR", .text = text, .length = strlen(text)};
   mri_config *c;
@@ -360,7 +358,8 @@ static void test_error_nesting(void **state) {
   for (int i = 0; i < MRI_SPEC_MAX_DEPTH - 1; i++)
     n += (size_t)snprintf(text + n, sizeof text - n, "s(");
   n += (size_t)snprintf(text + n, sizeof text - n, "host");
-  for (int i = 0; i < MRI_SPEC_MAX_DEPTH - 1; i++) n += (size_t)snprintf(text + n, sizeof text - n, ")");
+  for (int i = 0; i < MRI_SPEC_MAX_DEPTH - 1; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, ")");
   src.length = strlen(text);
   assert_ok(mri_config_parse(&src, &c));
   mri_config_free(c);
@@ -369,10 +368,9 @@ static void test_error_nesting(void **state) {
 static void test_error_spec_mode(void **state) {
   expect_spec_error("", "spec, column 1: expected a resource name or @tag, found the end of the "
                         "text\n  \n  ^");
-  expect_spec_error("host; device",
-                    "spec, column 5: expected the end of the spec, found ';'\n"
-                    "  host; device\n"
-                    "      ^");
+  expect_spec_error("host; device", "spec, column 5: expected the end of the spec, found ';'\n"
+                                    "  host; device\n"
+                                    "      ^");
   expect_spec_error("temp=host", "spec, column 5: expected the end of the spec, found '='\n"
                                  "  temp=host\n"
                                  "      ^");
@@ -500,23 +498,31 @@ static void test_sizes(void **state) {
 }
 
 static void test_size_errors(void **state) {
-  size_fails("", 0, "'' is not a size (a number with an optional unit: B, K, KiB, M, MiB, G, GiB, "
-                    "T, TiB; or N%)");
-  size_fails("MiB", 0, "'MiB' is not a size (a number with an optional unit: B, K, KiB, M, MiB, "
-                       "G, GiB, T, TiB; or N%)");
-  size_fails(".5G", 0, "'.5G' is not a size (a number with an optional unit: B, K, KiB, M, MiB, "
-                       "G, GiB, T, TiB; or N%)");
-  size_fails("-1", 0, "'-1' is not a size (a number with an optional unit: B, K, KiB, M, MiB, G, "
-                      "GiB, T, TiB; or N%)");
+  size_fails("", 0,
+             "'' is not a size (a number with an optional unit: B, K, KiB, M, MiB, G, GiB, "
+             "T, TiB; or N%)");
+  size_fails("MiB", 0,
+             "'MiB' is not a size (a number with an optional unit: B, K, KiB, M, MiB, "
+             "G, GiB, T, TiB; or N%)");
+  size_fails(".5G", 0,
+             "'.5G' is not a size (a number with an optional unit: B, K, KiB, M, MiB, "
+             "G, GiB, T, TiB; or N%)");
+  size_fails("-1", 0,
+             "'-1' is not a size (a number with an optional unit: B, K, KiB, M, MiB, G, "
+             "GiB, T, TiB; or N%)");
   size_fails("5.G", 0, "'5.G' is not a size: a digit must follow '.'");
-  size_fails("64MB", 0, "'64MB': the unit 'MB' is ambiguous (units here are binary): write 64MiB "
-                        "or 64M");
-  size_fails("1kb", 0, "'1kb': the unit 'kb' is ambiguous (units here are binary): write 1KiB or "
-                       "1K");
-  size_fails("64Mi", 0, "'64Mi' has an unknown unit 'Mi' (known: B, K, KiB, M, MiB, G, GiB, T, "
-                        "TiB, %)");
-  size_fails("1.5%x", 0, "'1.5%x' has an unknown unit '%x' (known: B, K, KiB, M, MiB, G, GiB, T, "
-                         "TiB, %)");
+  size_fails("64MB", 0,
+             "'64MB': the unit 'MB' is ambiguous (units here are binary): write 64MiB "
+             "or 64M");
+  size_fails("1kb", 0,
+             "'1kb': the unit 'kb' is ambiguous (units here are binary): write 1KiB or "
+             "1K");
+  size_fails("64Mi", 0,
+             "'64Mi' has an unknown unit 'Mi' (known: B, K, KiB, M, MiB, G, GiB, T, "
+             "TiB, %)");
+  size_fails("1.5%x", 0,
+             "'1.5%x' has an unknown unit '%x' (known: B, K, KiB, M, MiB, G, GiB, T, "
+             "TiB, %)");
   size_fails("1.3KiB", 0, "the size is not a whole number of bytes");
   size_fails("0.5", 0, "the size is not a whole number of bytes");
   /* Overflow is an error, never a wrap. */
@@ -525,16 +531,21 @@ static void test_size_errors(void **state) {
   size_fails("18446744073709551615K", 0, "the size is larger than 2^64 - 1 bytes");
   /* A share of the device's memory is at most all of it; checked before the
    * device's memory is read, so a mistake is an error with or without one. */
-  size_fails("101%", 1000, "'101%' is more than 100% (a size in % is a share of the device's "
-                           "memory)");
-  size_fails("200%", UINT64_MAX, "'200%' is more than 100% (a size in % is a share of the "
-                                 "device's memory)");
-  size_fails("1000000%", 0, "'1000000%' is more than 100% (a size in % is a share of the "
-                            "device's memory)");
-  size_fails("100.000001%", 1000, "'100.000001%' is more than 100% (a size in % is a share of "
-                                  "the device's memory)");
-  size_fails("1.000000000000000000001", 0, "'1.000000000000000000001' has more than 20 digits "
-                                           "after the '.'");
+  size_fails("101%", 1000,
+             "'101%' is more than 100% (a size in % is a share of the device's "
+             "memory)");
+  size_fails("200%", UINT64_MAX,
+             "'200%' is more than 100% (a size in % is a share of the "
+             "device's memory)");
+  size_fails("1000000%", 0,
+             "'1000000%' is more than 100% (a size in % is a share of the "
+             "device's memory)");
+  size_fails("100.000001%", 1000,
+             "'100.000001%' is more than 100% (a size in % is a share of "
+             "the device's memory)");
+  size_fails("1.000000000000000000001", 0,
+             "'1.000000000000000000001' has more than 20 digits "
+             "after the '.'");
 }
 
 int main(void) {

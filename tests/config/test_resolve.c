@@ -234,8 +234,8 @@ static void test_adaptor_specs(void **state) {
   assert_non_null(mkdtemp(dir));
   char spec[256], description[256], path[128];
   snprintf(path, sizeof path, "%s/t.csv", dir);
-  snprintf(spec, sizeof spec,
-           "track(log(limit(arena(host, chunk=1MiB), bytes=4GiB), file=\"%s\"))", path);
+  snprintf(spec, sizeof spec, "track(log(limit(arena(host, chunk=1MiB), bytes=4GiB), file=\"%s\"))",
+           path);
   snprintf(description, sizeof description,
            "track(log(limit(arena(host, chunk=1MiB), bytes=4GiB), file=%s))", path);
   spec_describes(spec, description);
@@ -315,10 +315,10 @@ static void test_adaptor_specs(void **state) {
 
 static void test_builtin_names_listed(void **state) {
   const char *names = known_names();
-  const char *builtins[] = {"align", "arena", "bin", "cache", "device", "device_default",
-                            "fixed", "host", "limit", "log", "managed", "pinned", "pool",
-                            "retry", "stats", "sync_device", "sync_managed", "sync_pinned",
-                            "track"};
+  const char *builtins[] = {"align",          "arena",        "bin",         "cache", "device",
+                            "device_default", "fixed",        "host",        "limit", "log",
+                            "managed",        "pinned",       "pool",        "retry", "stats",
+                            "sync_device",    "sync_managed", "sync_pinned", "track"};
   for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
     char needle[64];
     snprintf(needle, sizeof needle, "%s", builtins[i]);
@@ -345,7 +345,12 @@ static void test_register_refusals(void **state) {
   expect_message("mr_register_factory: the resource name 'probe' is already registered");
   assert_status(mr_register_factory("host", probe_factory, NULL), MR_ERR_INVALID_ARGUMENT);
   expect_message("mr_register_factory: the resource name 'host' is already registered");
-  const char *bad[] = {"", "1abc", "_x", "a-b", "a b", "a.b",
+  const char *bad[] = {"",
+                       "1abc",
+                       "_x",
+                       "a-b",
+                       "a b",
+                       "a.b",
                        "x2345678901234567890123456789012345678901234567890123456789012345"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     assert_status(mr_register_factory(bad[i], probe_factory, NULL), MR_ERR_INVALID_ARGUMENT);
@@ -412,8 +417,10 @@ static void test_registry_is_thread_safe(void **state) {
   int won = 0;
   for (int i = 0; i < N; i++) {
     pthread_join(threads[i], NULL);
-    if (racers[i].status == MR_OK) won++;
-    else assert_int_equal(racers[i].status, MR_ERR_INVALID_ARGUMENT);
+    if (racers[i].status == MR_OK)
+      won++;
+    else
+      assert_int_equal(racers[i].status, MR_ERR_INVALID_ARGUMENT);
   }
   assert_int_equal(won, 1);
   assert_non_null(strstr(known_names(), "race_7_19"));
@@ -483,7 +490,7 @@ static void test_bare_sizes_need_a_unit(void **state) {
   assert_error_contains("pool: max=100: a size needs a unit");
   spec_fails("pool(release=1024)", MR_ERR_CONFIG, NULL);
   spec_fails("pool(initial=2.5)", MR_ERR_CONFIG, NULL); /* not whole bytes, either way */
-  spec_fails("probe(size=12)", MR_ERR_CONFIG, NULL); /* an application's factory too */
+  spec_fails("probe(size=12)", MR_ERR_CONFIG, NULL);    /* an application's factory too */
   assert_error_contains("probe: size=12: a size needs a unit (12B, 12KiB, 12MiB)");
   spec_fails("arena(host, chunk=64.0)", MR_ERR_CONFIG, NULL);
   assert_error_contains("arena: chunk=64.0: a size needs a unit (64.0B, 64.0KiB, 64.0MiB)");
@@ -730,8 +737,7 @@ static void assert_reason_survives(const char *reason) {
   size_t n = strlen(m);
   if (strstr(m, reason) == NULL || n > 2047 || n < 2 || m[n - 1] != '^' ||
       strstr(m, "\n  ") == NULL) {
-    print_error("the reason \"%s\" or the caret is missing from (%zu bytes):\n%s\n", reason, n,
-                m);
+    print_error("the reason \"%s\" or the caret is missing from (%zu bytes):\n%s\n", reason, n, m);
     fail();
   }
 }

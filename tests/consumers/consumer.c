@@ -22,7 +22,8 @@ static const mr_tag consumer_tags[] = {
 };
 
 static int fail(const char *what, mr_status status) {
-  fprintf(stderr, "%s: %s: %s (%s)\n", CONSUMER_KIND, what, mr_status_name(status), mr_last_error());
+  fprintf(stderr, "%s: %s: %s (%s)\n", CONSUMER_KIND, what, mr_status_name(status),
+          mr_last_error());
   return 1;
 }
 

@@ -82,7 +82,10 @@ int main(int argc, char **argv) {
       [STAGING] = {"staging", "fixed(pinned, block=64KiB, count=4)"},
       [PINNED] = {"pinned", "pinned"},
   };
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "exit_child", .tags = tags, .tag_count = TAG_COUNT};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "exit_child",
+                          .tags = tags,
+                          .tag_count = TAG_COUNT};
   if (mr_context_create(&desc, &ctx) != MR_OK) die("mr_context_create");
   for (int i = 0; i < 100; i++) round_trip(NULL, false, true);
   round_trip(NULL, true, true);

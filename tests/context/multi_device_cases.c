@@ -93,8 +93,11 @@ static const mr_tag tags[TAG_COUNT] = {
 };
 
 static mr_context *new_context(const char *overrides) {
-  mr_context_desc desc = {.size = sizeof desc, .library = "multi", .tags = tags,
-                          .tag_count = TAG_COUNT, .overrides = overrides};
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "multi",
+                          .tags = tags,
+                          .tag_count = TAG_COUNT,
+                          .overrides = overrides};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   return ctx;
@@ -208,14 +211,14 @@ void md_test_pinned_reachable_from_every_device(void **state) {
     unsigned char pattern = (unsigned char)(0x5A + d);
     memset(host, pattern, BLOCK);
     /* pinned -> device, then the host forgets, then device -> pinned. */
-    CU_OK(cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dev, (CUdeviceptr)(uintptr_t)host, BLOCK,
-                            stream),
-          d);
+    CU_OK(
+        cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dev, (CUdeviceptr)(uintptr_t)host, BLOCK, stream),
+        d);
     CU_OK(cu->cuStreamSynchronize(stream), d);
     memset(host, 0, BLOCK);
-    CU_OK(cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)dev, BLOCK,
-                            stream),
-          d);
+    CU_OK(
+        cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)dev, BLOCK, stream),
+        d);
     CU_OK(cu->cuStreamSynchronize(stream), d);
     for (size_t i = 0; i < BLOCK; i++)
       if (host[i] != pattern) {
@@ -251,8 +254,8 @@ static void copy_from_peer_pool(mr_context *ctx, int owner, int peer) {
   void *dst = NULL;
   unsigned char *host = NULL;
   assert_ok(mr_allocate(mr_context_get_mr_on(ctx, DEVICE, peer), BLOCK, 0, peer_stream, &dst));
-  assert_ok(mr_allocate(mr_context_get_mr_on(ctx, STAGING, peer), BLOCK, 0, peer_stream,
-                        (void **)&host));
+  assert_ok(
+      mr_allocate(mr_context_get_mr_on(ctx, STAGING, peer), BLOCK, 0, peer_stream, (void **)&host));
   CU_OK(cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, BLOCK,
                           peer_stream),
         peer);
@@ -262,8 +265,8 @@ static void copy_from_peer_pool(mr_context *ctx, int owner, int peer) {
   CU_OK(cu->cuStreamSynchronize(peer_stream), peer);
   for (size_t i = 0; i < BLOCK; i++)
     if (host[i] != pattern) {
-      print_error("device %d reading device %d's pool: byte %zu is %#x, not %#x\n", peer, owner,
-                  i, host[i], pattern);
+      print_error("device %d reading device %d's pool: byte %zu is %#x, not %#x\n", peer, owner, i,
+                  host[i], pattern);
       fail();
     }
   assert_ok(mr_deallocate(mr_context_get_mr_on(ctx, STAGING, peer), host, BLOCK, 0, peer_stream));
@@ -287,8 +290,8 @@ static void private_pool(int owner, int n) {
   void *p = NULL;
   assert_ok(mr_allocate(pool, BLOCK, 0, stream, &p));
   for (int d = 0; d < n; d++)
-    assert_int_equal(pool_access_of(p, d),
-                     d == owner ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    assert_int_equal(pool_access_of(p, d), d == owner ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                                                      : CU_MEM_ACCESS_FLAGS_PROT_NONE);
   assert_ok(mr_deallocate(pool, p, BLOCK, 0, stream));
   CU_OK(cu->cuStreamSynchronize(stream), owner);
   CU_OK(cu->cuStreamDestroy(stream), owner);
@@ -333,10 +336,10 @@ typedef struct map_job {
   char error[256]; /* empty if every check held */
 } map_job;
 
-#define JOB_FAIL(j, ...)                                    \
-  do {                                                      \
-    snprintf((j)->error, sizeof (j)->error, __VA_ARGS__);   \
-    goto out;                                               \
+#define JOB_FAIL(j, ...)                                 \
+  do {                                                   \
+    snprintf((j)->error, sizeof(j)->error, __VA_ARGS__); \
+    goto out;                                            \
   } while (0)
 
 /* Checks one resource allocates on the job's device, MAP_ROUNDS times. */

@@ -20,12 +20,12 @@ void md_test_pinned_reachable_from_every_device(void **state);
 void md_test_peer_pool(void **state);
 void md_test_device_map_one_thread_per_device(void **state);
 
-#define MULTI_DEVICE_TESTS                                                  \
-  cmocka_unit_test(md_test_tags_resolve_on_every_device),                   \
-      cmocka_unit_test(md_test_allocations_land_on_their_device),           \
-      cmocka_unit_test(md_test_get_mr_follows_the_current_device),          \
-      cmocka_unit_test(md_test_pinned_reachable_from_every_device),         \
-      cmocka_unit_test(md_test_peer_pool),                                  \
+#define MULTI_DEVICE_TESTS                                          \
+  cmocka_unit_test(md_test_tags_resolve_on_every_device),           \
+      cmocka_unit_test(md_test_allocations_land_on_their_device),   \
+      cmocka_unit_test(md_test_get_mr_follows_the_current_device),  \
+      cmocka_unit_test(md_test_pinned_reachable_from_every_device), \
+      cmocka_unit_test(md_test_peer_pool),                          \
       cmocka_unit_test(md_test_device_map_one_thread_per_device)
 
 #endif

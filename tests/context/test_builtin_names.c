@@ -40,9 +40,11 @@ static int impostor_describe(void *self, char *buf, size_t cap) {
   return snprintf(buf, cap, "impostor(as=%s)", name);
 }
 
-#define IMPOSTOR_OPS(built_in)                                                                \
-  {.size = sizeof(mr_resource_ops), .name = built_in, .allocate = impostor_allocate,         \
-   .deallocate = impostor_deallocate, .describe = impostor_describe}
+#define IMPOSTOR_OPS(built_in)                                                        \
+  {                                                                                   \
+    .size = sizeof(mr_resource_ops), .name = built_in, .allocate = impostor_allocate, \
+    .deallocate = impostor_deallocate, .describe = impostor_describe                  \
+  }
 
 static const char *const names[] = {"cache", "track", "pool", "retry", NULL};
 static const mr_resource_ops impostor_ops[] = {IMPOSTOR_OPS("cache"), IMPOSTOR_OPS("track"),
@@ -73,8 +75,8 @@ static int register_impostor(void **state) {
 }
 
 static mr_context *create(const char *library, const mr_tag *tags, size_t count) {
-  mr_context_desc desc = {.size = sizeof desc, .library = library, .tags = tags,
-                          .tag_count = count};
+  mr_context_desc desc = {
+      .size = sizeof desc, .library = library, .tags = tags, .tag_count = count};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   return ctx;
@@ -104,8 +106,8 @@ static void custom_retry_gets_the_default_retry(void **state) {
  * those names are none of them, and the snapshot is taken all the same. */
 static void custom_names_are_not_read_as_built_ins(void **state) {
   (void)state;
-  mr_tag tags[] = {{"c", "impostor(as=cache)"}, {"t", "impostor(as=track)"},
-                   {"p", "impostor(as=pool)"}};
+  mr_tag tags[] = {
+      {"c", "impostor(as=cache)"}, {"t", "impostor(as=track)"}, {"p", "impostor(as=pool)"}};
   mr_context *ctx = create("names_snapshot", tags, 3);
   void *p = NULL;
   for (int tag = 0; tag < 3; tag++) {

@@ -46,8 +46,8 @@ static mr_status faulty_factory(void *user, const mr_spec_args *args, mr_resourc
   uint64_t fail_at;
   mr_status st = mr_spec_args_uint(args, "fail_at", 0, &fail_at);
   if (st != MR_OK) return st;
-  faulty_config config = {.fail_at = (long)fail_at, .fail_count = 1,
-                          .fail_status = MR_ERR_OUT_OF_MEMORY};
+  faulty_config config = {
+      .fail_at = (long)fail_at, .fail_count = 1, .fail_status = MR_ERR_OUT_OF_MEMORY};
   faulty_resource *handle;
   return faulty_resource_create(&config, out, &handle);
 }
@@ -106,8 +106,8 @@ static void remove_file(char *path) {
   free(path);
 }
 
-static void assert_source(const mr_context *ctx, int tag, mr_spec_origin origin,
-                          const char *where, int line, const char *spec) {
+static void assert_source(const mr_context *ctx, int tag, mr_spec_origin origin, const char *where,
+                          int line, const char *spec) {
   mr_spec_source s = {.size = sizeof s};
   assert_ok(mr_context_get_source(ctx, tag, 0, &s));
   assert_int_equal(s.origin, origin);
@@ -128,7 +128,8 @@ static const mr_tag host_tags[] = {
 };
 
 static void test_host_tags(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = host_tags, .tag_count = 3};
   mr_context *ctx = create(&desc);
   assert_string_equal(mr_context_library(ctx), "mylib");
   assert_int_equal(mr_context_tag_count(ctx), 3);
@@ -160,7 +161,8 @@ static void test_host_tags(void **state) {
 }
 
 static void test_invalid_lookups(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = host_tags, .tag_count = 3};
   mr_context *ctx = create(&desc);
   assert_null(ctx_get_mr(ctx, 3));
   expect_message("mylib: tag 3 does not exist (the context has 3 tags)");
@@ -193,7 +195,8 @@ static void test_precedence_across_sources(void **state) {
                           "c = mark(id=file_c)\n"
                           "c@0 = mark(id=file_c0)\n");
   setenv("PREC_MEMORY", "c=mark(id=env_c)", 1);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc),
       .library = "mylib",
       .tags = five_tags,
       .tag_count = 5,
@@ -226,7 +229,8 @@ static void test_precedence_across_sources(void **state) {
 }
 
 static void test_precedence_within_a_source(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc),
       .library = "mylib",
       .tags = five_tags,
       .tag_count = 5,
@@ -245,8 +249,13 @@ static void test_precedence_within_a_source(void **state) {
 static void test_empty_sources(void **state) {
   setenv("EMPTY_MEMORY", "", 1);
   char *path = write_file("\n# nothing here\n\n");
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = five_tags, .tag_count = 5,
-                          .env_var = "EMPTY_MEMORY", .config_file = path, .overrides = "  ;  "};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = five_tags,
+                          .tag_count = 5,
+                          .env_var = "EMPTY_MEMORY",
+                          .config_file = path,
+                          .overrides = "  ;  "};
   mr_context *ctx = create(&desc);
   for (int t = 0; t < 5; t++) {
     mr_spec_source s = {.size = sizeof s};
@@ -265,8 +274,12 @@ static void test_empty_sources(void **state) {
 
 static void test_entries_for_missing_devices_are_ignored(void **state) {
   setenv("IGN_MEMORY", "a=mark(id=env_a)\n\nb@3=mark(id=b3)", 1);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = five_tags, .tag_count = 5,
-                          .env_var = "IGN_MEMORY", .overrides = "c@1 = stats(host)"};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = five_tags,
+                          .tag_count = 5,
+                          .env_var = "IGN_MEMORY",
+                          .overrides = "c@1 = stats(host)"};
   mr_context *ctx = create(&desc);
   assert_string_equal(describe(ctx, P_B), "mark(id=default_b)");
   assert_string_equal(describe(ctx, P_C), "mark(id=default_c)");
@@ -311,7 +324,8 @@ static const mr_tag sharing_tags[] = {
 };
 
 static void test_tag_references_share_instances(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = sharing_tags, .tag_count = 3};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = sharing_tags, .tag_count = 3};
   mr_context *ctx = create(&desc);
   mr_resource *big = ctx_get_mr(ctx, S_BIG), *temp = ctx_get_mr(ctx, S_TEMP),
               *alias = ctx_get_mr(ctx, S_ALIAS);
@@ -354,7 +368,10 @@ static void test_tag_references_share_instances(void **state) {
 }
 
 static void test_cycles(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = five_tags, .tag_count = 5,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = five_tags,
+                          .tag_count = 5,
                           .overrides = "a=@b; b=@a"};
   create_fails(&desc, MR_ERR_CONFIG,
                "override text, column 9: tags refer to each other in a cycle: a -> b -> a\n"
@@ -368,7 +385,10 @@ static void test_cycles(void **state) {
   /* Across sources: the cycle is reported where it closes. */
   static const mr_tag tags[] = {{"x", "@y"}, {"y", "host"}, {"z", "host"}};
   setenv("CYCLE_MEMORY", "y=stats(@z)\nz=@x", 1);
-  mr_context_desc across = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3,
+  mr_context_desc across = {.size = sizeof(mr_context_desc),
+                            .library = "mylib",
+                            .tags = tags,
+                            .tag_count = 3,
                             .env_var = "CYCLE_MEMORY"};
   create_fails(&across, MR_ERR_CONFIG,
                "CYCLE_MEMORY, line 2, column 3: tags refer to each other in a cycle: x -> y -> z "
@@ -384,7 +404,10 @@ static void test_cycles(void **state) {
 }
 
 static void test_unknown_tags(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = host_tags,
+                          .tag_count = 3,
                           .overrides = "temp=host; tmp=host"};
   create_fails(&desc, MR_ERR_CONFIG,
                "override text, column 12: mylib has no tag 'tmp' (tags: temp, staging, result)\n"
@@ -417,7 +440,10 @@ static void test_unknown_tags(void **state) {
 
 static void test_errors_name_their_source(void **state) {
   setenv("SRC_MEMORY", "temp=arina(device)", 1);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = host_tags,
+                          .tag_count = 3,
                           .env_var = "SRC_MEMORY"};
   create_fails(&desc, MR_ERR_CONFIG, NULL);
   assert_error_contains("SRC_MEMORY, column 6: unknown resource 'arina' (known: ");
@@ -450,7 +476,8 @@ static void test_errors_name_their_source(void **state) {
                "               ^");
 
   static const mr_tag bad_default[] = {{"temp", "stats(hots)"}};
-  mr_context_desc d = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = bad_default, .tag_count = 1};
+  mr_context_desc d = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = bad_default, .tag_count = 1};
   create_fails(&d, MR_ERR_CONFIG, NULL);
   assert_error_contains("default spec of mylib tag 'temp', column 7: unknown resource 'hots'");
   static const mr_tag bad_syntax[] = {{"temp", "host"}, {"result", "stats(host"}};
@@ -467,7 +494,8 @@ static void test_errors_name_their_source(void **state) {
  * and columns count as without it. Anywhere else it is text, and an error
  * names its byte. */
 static void test_config_file_bom(void **state) {
-  char *path = write_file("\xef\xbb\xbf" "b = mark(id=file_b)\n"
+  char *path = write_file("\xef\xbb\xbf"
+                          "b = mark(id=file_b)\n"
                           "c = mark(id=file_c)\n");
   mr_context_desc desc = {.size = sizeof(mr_context_desc),
                           .library = "mylib",
@@ -481,7 +509,8 @@ static void test_config_file_bom(void **state) {
   mr_context_destroy(ctx);
   remove_file(path);
 
-  path = write_file("b = mark(id=file_b)\n\xef\xbb\xbf" "c = mark(id=file_c)\n");
+  path = write_file("b = mark(id=file_b)\n\xef\xbb\xbf"
+                    "c = mark(id=file_c)\n");
   desc.config_file = path;
   char expected[1024];
   snprintf(expected, sizeof expected, "%s, line 2, column 1: unexpected byte 0xef\n", path);
@@ -492,7 +521,10 @@ static void test_config_file_bom(void **state) {
 }
 
 static void test_config_file_errors(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = host_tags,
+                          .tag_count = 3,
                           .config_file = "/nonexistent/dir/mylib.conf"};
   create_fails(&desc, MR_ERR_CONFIG,
                "config file '/nonexistent/dir/mylib.conf' cannot be opened: No such file or "
@@ -504,15 +536,15 @@ static void test_config_file_errors(void **state) {
   assert_non_null(mkdtemp(dir));
   char expected[256];
   desc.config_file = dir;
-  snprintf(expected, sizeof expected,
-           "config file '%s' is not a regular file (it is a directory)", dir);
+  snprintf(expected, sizeof expected, "config file '%s' is not a regular file (it is a directory)",
+           dir);
   create_fails(&desc, MR_ERR_CONFIG, expected);
   char fifo[sizeof dir + 16];
   snprintf(fifo, sizeof fifo, "%s/fifo", dir);
   assert_int_equal(mkfifo(fifo, 0600), 0);
   desc.config_file = fifo;
-  snprintf(expected, sizeof expected,
-           "config file '%s' is not a regular file (it is a FIFO)", fifo);
+  snprintf(expected, sizeof expected, "config file '%s' is not a regular file (it is a FIFO)",
+           fifo);
   alarm(20);
   create_fails(&desc, MR_ERR_CONFIG, expected);
   alarm(0);
@@ -558,7 +590,8 @@ static char *write_file_of_size(size_t size) {
 }
 
 static void test_config_file_size_limit(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = host_tags, .tag_count = 3};
   /* Up to and including 1 MiB is read. */
   size_t sizes[] = {4095, 4096, 4097, ((size_t)1 << 20) - 1, (size_t)1 << 20};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -583,7 +616,8 @@ static void test_desc_validation(void **state) {
   mr_context *ctx = (mr_context *)0x1;
   assert_status(mr_context_create(NULL, &ctx), MR_ERR_INVALID_ARGUMENT);
   assert_null(ctx);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = host_tags, .tag_count = 3};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = host_tags, .tag_count = 3};
   assert_status(mr_context_create(&desc, NULL), MR_ERR_INVALID_ARGUMENT);
   desc.library = NULL;
   create_fails(&desc, MR_ERR_INVALID_ARGUMENT, "mr_context_create: desc.library is missing");
@@ -620,7 +654,8 @@ static void test_desc_validation(void **state) {
 
 static void test_per_tag_statistics(void **state) {
   static const mr_tag tags[] = {{"temp", "host"}, {"flaky", "faulty(fail_at=2)"}};
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 2};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = tags, .tag_count = 2};
   mr_context *ctx = create(&desc);
   mr_resource *temp = ctx_get_mr(ctx, 0), *flaky = ctx_get_mr(ctx, 1);
   void *a, *b, *c;
@@ -679,8 +714,11 @@ static uint64_t peak_of(const mr_context *ctx, int tag) {
 
 static void test_reset_peak(void **state) {
   static const mr_tag tags[] = {{"a", "host"}, {"b", "cache(host)"}, {"exact", "host"}};
-  mr_context_desc desc = {.size = sizeof(mr_context_desc), .library = "peaks", .tags = tags,
-                          .tag_count = 3, .overrides = "exact=stats(host, peak=exact)"};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "peaks",
+                          .tags = tags,
+                          .tag_count = 3,
+                          .overrides = "exact=stats(host, peak=exact)"};
   mr_context *ctx = create(&desc);
   void *p[3], *q[3];
   for (int t = 0; t < 3; t++) {
@@ -743,7 +781,8 @@ static void test_reset_peak(void **state) {
 
 static void test_print_stats(void **state) {
   static const mr_tag tags[] = {{"temp", "host"}, {"result_buffers", "host"}};
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 2};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = tags, .tag_count = 2};
   mr_context *ctx = create(&desc);
   void *a, *b;
   assert_ok(mr_allocate(ctx_get_mr(ctx, 0), 1024, 0, NULL, &a));
@@ -803,9 +842,15 @@ static void test_two_libraries_are_independent(void **state) {
   static const mr_tag b_tags[] = {{"work", "host"}, {"cache", "stats(host)"}, {"io", "host"}};
   setenv("LIBA_MEMORY", "work=mark(id=a_work)", 1);
   setenv("LIBB_MEMORY", "cache=mark(id=b_cache)", 1);
-  mr_context_desc da = {.size = sizeof(mr_context_desc),.library = "liba", .tags = a_tags, .tag_count = 2,
+  mr_context_desc da = {.size = sizeof(mr_context_desc),
+                        .library = "liba",
+                        .tags = a_tags,
+                        .tag_count = 2,
                         .env_var = "LIBA_MEMORY"};
-  mr_context_desc db = {.size = sizeof(mr_context_desc),.library = "libb", .tags = b_tags, .tag_count = 3,
+  mr_context_desc db = {.size = sizeof(mr_context_desc),
+                        .library = "libb",
+                        .tags = b_tags,
+                        .tag_count = 3,
                         .env_var = "LIBB_MEMORY"};
   mr_context *a = create(&da), *b = create(&db);
   assert_string_equal(describe(a, 0), "mark(id=a_work)");
@@ -853,7 +898,8 @@ static const mr_tag device_tags[] = {
 };
 
 static void test_without_a_driver(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = device_tags, .tag_count = 6};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = device_tags, .tag_count = 6};
   mr_context *ctx = create(&desc);
   assert_int_equal(mr_context_device_count(ctx), 1);
   void *p = NULL;
@@ -918,7 +964,7 @@ static void test_without_a_driver(void **state) {
 static void test_many_tags(void **state) {
   enum { TAGS = 100000 };
   mr_tag *tags = calloc(TAGS, sizeof *tags);
-  char (*names)[16] = calloc(TAGS, sizeof *names);
+  char(*names)[16] = calloc(TAGS, sizeof *names);
   assert_non_null(tags);
   assert_non_null(names);
   for (int t = 0; t < TAGS; t++) {
@@ -932,7 +978,10 @@ static void test_many_tags(void **state) {
   for (int t = 10; t < TAGS; t += 10)
     n += (size_t)snprintf(overrides + n, cap - n, "%s=@%s\n", names[t], names[t - 1]);
   snprintf(overrides + n, cap - n, "%s=stats(host)", names[TAGS - 1]);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "many", .tags = tags, .tag_count = TAGS,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "many",
+                          .tags = tags,
+                          .tag_count = TAGS,
                           .overrides = overrides};
   mr_context *ctx = create(&desc);
   assert_int_equal(mr_context_tag_count(ctx), TAGS);
@@ -971,8 +1020,8 @@ static void test_many_tags(void **state) {
 static void test_long_reference_chain(void **state) {
   enum { TAGS = 100000 };
   mr_tag *tags = calloc(TAGS, sizeof *tags);
-  char (*names)[16] = calloc(TAGS, sizeof *names);
-  char (*specs)[16] = calloc(TAGS, sizeof *specs);
+  char(*names)[16] = calloc(TAGS, sizeof *names);
+  char(*specs)[16] = calloc(TAGS, sizeof *specs);
   assert_non_null(tags);
   assert_non_null(names);
   assert_non_null(specs);
@@ -981,7 +1030,8 @@ static void test_long_reference_chain(void **state) {
     snprintf(specs[t], sizeof specs[t], t + 1 < TAGS ? "@t%d" : "host", t + 1);
     tags[t] = (mr_tag){names[t], specs[t]};
   }
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "chain", .tags = tags, .tag_count = TAGS};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "chain", .tags = tags, .tag_count = TAGS};
   create_fails(&desc, MR_ERR_CONFIG,
                "default spec of chain tag 't31', column 1: tags refer on to each other more "
                "than 32 deep: t0 -> t1 -> t2 -> t3 -> t4 -> t5 -> t6 -> t7 -> t8 -> t9 -> t10 "

@@ -50,7 +50,8 @@ static const mr_tag tags[] = {
 };
 
 static void test_one_slot_per_device(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = tags, .tag_count = 3};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));
   assert_int_equal(mr_context_device_count(ctx), device_count);
@@ -73,8 +74,12 @@ static void test_one_slot_per_device(void **state) {
 
 static void test_per_device_overrides(void **state) {
   setenv("FAKE_MEMORY", "temp@2=host; scratch@1=stats(stats(device)); result@9=device", 1);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3,
-                          .env_var = "FAKE_MEMORY", .overrides = "result@0=stats(host)"};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = tags,
+                          .tag_count = 3,
+                          .env_var = "FAKE_MEMORY",
+                          .overrides = "result@0=stats(host)"};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));
   for (int d = 0; d < device_count; d++) {
@@ -96,14 +101,15 @@ static void test_per_device_overrides(void **state) {
 }
 
 static void test_device_tags_allocate_per_device(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = tags, .tag_count = 3};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));
   void *p[64];
   for (int d = 0; d < device_count; d++) {
     make_current(d);
-    assert_ok(mr_allocate(mr_context_get_mr_on(ctx, SCRATCH, d), 4096 * (size_t)(d + 1), 0,
-                          NULL, &p[d]));
+    assert_ok(
+        mr_allocate(mr_context_get_mr_on(ctx, SCRATCH, d), 4096 * (size_t)(d + 1), 0, NULL, &p[d]));
   }
   mr_stats s;
   mr_stats_init(&s);
@@ -118,8 +124,8 @@ static void test_device_tags_allocate_per_device(void **state) {
   assert_int_equal(s.current_count, (uint64_t)device_count);
   for (int d = 0; d < device_count; d++) {
     make_current(d);
-    assert_ok(mr_deallocate(mr_context_get_mr_on(ctx, SCRATCH, d), p[d],
-                            4096 * (size_t)(d + 1), 0, NULL));
+    assert_ok(mr_deallocate(mr_context_get_mr_on(ctx, SCRATCH, d), p[d], 4096 * (size_t)(d + 1), 0,
+                            NULL));
   }
   make_current(-1);
   mr_context_destroy(ctx);
@@ -135,8 +141,8 @@ static void test_log_tag_on_every_device(void **state) {
   char spec[320];
   snprintf(spec, sizeof spec, "log(device, file=%s)", path);
   const mr_tag logged[] = {{"temp", spec}};
-  mr_context_desc desc = {.size = sizeof(mr_context_desc), .library = "mylib", .tags = logged,
-                          .tag_count = 1};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = logged, .tag_count = 1};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));
   void *p[64];
@@ -166,7 +172,8 @@ static void test_log_tag_on_every_device(void **state) {
 static void test_percent_sizes_per_device(void **state) {
   static const mr_tag probe_tags[] = {{"quarter", "probe(bytes=25%)"},
                                       {"eighth", "probe(bytes=12.5%)"}};
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = probe_tags, .tag_count = 1};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "mylib", .tags = probe_tags, .tag_count = 1};
   mr_context *ctx;
   memset(probed, 0, sizeof probed);
   assert_ok(mr_context_create(&desc, &ctx));
@@ -207,7 +214,10 @@ static void test_percent_sizes_per_device(void **state) {
 }
 
 static void test_get_mr_follows_the_current_device(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "mylib", .tags = tags, .tag_count = 3,
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "mylib",
+                          .tags = tags,
+                          .tag_count = 3,
                           .overrides = "result@1=stats(host)"};
   mr_context *ctx;
   assert_ok(mr_context_create(&desc, &ctx));

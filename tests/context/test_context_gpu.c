@@ -24,7 +24,8 @@ static mr_context *ctx;
 static mr_stream stream;
 
 static int setup(void **state) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "gputest", .tags = tags, .tag_count = 4};
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc), .library = "gputest", .tags = tags, .tag_count = 4};
   if (mr_context_create(&desc, &ctx) != MR_OK) {
     fprintf(stderr, "mr_context_create: %s\n", mr_last_error());
     return -1;
@@ -46,11 +47,11 @@ static void expect_stats(int tag, uint64_t current, uint64_t total_bytes, uint64
   assert_ok(mr_context_get_stats(ctx, tag, -1, &s));
   if (s.current_bytes != current || s.total_bytes != total_bytes || s.total_count != count ||
       s.failed_count != 0) {
-    print_error("tag %s: current %llu total %llu count %llu failed %llu; expected %llu/%llu/%llu/0\n",
-                tags[tag].name, (unsigned long long)s.current_bytes,
-                (unsigned long long)s.total_bytes, (unsigned long long)s.total_count,
-                (unsigned long long)s.failed_count, (unsigned long long)current,
-                (unsigned long long)total_bytes, (unsigned long long)count);
+    print_error(
+        "tag %s: current %llu total %llu count %llu failed %llu; expected %llu/%llu/%llu/0\n",
+        tags[tag].name, (unsigned long long)s.current_bytes, (unsigned long long)s.total_bytes,
+        (unsigned long long)s.total_count, (unsigned long long)s.failed_count,
+        (unsigned long long)current, (unsigned long long)total_bytes, (unsigned long long)count);
     fail();
   }
 }

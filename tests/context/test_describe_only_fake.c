@@ -16,9 +16,9 @@ enum { LOGGED, WRAPPED, OWN, PINNED_ARENA, FIXED, BINNED, CACHED, SHARED, MANAGE
 
 /* The driver calls that create or change pools or take memory. */
 static const char *const effects[] = {
-    "cuMemPoolCreate",       "cuMemPoolSetAttribute", "cuMemPoolSetAccess",
-    "cuMemAllocFromPoolAsync", "cuMemSetMemPool",     "cuMemAlloc",
-    "cuMemHostAlloc",        "cuMemAllocManaged",     "cuMemPoolTrimTo",
+    "cuMemPoolCreate",         "cuMemPoolSetAttribute", "cuMemPoolSetAccess",
+    "cuMemAllocFromPoolAsync", "cuMemSetMemPool",       "cuMemAlloc",
+    "cuMemHostAlloc",          "cuMemAllocManaged",     "cuMemPoolTrimTo",
 };
 
 static void count_effects(long *calls) {
@@ -70,15 +70,19 @@ static void test_describes_without_building(void **state) {
   long before[MRI_ARRAY_SIZE(effects)], after[MRI_ARRAY_SIZE(effects)];
   count_effects(before);
 
-  mr_context_desc desc = {.size = sizeof desc, .library = "job", .tags = tags,
-                          .tag_count = TAGS, .flags = MR_CONTEXT_DESCRIBE_ONLY};
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "job",
+                          .tags = tags,
+                          .tag_count = TAGS,
+                          .flags = MR_CONTEXT_DESCRIBE_ONLY};
   mr_context *described = NULL;
   assert_ok(mr_context_create(&desc, &described));
   assert_int_equal(mr_context_device_count(described), devices);
 
   count_effects(after);
   for (size_t i = 0; i < MRI_ARRAY_SIZE(effects); i++)
-    if (after[i] != before[i]) fail_msg("%s was called %ld times", effects[i], after[i] - before[i]);
+    if (after[i] != before[i])
+      fail_msg("%s was called %ld times", effects[i], after[i] - before[i]);
   assert_int_equal(fake_cuda_live_pools(), 0);
   assert_int_equal(fake_cuda_live_allocations(), 0);
   for (int d = 0; d < devices; d++) {
@@ -140,7 +144,10 @@ static void test_describes_without_building(void **state) {
 
 static void test_unknown_flags_are_refused(void **state) {
   static const mr_tag tags[] = {{"temp", "host"}};
-  mr_context_desc desc = {.size = sizeof desc, .library = "job", .tags = tags, .tag_count = 1,
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "job",
+                          .tags = tags,
+                          .tag_count = 1,
                           .flags = MR_CONTEXT_DESCRIBE_ONLY | 0x80};
   mr_context *ctx = (mr_context *)0x1;
   assert_status(mr_context_create(&desc, &ctx), MR_ERR_UNSUPPORTED);

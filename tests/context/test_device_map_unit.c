@@ -150,10 +150,8 @@ static void test_concurrent_get_set(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_initial_without_driver),
-      cmocka_unit_test(test_invalid_devices),
-      cmocka_unit_test(test_set_returns_previous),
-      cmocka_unit_test(test_process_wide),
+      cmocka_unit_test(test_initial_without_driver), cmocka_unit_test(test_invalid_devices),
+      cmocka_unit_test(test_set_returns_previous),   cmocka_unit_test(test_process_wide),
       cmocka_unit_test(test_concurrent_get_set),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,8 +22,8 @@ static const char *child_path;
 
 /* Run exit_child MODE LOG; OUT: its exit status, its "events N", whether it
  * finished in time. */
-static void run_child(const char *mode, const char *log, int deadline_s, int *status,
-                      long *events, bool *in_time) {
+static void run_child(const char *mode, const char *log, int deadline_s, int *status, long *events,
+                      bool *in_time) {
   int out[2];
   assert_int_equal(pipe(out), 0);
   pid_t pid = fork();
@@ -111,8 +111,7 @@ static void check_mode(const char *mode) {
     fail();
   }
   if (in_time && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-    print_error("%s: the process ended with %s %d\n", mode,
-                WIFEXITED(status) ? "status" : "signal",
+    print_error("%s: the process ended with %s %d\n", mode, WIFEXITED(status) ? "status" : "signal",
                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     fail();
   }

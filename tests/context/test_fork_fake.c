@@ -90,8 +90,7 @@ static void *watchdog(void *arg) {
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += 5;
   pthread_mutex_lock(&watch.mutex);
-  while (!watch.forked &&
-         pthread_cond_timedwait(&watch.cond, &watch.mutex, &deadline) == 0) {
+  while (!watch.forked && pthread_cond_timedwait(&watch.cond, &watch.mutex, &deadline) == 0) {
   }
   bool late = !watch.forked;
   pthread_mutex_unlock(&watch.mutex);
@@ -152,7 +151,8 @@ static int child_work(mr_context *ctx, mr_resource *extra) {
         mr_deallocate(extra, p, 512, 0, NULL) != MR_OK || mr_resource_trim(extra) != MR_OK)
       return child_failed(7, mr_resource_describe(extra));
     mr_cache_stats cs = {.size = sizeof cs};
-    if (mr_cache_resource_get_stats(extra, &cs) != MR_OK) return child_failed(8, "cache statistics");
+    if (mr_cache_resource_get_stats(extra, &cs) != MR_OK)
+      return child_failed(8, "cache statistics");
   }
   mr_resource *spec = NULL;
   if (mr_resource_from_spec("stats(host)", 0, &spec) != MR_OK) return child_failed(9, "spec");
@@ -192,8 +192,8 @@ static void fork_and_check(mr_context *ctx, mr_resource *extra, const char *what
 
 /* Run `holder` on a thread, fork while it is parked inside a lock, check
  * the child, and join the thread. */
-static void fork_while_held(void *(*holder)(void *), void *arg, mr_context *ctx,
-                            mr_resource *extra, const char *what) {
+static void fork_while_held(void *(*holder)(void *), void *arg, mr_context *ctx, mr_resource *extra,
+                            const char *what) {
   gate_arm();
   pthread_t thread, dog;
   assert_int_equal(pthread_create(&thread, NULL, holder, arg), 0);
@@ -249,8 +249,13 @@ static void test_fork_while_registry_held(void **state) {
 /* ---- forks while a thread works -------------------------------------------------- */
 
 static const char *const busy_specs[] = {
-    "track(host)", "stats(host)",       "arena(host, chunk=1MiB)", "fixed(host, block=4KiB)",
-    "limit(host, bytes=1GiB)", "align(host, alignment=4KiB)", "bin(host)",
+    "track(host)",
+    "stats(host)",
+    "arena(host, chunk=1MiB)",
+    "fixed(host, block=4KiB)",
+    "limit(host, bytes=1GiB)",
+    "align(host, alignment=4KiB)",
+    "bin(host)",
 };
 
 typedef struct busy_job {

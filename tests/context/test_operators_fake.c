@@ -120,8 +120,10 @@ static void test_stats_at_exit_stderr(void **state) {
   snprintf(heading, sizeof heading, "mrctx: memory in use at exit of pid ");
   assert_true(strncmp(at, heading, strlen(heading)) == 0);
   assert_contains(at, ": 1 live context\nopslib memory by tag\n");
-  assert_contains(at, "temp         0    1.0 MiB    1.0 MiB    1.0 MiB        1          1        0\n");
-  assert_contains(at, "temp         1    2.0 MiB    2.0 MiB    2.0 MiB        1          1        0\n");
+  assert_contains(at,
+                  "temp         0    1.0 MiB    1.0 MiB    1.0 MiB        1          1        0\n");
+  assert_contains(at,
+                  "temp         1    2.0 MiB    2.0 MiB    2.0 MiB        1          1        0\n");
   assert_contains(at, "temp       all    3.0 MiB");
   assert_contains(at, "kept         0    2.9 KiB");
   assert_lacks(text, "DEINITIALIZED");

@@ -80,18 +80,17 @@ static void test_override_text(void **state) {
   (void)state;
   /* The case: result=host. */
   mr_context_desc desc = desc_with("result=host");
-  refused(&desc, (const char *const[]){
-                     "override text, column 8: ",
-                     "mylib: tag 'result' needs device-accessible, stream-ordered memory",
-                     "on device 0",
-                     "the override text gives it 'host': pageable host memory, which is not "
-                     "device-accessible nor stream-ordered",
-                     "\n  result=host\n         ^",
-                     NULL});
+  refused(&desc,
+          (const char *const[]){
+              "override text, column 8: ",
+              "mylib: tag 'result' needs device-accessible, stream-ordered memory", "on device 0",
+              "the override text gives it 'host': pageable host memory, which is not "
+              "device-accessible nor stream-ordered",
+              "\n  result=host\n         ^", NULL});
   desc = desc_with("scratch=device");
-  refused(&desc, (const char *const[]){"tag 'scratch' needs host-accessible memory",
-                                       "'device': device memory, which is not host-accessible",
-                                       NULL});
+  refused(&desc,
+          (const char *const[]){"tag 'scratch' needs host-accessible memory",
+                                "'device': device memory, which is not host-accessible", NULL});
   /* Stream order: sync_device frees at once (its stand-in says so too). */
   desc = desc_with("result=sync_device");
   refused(&desc, (const char *const[]){"'sync_device': device memory, which is not "
@@ -141,8 +140,11 @@ static void test_library_default(void **state) {
   /* A library's own default that breaks its own requirement. */
   static const mr_tag wrong[] = {{"result", "host"}};
   static const uint32_t needs[] = {MR_REQUIRE_DEVICE_ACCESSIBLE};
-  mr_context_desc desc = {.size = sizeof desc, .library = "mylib", .tags = wrong,
-                          .tag_count = 1, .tag_requires = needs};
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "mylib",
+                          .tags = wrong,
+                          .tag_count = 1,
+                          .tag_requires = needs};
   refused(&desc, (const char *const[]){"default spec of mylib tag 'result'",
                                        "its default spec gives it 'host'", NULL});
 }

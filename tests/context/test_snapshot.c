@@ -21,8 +21,8 @@
 /* ---- helpers ---------------------------------------------------------------------- */
 
 static mr_context *create(const char *library, const mr_tag *tags, size_t count) {
-  mr_context_desc desc = {.size = sizeof desc, .library = library, .tags = tags,
-                          .tag_count = count};
+  mr_context_desc desc = {
+      .size = sizeof desc, .library = library, .tags = tags, .tag_count = count};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   return ctx;
@@ -277,7 +277,8 @@ static void test_call_sites(void **state) {
   /* Text: each block's frames under it. */
   char *text = render(snap, false);
   assert_contains(text, "largest live blocks of stacks:tracked on device 0 (2 live, 5.0 KiB)");
-  assert_contains(text, "                                       at snapshot_test_allocating_site+0x");
+  assert_contains(text,
+                  "                                       at snapshot_test_allocating_site+0x");
   free(text);
   mr_snapshot_destroy(snap);
 
@@ -330,7 +331,8 @@ static void test_unavailable_tags(void **state) {
   assert_contains(json, "\"status\": \"MR_ERR_NO_DRIVER\"");
   free(json);
   char *text = render(snap, false);
-  assert_contains(text, "tags that cannot allocate here\nnodriver:gpu on device 0: MR_ERR_NO_DRIVER: ");
+  assert_contains(text,
+                  "tags that cannot allocate here\nnodriver:gpu on device 0: MR_ERR_NO_DRIVER: ");
   free(text);
   mr_snapshot *back = NULL;
   json = render(snap, true);
@@ -373,8 +375,8 @@ static void assert_round_trip(const mr_snapshot *snap) {
 
 static void test_json_round_trip(void **state) {
   /* Names that need escaping. */
-  static const mr_tag tags[] = {{"kept", "track(host)"}, {"cached", "cache(host)"},
-                                {"off", "limit(host, bytes=0)"}};
+  static const mr_tag tags[] = {
+      {"kept", "track(host)"}, {"cached", "cache(host)"}, {"off", "limit(host, bytes=0)"}};
   mr_context *ctx = create("lib \"quoted\" \\ tab\t\xc3\xa9 end", tags, 3);
   void *p = alloc(ctx, 0, 777);
   mr_snapshot *snap = take();
@@ -404,8 +406,12 @@ static void test_json_round_trip(void **state) {
   mr_context_destroy(odd);
 
   /* With the out-of-memory record. */
-  mri_snap_oom oom = {.library = "liba", .tag = "temp", .device = 0, .bytes = 1234,
-                      .stream = 0xabc, .message = "limit(host): refused \"1234\" bytes\n"};
+  mri_snap_oom oom = {.library = "liba",
+                      .tag = "temp",
+                      .device = 0,
+                      .bytes = 1234,
+                      .stream = 0xabc,
+                      .message = "limit(host): refused \"1234\" bytes\n"};
   assert_ok(mri_snapshot_take(NULL, &oom, true, &snap));
   json = render(snap, true);
   assert_contains(json, "\"trigger\": \"out_of_memory\"");
@@ -426,8 +432,9 @@ static void test_json_round_trip(void **state) {
 #define HEAD "{\"schema\": \"mrctx-snapshot\", \"version\": 1, \"mrctx_version\": \"9.9\", "
 #define REST "\"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [], \"pools\": []}"
 #define TAIL "\"pid\": 1, " REST
-#define STATS "\"stats\": {\"current_bytes\": 1, \"peak_bytes\": 2, \"total_bytes\": 3, " \
-              "\"current_count\": 4, \"peak_count\": 5, \"total_count\": 6, \"failed_count\": 7}"
+#define STATS                                                                 \
+  "\"stats\": {\"current_bytes\": 1, \"peak_bytes\": 2, \"total_bytes\": 3, " \
+  "\"current_count\": 4, \"peak_count\": 5, \"total_count\": 6, \"failed_count\": 7}"
 
 static void test_read_accepts(void **state) {
   mr_snapshot *snap = NULL;
@@ -440,14 +447,14 @@ static void test_read_accepts(void **state) {
   const char *more = "\xef\xbb\xbf" HEAD "\"later\": {\"x\": [1, 2.5e3, -0.5, null, true]}, " TAIL;
   assert_ok(mr_snapshot_read(more, strlen(more), &snap));
   mr_snapshot_destroy(snap);
-  const char *one_slot =
-      HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [{\"id\": 3, "
-           "\"library\": \"x\\u00e9\\ud83d\\ude00\", \"device_count\": 1, \"tags\": [{\"tag\": \"t\", "
-           "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"env\", " STATS
-           "}]}]}], \"pools\": [{\"pool\": \"device_current\", \"kind\": \"device\", \"device\": 2, "
-           "\"is_default\": true, \"is_current\": true, \"release_threshold\": "
-           "18446744073709551615, \"reserved_bytes\": 10, \"reserved_high\": 11, \"used_bytes\": "
-           "12, \"used_high\": 13}]}";
+  const char *one_slot = HEAD
+      "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [{\"id\": 3, "
+      "\"library\": \"x\\u00e9\\ud83d\\ude00\", \"device_count\": 1, \"tags\": [{\"tag\": \"t\", "
+      "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"env\", " STATS
+      "}]}]}], \"pools\": [{\"pool\": \"device_current\", \"kind\": \"device\", \"device\": 2, "
+      "\"is_default\": true, \"is_current\": true, \"release_threshold\": "
+      "18446744073709551615, \"reserved_bytes\": 10, \"reserved_high\": 11, \"used_bytes\": "
+      "12, \"used_high\": 13}]}";
   assert_ok(mr_snapshot_read(one_slot, strlen(one_slot) - 0, &snap));
   assert_string_equal(snap->contexts[0].library, "x\xc3\xa9\xf0\x9f\x98\x80");
   assert_int_equal(snap->contexts[0].tags[0].slots[0].stats.failed_count, 7);
@@ -503,8 +510,8 @@ static void test_text_escapes_names(void **state) {
 
   /* A live context's name is the caller's, any bytes. */
   static const mr_tag tags[] = {{"temp", "host"}};
-  mr_context_desc desc = {.size = sizeof desc, .library = "live\x1b[H\xff", .tags = tags,
-                          .tag_count = 1};
+  mr_context_desc desc = {
+      .size = sizeof desc, .library = "live\x1b[H\xff", .tags = tags, .tag_count = 1};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   void *p = alloc(ctx, 0, 64);
@@ -562,21 +569,23 @@ static void test_read_refuses(void **state) {
                   "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"default\", "
                   "\"stats\": {\"current_bytes\": 1}}]}]}], \"pools\": []}",
              "contexts[0].tags[0].devices[0].stats: the member \"peak_bytes\" is missing");
-  read_fails(HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [{"
-                  "\"id\": 1, \"library\": \"l\", \"device_count\": 1, \"tags\": [{\"tag\": \"t\", "
-                  "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"default\", " STATS
-                  ", \"track\": {\"live_count\": 1, \"live_bytes\": 1, \"largest\": [{\"ptr\": "
-                  "\"12\", \"bytes\": 1, \"alignment\": 1, \"stream\": \"0x0\", \"age_ns\": 1}]}}]}]}"
-                  "], \"pools\": []}",
+  read_fails(HEAD
+             "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [{"
+             "\"id\": 1, \"library\": \"l\", \"device_count\": 1, \"tags\": [{\"tag\": \"t\", "
+             "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"default\", " STATS
+             ", \"track\": {\"live_count\": 1, \"live_bytes\": 1, \"largest\": [{\"ptr\": "
+             "\"12\", \"bytes\": 1, \"alignment\": 1, \"stream\": \"0x0\", \"age_ns\": 1}]}}]}]}"
+             "], \"pools\": []}",
              "contexts[0].tags[0].devices[0].track.largest[0].ptr: expected an address");
   /* Shorter than "0x": the check once read past the string's end (found
    * by fuzz_snapshot_json; an AddressSanitizer build sees the read). */
-  read_fails(HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [{"
-                  "\"id\": 1, \"library\": \"l\", \"device_count\": 1, \"tags\": [{\"tag\": \"t\", "
-                  "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"default\", " STATS
-                  ", \"track\": {\"live_count\": 1, \"live_bytes\": 1, \"largest\": [{\"ptr\": "
-                  "\"7\", \"bytes\": 1, \"alignment\": 1, \"stream\": \"0x0\", \"age_ns\": 1}]}}]}]}"
-                  "], \"pools\": []}",
+  read_fails(HEAD
+             "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"request\", \"contexts\": [{"
+             "\"id\": 1, \"library\": \"l\", \"device_count\": 1, \"tags\": [{\"tag\": \"t\", "
+             "\"devices\": [{\"device\": 0, \"spec\": \"host\", \"origin\": \"default\", " STATS
+             ", \"track\": {\"live_count\": 1, \"live_bytes\": 1, \"largest\": [{\"ptr\": "
+             "\"7\", \"bytes\": 1, \"alignment\": 1, \"stream\": \"0x0\", \"age_ns\": 1}]}}]}]}"
+             "], \"pools\": []}",
              "contexts[0].tags[0].devices[0].track.largest[0].ptr: expected an address");
   read_fails(HEAD "\"pid\": 1, \"time_unix_ns\": 5, \"trigger\": \"out_of_memory\", "
                   "\"out_of_memory\": {\"library\": \"l\", \"tag\": \"t\", \"device\": 0, "
@@ -705,14 +714,13 @@ static void observe(void *user, const mr_oom_event *event) {
   if (s->again != NULL) {
     void *p = NULL;
     /* Runs out again: no second report. */
-    if (mr_allocate(mr_context_get_mr_on(s->again, 0, 0), 1 << 20, 0, NULL, &p) == MR_OK)
-      abort();
+    if (mr_allocate(mr_context_get_mr_on(s->again, 0, 0), 1 << 20, 0, NULL, &p) == MR_OK) abort();
   }
 }
 
 enum { SMALL, BIG };
-static const mr_tag oom_tags[] = {[SMALL] = {"small", "limit(host, bytes=4KiB)"},
-                                  [BIG] = {"big", "track(host)"}};
+static const mr_tag oom_tags[] = {
+    [SMALL] = {"small", "limit(host, bytes=4KiB)"}, [BIG] = {"big", "track(host)"}};
 
 /* Run out of memory in `ctx`'s small tag; the status and message stand. */
 static void run_out(mr_context *ctx) {

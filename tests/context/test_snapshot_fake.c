@@ -37,8 +37,8 @@ typedef struct scene {
 } scene;
 
 static mr_context *create(const char *library, const mr_tag *tags, size_t count) {
-  mr_context_desc desc = {.size = sizeof desc, .library = library, .tags = tags,
-                          .tag_count = count};
+  mr_context_desc desc = {
+      .size = sizeof desc, .library = library, .tags = tags, .tag_count = count};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
   return ctx;
@@ -78,8 +78,8 @@ static void run_out(const scene *s) {
   assert_error_contains("CUDA_ERROR_OUT_OF_MEMORY");
 }
 
-static const mri_snap_slot *find_slot(const mr_snapshot *snap, const char *library,
-                                      const char *tag, int device) {
+static const mri_snap_slot *find_slot(const mr_snapshot *snap, const char *library, const char *tag,
+                                      int device) {
   for (size_t c = 0; c < snap->context_count; c++) {
     if (strcmp(snap->contexts[c].library, library) != 0) continue;
     for (size_t t = 0; t < snap->contexts[c].tag_count; t++)
@@ -218,9 +218,10 @@ static void test_unwritable_dump(void **state) {
   fclose(f);
   unlink(err_path);
   char expected[160];
-  snprintf(expected, sizeof expected,
-           "mrctx: cannot write the out-of-memory snapshot to '/proc/mrctx-cannot-be-here-%d.json': ",
-           (int)getpid());
+  snprintf(
+      expected, sizeof expected,
+      "mrctx: cannot write the out-of-memory snapshot to '/proc/mrctx-cannot-be-here-%d.json': ",
+      (int)getpid());
   assert_non_null(strstr(said, expected));
   tear_down(&s);
   assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
@@ -423,8 +424,7 @@ int main(void) {
                                       fake_teardown),
       cmocka_unit_test_setup_teardown(test_no_dump_unless_asked, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_unwritable_dump, fake_test_setup, fake_teardown),
-      cmocka_unit_test_setup_teardown(test_dump_refuses_a_symlink, fake_test_setup,
-                                      fake_teardown),
+      cmocka_unit_test_setup_teardown(test_dump_refuses_a_symlink, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_dump_refuses_a_fifo, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_failed_dump_keeps_the_previous, fake_test_setup,
                                       fake_teardown),

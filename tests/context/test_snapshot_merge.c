@@ -85,9 +85,9 @@ static char *snapshot_json(long pid, const char *where, int device, unsigned lon
 /* ---- where a snapshot was taken -------------------------------------------------- */
 
 static const char *const launcher_vars[] = {
-    "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+    "RANK",       "OMPI_COMM_WORLD_RANK",       "PMI_RANK",        "SLURM_PROCID",
     "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
-    "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
+    "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE",       "PMI_SIZE",        "SLURM_NTASKS"};
 
 static void clear_launcher(void) {
   for (size_t i = 0; i < sizeof launcher_vars / sizeof *launcher_vars; i++)
@@ -197,10 +197,10 @@ static void test_old_and_new_files(void **state) {
   mr_snapshot_destroy(snap);
   free(old);
 
-  char *with = snapshot_json(
-      11, "\"host\": \"gpu07\", \"rank\": 1, \"world_size\": 2,", 0, 1024, 1000000000,
-      ", \"devices\": [{\"device\": 0, \"free_bytes\": 3221225472, \"total_bytes\": "
-      "4294967296}]");
+  char *with =
+      snapshot_json(11, "\"host\": \"gpu07\", \"rank\": 1, \"world_size\": 2,", 0, 1024, 1000000000,
+                    ", \"devices\": [{\"device\": 0, \"free_bytes\": 3221225472, \"total_bytes\": "
+                    "4294967296}]");
   snap = read_text(with);
   json = single_json(snap);
   assert_contains(json, "  \"host\": \"gpu07\",\n  \"rank\": 1,\n  \"world_size\": 2,\n");
@@ -246,13 +246,15 @@ static void test_old_and_new_files(void **state) {
 
 static void test_merge_two_ranks(void **state) {
   (void)state;
-  char *a = snapshot_json(4242, "\"host\": \"gpu07\", \"rank\": 1, \"local_rank\": 1, "
-                                "\"world_size\": 2,",
+  char *a = snapshot_json(4242,
+                          "\"host\": \"gpu07\", \"rank\": 1, \"local_rank\": 1, "
+                          "\"world_size\": 2,",
                           1, 3u << 20, 2000000000,
                           ", \"devices\": [{\"device\": 1, \"free_bytes\": 100, "
                           "\"total_bytes\": 1000}]");
-  char *b = snapshot_json(4241, "\"host\": \"gpu07\", \"rank\": 0, \"local_rank\": 0, "
-                                "\"world_size\": 2,",
+  char *b = snapshot_json(4241,
+                          "\"host\": \"gpu07\", \"rank\": 0, \"local_rank\": 0, "
+                          "\"world_size\": 2,",
                           1, 5u << 20, 1000000000,
                           ", \"devices\": [{\"device\": 1, \"free_bytes\": 900, "
                           "\"total_bytes\": 1000}]");
@@ -380,10 +382,8 @@ static void test_merge_arguments(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_host_and_ranks),
-      cmocka_unit_test(test_old_and_new_files),
-      cmocka_unit_test(test_merge_two_ranks),
-      cmocka_unit_test(test_merge_three_on_two_hosts),
+      cmocka_unit_test(test_host_and_ranks),  cmocka_unit_test(test_old_and_new_files),
+      cmocka_unit_test(test_merge_two_ranks), cmocka_unit_test(test_merge_three_on_two_hosts),
       cmocka_unit_test(test_merge_arguments),
   };
   return cmocka_run_group_tests_name("snapshot merge", tests, NULL, NULL);

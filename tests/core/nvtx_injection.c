@@ -65,8 +65,7 @@ static nvtxStringHandle_t register_string(nvtxDomainHandle_t domain, const char 
   return handle;
 }
 
-static nvtxMemHeapHandle_t heap_register(nvtxDomainHandle_t domain,
-                                         const nvtxMemHeapDesc_t *desc) {
+static nvtxMemHeapHandle_t heap_register(nvtxDomainHandle_t domain, const nvtxMemHeapDesc_t *desc) {
   pthread_mutex_lock(&lock);
   counts.heap_registers++;
   const nvtxMemVirtualRangeDesc_t *r = desc->typeSpecificDesc;
@@ -151,8 +150,10 @@ static void regions_name(nvtxDomainHandle_t domain, const nvtxMemRegionsNameBatc
     } else if (d->nameType == NVTX_MESSAGE_TYPE_ASCII) {
       name = d->name.ascii;
     }
-    if (name == NULL) problem("a name that is no string");
-    else snprintf(counts.last_name, sizeof counts.last_name, "%s", name);
+    if (name == NULL)
+      problem("a name that is no string");
+    else
+      snprintf(counts.last_name, sizeof counts.last_name, "%s", name);
   }
   pthread_mutex_unlock(&lock);
 }

@@ -147,8 +147,8 @@ static void test_context_desc_from_a_newer_header(void **state) {
   static const mr_tag tags[] = {{"temp", "host"}, {"result", "stats(host)"}};
   newer_desc d;
   memset(&d, 0, sizeof d);
-  d.known = (mr_context_desc){.size = sizeof d, .library = "abi", .tags = tags, .tag_count = 2,
-                              .overrides = "result=host"};
+  d.known = (mr_context_desc){
+      .size = sizeof d, .library = "abi", .tags = tags, .tag_count = 2, .overrides = "result=host"};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&d.known, &ctx));
   assert_string_equal(mr_resource_describe(mr_context_get_mr(ctx, 1)), "host");
@@ -170,7 +170,10 @@ static void test_sources_and_ignored_entries(void **state) {
   (void)state;
   static const mr_tag tags[] = {{"temp", "host"}};
   /* Device 99 is past every device a test sees: the entry is ignored. */
-  mr_context_desc desc = {.size = sizeof desc, .library = "abi", .tags = tags, .tag_count = 1,
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "abi",
+                          .tags = tags,
+                          .tag_count = 1,
                           .overrides = "temp=stats(host)\ntemp@99=host"};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
@@ -283,9 +286,7 @@ static void test_cache_stats_for_a_newer_header(void **state) {
   mr_resource_release(cache);
 }
 
-static void remember_size(void *user, const mr_track_record *rec) {
-  *(size_t *)user = rec->size;
-}
+static void remember_size(void *user, const mr_track_record *rec) { *(size_t *)user = rec->size; }
 
 static void test_track_record_says_its_size(void **state) {
   (void)state;
@@ -376,9 +377,7 @@ static void check_fill(const char *type, size_t known, size_t oldest, fill_fn fi
   free(p);
 }
 
-static mr_status fill_props(void *user, void *out) {
-  return mr_resource_get_props(user, out);
-}
+static mr_status fill_props(void *user, void *out) { return mr_resource_get_props(user, out); }
 
 static mr_status fill_source(void *user, void *out) {
   return mr_context_get_source(user, 0, 0, out);
@@ -408,7 +407,7 @@ static mr_status fill_snapshot_info(void *user, void *out) {
   return mr_snapshot_get_info(user, out);
 }
 
-#define CHECK_FILL(type, oldest_field, fill, user)                                            \
+#define CHECK_FILL(type, oldest_field, fill, user) \
   check_fill(#type, sizeof(type), SIZE_THROUGH(type, oldest_field), (fill), (user))
 
 static void test_every_filled_struct(void **state) {
@@ -417,7 +416,10 @@ static void test_every_filled_struct(void **state) {
   CHECK_FILL(mr_resource_props, native_alignment, fill_props, mr);
 
   static const mr_tag tags[] = {{"temp", "stats(host)"}};
-  mr_context_desc desc = {.size = sizeof desc, .library = "abi", .tags = tags, .tag_count = 1,
+  mr_context_desc desc = {.size = sizeof desc,
+                          .library = "abi",
+                          .tags = tags,
+                          .tag_count = 1,
                           .overrides = "temp@99=host"};
   mr_context *ctx = NULL;
   assert_ok(mr_context_create(&desc, &ctx));
@@ -591,9 +593,8 @@ static void make_stats(void *out) {
   ((mr_stats *)out)->peak_bytes = 7;
 }
 
-#define CHECK_READ(type, oldest_field, make, read)                                            \
-  check_read(#type, sizeof(type), SIZE_THROUGH(type, oldest_field),                 \
-             &(read_case){(make), (read)})
+#define CHECK_READ(type, oldest_field, make, read) \
+  check_read(#type, sizeof(type), SIZE_THROUGH(type, oldest_field), &(read_case){(make), (read)})
 
 static void test_every_read_struct(void **state) {
   (void)state;
@@ -639,9 +640,12 @@ static mr_status counting_trim(void *self) {
  * remaining bytes would be garbage the library calls. */
 static bool ops_size_ends_a_member(size_t size) {
   static const size_t ends[] = {
-      SIZE_THROUGH(mr_resource_ops, deallocate),      SIZE_THROUGH(mr_resource_ops, allocate_sync),
-      SIZE_THROUGH(mr_resource_ops, deallocate_sync), SIZE_THROUGH(mr_resource_ops, synchronize),
-      SIZE_THROUGH(mr_resource_ops, trim),            SIZE_THROUGH(mr_resource_ops, describe),
+      SIZE_THROUGH(mr_resource_ops, deallocate),
+      SIZE_THROUGH(mr_resource_ops, allocate_sync),
+      SIZE_THROUGH(mr_resource_ops, deallocate_sync),
+      SIZE_THROUGH(mr_resource_ops, synchronize),
+      SIZE_THROUGH(mr_resource_ops, trim),
+      SIZE_THROUGH(mr_resource_ops, describe),
       SIZE_THROUGH(mr_resource_ops, destroy),
   };
   for (size_t i = 0; i < LENGTH_OF(ends); i++)

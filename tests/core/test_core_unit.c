@@ -76,7 +76,8 @@ static const mr_resource_ops rec_ops = {
 
 static mr_resource *make_recorder(recorder *r, size_t native_alignment) {
   memset(r, 0, sizeof *r);
-  mr_resource_props props = {.size = sizeof(mr_resource_props),.kind = MR_MEMORY_HOST,
+  mr_resource_props props = {.size = sizeof(mr_resource_props),
+                             .kind = MR_MEMORY_HOST,
                              .device = -1,
                              .host_accessible = true,
                              .native_alignment = native_alignment};
@@ -186,7 +187,8 @@ static void test_fit_text_and_brief(void **state) {
   mri_fit_text(buf, sizeof buf, "0123456789abcdefghij", 20);
   assert_string_equal(buf, "012 ... defghij");
   /* "é" is two bytes: the cut moves to a character's edge. */
-  const char *accents = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+  const char *accents =
+      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
   mri_fit_text(buf, sizeof buf, accents, strlen(accents));
   assert_string_equal(buf, "\xc3\xa9 ... \xc3\xa9\xc3\xa9\xc3\xa9");
   char brief[MRI_BRIEF_CAP];
@@ -216,7 +218,7 @@ static void test_create_validation(void **state) {
   mr_resource_ops no_free = rec_ops;
   no_free.deallocate = NULL;
   assert_status(mr_resource_create(&no_free, &r, NULL, &mr), MR_ERR_INVALID_ARGUMENT);
-  mr_resource_props odd = {.size = sizeof(mr_resource_props),.native_alignment = 384};
+  mr_resource_props odd = {.size = sizeof(mr_resource_props), .native_alignment = 384};
   assert_status(mr_resource_create(&rec_ops, &r, &odd, &mr), MR_ERR_INVALID_ARGUMENT);
   assert_null(mr);
 }

@@ -87,7 +87,8 @@ static void build_and_use(const char *spec) {
 }
 
 static void context_round(const char *unused) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "faults",
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "faults",
                           .tags = tags,
                           .tag_count = MRI_ARRAY_SIZE(tags),
                           .overrides = "scratch@1 = retry(cache(device)); temp = arena(device, "
@@ -130,7 +131,8 @@ static char log_spec[256], config_path[64];
 
 static void file_round(const char *unused) {
   build_and_use(log_spec);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),.library = "faults",
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "faults",
                           .tags = tags,
                           .tag_count = MRI_ARRAY_SIZE(tags),
                           .config_file = config_path};
@@ -138,8 +140,7 @@ static void file_round(const char *unused) {
   mr_status st = mr_context_create(&desc, &ctx);
   if (st != MR_OK) {
     if (ctx != NULL || mr_last_error()[0] == '\0') {
-      print_error("config file: unclean failure (%s): %s\n", mr_status_name(st),
-                  mr_last_error());
+      print_error("config file: unclean failure (%s): %s\n", mr_status_name(st), mr_last_error());
       fail();
     }
     return;

@@ -25,7 +25,8 @@
 static nvtx_injection_counts seen(void) {
   nvtx_injection_counts c;
   nvtx_injection_get(&c);
-  if (c.problems != 0) fail_msg("the tool saw %ld problems, the last: %s", c.problems, c.last_problem);
+  if (c.problems != 0)
+    fail_msg("the tool saw %ld problems, the last: %s", c.problems, c.last_problem);
   return c;
 }
 
@@ -106,8 +107,8 @@ static void test_cache(void **state) {
   assert_string_equal(c.last_heap, "cache(host)");
   assert_ok(mr_deallocate(mr, p, 1000, 0, NULL));
   assert_int_equal(seen().live_regions, before.live_regions); /* freed: no region */
-  assert_int_equal(seen().live_heaps, before.live_heaps + 1);   /* the segment stays */
-  p = alloc(mr, 900); /* a hit: a region again */
+  assert_int_equal(seen().live_heaps, before.live_heaps + 1); /* the segment stays */
+  p = alloc(mr, 900);                                         /* a hit: a region again */
   c = seen();
   assert_int_equal(c.heap_registers - before.heap_registers, 1);
   assert_int_equal(c.region_bytes - before.region_bytes, 1900);
@@ -211,7 +212,7 @@ static void test_pool_memory(void **state) {
   before = seen();
   void *t = alloc(mr_context_get_mr_on(ctx, 0, 0), 64);
   void *t2 = alloc(mr_context_get_mr_on(ctx, 0, 0), 64); /* inside the chunk */
-  assert_int_equal(seen().names - before.names, 1); /* the first starts the chunk */
+  assert_int_equal(seen().names - before.names, 1);      /* the first starts the chunk */
   void *r = alloc(mr_context_get_mr_on(ctx, 1, 0), 64);
   now = seen();
   assert_int_equal(now.names - before.names, 2);
@@ -232,10 +233,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_attached),
-        cmocka_unit_test(test_arena),
-        cmocka_unit_test(test_fixed_and_bin),
-        cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_attached),      cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_fixed_and_bin), cmocka_unit_test(test_cache),
         cmocka_unit_test(test_context_names),
     };
     return cmocka_run_group_tests_name("nvtx attached", tests, NULL, NULL);

@@ -99,9 +99,8 @@ static const char *sanitizer_path(void) {
  * the exit status (42: memcheck found an error). */
 static int run_child(const char *sanitizer, const char *self, size_t bytes, char **output) {
   char command[8192];
-  snprintf(command, sizeof command,
-           "'%s' --tool memcheck --error-exitcode 42 '%s' child %zu 2>&1", sanitizer, self,
-           bytes);
+  snprintf(command, sizeof command, "'%s' --tool memcheck --error-exitcode 42 '%s' child %zu 2>&1",
+           sanitizer, self, bytes);
   FILE *p = popen(command, "r");
   assert_non_null(p);
   char *text = NULL;

@@ -87,9 +87,7 @@ static int load(void **state) {
   return 0;
 }
 
-static void test_version(void **state) {
-  assert_string_equal(api.version(), MRCTX_VERSION_STRING);
-}
+static void test_version(void **state) { assert_string_equal(api.version(), MRCTX_VERSION_STRING); }
 
 /* DF_STATIC_TLS (set by the linker for initial-exec TLS) is what makes a
  * late dlopen fail: the library must not carry it. */
@@ -123,8 +121,7 @@ static void *thread_work(void *arg) {
   const char *name = arg;
   static const char *failure = "failed";
   mr_tag tags[] = {{"plain", "host"}, {"cached", "cache(host)"}};
-  mr_context_desc desc = {.size = sizeof desc, .library = name, .tags = tags,
-                          .tag_count = 2};
+  mr_context_desc desc = {.size = sizeof desc, .library = name, .tags = tags, .tag_count = 2};
   mr_context *ctx = NULL;
   if (api.context_create(&desc, &ctx) != MR_OK) return (void *)failure;
   for (int round = 0; round < 1000; round++) {
@@ -201,10 +198,8 @@ int main(int argc, char **argv) {
   lib_path = argv[1];
   if (strcmp(argv[2], "exhausted") == 0) exhaust_static_tls(argc - 3, argv + 3);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_version),
-      cmocka_unit_test(test_no_static_tls_flag),
-      cmocka_unit_test(test_small_tls),
-      cmocka_unit_test(test_two_threads),
+      cmocka_unit_test(test_version),      cmocka_unit_test(test_no_static_tls_flag),
+      cmocka_unit_test(test_small_tls),    cmocka_unit_test(test_two_threads),
       cmocka_unit_test(test_stays_loaded),
   };
   return cmocka_run_group_tests(tests, load, NULL);

@@ -55,31 +55,38 @@ using cuda::mr::host_accessible;
 static_assert(cuda::mr::synchronous_resource<mrctx::device_accessible_resource>);
 static_assert(cuda::mr::resource<mrctx::device_accessible_resource>);
 static_assert(cuda::mr::resource_with<mrctx::device_accessible_resource, device_accessible>);
-static_assert(cuda::mr::synchronous_resource_with<mrctx::device_accessible_resource, device_accessible>);
+static_assert(
+    cuda::mr::synchronous_resource_with<mrctx::device_accessible_resource, device_accessible>);
 static_assert(!cuda::mr::resource_with<mrctx::device_accessible_resource, host_accessible>);
-static_assert(!cuda::mr::synchronous_resource_with<mrctx::device_accessible_resource, host_accessible>);
+static_assert(
+    !cuda::mr::synchronous_resource_with<mrctx::device_accessible_resource, host_accessible>);
 static_assert(cuda::mr::resource_with<mrctx::host_accessible_resource, host_accessible>);
 static_assert(!cuda::mr::resource_with<mrctx::host_accessible_resource, device_accessible>);
-static_assert(cuda::mr::resource_with<mrctx::host_device_accessible_resource, host_accessible, device_accessible>);
-static_assert(cuda::mr::synchronous_resource_with<mrctx::host_device_accessible_resource, host_accessible,
-                                                  device_accessible>);
+static_assert(cuda::mr::resource_with<mrctx::host_device_accessible_resource, host_accessible,
+                                      device_accessible>);
+static_assert(cuda::mr::synchronous_resource_with<mrctx::host_device_accessible_resource,
+                                                  host_accessible, device_accessible>);
 static_assert(std::is_copy_constructible_v<mrctx::device_accessible_resource>);
 
 // The references they convert to, and those they do not.
-static_assert(std::is_constructible_v<cuda::mr::resource_ref<device_accessible>, mrctx::device_accessible_resource &>);
-static_assert(
-    std::is_constructible_v<cuda::mr::synchronous_resource_ref<device_accessible>, mrctx::device_accessible_resource &>);
+static_assert(std::is_constructible_v<cuda::mr::resource_ref<device_accessible>,
+                                      mrctx::device_accessible_resource &>);
+static_assert(std::is_constructible_v<cuda::mr::synchronous_resource_ref<device_accessible>,
+                                      mrctx::device_accessible_resource &>);
 static_assert(std::is_constructible_v<cuda::mr::resource_ref<host_accessible, device_accessible>,
                                       mrctx::host_device_accessible_resource &>);
 static_assert(std::is_constructible_v<cuda::mr::resource_ref<device_accessible>,
                                       mrctx::host_device_accessible_resource &>);
-static_assert(!std::is_constructible_v<cuda::mr::resource_ref<host_accessible>, mrctx::device_accessible_resource &>);
-static_assert(
-    !std::is_constructible_v<cuda::mr::resource_ref<device_accessible>, mrctx::host_accessible_resource &>);
+static_assert(!std::is_constructible_v<cuda::mr::resource_ref<host_accessible>,
+                                       mrctx::device_accessible_resource &>);
+static_assert(!std::is_constructible_v<cuda::mr::resource_ref<device_accessible>,
+                                       mrctx::host_accessible_resource &>);
 #if CCCL_MINOR_VERSION >= 2
 // The owning, type-erased resource that current rmm's device_buffer takes.
-static_assert(std::is_constructible_v<cuda::mr::any_resource<device_accessible>, mrctx::device_accessible_resource>);
-static_assert(!std::is_constructible_v<cuda::mr::any_resource<device_accessible>, mrctx::host_accessible_resource>);
+static_assert(std::is_constructible_v<cuda::mr::any_resource<device_accessible>,
+                                      mrctx::device_accessible_resource>);
+static_assert(!std::is_constructible_v<cuda::mr::any_resource<device_accessible>,
+                                       mrctx::host_accessible_resource>);
 #endif
 
 namespace {
@@ -88,12 +95,13 @@ enum tags { HOST, DEVICE, TRACKED, LIMITED };
 
 mrctx::context test_context() {
   return mrctx::context({"cccltest",
-                         {{"host", "host"}, {"device", "device"}, {"tracked", "track(host)"},
+                         {{"host", "host"},
+                          {"device", "device"},
+                          {"tracked", "track(host)"},
                           {"limited", "limit(host, bytes=4KiB)"}}});
 }
 
-template <class E, class F>
-std::optional<E> thrown(F f) {
+template <class E, class F> std::optional<E> thrown(F f) {
   try {
     f();
   } catch (const E &e) {
@@ -177,17 +185,22 @@ void test_equality(void **) {
 
 void test_accessibility_is_checked(void **) {
   mrctx::context ctx = test_context();
-  auto host_as_device = thrown<mrctx::error>([&] { mrctx::device_accessible_resource mr(ctx.get(HOST)); });
+  auto host_as_device =
+      thrown<mrctx::error>([&] { mrctx::device_accessible_resource mr(ctx.get(HOST)); });
   assert_true(host_as_device.has_value());
   assert_int_equal(host_as_device->status(), MR_ERR_INVALID_ARGUMENT);
-  assert_true(contains(host_as_device->what(), "'host' gives host memory, which is not device-accessible"));
-  auto both = thrown<mrctx::error>([&] { mrctx::host_device_accessible_resource mr(ctx.get(HOST)); });
+  assert_true(
+      contains(host_as_device->what(), "'host' gives host memory, which is not device-accessible"));
+  auto both =
+      thrown<mrctx::error>([&] { mrctx::host_device_accessible_resource mr(ctx.get(HOST)); });
   assert_true(both.has_value());
   assert_true(contains(both->what(), "which is not device-accessible"));
 
-  auto device_as_host = thrown<mrctx::error>([&] { mrctx::host_accessible_resource mr(ctx.get(DEVICE)); });
+  auto device_as_host =
+      thrown<mrctx::error>([&] { mrctx::host_accessible_resource mr(ctx.get(DEVICE)); });
   assert_true(device_as_host.has_value());
-  assert_true(contains(device_as_host->what(), "gives device memory, which is not host-accessible"));
+  assert_true(
+      contains(device_as_host->what(), "gives device memory, which is not host-accessible"));
 }
 
 void test_device_tag_without_driver(void **) {
@@ -198,7 +211,8 @@ void test_device_tag_without_driver(void **) {
   assert_int_equal(failed->status(), MR_ERR_NO_DRIVER);
   assert_true(contains(failed->what(), "cccltest:device"));
   cuda::mr::resource_ref<device_accessible> ref{mr};
-  auto through_ref = thrown<std::bad_alloc>([&] { static_cast<void>(ref.allocate_sync(256, 256)); });
+  auto through_ref =
+      thrown<std::bad_alloc>([&] { static_cast<void>(ref.allocate_sync(256, 256)); });
   assert_true(through_ref.has_value());
   assert_int_equal(ctx.stats(DEVICE).failed_count, 2);
 }
@@ -234,16 +248,16 @@ void test_deallocate_does_not_throw(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_host_tag_as_cccl_resource),
-      cmocka_unit_test(test_refs_keep_the_properties),
+    cmocka_unit_test(test_host_tag_as_cccl_resource),
+    cmocka_unit_test(test_refs_keep_the_properties),
 #if CCCL_MINOR_VERSION >= 2
-      cmocka_unit_test(test_any_resource),
+    cmocka_unit_test(test_any_resource),
 #endif
-      cmocka_unit_test(test_equality),
-      cmocka_unit_test(test_accessibility_is_checked),
-      cmocka_unit_test(test_device_tag_without_driver),
-      cmocka_unit_test(test_out_of_memory),
-      cmocka_unit_test(test_deallocate_does_not_throw),
+    cmocka_unit_test(test_equality),
+    cmocka_unit_test(test_accessibility_is_checked),
+    cmocka_unit_test(test_device_tag_without_driver),
+    cmocka_unit_test(test_out_of_memory),
+    cmocka_unit_test(test_deallocate_does_not_throw),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -26,8 +26,8 @@ static_assert(cuda::mr::async_resource_with<mrctx::device_accessible_resource, d
 static_assert(!cuda::mr::resource_with<mrctx::device_accessible_resource, host_accessible>);
 static_assert(cuda::mr::async_resource_with<mrctx::host_accessible_resource, host_accessible>);
 static_assert(!cuda::mr::resource_with<mrctx::host_accessible_resource, device_accessible>);
-static_assert(
-    cuda::mr::async_resource_with<mrctx::host_device_accessible_resource, host_accessible, device_accessible>);
+static_assert(cuda::mr::async_resource_with<mrctx::host_device_accessible_resource, host_accessible,
+                                            device_accessible>);
 static_assert(std::is_copy_constructible_v<mrctx::device_accessible_resource>);
 
 namespace {
@@ -36,12 +36,13 @@ enum tags { HOST, DEVICE, TRACKED, LIMITED };
 
 mrctx::context test_context() {
   return mrctx::context({"cccltest",
-                         {{"host", "host"}, {"device", "device"}, {"tracked", "track(host)"},
+                         {{"host", "host"},
+                          {"device", "device"},
+                          {"tracked", "track(host)"},
                           {"limited", "limit(host, bytes=4KiB)"}}});
 }
 
-template <class E, class F>
-std::optional<E> thrown(F f) {
+template <class E, class F> std::optional<E> thrown(F f) {
   try {
     f();
   } catch (const E &e) {
@@ -92,22 +93,28 @@ void test_equality(void **) {
 
 void test_accessibility_is_checked(void **) {
   mrctx::context ctx = test_context();
-  auto host_as_device = thrown<mrctx::error>([&] { mrctx::device_accessible_resource mr(ctx.get(HOST)); });
+  auto host_as_device =
+      thrown<mrctx::error>([&] { mrctx::device_accessible_resource mr(ctx.get(HOST)); });
   assert_true(host_as_device.has_value());
   assert_int_equal(host_as_device->status(), MR_ERR_INVALID_ARGUMENT);
-  assert_true(contains(host_as_device->what(), "'host' gives host memory, which is not device-accessible"));
-  auto both = thrown<mrctx::error>([&] { mrctx::host_device_accessible_resource mr(ctx.get(HOST)); });
+  assert_true(
+      contains(host_as_device->what(), "'host' gives host memory, which is not device-accessible"));
+  auto both =
+      thrown<mrctx::error>([&] { mrctx::host_device_accessible_resource mr(ctx.get(HOST)); });
   assert_true(both.has_value());
 
-  auto device_as_host = thrown<mrctx::error>([&] { mrctx::host_accessible_resource mr(ctx.get(DEVICE)); });
+  auto device_as_host =
+      thrown<mrctx::error>([&] { mrctx::host_accessible_resource mr(ctx.get(DEVICE)); });
   assert_true(device_as_host.has_value());
-  assert_true(contains(device_as_host->what(), "gives device memory, which is not host-accessible"));
+  assert_true(
+      contains(device_as_host->what(), "gives device memory, which is not host-accessible"));
 }
 
 void test_device_tag_without_driver(void **) {
   mrctx::context ctx = test_context();
   mrctx::device_accessible_resource mr(ctx.get(DEVICE));
-  auto failed = thrown<mrctx::bad_alloc>([&] { static_cast<void>(mr.allocate_async(256, 256, cuda::stream_ref{})); });
+  auto failed = thrown<mrctx::bad_alloc>(
+      [&] { static_cast<void>(mr.allocate_async(256, 256, cuda::stream_ref{})); });
   assert_true(failed.has_value());
   assert_int_equal(failed->status(), MR_ERR_NO_DRIVER);
   assert_true(contains(failed->what(), "cccltest:device"));

@@ -29,8 +29,7 @@ mrctx::context_desc test_desc() {
 }
 
 // What `f` threw as E, or nothing.
-template <class E, class F>
-std::optional<E> thrown(F f) {
+template <class E, class F> std::optional<E> thrown(F f) {
   try {
     f();
   } catch (const E &e) {
@@ -177,7 +176,8 @@ void test_errors_carry_status_and_message(void **) {
 
   // check() for C calls, with mr_error's message.
   mrctx::check(MR_OK);
-  auto checked = thrown<mrctx::error>([] { mrctx::check(mr_error(MR_ERR_UNSUPPORTED, "no %s here", "such thing")); });
+  auto checked = thrown<mrctx::error>(
+      [] { mrctx::check(mr_error(MR_ERR_UNSUPPORTED, "no %s here", "such thing")); });
   assert_true(checked.has_value());
   assert_string_equal(checked->what(), "MR_ERR_UNSUPPORTED: no such thing here");
   // Without a message, the status says what it can.
@@ -199,20 +199,23 @@ void test_allocation_failures_throw_bad_alloc(void **) {
   // No driver in the unit suite: the device tag is there, and says why it
   // cannot allocate. A std::bad_alloc, as allocators throw.
   mrctx::resource_ref gpu = ctx.get(tags::gpu);
-  auto no_driver = thrown<std::bad_alloc>([&] { static_cast<void>(gpu.allocate(256, 0, nullptr)); });
+  auto no_driver =
+      thrown<std::bad_alloc>([&] { static_cast<void>(gpu.allocate(256, 0, nullptr)); });
   assert_true(no_driver.has_value());
   auto detail = thrown<mrctx::bad_alloc>([&] { static_cast<void>(gpu.allocate_sync(256, 0)); });
   assert_true(detail.has_value());
   assert_int_equal(detail->status(), MR_ERR_NO_DRIVER);
   assert_true(contains(detail->what(), "MR_ERR_NO_DRIVER: cpptest:gpu"));
 
-  auto over = thrown<mrctx::bad_alloc>([&] { static_cast<void>(ctx.get(tags::temp).allocate(8192, 0, nullptr)); });
+  auto over = thrown<mrctx::bad_alloc>(
+      [&] { static_cast<void>(ctx.get(tags::temp).allocate(8192, 0, nullptr)); });
   assert_true(over.has_value());
   assert_int_equal(over->status(), MR_ERR_OUT_OF_MEMORY);
   mrctx::bad_alloc copy = *over; // nothrow copy, same text
   assert_string_equal(copy.what(), over->what());
 
-  auto alignment = thrown<mrctx::bad_alloc>([&] { static_cast<void>(ctx.get(tags::result).allocate(64, 3, nullptr)); });
+  auto alignment = thrown<mrctx::bad_alloc>(
+      [&] { static_cast<void>(ctx.get(tags::result).allocate(64, 3, nullptr)); });
   assert_true(alignment.has_value());
   assert_int_equal(alignment->status(), MR_ERR_INVALID_ARGUMENT);
 }
@@ -393,12 +396,12 @@ void test_buffer(void **) {
   assert_true(none.empty());
 
   // Errors: as the allocation's, and NULL.
-  auto failed = thrown<mrctx::bad_alloc>(
-      [&] { mrctx::buffer big(ctx.get(tags::gpu), 64, nullptr); });
+  auto failed =
+      thrown<mrctx::bad_alloc>([&] { mrctx::buffer big(ctx.get(tags::gpu), 64, nullptr); });
   assert_true(failed.has_value());
   assert_int_equal(failed->status(), MR_ERR_NO_DRIVER);
-  auto odd = thrown<mrctx::bad_alloc>(
-      [&] { mrctx::buffer bad(ctx.get(tags::temp), 64, nullptr, 3); });
+  auto odd =
+      thrown<mrctx::bad_alloc>([&] { mrctx::buffer bad(ctx.get(tags::temp), 64, nullptr, 3); });
   assert_true(odd.has_value());
   assert_int_equal(odd->status(), MR_ERR_INVALID_ARGUMENT);
   auto null = thrown<mrctx::error>([] { mrctx::buffer n(nullptr, 8, nullptr); });

@@ -26,17 +26,20 @@
 #endif
 
 // The concepts CCCL checks when the adaptor is handed to it.
-static_assert(cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::device_accessible>);
-static_assert(cuda::mr::synchronous_resource_with<mrctx::device_accessible_resource, cuda::mr::device_accessible>);
-static_assert(!cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::host_accessible>);
+static_assert(
+    cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::device_accessible>);
+static_assert(cuda::mr::synchronous_resource_with<mrctx::device_accessible_resource,
+                                                  cuda::mr::device_accessible>);
+static_assert(
+    !cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::host_accessible>);
 
-#define CHECK_CUDA(call)                                                                       \
-  do {                                                                                         \
-    cudaError_t e_ = (call);                                                                   \
-    if (e_ != cudaSuccess) {                                                                   \
+#define CHECK_CUDA(call)                                                                        \
+  do {                                                                                          \
+    cudaError_t e_ = (call);                                                                    \
+    if (e_ != cudaSuccess) {                                                                    \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(e_)); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
+      std::exit(1);                                                                             \
+    }                                                                                           \
   } while (0)
 
 namespace {
@@ -57,9 +60,8 @@ cudaError_t sort_keys(const std::uint32_t *in, std::uint32_t *out, int n, cuda::
 enum sorter_tag { SORTER_TEMP, SORTER_KEYS };
 
 mrctx::context sorter_context() {
-  return mrctx::context({"sorter",
-                         {{"temp", "arena(device, chunk=64MiB)"}, {"keys", "device"}},
-                         "SORTER_MEMORY"});
+  return mrctx::context(
+      {"sorter", {{"temp", "arena(device, chunk=64MiB)"}, {"keys", "device"}}, "SORTER_MEMORY"});
 }
 
 int fail(const char *what) {
@@ -154,7 +156,7 @@ int main() {
     return fail(e.what());
   }
   CHECK_CUDA(cudaStreamDestroy(stream));
-  std::printf("test_cub31_gpu: %zu keys sorted through mrctx tags (CCCL %d.%d)\n", n, CCCL_MAJOR_VERSION,
-              CCCL_MINOR_VERSION);
+  std::printf("test_cub31_gpu: %zu keys sorted through mrctx tags (CCCL %d.%d)\n", n,
+              CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION);
   return 0;
 }

@@ -20,18 +20,21 @@
 #include <mrctx/mrctx.hpp>
 
 // The concepts CCCL checks when the adaptor is handed to it.
-static_assert(cuda::mr::async_resource_with<mrctx::device_accessible_resource, cuda::mr::device_accessible>);
-static_assert(cuda::mr::async_resource_with<mrctx::host_device_accessible_resource, cuda::mr::host_accessible,
-                                            cuda::mr::device_accessible>);
-static_assert(!cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::host_accessible>);
+static_assert(
+    cuda::mr::async_resource_with<mrctx::device_accessible_resource, cuda::mr::device_accessible>);
+static_assert(
+    cuda::mr::async_resource_with<mrctx::host_device_accessible_resource, cuda::mr::host_accessible,
+                                  cuda::mr::device_accessible>);
+static_assert(
+    !cuda::mr::resource_with<mrctx::device_accessible_resource, cuda::mr::host_accessible>);
 
-#define CHECK_CUDA(call)                                                                       \
-  do {                                                                                         \
-    cudaError_t e_ = (call);                                                                   \
-    if (e_ != cudaSuccess) {                                                                   \
+#define CHECK_CUDA(call)                                                                        \
+  do {                                                                                          \
+    cudaError_t e_ = (call);                                                                    \
+    if (e_ != cudaSuccess) {                                                                    \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(e_)); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
+      std::exit(1);                                                                             \
+    }                                                                                           \
   } while (0)
 
 namespace {
@@ -53,9 +56,8 @@ cudaError_t sort_keys(const std::uint32_t *in, std::uint32_t *out, int n, cuda::
 enum sorter_tag { SORTER_TEMP, SORTER_KEYS };
 
 mrctx::context sorter_context() {
-  return mrctx::context({"sorter",
-                         {{"temp", "arena(device, chunk=64MiB)"}, {"keys", "device"}},
-                         "SORTER_MEMORY"});
+  return mrctx::context(
+      {"sorter", {{"temp", "arena(device, chunk=64MiB)"}, {"keys", "device"}}, "SORTER_MEMORY"});
 }
 
 // The application: keys from one tag, temporary storage from another.
@@ -115,7 +117,8 @@ int main() {
                 (unsigned long long)keys.total_count, (unsigned long long)keys.total_bytes);
     if (temp.total_count != 1 || temp.total_bytes == 0 || temp.current_bytes != 0)
       return fail("the sort's temporary storage did not come from the temp tag");
-    if (keys.total_count != 2 || keys.total_bytes != 2 * n * sizeof(std::uint32_t) || keys.current_bytes != 0)
+    if (keys.total_count != 2 || keys.total_bytes != 2 * n * sizeof(std::uint32_t) ||
+        keys.current_bytes != 0)
       return fail("the keys did not come from the keys tag");
 
     // An operator's override, and the same result.

@@ -11,9 +11,9 @@ typedef struct driver_case {
   const char *spec; /* what mr_resource_describe() says */
   mr_status (*create)(int device, mr_resource **out);
   mr_memory_kind kind;
-  bool per_device;   /* props.device is the device the memory lives on */
-  bool pool_backed;  /* allocates from a driver pool: mr_pool_resource_get_info works */
-  bool owned_pool;   /* a pool the resource created */
+  bool per_device;  /* props.device is the device the memory lives on */
+  bool pool_backed; /* allocates from a driver pool: mr_pool_resource_get_info works */
+  bool owned_pool;  /* a pool the resource created */
   mr_pool_kind pool_kind;
 } driver_case;
 

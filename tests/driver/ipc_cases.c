@@ -69,8 +69,7 @@ bool ipc_check_bytes(const void *p, size_t n, unsigned char v) {
   const mri_cuda_api *cu = mri_cuda();
   unsigned char *host = malloc(n);
   if (host == NULL) return false;
-  CUresult r = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)p, n,
-                                 NULL);
+  CUresult r = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)p, n, NULL);
   if (r == CUDA_SUCCESS) r = cu->cuStreamSynchronize(NULL);
   bool same = r == CUDA_SUCCESS;
   if (!same) fprintf(stderr, "ipc_check_bytes: %s\n", mri_cuda_error_name(r));
@@ -167,4 +166,3 @@ void ipc_case_exporter_exits_first(const char *peer_path) {
   assert_int_equal(live, 0);
   mr_resource_release(imported);
 }
-

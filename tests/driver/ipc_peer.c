@@ -24,8 +24,7 @@ static int sock = -1;
 
 static int fail_with(mr_status st, const char *what) {
   char message[256];
-  snprintf(message, sizeof message, "peer: %s: %s: %s", what, mr_status_name(st),
-           mr_last_error());
+  snprintf(message, sizeof message, "peer: %s: %s: %s", what, mr_status_name(st), mr_last_error());
   fprintf(stderr, "%s\n", message);
   ipc_send_ack(sock, st != MR_OK ? st : MR_ERR_INVALID_ARGUMENT, message);
   return 1;
@@ -84,7 +83,8 @@ static int run_export(bool exit_first) {
   mr_pool_info info = {.size = sizeof info};
   st = mr_pool_resource_get_info(pool, &info);
   if (st != MR_OK) return fail_with(st, "reading the pool");
-  if (info.used_bytes != 0) return fail_with(MR_ERR_INVALID_ARGUMENT, "the pool still hands out bytes");
+  if (info.used_bytes != 0)
+    return fail_with(MR_ERR_INVALID_ARGUMENT, "the pool still hands out bytes");
   mr_resource_release(pool);
   return ipc_send_ack(sock, MR_OK, "freed; the pool holds nothing in use") ? 0 : 1;
 }

@@ -54,9 +54,13 @@ typedef enum phase {
   PHASE_DRIVER_POOL_INFO, /* mr_driver_pool_get_info, no resource */
 } phase;
 
-static const char *const phase_names[] = {"create",           "allocate",  "deallocate",
-                                          "allocate_sync",    "deallocate_sync",
-                                          "pool_resource_get_info", "driver_pool_get_info"};
+static const char *const phase_names[] = {"create",
+                                          "allocate",
+                                          "deallocate",
+                                          "allocate_sync",
+                                          "deallocate_sync",
+                                          "pool_resource_get_info",
+                                          "driver_pool_get_info"};
 
 #define BYTES 4096
 
@@ -76,8 +80,8 @@ typedef struct scenario {
  * says CUDA_ERROR_NOT_SUPPORTED gives the sync_* resource instead. */
 static bool falls_back(const scenario *s, const char *entry, CUresult error) {
   return s->ph == PHASE_CREATE && error == CUDA_ERROR_NOT_SUPPORTED &&
-         strcmp(entry, "cuMemGetDefaultMemPool") == 0 && s->c->pool_backed &&
-         !s->c->owned_pool && strcmp(s->c->spec, "device") != 0;
+         strcmp(entry, "cuMemGetDefaultMemPool") == 0 && s->c->pool_backed && !s->c->owned_pool &&
+         strcmp(s->c->spec, "device") != 0;
 }
 
 static void describe_scenario(const scenario *s, char *buf, size_t cap) {
@@ -179,19 +183,19 @@ static void check_injected(scenario *s, const char *entry, long nth, CUresult er
     }
   } else if (is_tolerated(entry)) {
     if (st != MR_OK) {
-      print_error("%s: %s call %ld failing with %s should be ridden over, but: %s\n", name,
-                  entry, nth, error_name, mr_last_error());
+      print_error("%s: %s call %ld failing with %s should be ridden over, but: %s\n", name, entry,
+                  nth, error_name, mr_last_error());
       fail();
     }
   } else {
-    mr_status expected = error == CUDA_ERROR_OUT_OF_MEMORY  ? MR_ERR_OUT_OF_MEMORY
+    mr_status expected = error == CUDA_ERROR_OUT_OF_MEMORY   ? MR_ERR_OUT_OF_MEMORY
                          : error == CUDA_ERROR_NOT_SUPPORTED ? MR_ERR_UNSUPPORTED
                                                              : MR_ERR_DRIVER;
     if (st != expected || strstr(mr_last_error(), error_name) == NULL) {
       print_error("%s: %s call %ld of %ld failing with %s: got %s, expected %s naming the "
                   "error; message: %s\n",
-                  name, entry, nth, calls, error_name, mr_status_name(st),
-                  mr_status_name(expected), mr_last_error());
+                  name, entry, nth, calls, error_name, mr_status_name(st), mr_status_name(expected),
+                  mr_last_error());
       fail();
     }
   }
@@ -271,7 +275,11 @@ static mr_status create_configured_pool(int device, mr_resource **out) {
 
 static void test_pool_with_every_option(void **state) {
   driver_case configured = {"pool(kind=device, release=1MiB, max=64MiB, initial=2MiB)",
-                            create_configured_pool, MR_MEMORY_DEVICE, true, true, true,
+                            create_configured_pool,
+                            MR_MEMORY_DEVICE,
+                            true,
+                            true,
+                            true,
                             MR_POOL_DEVICE};
   for (int bound = 0; bound < 2; bound++) {
     scenario s = {.c = &configured, .ph = PHASE_CREATE, .bound = bound};

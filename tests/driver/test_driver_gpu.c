@@ -57,8 +57,8 @@ static void deallocate(const driver_case *c, mr_resource *mr, void *p, size_t by
                        size_t alignment, mr_stream stream) {
   mr_status st = mr_deallocate(mr, p, bytes, alignment, stream);
   if (st != MR_OK) {
-    print_error("%s: freeing %zu bytes at %p on stream %p: %s\n", c->spec, bytes, p,
-                (void *)stream, mr_last_error());
+    print_error("%s: freeing %zu bytes at %p on stream %p: %s\n", c->spec, bytes, p, (void *)stream,
+                mr_last_error());
     fail();
   }
 }
@@ -72,8 +72,7 @@ static void check_memory_works(const driver_case *c, void *p, size_t bytes, unsi
   if (bytes <= 2 * MiB) {
     ok = gpu_all_equal(p, bytes, v, stream);
   } else {
-    ok = gpu_all_equal(p, MiB, v, stream) &&
-         gpu_all_equal((char *)p + bytes - MiB, MiB, v, stream);
+    ok = gpu_all_equal(p, MiB, v, stream) && gpu_all_equal((char *)p + bytes - MiB, MiB, v, stream);
   }
   if (!ok) {
     print_error("%s: %zu bytes at %p did not read back as 0x%02x after a fill on stream %p\n",
@@ -126,8 +125,8 @@ static void test_out_of_memory(void **state) {
     void *p = &p;
     mr_status st = mr_allocate(mr, one_pib, 0, NULL, &p);
     if (st != MR_ERR_OUT_OF_MEMORY || p != NULL) {
-      print_error("%s: 1 PiB gave %s and %p, expected MR_ERR_OUT_OF_MEMORY and NULL: %s\n",
-                  c->spec, mr_status_name(st), p, mr_last_error());
+      print_error("%s: 1 PiB gave %s and %p, expected MR_ERR_OUT_OF_MEMORY and NULL: %s\n", c->spec,
+                  mr_status_name(st), p, mr_last_error());
       fail();
     }
     /* Still usable afterwards. */
@@ -185,8 +184,7 @@ static void test_host_access(void **state) {
     gpu_check(mri_cuda()->cuStreamSynchronize((CUstream)stream));
     for (size_t k = 0; k < bytes; k++) {
       if (p[k] != 0x99) {
-        print_error("%s: the host read 0x%02x at byte %zu, the GPU wrote 0x99\n", c->spec, p[k],
-                    k);
+        print_error("%s: the host read 0x%02x at byte %zu, the GPU wrote 0x99\n", c->spec, p[k], k);
         fail();
       }
     }

@@ -136,8 +136,7 @@ static void test_exporter_exits_with_an_import_live(void **state) {
   pid_t pid = -1;
   void *p = NULL;
   ipc_block_msg block;
-  mr_resource *imported =
-      ipc_import_from_peer(peer_path, "export-exit", &pid, &sock, &p, &block);
+  mr_resource *imported = ipc_import_from_peer(peer_path, "export-exit", &pid, &sock, &p, &block);
   assert_true(ipc_send_ack(sock, MR_OK, "imported"));
   assert_int_equal(ipc_wait_peer(pid), 0);
   close(sock);
@@ -171,8 +170,7 @@ static void test_export_errors(void **state) {
   assert_error_contains("is not a pool resource");
   mr_resource_release(over);
   assert_status(mr_ipc_pool_export(NULL, &fd, &data), MR_ERR_INVALID_ARGUMENT);
-  assert_status(mr_ipc_pool_export(plain = new_ipc_pool(), NULL, &data),
-                MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_ipc_pool_export(plain = new_ipc_pool(), NULL, &data), MR_ERR_INVALID_ARGUMENT);
 
   /* Blocks: not this pool's, not a block's start, nothing. */
   mr_resource *other = new_ipc_pool();
@@ -448,9 +446,9 @@ static void test_fake_refuses_what_the_driver_refuses(void **state) {
   assert_int_equal(cu->cuMemPoolCreate(&host, &host_props), CUDA_ERROR_INVALID_VALUE);
   /* A pool without handle types does not export. */
   int fd = -1;
-  assert_int_equal(cu->cuMemPoolExportToShareableHandle(
-                       &fd, plain, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-                   CUDA_ERROR_INVALID_VALUE);
+  assert_int_equal(
+      cu->cuMemPoolExportToShareableHandle(&fd, plain, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+      CUDA_ERROR_INVALID_VALUE);
   CUdeviceptr a = 0, b = 0;
   assert_int_equal(cu->cuMemAllocFromPoolAsync(&a, 512, plain, NULL), CUDA_SUCCESS);
   CUmemPoolPtrExportData data;
@@ -461,9 +459,9 @@ static void test_fake_refuses_what_the_driver_refuses(void **state) {
                        &fd, shared, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
                    CUDA_SUCCESS);
   CUmemoryPool imported;
-  assert_int_equal(cu->cuMemPoolImportFromShareableHandle(
-                       &imported, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-                       0),
+  assert_int_equal(cu->cuMemPoolImportFromShareableHandle(&imported, (void *)(uintptr_t)fd,
+                                                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                                                          0),
                    CUDA_SUCCESS);
   close(fd);
   assert_int_equal(cu->cuMemAllocFromPoolAsync(&a, 512, imported, NULL), CUDA_ERROR_INVALID_VALUE);

@@ -29,7 +29,8 @@ static int configure(void **state) {
   } else if (strcmp(mode, "init-failure") == 0) {
     fake_cuda_fail("cuInit", 1, 1, CUDA_ERROR_SYSTEM_DRIVER_MISMATCH);
     expected_status = MR_ERR_NO_DRIVER;
-    expected_message = "the CUDA driver failed to start (cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)";
+    expected_message =
+        "the CUDA driver failed to start (cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)";
   } else if (strcmp(mode, "old-driver") == 0) {
     fake_cuda_set_driver_version(12080);
     expected_status = MR_ERR_NO_DRIVER;
@@ -100,8 +101,7 @@ static void test_host_still_works(void **state) {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s no-device|init-failure|old-driver|missing-entry-point\n",
-            argv[0]);
+    fprintf(stderr, "usage: %s no-device|init-failure|old-driver|missing-entry-point\n", argv[0]);
     return 2;
   }
   mode = argv[1];

@@ -25,8 +25,7 @@ static void *allocate(mr_resource *mr, size_t bytes) {
   void *p = NULL;
   mr_status st = mr_allocate(mr, bytes, 0, NULL, &p);
   if (st != MR_OK) {
-    print_error("%s: allocating %zu bytes: %s\n", mr_resource_describe(mr), bytes,
-                mr_last_error());
+    print_error("%s: allocating %zu bytes: %s\n", mr_resource_describe(mr), bytes, mr_last_error());
     fail();
   }
   return p;
@@ -77,9 +76,8 @@ static void test_default_pool_threshold_raised_at_first_use(void **state) {
 static void test_default_pool_threshold_set_by_application_is_kept(void **state) {
   CUmemoryPool pool = fake_default_pool(MR_POOL_DEVICE, 0);
   cuuint64_t mine = (cuuint64_t)5 << 20;
-  assert_int_equal(
-      fake_cu()->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &mine),
-      CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &mine),
+                   CUDA_SUCCESS);
   mr_resource *mr = create_case("device", 0);
   void *p = allocate(mr, 4096);
   assert_int_equal(fake_pool_threshold(pool), (cuuint64_t)5 << 20);
@@ -219,9 +217,8 @@ static void test_access_grants(void **state) {
 static void test_fallbacks_without_pool_support(void **state) {
   assert_int_equal(fake_cuda_set_attribute(3, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0),
                    CUDA_SUCCESS);
-  assert_int_equal(
-      fake_cuda_set_attribute(3, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, 0),
-      CUDA_SUCCESS);
+  assert_int_equal(fake_cuda_set_attribute(3, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, 0),
+                   CUDA_SUCCESS);
   static const struct {
     const char *spec, *description;
     const char *alloc_call;
@@ -296,8 +293,7 @@ static void test_fallback_when_driver_has_no_default_pool(void **state) {
 /* Without managed memory neither a managed pool nor cuMemAllocManaged can
  * serve: creation fails. */
 static void test_no_managed_memory(void **state) {
-  assert_int_equal(fake_cuda_set_attribute(1, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 0),
-                   CUDA_SUCCESS);
+  assert_int_equal(fake_cuda_set_attribute(1, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 0), CUDA_SUCCESS);
   static const char *const specs[] = {"managed", "pool(kind=managed)", "sync_managed"};
   for (size_t i = 0; i < MRI_ARRAY_SIZE(specs); i++) {
     mr_resource *mr = (mr_resource *)&mr;
@@ -364,9 +360,8 @@ static void test_device_info(void **state) {
   assert_int_equal(fake_cuda_set_total_memory(2, (size_t)141 << 30), CUDA_SUCCESS);
   assert_int_equal(fake_cuda_set_attribute(2, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 7),
                    CUDA_SUCCESS);
-  assert_int_equal(
-      fake_cuda_set_attribute(2, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, 0),
-      CUDA_SUCCESS);
+  assert_int_equal(fake_cuda_set_attribute(2, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, 0),
+                   CUDA_SUCCESS);
   assert_int_equal(fake_cuda_set_attribute(2, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 0),
                    CUDA_SUCCESS);
   mr_device_info info = {.size = sizeof info};
@@ -456,8 +451,7 @@ static void test_driver_pool_info(void **state) {
   /* Errors. */
   assert_status(mr_driver_pool_get_info((mr_driver_pool)9, 0, &info), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("unknown pool 9");
-  assert_status(mr_driver_pool_get_info(MR_DRIVER_POOL_DEVICE_DEFAULT, 5, &info),
-                MR_ERR_NO_DEVICE);
+  assert_status(mr_driver_pool_get_info(MR_DRIVER_POOL_DEVICE_DEFAULT, 5, &info), MR_ERR_NO_DEVICE);
   assert_status(mr_driver_pool_get_info(MR_DRIVER_POOL_DEVICE_DEFAULT, 0, NULL),
                 MR_ERR_INVALID_ARGUMENT);
   info.size = 8;

@@ -524,8 +524,7 @@ static void test_pool_parameters(void **state) {
     assert_int_equal(info.used_bytes, 0);
     if (cases[i].max != 0) {
       void *p = &p;
-      assert_status(mr_allocate(mr, (size_t)cases[i].max + 1, 0, NULL, &p),
-                    MR_ERR_OUT_OF_MEMORY);
+      assert_status(mr_allocate(mr, (size_t)cases[i].max + 1, 0, NULL, &p), MR_ERR_OUT_OF_MEMORY);
       assert_null(p);
       assert_ok(mr_allocate(mr, (size_t)cases[i].max, 0, NULL, &p));
       assert_ok(mr_deallocate(mr, p, (size_t)cases[i].max, 0, NULL));

@@ -81,18 +81,18 @@ static void test_error_names(void **state) {
 static void test_get_proc_address(void **state) {
   void *fn = &fn;
   CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;
-  assert_int_equal(cuGetProcAddress_v2("cuNoSuchCall", &fn, 13000,
-                                       CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found),
-                   CUDA_ERROR_NOT_FOUND);
+  assert_int_equal(
+      cuGetProcAddress_v2("cuNoSuchCall", &fn, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found),
+      CUDA_ERROR_NOT_FOUND);
   assert_null(fn);
   assert_int_equal(found, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
   assert_int_equal(cuGetProcAddress_v2("cuMemGetDefaultMemPool", &fn, 12080,
                                        CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found),
                    CUDA_ERROR_NOT_FOUND);
   assert_int_equal(found, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
-  assert_int_equal(cuGetProcAddress_v2("cuMemAlloc", &fn, 13000,
-                                       CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found),
-                   CUDA_SUCCESS);
+  assert_int_equal(
+      cuGetProcAddress_v2("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found),
+      CUDA_SUCCESS);
   assert_int_equal(found, CU_GET_PROC_ADDRESS_SUCCESS);
   void *loaded;
   memcpy(&loaded, &fake_cu()->cuMemAlloc, sizeof loaded);
@@ -169,8 +169,7 @@ static void test_pool_locations(void **state) {
     assert_int_equal(cu->cuMemGetDefaultMemPool(&pool, &location, cases[i].alloc),
                      cases[i].expected);
     CUmemoryPool current;
-    assert_int_equal(cu->cuMemGetMemPool(&current, &location, cases[i].alloc),
-                     cases[i].expected);
+    assert_int_equal(cu->cuMemGetMemPool(&current, &location, cases[i].alloc), cases[i].expected);
     if (cases[i].expected == CUDA_SUCCESS) assert_ptr_equal(current, pool);
   }
 
@@ -187,8 +186,7 @@ static void test_pool_locations(void **state) {
   CUmemLocation dev1 = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 1};
   assert_int_equal(cu->cuMemSetMemPool(&dev0, CU_MEM_ALLOCATION_TYPE_PINNED, mine),
                    CUDA_ERROR_INVALID_VALUE);
-  assert_int_equal(cu->cuMemSetMemPool(&dev1, CU_MEM_ALLOCATION_TYPE_PINNED, mine),
-                   CUDA_SUCCESS);
+  assert_int_equal(cu->cuMemSetMemPool(&dev1, CU_MEM_ALLOCATION_TYPE_PINNED, mine), CUDA_SUCCESS);
   CUmemoryPool current;
   assert_int_equal(cu->cuMemGetMemPool(&current, &dev1, CU_MEM_ALLOCATION_TYPE_PINNED),
                    CUDA_SUCCESS);
@@ -203,8 +201,8 @@ static void test_pool_locations(void **state) {
 
 static void test_pool_accounting(void **state) {
   const mri_cuda_api *cu = fake_cu();
-  CUmemoryPool pool = create_pool(CU_MEM_LOCATION_TYPE_DEVICE, 2, CU_MEM_ALLOCATION_TYPE_PINNED,
-                                  (size_t)8 << 20);
+  CUmemoryPool pool =
+      create_pool(CU_MEM_LOCATION_TYPE_DEVICE, 2, CU_MEM_ALLOCATION_TYPE_PINNED, (size_t)8 << 20);
   CUstream stream;
   fake_bind(0);
   assert_int_equal(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
@@ -370,9 +368,9 @@ static void test_stream_ids_and_gates(void **state) {
   assert_int_equal(cu->cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
   assert_int_equal(cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)&gate, 1, 0x3),
                    CUDA_ERROR_NOT_SUPPORTED);
-  assert_int_equal(cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)&gate, 1,
-                                           CU_STREAM_WAIT_VALUE_GEQ),
-                   CUDA_SUCCESS);
+  assert_int_equal(
+      cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)&gate, 1, CU_STREAM_WAIT_VALUE_GEQ),
+      CUDA_SUCCESS);
   assert_int_equal(cu->cuEventRecord(e, s), CUDA_SUCCESS);
   assert_int_equal(cu->cuStreamDestroy(s), CUDA_SUCCESS);
   assert_int_equal(cu->cuEventQuery(e), CUDA_ERROR_NOT_READY);

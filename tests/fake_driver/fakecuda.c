@@ -31,37 +31,40 @@ CUresult fake_cuDriverGetVersion(int *version) {
   FAKE_CALL(cuDriverGetVersion, NO_INIT, do_driver_get_version(version));
 }
 
-#define FAKE_ERRORS(X)                                                                     \
-  X(CUDA_SUCCESS, "no error")                                                              \
-  X(CUDA_ERROR_INVALID_VALUE, "invalid argument")                                          \
-  X(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")                                             \
-  X(CUDA_ERROR_NOT_INITIALIZED, "initialization error")                                    \
-  X(CUDA_ERROR_DEINITIALIZED, "driver shutting down")                                      \
-  X(CUDA_ERROR_STUB_LIBRARY, "CUDA driver is a stub library")                              \
-  X(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, "the call requires a newer driver")             \
-  X(CUDA_ERROR_DEVICE_UNAVAILABLE, "CUDA-capable device(s) is/are busy or unavailable")    \
-  X(CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected")                            \
-  X(CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal")                                   \
-  X(CUDA_ERROR_INVALID_IMAGE, "device kernel image is invalid")                            \
-  X(CUDA_ERROR_INVALID_CONTEXT, "invalid device context")                                  \
-  X(CUDA_ERROR_ECC_UNCORRECTABLE, "uncorrectable ECC error encountered")                   \
+#define FAKE_ERRORS(X)                                                                            \
+  X(CUDA_SUCCESS, "no error")                                                                     \
+  X(CUDA_ERROR_INVALID_VALUE, "invalid argument")                                                 \
+  X(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")                                                    \
+  X(CUDA_ERROR_NOT_INITIALIZED, "initialization error")                                           \
+  X(CUDA_ERROR_DEINITIALIZED, "driver shutting down")                                             \
+  X(CUDA_ERROR_STUB_LIBRARY, "CUDA driver is a stub library")                                     \
+  X(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, "the call requires a newer driver")                    \
+  X(CUDA_ERROR_DEVICE_UNAVAILABLE, "CUDA-capable device(s) is/are busy or unavailable")           \
+  X(CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected")                                   \
+  X(CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal")                                          \
+  X(CUDA_ERROR_INVALID_IMAGE, "device kernel image is invalid")                                   \
+  X(CUDA_ERROR_INVALID_CONTEXT, "invalid device context")                                         \
+  X(CUDA_ERROR_ECC_UNCORRECTABLE, "uncorrectable ECC error encountered")                          \
   X(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "peer access is not supported between these two devices") \
-  X(CUDA_ERROR_INVALID_PTX, "a PTX JIT compilation failed")                                \
-  X(CUDA_ERROR_INVALID_HANDLE, "invalid resource handle")                                  \
-  X(CUDA_ERROR_ILLEGAL_STATE, "the operation is not permitted in the current state")       \
-  X(CUDA_ERROR_NOT_FOUND, "named symbol not found")                                        \
-  X(CUDA_ERROR_NOT_READY, "device not ready")                                              \
-  X(CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered")                \
-  X(CUDA_ERROR_LAUNCH_FAILED, "unspecified launch failure")                                \
-  X(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "peer access has not been enabled")                \
-  X(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")                                   \
-  X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                                   \
-  X(CUDA_ERROR_SYSTEM_NOT_READY, "system not yet initialized")                             \
-  X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "system has unsupported display driver / cuda driver combination") \
-  X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing") \
-  X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "operation failed due to a previous error during capture") \
-  X(CUDA_ERROR_CAPTURED_EVENT, "operation not permitted on an event last recorded in a capturing stream") \
-  X(CUDA_ERROR_TIMEOUT, "wait operation timed out")                                        \
+  X(CUDA_ERROR_INVALID_PTX, "a PTX JIT compilation failed")                                       \
+  X(CUDA_ERROR_INVALID_HANDLE, "invalid resource handle")                                         \
+  X(CUDA_ERROR_ILLEGAL_STATE, "the operation is not permitted in the current state")              \
+  X(CUDA_ERROR_NOT_FOUND, "named symbol not found")                                               \
+  X(CUDA_ERROR_NOT_READY, "device not ready")                                                     \
+  X(CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered")                       \
+  X(CUDA_ERROR_LAUNCH_FAILED, "unspecified launch failure")                                       \
+  X(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "peer access has not been enabled")                       \
+  X(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")                                          \
+  X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                                          \
+  X(CUDA_ERROR_SYSTEM_NOT_READY, "system not yet initialized")                                    \
+  X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,                                                            \
+    "system has unsupported display driver / cuda driver combination")                            \
+  X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing")    \
+  X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,                                                        \
+    "operation failed due to a previous error during capture")                                    \
+  X(CUDA_ERROR_CAPTURED_EVENT,                                                                    \
+    "operation not permitted on an event last recorded in a capturing stream")                    \
+  X(CUDA_ERROR_TIMEOUT, "wait operation timed out")                                               \
   X(CUDA_ERROR_UNKNOWN, "unknown error")
 
 static const struct {
@@ -147,8 +150,7 @@ static CUresult do_device_get_attribute(int *value, CUdevice_attribute attribute
   return CUDA_SUCCESS;
 }
 
-CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
-                                          CUdevice dev) {
+CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice dev) {
   FAKE_CALL(cuDeviceGetAttribute, NEEDS_INIT, do_device_get_attribute(value, attribute, dev));
 }
 
@@ -300,8 +302,8 @@ static const struct {
 static CUresult do_get_proc_address(const char *symbol, void **pfn, int cuda_version,
                                     cuuint64_t flags, CUdriverProcAddressQueryResult *status) {
   if (symbol == NULL || pfn == NULL) return CUDA_ERROR_INVALID_VALUE;
-  const cuuint64_t known = CU_GET_PROC_ADDRESS_LEGACY_STREAM |
-                           CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+  const cuuint64_t known =
+      CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
   if ((flags & ~known) != 0) return CUDA_ERROR_INVALID_VALUE;
   *pfn = NULL;
   for (size_t i = 0; i < sizeof proc_table / sizeof proc_table[0]; i++) {

@@ -85,8 +85,7 @@ FAKE_CUDA_API int fake_cuda_device_count(void);
 FAKE_CUDA_API CUresult fake_cuda_set_device_name(int device, const char *name);
 FAKE_CUDA_API CUresult fake_cuda_set_total_memory(int device, size_t bytes);
 /* Any attribute below CU_DEVICE_ATTRIBUTE_MAX; unset ones read 0. */
-FAKE_CUDA_API CUresult fake_cuda_set_attribute(int device, CUdevice_attribute attribute,
-                                               int value);
+FAKE_CUDA_API CUresult fake_cuda_set_attribute(int device, CUdevice_attribute attribute, int value);
 /* Whether `device` can access `peer`'s memory (cuDeviceCanAccessPeer). */
 FAKE_CUDA_API CUresult fake_cuda_set_peer_access(int device, int peer, bool can);
 /* The host memory pinned and managed allocations are charged against. */

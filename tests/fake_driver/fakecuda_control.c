@@ -103,9 +103,9 @@ void fake_cuda_fail(const char *entry_point, long nth_call, long count, CUresult
     abort();
   }
   lock_state();
-  failures[i] = count > 0 ? (fake_failure){.first = calls[i] + nth_call, .count = count,
-                                           .error = error}
-                          : (fake_failure){0};
+  failures[i] = count > 0
+                    ? (fake_failure){.first = calls[i] + nth_call, .count = count, .error = error}
+                    : (fake_failure){0};
   unlock_state();
 }
 

@@ -31,8 +31,8 @@
 #include "fakecuda_internal.h"
 
 #define FAKE_IPC_MAGIC 0x4350496b616646ull /* "FakeIPC" */
-#define FAKE_IPC_SPAN ((size_t)1 << 30)   /* each shared pool's address range */
-#define FAKE_IPC_HEADER 4096              /* the first page: fake_ipc_header */
+#define FAKE_IPC_SPAN ((size_t)1 << 30)    /* each shared pool's address range */
+#define FAKE_IPC_HEADER 4096               /* the first page: fake_ipc_header */
 
 typedef struct fake_ipc_header {
   unsigned long long magic;
@@ -100,8 +100,8 @@ CUresult ipc_pool_carve(struct CUmemPoolHandle_st *p, size_t bytes, void **out) 
 
 /* ---- pools ------------------------------------------------------------------ */
 
-static CUresult do_export_pool(void *handle_out, CUmemoryPool pool,
-                               CUmemAllocationHandleType type, unsigned long long flags) {
+static CUresult do_export_pool(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType type,
+                               unsigned long long flags) {
   struct CUmemPoolHandle_st *p = find_pool(pool);
   if (handle_out == NULL || p == NULL || flags != 0) return CUDA_ERROR_INVALID_VALUE;
   /* A pool made without that handle type cannot be exported as one. */
@@ -121,8 +121,8 @@ CUresult fake_cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool po
 }
 
 /* The descriptor stays the caller's: the pool keeps a duplicate. */
-static CUresult do_import_pool(CUmemoryPool *pool_out, void *handle,
-                               CUmemAllocationHandleType type, unsigned long long flags) {
+static CUresult do_import_pool(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType type,
+                               unsigned long long flags) {
   if (pool_out == NULL || flags != 0 || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
     return CUDA_ERROR_INVALID_VALUE;
   int given = (int)(intptr_t)handle;
@@ -196,8 +196,7 @@ CUresult fake_cuMemPoolExportPointer(CUmemPoolPtrExportData *data, CUdeviceptr p
 static CUresult do_import_pointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
                                   CUmemPoolPtrExportData *data) {
   struct CUmemPoolHandle_st *p = find_pool(pool);
-  if (ptr_out == NULL || data == NULL || p == NULL || !p->imported)
-    return CUDA_ERROR_INVALID_VALUE;
+  if (ptr_out == NULL || data == NULL || p == NULL || !p->imported) return CUDA_ERROR_INVALID_VALUE;
   fake_ipc_export e;
   memcpy(&e, data, sizeof e);
   /* Another pool's pointer, or bytes that are no export data. */

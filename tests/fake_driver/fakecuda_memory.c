@@ -36,7 +36,7 @@ static CUresult do_get_default_pool(CUmemoryPool *pool, CUmemLocation *location,
 }
 
 CUresult fake_cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *location,
-                                            CUmemAllocationType type) {
+                                     CUmemAllocationType type) {
   FAKE_CALL(cuMemGetDefaultMemPool, NEEDS_INIT, do_get_default_pool(pool, location, type));
 }
 
@@ -51,7 +51,7 @@ static CUresult do_get_mem_pool(CUmemoryPool *pool, CUmemLocation *location,
 }
 
 CUresult fake_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location,
-                                     CUmemAllocationType type) {
+                              CUmemAllocationType type) {
   FAKE_CALL(cuMemGetMemPool, NEEDS_INIT, do_get_mem_pool(pool, location, type));
 }
 
@@ -74,7 +74,7 @@ static CUresult do_set_mem_pool(CUmemLocation *location, CUmemAllocationType typ
 }
 
 CUresult fake_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type,
-                                     CUmemoryPool pool) {
+                              CUmemoryPool pool) {
   FAKE_CALL(cuMemSetMemPool, NEEDS_INIT, do_set_mem_pool(location, type, pool));
 }
 
@@ -160,8 +160,7 @@ static CUresult do_pool_set_attribute(CUmemoryPool pool, CUmemPool_attribute att
   }
 }
 
-CUresult fake_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute,
-                                           void *value) {
+CUresult fake_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void *value) {
   FAKE_CALL(cuMemPoolSetAttribute, NEEDS_INIT, do_pool_set_attribute(pool, attribute, value));
 }
 
@@ -202,8 +201,7 @@ static CUresult do_pool_get_attribute(CUmemoryPool pool, CUmemPool_attribute att
   return CUDA_SUCCESS;
 }
 
-CUresult fake_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute,
-                                           void *value) {
+CUresult fake_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void *value) {
   FAKE_CALL(cuMemPoolGetAttribute, NEEDS_INIT, do_pool_get_attribute(pool, attribute, value));
 }
 
@@ -232,8 +230,7 @@ static CUresult do_pool_set_access(CUmemoryPool pool, const CUmemAccessDesc *map
   return CUDA_SUCCESS;
 }
 
-CUresult fake_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map,
-                                        size_t count) {
+CUresult fake_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count) {
   FAKE_CALL(cuMemPoolSetAccess, NEEDS_INIT, do_pool_set_access(pool, map, count));
 }
 
@@ -304,7 +301,7 @@ static CUresult do_alloc_from_pool(CUdeviceptr *dptr, size_t bytes, CUmemoryPool
 }
 
 CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
-                                             CUstream stream) {
+                                      CUstream stream) {
   FAKE_CALL(cuMemAllocFromPoolAsync, NEEDS_INIT, do_alloc_from_pool(dptr, bytes, pool, stream));
 }
 
@@ -400,8 +397,7 @@ static CUresult do_memset_d8(CUdeviceptr dst, unsigned char value, size_t n, CUs
   return CUDA_SUCCESS;
 }
 
-CUresult fake_cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n,
-                                     CUstream stream) {
+CUresult fake_cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream) {
   FAKE_CALL(cuMemsetD8Async, NEEDS_INIT, do_memset_d8(dst, value, n, stream));
 }
 

@@ -22,7 +22,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool configured; /* defaults applied */
-bool count_set; /* the device count was chosen by the test */
+bool count_set;         /* the device count was chosen by the test */
 bool initialized;
 bool deinitialized;
 int device_count;
@@ -73,8 +73,8 @@ int entry_index_or_abort(const char *caller, const char *name) {
 
 /* ---- defaults ------------------------------------------------------------- */
 
-void pool_init(struct CUmemPoolHandle_st *p, CUmemLocation location,
-                      CUmemAllocationType type, bool is_default) {
+void pool_init(struct CUmemPoolHandle_st *p, CUmemLocation location, CUmemAllocationType type,
+               bool is_default) {
   memset(p, 0, sizeof *p);
   p->location = location;
   p->type = type;
@@ -93,8 +93,8 @@ static void location_reset(int index) {
   if (index < LOC_DEVICE_MANAGED) {
     location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = index};
   } else if (index < LOC_HOST_PINNED) {
-    location = (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE,
-                               .id = index - LOC_DEVICE_MANAGED};
+    location =
+        (CUmemLocation){.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = index - LOC_DEVICE_MANAGED};
     type = CU_MEM_ALLOCATION_TYPE_MANAGED;
   } else if (index == LOC_HOST_PINNED || index == LOC_HOST_MANAGED) {
     location.type = CU_MEM_LOCATION_TYPE_HOST;
@@ -275,8 +275,7 @@ static bool work_pending(const fake_work *w) {
 bool stream_busy(const struct CUstream_st *s) { return work_pending(s->work); }
 
 /* Give `s` new work (pending until finished, or until `gate` opens). */
-CUresult add_work(struct CUstream_st *s, const volatile cuuint32_t *gate,
-                         cuuint32_t gate_value) {
+CUresult add_work(struct CUstream_st *s, const volatile cuuint32_t *gate, cuuint32_t gate_value) {
   fake_work *w = calloc(1, sizeof *w);
   if (w == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
   w->ctx = s->ctx;
@@ -294,9 +293,7 @@ bool event_pending(const struct CUevent_st *e) { return work_pending(e->work); }
 
 /* The IDs of the default streams: the legacy stream's per context, the
  * per-thread stream's per context and thread. */
-unsigned long long legacy_stream_id(CUcontext ctx) {
-  return 1 + (unsigned long long)ctx->device;
-}
+unsigned long long legacy_stream_id(CUcontext ctx) { return 1 + (unsigned long long)ctx->device; }
 
 static _Thread_local unsigned long long tls_per_thread_ids[FAKE_CUDA_MAX_DEVICES];
 
@@ -336,7 +333,7 @@ static bool any_device_has(CUdevice_attribute a, CUdevice_attribute b) {
 /* Which location slot a (location, type) pair names, and whether the
  * devices support pools there. */
 CUresult find_location(const CUmemLocation *location, CUmemAllocationType type,
-                              fake_location **out) {
+                       fake_location **out) {
   *out = NULL;
   if (location == NULL) return CUDA_ERROR_INVALID_VALUE;
   if (type != CU_MEM_ALLOCATION_TYPE_PINNED && type != CU_MEM_ALLOCATION_TYPE_MANAGED)
@@ -450,7 +447,7 @@ fake_alloc *find_alloc(const void *ptr) {
 /* Host memory for an allocation and its record. The caller has charged the
  * bytes; on failure it undoes that. */
 CUresult new_alloc(size_t bytes, enum alloc_kind kind, int charged_to, CUmemoryPool pool,
-                          void **out) {
+                   void **out) {
   *out = NULL;
   size_t rounded;
   if (__builtin_add_overflow(bytes, (size_t)FAKE_ALIGNMENT - 1, &rounded))
@@ -475,8 +472,12 @@ CUresult new_alloc_at(void *ptr, size_t bytes, int charged_to, CUmemoryPool pool
   if (find_alloc(ptr) != NULL) return CUDA_ERROR_INVALID_VALUE;
   fake_alloc *a = malloc(sizeof *a);
   if (a == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
-  *a = (fake_alloc){.ptr = ptr, .bytes = bytes, .kind = ALLOC_POOL, .charged_to = charged_to,
-                    .pool = pool, .mapped = true};
+  *a = (fake_alloc){.ptr = ptr,
+                    .bytes = bytes,
+                    .kind = ALLOC_POOL,
+                    .charged_to = charged_to,
+                    .pool = pool,
+                    .mapped = true};
   size_t b = bucket_of(ptr);
   a->next = alloc_table[b];
   alloc_table[b] = a;
@@ -512,8 +513,7 @@ bool inside_alloc(uintptr_t ptr, size_t bytes) {
   for (int b = 0; b < ALLOC_BUCKETS; b++)
     for (const fake_alloc *a = alloc_table[b]; a != NULL; a = a->next) {
       uintptr_t start = (uintptr_t)a->ptr;
-      if (ptr >= start && ptr - start <= a->bytes && bytes <= a->bytes - (ptr - start))
-        return true;
+      if (ptr >= start && ptr - start <= a->bytes && bytes <= a->bytes - (ptr - start)) return true;
     }
   return false;
 }

@@ -128,7 +128,7 @@ static CUresult do_stream_wait_value32(CUstream stream, CUdeviceptr addr, cuuint
 }
 
 CUresult fake_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
-                                         unsigned int flags) {
+                                  unsigned int flags) {
   FAKE_CALL(cuStreamWaitValue32, NEEDS_INIT, do_stream_wait_value32(stream, addr, value, flags));
 }
 
@@ -186,7 +186,7 @@ CUresult fake_cuStreamEndCapture(CUstream stream, CUgraph *graph) {
 /* ---- not modelled: graphs, modules, kernels ----------------------------------- */
 
 CUresult fake_cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
-                                                 unsigned long long flags) {
+                                          unsigned long long flags) {
   FAKE_CALL(cuGraphInstantiateWithFlags, NEEDS_INIT, CUDA_ERROR_NOT_SUPPORTED);
 }
 
@@ -215,10 +215,9 @@ CUresult fake_cuModuleGetFunction(CUfunction *function, CUmodule module, const c
 }
 
 CUresult fake_cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
-                                    unsigned int grid_z, unsigned int block_x,
-                                    unsigned int block_y, unsigned int block_z,
-                                    unsigned int shared_bytes, CUstream stream, void **params,
-                                    void **extra) {
+                             unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                             unsigned int block_z, unsigned int shared_bytes, CUstream stream,
+                             void **params, void **extra) {
   FAKE_CALL(cuLaunchKernel, NEEDS_INIT, CUDA_ERROR_NOT_SUPPORTED);
 }
 

@@ -73,8 +73,7 @@ static void check_parses_back(const char *what, const char *description) {
     abort();
   }
   if (strcmp(again, description) != 0) {
-    fprintf(stderr, "%s: the description\n  %s\nparses back as\n  %s\n", what, description,
-            again);
+    fprintf(stderr, "%s: the description\n  %s\nparses back as\n  %s\n", what, description, again);
     abort();
   }
   free(again);
@@ -140,7 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(text, data, size);
   text[size] = '\0';
   check_quoting(text);
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc),
       .library = "fuzz",
       .tags = fuzz_tags,
       .tag_count = sizeof fuzz_tags / sizeof fuzz_tags[0],

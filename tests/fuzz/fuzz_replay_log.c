@@ -40,8 +40,8 @@ static void check_message(const char *text) {
     check(*s >= 0x20 && *s < 0x7f, "a message holds a byte that is not printable");
 }
 
-static bool read_log(const uint8_t *data, size_t size, bool skip_bad, replay_log *log,
-                     char *why, size_t cap) {
+static bool read_log(const uint8_t *data, size_t size, bool skip_bad, replay_log *log, char *why,
+                     size_t cap) {
   /* fmemopen wants a buffer of at least one byte; an empty input reads as
    * an empty file either way. */
   static const char empty[1];
@@ -116,8 +116,7 @@ static void check_log(const replay_log *log) {
         "the counts by action differ from the events");
   check(live == log->live_bytes && live_blocks == log->live_blocks,
         "what is live at the end differs from the events");
-  check(peak == log->peak_bytes && peak_time == log->peak_time,
-        "the peak differs from the events");
+  check(peak == log->peak_bytes && peak_time == log->peak_time, "the peak differs from the events");
   check(cross_thread_frees == log->cross_thread_frees && threads_seen == log->thread_count,
         "the frees on another thread or the threads differ from the events");
   for (size_t a = 0; a < log->thread_count; a++)

@@ -117,8 +117,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *second = as_json(again, &second_length);
   mr_snapshot_destroy(again);
   if (second_length != first_length || memcmp(first, second, first_length) != 0) {
-    fprintf(stderr, "first:\n%.*s\nsecond:\n%.*s\n", (int)first_length, first,
-            (int)second_length, second);
+    fprintf(stderr, "first:\n%.*s\nsecond:\n%.*s\n", (int)first_length, first, (int)second_length,
+            second);
     check(false, "a snapshot read back writes other bytes");
   }
   free(first);

@@ -267,8 +267,8 @@ static void *control_worker_main(void *arg) {
 static void test_route_fraction_and_empty_cache(void **state) {
   (void)state;
   mr_tag tags[] = {{"c", "cache(device)"}};
-  mr_context_desc desc = {.size = sizeof desc, .library = "torchroute", .tags = tags,
-                          .tag_count = 1};
+  mr_context_desc desc = {
+      .size = sizeof desc, .library = "torchroute", .tags = tags, .tag_count = 1};
   mr_context *ctx = NULL;
   assert_int_equal(mr_context_create(&desc, &ctx), MR_OK);
   int count = mr_context_device_count(ctx);
@@ -306,8 +306,7 @@ static void test_route_fraction_and_empty_cache(void **state) {
   control_worker workers[CONTROL_THREADS];
   for (int i = 0; i < CONTROL_THREADS; i++) {
     workers[i] = (control_worker){.device = i % 2, .stop = &stop};
-    assert_int_equal(pthread_create(&workers[i].thread, NULL, control_worker_main, &workers[i]),
-                     0);
+    assert_int_equal(pthread_create(&workers[i].thread, NULL, control_worker_main, &workers[i]), 0);
   }
   for (int i = 0; i < CONTROL_ROUNDS; i++) {
     assert_int_equal(mrctx_torch_route_set_fraction(CONTROL_ROUTE, i % 2 ? 1.0 : 0.0, i % 2),

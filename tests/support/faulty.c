@@ -25,8 +25,8 @@ static mr_status faulty_allocate(void *self, size_t bytes, size_t alignment, mr_
               n < f->config.fail_at + f->config.fail_count;
   pthread_mutex_unlock(&f->lock);
   if (fail)
-    return mr_error(f->config.fail_status, "faulty: allocation %ld fails on purpose (%zu bytes)",
-                    n, bytes);
+    return mr_error(f->config.fail_status, "faulty: allocation %ld fails on purpose (%zu bytes)", n,
+                    bytes);
   void *p = NULL;
   if (alignment < sizeof(void *)) alignment = sizeof(void *);
   if (posix_memalign(&p, alignment, bytes) != 0)
@@ -55,8 +55,10 @@ static mr_status faulty_deallocate(void *self, void *ptr, size_t bytes, size_t a
     mri_ptrmap_put(f->live, ptr, v);
     known = false;
   }
-  if (!known) f->bad_frees++;
-  else f->live_bytes -= bytes;
+  if (!known)
+    f->bad_frees++;
+  else
+    f->live_bytes -= bytes;
   pthread_mutex_unlock(&f->lock);
   if (!known)
     return mr_error(MR_ERR_INVALID_ARGUMENT, "faulty: bad free of %p (%zu bytes)", ptr, bytes);
@@ -102,7 +104,8 @@ mr_status faulty_resource_create(const faulty_config *config, mr_resource **mr,
   if (f->config.fail_count <= 0) f->config.fail_count = 1;
   if (f->config.fail_status == MR_OK) f->config.fail_status = MR_ERR_OUT_OF_MEMORY;
   f->live = mri_ptrmap_create();
-  mr_resource_props props = {.size = sizeof(mr_resource_props),
+  mr_resource_props props = {
+      .size = sizeof(mr_resource_props),
       .kind = f->config.kind,
       .device = -1,
       .host_accessible = true,

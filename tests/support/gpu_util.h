@@ -16,10 +16,10 @@
  * this thread), GPU_TEST_SKIP otherwise (with a line on stderr saying why). */
 int gpu_test_init(void);
 
-#define GPU_TEST_REQUIRE()            \
-  do {                                \
-    int rc_ = gpu_test_init();        \
-    if (rc_ != 0) return rc_;         \
+#define GPU_TEST_REQUIRE()     \
+  do {                         \
+    int rc_ = gpu_test_init(); \
+    if (rc_ != 0) return rc_;  \
   } while (0)
 
 /* Make device 0's primary context current on the calling thread (threads
@@ -27,14 +27,13 @@ int gpu_test_init(void);
 void gpu_bind_thread(void);
 
 /* Abort the test with the driver's error name if `call` fails. */
-#define gpu_check(call)                                                        \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      print_error("%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
-                  mri_cuda_error_name(r_));                                    \
-      fail();                                                                  \
-    }                                                                          \
+#define gpu_check(call)                                                                          \
+  do {                                                                                           \
+    CUresult r_ = (call);                                                                        \
+    if (r_ != CUDA_SUCCESS) {                                                                    \
+      print_error("%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, mri_cuda_error_name(r_)); \
+      fail();                                                                                    \
+    }                                                                                            \
   } while (0)
 
 /* A non-blocking stream; destroy with gpu_stream_destroy. */

@@ -38,8 +38,8 @@ static CUstream stream_create(void) {
 static void held_hold_and_fill(CUstream s, void *p, size_t n, unsigned char v) {
   const mri_cuda_api *cu = mri_cuda();
   *gate = 0;
-  CUresult r = cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)gate, 1,
-                                       CU_STREAM_WAIT_VALUE_GEQ);
+  CUresult r =
+      cu->cuStreamWaitValue32(s, (CUdeviceptr)(uintptr_t)gate, 1, CU_STREAM_WAIT_VALUE_GEQ);
   if (r == CUDA_SUCCESS) r = cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p, v, n, s);
   if (r != CUDA_SUCCESS) {
     *gate = 1;
@@ -48,9 +48,7 @@ static void held_hold_and_fill(CUstream s, void *p, size_t n, unsigned char v) {
   }
 }
 
-static void held_release(void) {
-  __atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
-}
+static void held_release(void) { __atomic_store_n(gate, 1, __ATOMIC_SEQ_CST); }
 
 /* A free into a resource that hands the block straight to a synchronous
  * upstream (sync_*: larger than a fixed block, say) waits for the stream,
@@ -91,8 +89,8 @@ static bool bytes_are(const void *p, size_t n, unsigned char v) {
   unsigned char *host = malloc(n);
   if (host == NULL) return false;
   const mri_cuda_api *cu = mri_cuda();
-  bool ok = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)p, n,
-                              NULL) == CUDA_SUCCESS &&
+  bool ok = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, (CUdeviceptr)(uintptr_t)p, n, NULL) ==
+                CUDA_SUCCESS &&
             cu->cuStreamSynchronize(NULL) == CUDA_SUCCESS;
   for (size_t i = 0; i < n && ok; i++) ok = host[i] == v;
   free(host);
@@ -111,8 +109,8 @@ static void allocate_elsewhere_and_check(mr_resource *mr, size_t bytes, void *x,
   held_release();
   CUresult synced = cu->cuCtxSynchronize(NULL);
   if (st != MR_OK) {
-    print_error("%s: %s: allocation on the second stream failed: %s\n",
-                mr_resource_describe(mr), scenario, mr_last_error());
+    print_error("%s: %s: allocation on the second stream failed: %s\n", mr_resource_describe(mr),
+                scenario, mr_last_error());
     fail();
   }
   if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
@@ -126,8 +124,8 @@ static void allocate_elsewhere_and_check(mr_resource *mr, size_t bytes, void *x,
     fail();
   }
   if (!bytes_are(y, bytes, 2)) {
-    print_error("%s: %s: the held stream's late write landed in %p\n",
-                mr_resource_describe(mr), scenario, y);
+    print_error("%s: %s: the held stream's late write landed in %p\n", mr_resource_describe(mr),
+                scenario, y);
     fail();
   }
   assert_ok(mr_deallocate(mr, y, bytes, 0, (mr_stream)b));
@@ -230,8 +228,8 @@ void held_capture(mr_resource *mr, size_t bytes) {
   if (st != MR_OK) {
     /* An upstream that cannot allocate in a capture may refuse, cleanly
      * (graph allocation nodes exist for device memory only). */
-    fprintf(stderr, "note: %s: allocation during capture refused: %s\n",
-            mr_resource_describe(mr), mr_last_error());
+    fprintf(stderr, "note: %s: allocation during capture refused: %s\n", mr_resource_describe(mr),
+            mr_last_error());
   } else {
     if (y == x) {
       print_error("%s: during a capture, the block it keeps (%p) was handed out\n",
@@ -242,8 +240,8 @@ void held_capture(mr_resource *mr, size_t bytes) {
       /* A synchronous upstream waits for the stream before it frees, which
        * a capture forbids: refused cleanly, the block is still ours, and
        * the free works once the capture ended. */
-      fprintf(stderr, "note: %s: free during capture refused: %s\n",
-              mr_resource_describe(mr), mr_last_error());
+      fprintf(stderr, "note: %s: free during capture refused: %s\n", mr_resource_describe(mr),
+              mr_last_error());
       assert_int_equal(ended, CUDA_SUCCESS);
       assert_ok(mr_deallocate(mr, y, bytes, 0, (mr_stream)a));
     }

@@ -16,41 +16,40 @@
 
 /* Assert a call returned `expected`; on mismatch print both status names and
  * mr_last_error() so a failure says what went wrong. */
-#define assert_status(call, expected)                                          \
-  do {                                                                         \
-    mr_status st_ = (call);                                                    \
-    if (st_ != (expected)) {                                                   \
-      print_error("%s:%d: %s returned %s, expected %s; last error: %s\n",      \
-                  __FILE__, __LINE__, #call, mr_status_name(st_),              \
-                  mr_status_name(expected), mr_last_error());                  \
-      fail();                                                                  \
-    }                                                                          \
+#define assert_status(call, expected)                                                         \
+  do {                                                                                        \
+    mr_status st_ = (call);                                                                   \
+    if (st_ != (expected)) {                                                                  \
+      print_error("%s:%d: %s returned %s, expected %s; last error: %s\n", __FILE__, __LINE__, \
+                  #call, mr_status_name(st_), mr_status_name(expected), mr_last_error());     \
+      fail();                                                                                 \
+    }                                                                                         \
   } while (0)
 
 #define assert_ok(call) assert_status((call), MR_OK)
 
 /* Assert mr_last_error() contains `needle`. */
-#define assert_error_contains(needle)                                          \
-  do {                                                                         \
-    if (strstr(mr_last_error(), (needle)) == NULL) {                           \
-      print_error("%s:%d: last error \"%s\" does not contain \"%s\"\n",        \
-                  __FILE__, __LINE__, mr_last_error(), (needle));              \
-      fail();                                                                  \
-    }                                                                          \
+#define assert_error_contains(needle)                                                       \
+  do {                                                                                      \
+    if (strstr(mr_last_error(), (needle)) == NULL) {                                        \
+      print_error("%s:%d: last error \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, \
+                  mr_last_error(), (needle));                                               \
+      fail();                                                                               \
+    }                                                                                       \
   } while (0)
 
 /* Assert mr_last_error() gives the reason there is no driver, as this build
  * words it: a build with CUDA could not load the driver (the unit suite
  * points MRCTX_CUDA_DRIVER nowhere); a build without CUDA says so. */
-#define assert_error_says_no_driver()                                          \
-  do {                                                                         \
-    if (strstr(mr_last_error(), "could not be loaded") == NULL &&              \
-        strstr(mr_last_error(), "built without CUDA") == NULL) {               \
-      print_error("%s:%d: last error \"%s\" does not say why there is no "    \
-                  "driver\n",                                                  \
-                  __FILE__, __LINE__, mr_last_error());                        \
-      fail();                                                                  \
-    }                                                                          \
+#define assert_error_says_no_driver()                                      \
+  do {                                                                     \
+    if (strstr(mr_last_error(), "could not be loaded") == NULL &&          \
+        strstr(mr_last_error(), "built without CUDA") == NULL) {           \
+      print_error("%s:%d: last error \"%s\" does not say why there is no " \
+                  "driver\n",                                              \
+                  __FILE__, __LINE__, mr_last_error());                    \
+      fail();                                                              \
+    }                                                                      \
   } while (0)
 
 /* A resource over host memory that fails on demand. Every allocation is

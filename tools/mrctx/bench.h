@@ -107,8 +107,8 @@ typedef struct bench_allocator {
 bench_allocator bench_tag_allocator(const char *name, const char *label, const bench_cuda *cu,
                                     mr_context *ctx, int tag);
 /* A resource called directly (for a context's resource: kept, no lookup). */
-bench_allocator bench_resource_allocator(const char *name, const char *label,
-                                         const bench_cuda *cu, mr_resource *mr);
+bench_allocator bench_resource_allocator(const char *name, const char *label, const bench_cuda *cu,
+                                         mr_resource *mr);
 /* cuMemAllocFromPoolAsync / cuMemFreeAsync on `pool`. */
 bench_allocator bench_pool_allocator(const char *name, const char *label, const bench_cuda *cu,
                                      CUmemoryPool pool);
@@ -171,12 +171,12 @@ typedef struct bench_result {
    * workload's baseline, the raw driver call of its kind. */
   const char *baseline;
   int threads;
-  int run;            /* which run of the suite, from 0 */
-  double ns_per_op;   /* per operation, per thread (pairs: one alloc + one free) */
-  double mops;        /* aggregate million operations per second */
-  long ops;           /* operations timed */
-  long failures;      /* allocations that failed */
-  double hit_rate;    /* a cache in the chain: hits / (hits + misses); NaN if none */
+  int run;               /* which run of the suite, from 0 */
+  double ns_per_op;      /* per operation, per thread (pairs: one alloc + one free) */
+  double mops;           /* aggregate million operations per second */
+  long ops;              /* operations timed */
+  long failures;         /* allocations that failed */
+  double hit_rate;       /* a cache in the chain: hits / (hits + misses); NaN if none */
   double peak_requested; /* most bytes the workload had live; NaN if unknown */
   double peak_reserved;  /* most bytes the allocator held meanwhile; NaN if unknown */
   bool reference;        /* the allocator's `reference`: no "vs" ratios */
@@ -185,7 +185,7 @@ typedef struct bench_result {
 typedef struct bench_results {
   bench_result *items;
   size_t count, capacity;
-  int runs; /* runs of the suite done */
+  int runs;          /* runs of the suite done */
   const char *trace; /* the trace workload's log, where it ran; else NULL */
 } bench_results;
 
@@ -206,10 +206,10 @@ bench_spread bench_spread_of(const double *values, int n);
 /* A target from the issue, checked against every run. */
 typedef struct bench_target {
   const char *what;
-  double wanted;   /* the bound */
-  bool at_most;    /* measured must be <= wanted (else >=) */
+  double wanted; /* the bound */
+  bool at_most;  /* measured must be <= wanted (else >=) */
   const char *unit;
-  bool every_run;  /* met only if every run meets it (else: the median) */
+  bool every_run; /* met only if every run meets it (else: the median) */
   /* The ratio or value measured in each run; NaN where a row was missing
    * or had failures (the target is then not measured). */
   double measured[BENCH_MAX_RUNS];
@@ -267,10 +267,10 @@ void bench_pin_to_cpu(int index);
 /* ---- a run of the suite ---------------------------------------------------- */
 
 typedef struct bench_options {
-  double seconds;  /* per measurement */
+  double seconds; /* per measurement */
   int max_threads;
-  int runs;        /* of the whole suite */
-  bool quiet;      /* no progress on stderr */
+  int runs;   /* of the whole suite */
+  bool quiet; /* no progress on stderr */
   const char *only;
   const char *trace; /* --trace FILE: the trace workload's log, or NULL */
 } bench_options;
@@ -325,13 +325,13 @@ typedef struct workload_case {
 typedef struct bench_run {
   const bench_options *o;
   bench_cuda cu;
-  int run;          /* which run of the suite, from 0 */
-  char prefix[32];  /* "run 2/5: " for progress, or "" for one run */
+  int run;         /* which run of the suite, from 0 */
+  char prefix[32]; /* "run 2/5: " for progress, or "" for one run */
   mr_context *ctx;
   bench_allocator allocators[ALLOC_COUNT];
   mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
   mr_resource *host_mr, *host_cache;              /* cache(host) */
-  mr_resource *track, *track_stacks; /* track(cache(host)), with stacks=8 */
+  mr_resource *track, *track_stacks;              /* track(cache(host)), with stacks=8 */
   /* The trace workload's log, read once before the first run (NULL: the
    * workload is skipped), and a stream for each of its Stream values. */
   const replay_log *trace;

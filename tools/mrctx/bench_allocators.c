@@ -71,8 +71,13 @@ bench_allocator bench_tag_allocator(const char *name, const char *label, const b
   tag_state *t = malloc(sizeof *t);
   if (t != NULL) *t = (tag_state){ctx, tag};
   mr_resource *mr = mr_context_get_mr_on(ctx, tag, 0);
-  return (bench_allocator){.name = name, .label = label, .state = t, .alloc = tag_alloc,
-                           .free = tag_free, .trim = tag_trim, .mr = mr,
+  return (bench_allocator){.name = name,
+                           .label = label,
+                           .state = t,
+                           .alloc = tag_alloc,
+                           .free = tag_free,
+                           .trim = tag_trim,
+                           .mr = mr,
                            .pool = pool_of(cu, mr)};
 }
 
@@ -89,10 +94,15 @@ static void resource_trim(void *state) {
   check_or_exit(mr_resource_trim(state), "mr_resource_trim");
 }
 
-bench_allocator bench_resource_allocator(const char *name, const char *label,
-                                         const bench_cuda *cu, mr_resource *mr) {
-  return (bench_allocator){.name = name, .label = label, .state = mr, .alloc = resource_alloc,
-                           .free = resource_free, .trim = resource_trim, .mr = mr,
+bench_allocator bench_resource_allocator(const char *name, const char *label, const bench_cuda *cu,
+                                         mr_resource *mr) {
+  return (bench_allocator){.name = name,
+                           .label = label,
+                           .state = mr,
+                           .alloc = resource_alloc,
+                           .free = resource_free,
+                           .trim = resource_trim,
+                           .mr = mr,
                            .pool = pool_of(cu, mr)};
 }
 
@@ -120,8 +130,12 @@ bench_allocator bench_pool_allocator(const char *name, const char *label, const 
                                      CUmemoryPool pool) {
   pool_state *p = malloc(sizeof *p);
   if (p != NULL) *p = (pool_state){cu, pool};
-  return (bench_allocator){.name = name, .label = label, .state = p, .alloc = pool_alloc,
-                           .free = pool_free, .pool = pool};
+  return (bench_allocator){.name = name,
+                           .label = label,
+                           .state = p,
+                           .alloc = pool_alloc,
+                           .free = pool_free,
+                           .pool = pool};
 }
 
 static int host_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
@@ -135,8 +149,11 @@ static void host_free(void *state, void *ptr, size_t bytes, CUstream stream) {
 }
 
 bench_allocator bench_host_alloc_allocator(const bench_cuda *cu) {
-  return (bench_allocator){.name = "cuMemHostAlloc + cuMemFreeHost", .label = "cuMemHostAlloc",
-                           .state = (void *)cu, .alloc = host_alloc, .free = host_free};
+  return (bench_allocator){.name = "cuMemHostAlloc + cuMemFreeHost",
+                           .label = "cuMemHostAlloc",
+                           .state = (void *)cu,
+                           .alloc = host_alloc,
+                           .free = host_free};
 }
 
 /* ---- the driver's share of a cached pair ---------------------------------- */
@@ -164,10 +181,12 @@ static void stream_query_free(void *state, void *ptr, size_t bytes, CUstream str
 }
 
 bench_allocator bench_stream_query_allocator(const bench_cuda *cu) {
-  return (bench_allocator){
-      .name = "driver calls of a cached pair (no memory)", .label = "driver_calls",
-      .state = (void *)cu, .alloc = stream_query_alloc, .free = stream_query_free,
-      .reference = true};
+  return (bench_allocator){.name = "driver calls of a cached pair (no memory)",
+                           .label = "driver_calls",
+                           .state = (void *)cu,
+                           .alloc = stream_query_alloc,
+                           .free = stream_query_free,
+                           .reference = true};
 }
 
 /* ---- cub ------------------------------------------------------------------ */
@@ -260,14 +279,14 @@ static double torch_peak(void *state) { return bench_torch_peak_reserved(); }
 
 bool bench_torch_open(bench_allocator *out, char *why, size_t cap) {
   if (!bench_torch_init(why, cap)) return false;
-  *out = (bench_allocator){
-      .name = "PyTorch CUDACachingAllocator (torch " MRCTX_BENCH_TORCH_VERSION ")",
-      .label = "torch",
-      .alloc = torch_alloc,
-      .free = torch_free,
-      .trim = torch_trim,
-      .reset_peak = torch_reset_peak,
-      .peak_reserved = torch_peak};
+  *out = (bench_allocator){.name =
+                               "PyTorch CUDACachingAllocator (torch " MRCTX_BENCH_TORCH_VERSION ")",
+                           .label = "torch",
+                           .alloc = torch_alloc,
+                           .free = torch_free,
+                           .trim = torch_trim,
+                           .reset_peak = torch_reset_peak,
+                           .peak_reserved = torch_peak};
   return true;
 }
 #endif

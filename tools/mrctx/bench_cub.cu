@@ -13,8 +13,8 @@ extern "C" void *bench_cub_create(int unbounded) {
   // tuning for speed would choose. The unbounded one is that choice, and
   // the peer every "vs cub" ratio is taken against.
   if (unbounded)
-    return new (std::nothrow) cub::CachingDeviceAllocator(
-        8, 3, 7, cub::CachingDeviceAllocator::INVALID_SIZE);
+    return new (std::nothrow)
+        cub::CachingDeviceAllocator(8, 3, 7, cub::CachingDeviceAllocator::INVALID_SIZE);
   return new (std::nothrow) cub::CachingDeviceAllocator();
 }
 

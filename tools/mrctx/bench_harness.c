@@ -194,8 +194,7 @@ void bench_run_each(bench_run *b, const bench_workload *w) {
           r[i][round] = bench_measure(b, w, c, threads, list[i]);
         }
       }
-      for (size_t i = 0; i < n; i++)
-        bench_add(b, w, w->rounds ? median_of(r[i]) : r[i][0]);
+      for (size_t i = 0; i < n; i++) bench_add(b, w, w->rounds ? median_of(r[i]) : r[i][0]);
     }
   }
 }
@@ -242,16 +241,16 @@ static bool open_allocators(bench_run *b) {
   /* "Kept" context resources are what a site that allocates several times
    * holds after one ctx_get_mr: the tag's resource with its per-tag
    * statistics. */
-  al[ALLOC_RAW] = bench_pool_allocator("cuMemAllocFromPoolAsync (raw pool)", "raw", cu,
-                                       cu->device_pool);
+  al[ALLOC_RAW] =
+      bench_pool_allocator("cuMemAllocFromPoolAsync (raw pool)", "raw", cu, cu->device_pool);
   al[ALLOC_DEVICE] =
       bench_tag_allocator("mrctx ctx_get_mr -> device", "device", cu, ctx, TAG_DEVICE);
-  al[ALLOC_DEVICE_DEFAULT] = bench_tag_allocator(
-      "mrctx ctx_get_mr -> device_default", "device_default", cu, ctx, TAG_DEVICE_DEFAULT);
+  al[ALLOC_DEVICE_DEFAULT] = bench_tag_allocator("mrctx ctx_get_mr -> device_default",
+                                                 "device_default", cu, ctx, TAG_DEVICE_DEFAULT);
   al[ALLOC_CACHE] = bench_resource_allocator("mrctx cache(device), per-tag stats", "cache", cu,
                                              mr_context_get_mr_on(ctx, TAG_CACHE, 0));
-  al[ALLOC_CACHE_LOOKUP] = bench_tag_allocator("mrctx ctx_get_mr -> cache(device)",
-                                               "cache_lookup", cu, ctx, TAG_CACHE);
+  al[ALLOC_CACHE_LOOKUP] =
+      bench_tag_allocator("mrctx ctx_get_mr -> cache(device)", "cache_lookup", cu, ctx, TAG_CACHE);
   /* The same chain as the context's cached tag (retry(cache(device)), the
    * retry being the default one), built directly: without per-tag
    * statistics, so the difference is what the statistics cost. */
@@ -261,8 +260,8 @@ static bool open_allocators(bench_run *b) {
     printf("mrctx bench: %s\n", mr_last_error());
     return false;
   }
-  al[ALLOC_CACHE_BARE] = bench_resource_allocator("mrctx cache(device), no stats", "cache_bare",
-                                                  cu, b->bare_cache);
+  al[ALLOC_CACHE_BARE] =
+      bench_resource_allocator("mrctx cache(device), no stats", "cache_bare", cu, b->bare_cache);
   /* The same cache over pageable host memory makes no driver call at all:
    * beside the device rows, it separates the cache's own cost, and its own
    * thread scaling, from the driver's. */
@@ -286,17 +285,16 @@ static bool open_allocators(bench_run *b) {
       bench_resource_allocator("mrctx cache(device), exact peaks", "cache_exact", cu,
                                mr_context_get_mr_on(ctx, TAG_CACHE_EXACT, 0));
   al[ALLOC_CACHE_SLABS] =
-      bench_resource_allocator("mrctx cache(bin(device, ...)), slabs",
-                               "cache_slabs", cu, mr_context_get_mr_on(ctx, TAG_SLABS, 0));
+      bench_resource_allocator("mrctx cache(bin(device, ...)), slabs", "cache_slabs", cu,
+                               mr_context_get_mr_on(ctx, TAG_SLABS, 0));
   al[ALLOC_ARENA] = bench_resource_allocator("mrctx arena(device, chunk=64MiB)", "arena", cu,
                                              mr_context_get_mr_on(ctx, TAG_ARENA, 0));
-  al[ALLOC_RAW_PINNED] = bench_pool_allocator("cuMemAllocFromPoolAsync (pinned pool)",
-                                              "raw_pinned", cu, cu->pinned_pool);
+  al[ALLOC_RAW_PINNED] = bench_pool_allocator("cuMemAllocFromPoolAsync (pinned pool)", "raw_pinned",
+                                              cu, cu->pinned_pool);
   al[ALLOC_HOST_ALLOC] = bench_host_alloc_allocator(cu);
   al[ALLOC_DRIVER_CALLS] = bench_stream_query_allocator(cu);
-  al[ALLOC_FIXED] =
-      bench_resource_allocator("mrctx fixed(pinned, block=4MiB, count=32)", "fixed", cu,
-                               mr_context_get_mr_on(ctx, TAG_STAGING_FIXED, 0));
+  al[ALLOC_FIXED] = bench_resource_allocator("mrctx fixed(pinned, block=4MiB, count=32)", "fixed",
+                                             cu, mr_context_get_mr_on(ctx, TAG_STAGING_FIXED, 0));
   al[ALLOC_PINNED_CACHE] = bench_resource_allocator(
       "mrctx cache(pinned)", "cache_pinned", cu, mr_context_get_mr_on(ctx, TAG_STAGING_CACHE, 0));
   bool first = b->run == 0;
@@ -380,14 +378,13 @@ bool bench_open_trace(bench_run *b, replay_log *log, mr_stream **streams) {
   if (path == NULL || path[0] == '\0') path = MRCTX_BENCH_TRACE_DEFAULT;
   char why[1024];
   bool ok = replay_log_read(path, false, log, why, sizeof why);
-  if (ok && (*streams = calloc(log->stream_count ? log->stream_count : 1, sizeof **streams)) ==
-                NULL) {
+  if (ok &&
+      (*streams = calloc(log->stream_count ? log->stream_count : 1, sizeof **streams)) == NULL) {
     snprintf(why, sizeof why, "out of host memory");
     replay_log_free(log);
     ok = false;
   }
-  if (ok && !replay_streams_create(0, log->streams, log->stream_count, *streams, why,
-                                   sizeof why)) {
+  if (ok && !replay_streams_create(0, log->streams, log->stream_count, *streams, why, sizeof why)) {
     free(*streams);
     *streams = NULL;
     replay_log_free(log);

@@ -47,8 +47,7 @@ bench_spread bench_spread_of(const double *values, int n) {
   if (count == 0) return (bench_spread){NAN, NAN, NAN, 0};
   qsort(sorted, (size_t)count, sizeof sorted[0], compare_doubles);
   /* An even count: the mean of the middle two. */
-  double median = count % 2 ? sorted[count / 2]
-                            : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
+  double median = count % 2 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
   return (bench_spread){sorted[0], median, sorted[count - 1], count};
 }
 
@@ -122,7 +121,7 @@ static long row_failures(const bench_results *r, const bench_result *x) {
 
 /* The rows are the first run's results, in its order (every run has the
  * same rows). */
-#define FOR_EACH_ROW(r, x)                                            \
+#define FOR_EACH_ROW(r, x)                                                   \
   for (const bench_result *x = (r)->items; x < (r)->items + (r)->count; x++) \
     if (x->run == 0)
 
@@ -132,8 +131,7 @@ static long row_failures(const bench_results *r, const bench_result *x) {
 static void format_spread(char *out, size_t cap, bench_spread s) {
   out[0] = '\0';
   if (s.count > 1 && s.median > 0)
-    snprintf(out, cap, "%+.0f/%+.0f%%", (s.min / s.median - 1) * 100,
-             (s.max / s.median - 1) * 100);
+    snprintf(out, cap, "%+.0f/%+.0f%%", (s.min / s.median - 1) * 100, (s.max / s.median - 1) * 100);
 }
 
 static void format_ratio(char *out, size_t cap, double v) {
@@ -143,8 +141,7 @@ static void format_ratio(char *out, size_t cap, double v) {
 
 void bench_print_table(FILE *out, const bench_results *r) {
   fprintf(out, "\n%-8s %-17s %-42s %3s %10s %9s %9s %8s %8s %7s %7s\n", "workload", "sizes",
-          "allocator", "thr", "ns/op", "spread", "Mops/s", "vs raw", "vs cub", "res/req",
-          "hits");
+          "allocator", "thr", "ns/op", "spread", "Mops/s", "vs raw", "vs cub", "res/req", "hits");
   const char *last = "";
   FOR_EACH_ROW(r, x) {
     if (strcmp(last, x->workload) != 0) fputc('\n', out);
@@ -156,8 +153,8 @@ void bench_print_table(FILE *out, const bench_results *r) {
     format_ratio(reserved, sizeof reserved, row_spread(r, x, VALUE_RESERVED_RATIO).median);
     double hit_rate = row_spread(r, x, VALUE_HIT_RATE).median;
     if (isfinite(hit_rate)) snprintf(hits, sizeof hits, "%.2f%%", 100 * hit_rate);
-    fprintf(out, "%-8s %-17s %-42s %3d %10.1f %9s %9.2f %8s %8s %7s %7s%s\n", x->workload,
-            x->sizes, x->allocator, x->threads, row_spread(r, x, VALUE_NS).median, spread,
+    fprintf(out, "%-8s %-17s %-42s %3d %10.1f %9s %9.2f %8s %8s %7s %7s%s\n", x->workload, x->sizes,
+            x->allocator, x->threads, row_spread(r, x, VALUE_NS).median, spread,
             row_spread(r, x, VALUE_MOPS).median, vs_raw, vs_cub, reserved, hits,
             row_failures(r, x) ? "  (allocations failed)" : "");
   }
@@ -236,8 +233,8 @@ static void json_spread(FILE *f, const double *values, int runs) {
   fputs("]}", f);
 }
 
-static void json_row_value(FILE *f, const bench_results *r, const bench_result *x,
-                           const char *key, row_value which) {
+static void json_row_value(FILE *f, const bench_results *r, const bench_result *x, const char *key,
+                           row_value which) {
   double values[BENCH_MAX_RUNS];
   for (int run = 0; run < r->runs; run++) {
     const bench_result *y = bench_results_find(r, run, x->workload, x->sizes, x->label, x->threads);
@@ -248,8 +245,8 @@ static void json_row_value(FILE *f, const bench_results *r, const bench_result *
 }
 
 /* A count per run (ops, failures). */
-static void json_row_counts(FILE *f, const bench_results *r, const bench_result *x,
-                            const char *key, bool failures) {
+static void json_row_counts(FILE *f, const bench_results *r, const bench_result *x, const char *key,
+                            bool failures) {
   fprintf(f, ", \"%s\": [", key);
   for (int run = 0; run < r->runs; run++) {
     const bench_result *y = bench_results_find(r, run, x->workload, x->sizes, x->label, x->threads);
@@ -319,7 +316,10 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
     mri_json_write_string(f, t->unit);
     fprintf(f, ", \"every_run\": %s, \"runs_met\": %d, \"met\": %s}%s\n",
             t->every_run ? "true" : "false", met,
-            v == NOT_MEASURED ? "null" : v == MET ? "true" : "false", i + 1 < count ? "," : "");
+            v == NOT_MEASURED ? "null"
+            : v == MET        ? "true"
+                              : "false",
+            i + 1 < count ? "," : "");
   }
   fputs("  ]\n}\n", f);
   bool ok = !ferror(f);
@@ -446,8 +446,8 @@ static void svg_bars(FILE *f, const bench_results *r, const char *workload, cons
     double ns = row_spread(r, x, VALUE_NS).median;
     double len = fmax(1.0, log10(fmax(ns, 1.0)) / emax * (bx1 - bx0));
     double y = top + k * row;
-    fprintf(f, "<rect x='%.0f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>\n", bx0, y + 3,
-            len, row - 6, palette[k % 8]);
+    fprintf(f, "<rect x='%.0f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>\n", bx0, y + 3, len,
+            row - 6, palette[k % 8]);
     svg_text(f, bx0 - 6, y + row / 2 + 4, "end", 11, x->allocator);
     char value[32];
     snprintf(value, sizeof value, "%.0f ns", ns);
@@ -465,8 +465,9 @@ bool bench_write_svg(const char *path, const bench_results *r, const bench_chart
     return false;
   }
   const double W = 1100, H = 460, top = 50, plot_h = 320;
-  fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' "
-             "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n",
+  fprintf(f,
+          "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' "
+          "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n",
           W, H);
   svg_scaling(f, r, chart->scaling, top, plot_h);
   svg_bars(f, r, chart->bars, chart->bar_sizes, top, plot_h);

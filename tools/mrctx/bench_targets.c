@@ -69,8 +69,7 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
   target(t, &n, run, "ctx_get_mr minus cuCtxGetDevice", get - device, 2.0, true, "ns");
   /* The cache reads the stream's ID on allocate and free: 2 calls a pair. */
   double stream_id = ns_of(r, run, "lookup", "", "cuStreamGetId", 1);
-  target(t, &n, run, "stream identity per pair (2 x cuStreamGetId)", 2 * stream_id, 60, true,
-         "ns");
+  target(t, &n, run, "stream identity per pair (2 x cuStreamGetId)", 2 * stream_id, 60, true, "ns");
   double raw = ns_of(r, run, "pairs", big, "raw", 1);
   double routed = ns_of(r, run, "pairs", big, "device", 1);
   target(t, &n, run, "context -> device over the raw pool", routed / raw, 1.02, true, "x");
@@ -78,8 +77,8 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
   double cub = ns_of(r, run, "pairs", big, "cub", 1);
   target(t, &n, run, "cache(device) vs raw pool, 1 thread", raw / cache, 30, false, "x");
   target(t, &n, run, "cache(device) vs cub (no cap), 1 thread", cub / cache, 10, false, "x");
-  target(t, &n, run, "cache(device) vs rmm pool (644 ns, quoted)", RMM_POOL_NS_QUOTED / cache,
-         10, false, "x");
+  target(t, &n, run, "cache(device) vs rmm pool (644 ns, quoted)", RMM_POOL_NS_QUOTED / cache, 10,
+         false, "x");
   double raw16 = mops_of(r, run, "threads", big, "raw", 16);
   double cache16 = mops_of(r, run, "threads", big, "cache", 16);
   double cache1 = mops_of(r, run, "threads", big, "cache", 1);
@@ -102,12 +101,11 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
          isfinite(staging) ? host / staging : NAN, 500, false, "x");
   double stats1 = ns_of(r, run, "pairs", big, "cache", 1);
   double bare1 = ns_of(r, run, "pairs", big, "cache_bare", 1);
-  target(t, &n, run, "per-tag statistics, 1 thread", (stats1 - bare1) / bare1 * 100, 10, true,
-         "%");
+  target(t, &n, run, "per-tag statistics, 1 thread", (stats1 - bare1) / bare1 * 100, 10, true, "%");
   double stats16 = ns_of(r, run, "threads", big, "cache", 16);
   double bare16 = ns_of(r, run, "threads", big, "cache_bare", 16);
-  target(t, &n, run, "per-tag statistics, 16 threads", (stats16 - bare16) / bare16 * 100, 20,
-         true, "%");
+  target(t, &n, run, "per-tag statistics, 16 threads", (stats16 - bare16) / bare16 * 100, 20, true,
+         "%");
   target(t, &n, run, "cache(device) reserved/requested, pairs",
          reserved_ratio_of(r, run, "pairs", big, "cache", 1), 1.15, true, "x");
   target(t, &n, run, "cache(device) reserved/requested, random",
@@ -124,18 +122,18 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
   target(t, &n, run, "cached pair, legacy stream: cache(device), no stats",
          ns_of(r, run, "pairs", "8B-4KiB legacy", "cache_bare", 1), 40, true, "ns");
   const char *hand = "256B-64MiB";
-  target(t, &n, run, "handoff: cache(device) hits", hit_percent_of(r, run, "handoff", hand, "cache", 2),
-         99, false, "%");
+  target(t, &n, run, "handoff: cache(device) hits",
+         hit_percent_of(r, run, "handoff", hand, "cache", 2), 99, false, "%");
   target(t, &n, run, "handoff: cache(device) time vs PyTorch",
-         ns_of(r, run, "handoff", hand, "cache", 2) / ns_of(r, run, "handoff", hand, "torch", 2), 0.5,
-         true, "x");
+         ns_of(r, run, "handoff", hand, "cache", 2) / ns_of(r, run, "handoff", hand, "torch", 2),
+         0.5, true, "x");
   target(t, &n, run, "handoff: reserved/requested vs PyTorch's",
          reserved_ratio_of(r, run, "handoff", hand, "cache", 2) /
              reserved_ratio_of(r, run, "handoff", hand, "torch", 2),
          1.0, true, "x");
   const char *large = "1MiB-256MiB";
-  target(t, &n, run, "large: cache(device) hits", hit_percent_of(r, run, "large", large, "cache", 1),
-         95, false, "%");
+  target(t, &n, run, "large: cache(device) hits",
+         hit_percent_of(r, run, "large", large, "cache", 1), 95, false, "%");
   target(t, &n, run, "large: cache(device) time vs PyTorch",
          ns_of(r, run, "large", large, "cache", 1) / ns_of(r, run, "large", large, "torch", 1), 0.5,
          true, "x");

@@ -33,7 +33,7 @@ void first_line(char *why, std::size_t cap, const char *what) {
   std::snprintf(why, cap, "PyTorch: %.*s", static_cast<int>(std::strcspn(what, "\n")), what);
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int bench_torch_init(char *why, std::size_t cap) {
   try {
@@ -71,7 +71,7 @@ extern "C" int bench_torch_allocate(void **ptr, std::size_t bytes, void *stream)
   try {
     *ptr = torch_alloc::raw_alloc_with_stream(bytes, static_cast<cudaStream_t>(stream));
     return *ptr == nullptr;
-  } catch (...) {  // c10::OutOfMemoryError, or any other refusal
+  } catch (...) { // c10::OutOfMemoryError, or any other refusal
     *ptr = nullptr;
     return 1;
   }

@@ -172,15 +172,20 @@ static pair_totals run_pair_jobs(pair_job *jobs, int threads) {
   return s;
 }
 
-static bench_result run_pairs(const bench_run *b, const bench_workload *w,
-                              const workload_case *c, int threads, bench_allocator *a) {
+static bench_result run_pairs(const bench_run *b, const bench_workload *w, const workload_case *c,
+                              int threads, bench_allocator *a) {
   uint64_t hits0, misses0, hits1, misses1;
   bench_cache_counts(a, &hits0, &misses0);
   pair_job *jobs = must_calloc((size_t)threads, sizeof *jobs);
   for (int t = 0; t < threads; t++)
-    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .context = b->cu.context, .allocator = a,
-                         .sizes = c, .live = w->live,
-                         .sample = threads == 1, .seconds = b->o->seconds,
+    jobs[t] = (pair_job){.index = t,
+                         .cu = &b->cu,
+                         .context = b->cu.context,
+                         .allocator = a,
+                         .sizes = c,
+                         .live = w->live,
+                         .sample = threads == 1,
+                         .seconds = b->o->seconds,
                          .seed = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1)};
   pair_totals s = run_pair_jobs(jobs, threads);
   /* Each thread knows its own peak; the peaks of several need not coincide,
@@ -190,10 +195,14 @@ static bench_result run_pairs(const bench_run *b, const bench_workload *w,
   bench_cache_counts(a, &hits1, &misses1);
   double lookups = (double)(hits1 - hits0 + misses1 - misses0);
   if (a->trim) a->trim(a->state);
-  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
-                        .label = a->label, .threads = threads,
+  return (bench_result){.workload = w->name,
+                        .sizes = c->sizes,
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = threads,
                         .ns_per_op = s.per_thread_ns / threads,
-                        .mops = (double)s.pairs / s.longest * 1e3, .ops = s.pairs,
+                        .mops = (double)s.pairs / s.longest * 1e3,
+                        .ops = s.pairs,
                         .failures = s.failures,
                         .hit_rate = lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN,
                         .peak_requested = requested};
@@ -283,12 +292,12 @@ static void handoff_step(handoff *h) {
 static size_t handoff_size(uint64_t *rng, const workload_case *c) {
   size_t split = (size_t)1 << 20;
   return bench_next_random(rng) % 4 == 0 ? bench_log_uniform(rng, c->lo, split)
-                                          : bench_log_uniform(rng, split, c->hi);
+                                         : bench_log_uniform(rng, split, c->hi);
 }
 
 /* Reported as 2 threads, per pair (wall time: the threads take turns). */
-static bench_result run_handoff(const bench_run *b, const bench_workload *w,
-                                const workload_case *c, int threads, bench_allocator *a) {
+static bench_result run_handoff(const bench_run *b, const bench_workload *w, const workload_case *c,
+                                int threads, bench_allocator *a) {
   uint64_t hits0, misses0, hits1, misses1;
   handoff *h = must_calloc(1, sizeof *h);
   h->cu = &b->cu;
@@ -323,10 +332,14 @@ static bench_result run_handoff(const bench_run *b, const bench_workload *w,
   if (a->trim) a->trim(a->state);
   long pairs = 2L * HANDOFF_BLOCKS * steps; /* each step: 2 x blocks allocations and frees */
   double lookups = (double)(hits1 - hits0 + misses1 - misses0);
-  bench_result r = {.workload = w->name, .sizes = c->sizes, .allocator = a->name,
-                    .label = a->label, .threads = 2,
+  bench_result r = {.workload = w->name,
+                    .sizes = c->sizes,
+                    .allocator = a->name,
+                    .label = a->label,
+                    .threads = 2,
                     .ns_per_op = (end - start) / (double)pairs,
-                    .mops = (double)pairs / (end - start) * 1e3, .ops = pairs,
+                    .mops = (double)pairs / (end - start) * 1e3,
+                    .ops = pairs,
                     .failures = h->failures - warm_failures,
                     .hit_rate = lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN,
                     .peak_requested = (double)h->usage.peak};
@@ -379,13 +392,15 @@ static bench_result run_trace_replay(const bench_run *b, const bench_workload *w
   uint64_t hits0, misses0, hits1, misses1;
   bench_cache_counts(a, &hits0, &misses0);
   trace_state state = {.cu = &b->cu, .a = a};
-  replay_target target = {.state = &state, .allocate = trace_allocate,
-                          .deallocate = trace_deallocate, .thread_begin = trace_thread_begin,
+  replay_target target = {.state = &state,
+                          .allocate = trace_allocate,
+                          .deallocate = trace_deallocate,
+                          .thread_begin = trace_thread_begin,
                           .sample = trace_sample};
   replay_outcome out;
   char why[512];
-  bool ok = replay_run(log, &target, b->trace_streams, REPLAY_THREADS_RECORDED, &out, why,
-                       sizeof why);
+  bool ok =
+      replay_run(log, &target, b->trace_streams, REPLAY_THREADS_RECORDED, &out, why, sizeof why);
   bench_pin_to_cpu(0); /* the calling thread was the first recorded thread */
   bench_cache_counts(a, &hits1, &misses1);
   b->cu.cuCtxSynchronize(NULL);
@@ -393,16 +408,27 @@ static bench_result run_trace_replay(const bench_run *b, const bench_workload *w
   if (!ok) {
     /* Nothing was replayed: the row says so (failures), and why. */
     printf("mrctx bench: trace: %s: %s\n", a->name, why);
-    return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
-                          .label = a->label, .threads = (int)log->thread_count,
-                          .ns_per_op = NAN, .mops = NAN, .failures = 1, .hit_rate = NAN,
+    return (bench_result){.workload = w->name,
+                          .sizes = c->sizes,
+                          .allocator = a->name,
+                          .label = a->label,
+                          .threads = (int)log->thread_count,
+                          .ns_per_op = NAN,
+                          .mops = NAN,
+                          .failures = 1,
+                          .hit_rate = NAN,
                           .peak_requested = NAN};
   }
   double ns = log->event_count > 0 ? out.wall_seconds * 1e9 / (double)log->event_count : NAN;
   double lookups = (double)(hits1 - hits0 + misses1 - misses0);
-  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
-                        .label = a->label, .threads = (int)out.threads, .ns_per_op = ns,
-                        .mops = 1e3 / ns, .ops = (long)log->event_count,
+  return (bench_result){.workload = w->name,
+                        .sizes = c->sizes,
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = (int)out.threads,
+                        .ns_per_op = ns,
+                        .mops = 1e3 / ns,
+                        .ops = (long)log->event_count,
                         .failures = (long)out.failures,
                         .hit_rate = lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN,
                         .peak_requested = (double)out.peak_requested};
@@ -413,7 +439,7 @@ static bench_result run_trace_replay(const bench_run *b, const bench_workload *w
 #define TEMPORARIES 8
 
 static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
-                                   const workload_case *c, int threads, bench_allocator *a) {
+                                    const workload_case *c, int threads, bench_allocator *a) {
   const bench_cuda *cu = &b->cu;
   CUstream stream = NULL;
   cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
@@ -450,10 +476,17 @@ static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
-                        .label = a->label, .threads = 1, .ns_per_op = (end - start) / ops,
-                        .mops = ops / (end - start) * 1e3, .ops = ops, .failures = failures,
-                        .hit_rate = NAN, .peak_requested = (double)usage.peak};
+  return (bench_result){.workload = w->name,
+                        .sizes = c->sizes,
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = 1,
+                        .ns_per_op = (end - start) / ops,
+                        .mops = ops / (end - start) * 1e3,
+                        .ops = ops,
+                        .failures = failures,
+                        .hit_rate = NAN,
+                        .peak_requested = (double)usage.peak};
 }
 
 /* ---- random: rmm's random_allocations pattern ------------------------------ */
@@ -464,8 +497,8 @@ static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
 /* As rmm's benchmark: 2N steps; each allocates (73%, while under N
  * allocations and the usage cap) a uniformly random size, or frees a random
  * live allocation. Reported per operation (allocations + frees). */
-static bench_result run_random(const bench_run *b, const bench_workload *w,
-                               const workload_case *c, int threads, bench_allocator *a) {
+static bench_result run_random(const bench_run *b, const bench_workload *w, const workload_case *c,
+                               int threads, bench_allocator *a) {
   const bench_cuda *cu = &b->cu;
   int allocations = RANDOM_ALLOCATIONS;
   size_t max_usage = RANDOM_MAX_USAGE;
@@ -525,10 +558,17 @@ static bench_result run_random(const bench_run *b, const bench_workload *w,
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
-                        .label = a->label, .threads = 1, .ns_per_op = median,
-                        .mops = 1e3 / median, .ops = ops, .failures = failures,
-                        .hit_rate = NAN, .peak_requested = (double)requested.peak};
+  return (bench_result){.workload = w->name,
+                        .sizes = c->sizes,
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = 1,
+                        .ns_per_op = median,
+                        .mops = 1e3 / median,
+                        .ops = ops,
+                        .failures = failures,
+                        .hit_rate = NAN,
+                        .peak_requested = (double)requested.peak};
 }
 
 /* ---- lookup ----------------------------------------------------------------- */
@@ -542,9 +582,9 @@ typedef enum lookup_kind {
   LOOKUP_CTX_GET_MR,
   LOOKUP_GET_MR_ON,
   LOOKUP_CTX_GET_DEVICE,
-  LOOKUP_CTX_GET_CURRENT,   /* a cheaper way to know the current device? */
-  LOOKUP_STREAM_GET_ID,     /* the stream identity the reuse adaptors read */
-  LOOKUP_STREAM_CAPTURING,  /* the capture check on every allocation */
+  LOOKUP_CTX_GET_CURRENT,  /* a cheaper way to know the current device? */
+  LOOKUP_STREAM_GET_ID,    /* the stream identity the reuse adaptors read */
+  LOOKUP_STREAM_CAPTURING, /* the capture check on every allocation */
 } lookup_kind;
 
 static bench_result time_lookup(const bench_run *b, const bench_workload *w, const char *allocator,
@@ -594,9 +634,17 @@ static bench_result time_lookup(const bench_run *b, const bench_workload *w, con
   double ns = (bench_now_ns() - start) / LOOKUPS;
   if (stream != NULL) cu->cuStreamDestroy(stream);
   lookup_sink = acc;
-  return (bench_result){.workload = w->name, .sizes = "", .allocator = allocator, .label = label,
-                        .threads = 1, .ns_per_op = ns, .mops = 1e3 / ns, .ops = LOOKUPS,
-                        .hit_rate = NAN, .peak_requested = NAN, .peak_reserved = NAN};
+  return (bench_result){.workload = w->name,
+                        .sizes = "",
+                        .allocator = allocator,
+                        .label = label,
+                        .threads = 1,
+                        .ns_per_op = ns,
+                        .mops = 1e3 / ns,
+                        .ops = LOOKUPS,
+                        .hit_rate = NAN,
+                        .peak_requested = NAN,
+                        .peak_reserved = NAN};
 }
 
 /* Streams that come and go: each request creates a stream, allocates
@@ -606,8 +654,8 @@ static bench_result time_lookup(const bench_run *b, const bench_workload *w, con
  * at once, whatever its handle: this measures what that costs. */
 #define REQUEST_BLOCKS 8
 
-static bench_result run_churn(const bench_run *b, const bench_workload *w,
-                              const workload_case *c, int threads, bench_allocator *a) {
+static bench_result run_churn(const bench_run *b, const bench_workload *w, const workload_case *c,
+                              int threads, bench_allocator *a) {
   const bench_cuda *cu = &b->cu;
   uint64_t rng = 0x9e3779b97f4a7c15ull;
   void *ptrs[REQUEST_BLOCKS];
@@ -640,9 +688,16 @@ static bench_result run_churn(const bench_run *b, const bench_workload *w,
   bench_usage_end(&usage);
   if (a->trim != NULL) a->trim(a->state);
   double ns = requests > 0 ? (end - start) / requests : NAN;
-  return (bench_result){.workload = w->name, .sizes = c->sizes, .allocator = a->name,
-                        .label = a->label, .threads = 1, .ns_per_op = ns, .mops = 1e3 / ns,
-                        .ops = requests, .failures = failures, .hit_rate = NAN,
+  return (bench_result){.workload = w->name,
+                        .sizes = c->sizes,
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = 1,
+                        .ns_per_op = ns,
+                        .mops = 1e3 / ns,
+                        .ops = requests,
+                        .failures = failures,
+                        .hit_rate = NAN,
                         .peak_requested = (double)usage.peak};
 }
 
@@ -719,8 +774,12 @@ static bench_result run_device_groups(const bench_run *b, const bench_workload *
   pair_job *jobs = must_calloc((size_t)threads, sizeof *jobs);
   for (int t = 0; t < threads; t++) {
     bench_device *d = &dev[t / DEVICE_GROUP_THREADS];
-    jobs[t] = (pair_job){.index = t, .cu = &b->cu, .context = d->context,
-                         .allocator = cache ? &d->cache : &d->raw, .sizes = c, .live = w->live,
+    jobs[t] = (pair_job){.index = t,
+                         .cu = &b->cu,
+                         .context = d->context,
+                         .allocator = cache ? &d->cache : &d->raw,
+                         .sizes = c,
+                         .live = w->live,
                          .seconds = b->o->seconds,
                          .seed = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1)};
   }
@@ -731,11 +790,17 @@ static bench_result run_device_groups(const bench_run *b, const bench_workload *
     if (a->trim) a->trim(a->state);
   }
   const bench_allocator *a = cache ? &dev[0].cache : &dev[0].raw;
-  return (bench_result){.workload = w->name, .sizes = devices_label(devices),
-                        .allocator = a->name, .label = a->label, .threads = threads,
+  return (bench_result){.workload = w->name,
+                        .sizes = devices_label(devices),
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = threads,
                         .ns_per_op = s.per_thread_ns / threads,
-                        .mops = (double)s.pairs / s.longest * 1e3, .ops = s.pairs,
-                        .failures = s.failures, .hit_rate = NAN, .peak_requested = NAN,
+                        .mops = (double)s.pairs / s.longest * 1e3,
+                        .ops = s.pairs,
+                        .failures = s.failures,
+                        .hit_rate = NAN,
+                        .peak_requested = NAN,
                         .peak_reserved = NAN};
 }
 
@@ -812,8 +877,8 @@ const bench_workload bench_workloads[] = {
      .baseline = "raw",
      .run = bench_run_each,
      .measure = run_pairs,
-     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CACHE_EXACT,
-                    ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CACHE_EXACT, ALLOC_DRIVER_CALLS,
+                    ALLOC_HOST_CACHE, ALLOC_CUB, ALLOC_TORCH},
      .cases = {{"256B-1MiB", 256, 1 << 20, false, false}},
      .live = LIVE_BLOCKS,
      .rounds = true,

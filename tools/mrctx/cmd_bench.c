@@ -31,7 +31,8 @@ static bool check_only(const char *list) {
     size_t len = strcspn(p, ",");
     bool known = false;
     for (size_t i = 0; i < bench_workload_count && !known; i++)
-      known = strlen(bench_workloads[i].name) == len && strncmp(p, bench_workloads[i].name, len) == 0;
+      known =
+          strlen(bench_workloads[i].name) == len && strncmp(p, bench_workloads[i].name, len) == 0;
     if (!known) {
       fprintf(stderr, "mrctx bench: --only: no workload '%.*s' (see --help for the list)\n",
               (int)len, p);
@@ -160,8 +161,7 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **j
 
 /* The SVG chart: the threads workload's scaling, and the pairs workload's
  * ns per pair at one thread for its first sizes. */
-static const bench_chart chart = {.scaling = "threads", .bars = "pairs",
-                                   .bar_sizes = "256B-1MiB"};
+static const bench_chart chart = {.scaling = "threads", .bars = "pairs", .bar_sizes = "256B-1MiB"};
 
 int mrctx_cmd_bench(int argc, char **argv) {
   bench_options o = {.seconds = 0.25, .max_threads = 16, .runs = 1};
@@ -223,4 +223,3 @@ int mrctx_cmd_bench(int argc, char **argv) {
   free(b.results.items);
   return rc;
 }
-

@@ -117,8 +117,10 @@ static void event_start(writer *w, const char *name, const char *ph, double ts_u
 /* A process's name (metadata). */
 static void process_name(writer *w, long pid, const char *name) {
   fputs(w->events++ > 0 ? ",\n" : "\n", w->out);
-  fprintf(w->out, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %ld, \"tid\": 0, "
-                  "\"args\": {\"name\": ", pid);
+  fprintf(w->out,
+          "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %ld, \"tid\": 0, "
+          "\"args\": {\"name\": ",
+          pid);
   mri_json_write_string(w->out, name);
   fputs("}}", w->out);
 }
@@ -355,8 +357,8 @@ typedef struct seen_block {
   char *library, *tag;
   int device;
   uint64_t ptr, bytes, alignment, stream;
-  int64_t born_ns;    /* its allocation: unix ns */
-  uint64_t last_ns;   /* the last snapshot that listed it */
+  int64_t born_ns;  /* its allocation: unix ns */
+  uint64_t last_ns; /* the last snapshot that listed it */
   char **frames;
   size_t frame_count;
 } seen_block;
@@ -411,9 +413,15 @@ static void note_block(void *user, const mr_snapshot_block *b) {
     set->capacity = capacity;
   }
   seen_block *s = &set->items[set->count++];
-  *s = (seen_block){.library = strdup(b->library), .tag = strdup(b->tag), .device = b->device,
-                    .ptr = b->ptr, .bytes = b->bytes, .alignment = b->alignment,
-                    .stream = b->stream, .born_ns = born, .last_ns = set->now_ns};
+  *s = (seen_block){.library = strdup(b->library),
+                    .tag = strdup(b->tag),
+                    .device = b->device,
+                    .ptr = b->ptr,
+                    .bytes = b->bytes,
+                    .alignment = b->alignment,
+                    .stream = b->stream,
+                    .born_ns = born,
+                    .last_ns = set->now_ns};
   if (s->library == NULL || s->tag == NULL) set->failed = true;
   copy_frames(set, s, b);
 }

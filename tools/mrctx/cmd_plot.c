@@ -64,8 +64,8 @@ static int parse_options(int argc, char **argv, plot_options *o) {
       MRCTX_READ_OPTIONS_END,
   };
   mrctx_string_option strings[] = {{'s', &o->svg}, {'t', &o->title}, {0, NULL}};
-  int status = mrctx_read_options(argc, argv, "h", longopts, usage, &o->skip_bad,
-                                  mrctx_take_string, strings);
+  int status = mrctx_read_options(argc, argv, "h", longopts, usage, &o->skip_bad, mrctx_take_string,
+                                  strings);
   if (status >= 0) return status;
   o->logs = argv + optind;
   o->log_count = (size_t)(argc - optind);
@@ -290,8 +290,8 @@ static int run(const plot_options *o) {
       mri_format_bytes(p.peak, true, peak, sizeof peak);
       if (p.snapshot_count > 0)
         printf("mrctx plot: wrote %s: %zu layer%s, %zu snapshots over %.3f s, peak %s at %.3f s\n",
-               o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.snapshot_count, p.span,
-               peak, p.peak_time);
+               o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.snapshot_count, p.span, peak,
+               p.peak_time);
       else
         printf("mrctx plot: wrote %s: %zu layer%s, %zu events over %.3f s, peak %s at %.3f s\n",
                o->svg, p.layer_count, p.layer_count == 1 ? "" : "s", p.event_count, p.span, peak,

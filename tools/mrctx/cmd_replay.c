@@ -90,11 +90,11 @@ typedef struct spec_result {
   uint64_t peak_requested;
   bool have_pool; /* a driver pool at the bottom of the chain */
   uint64_t peak_reserved, peak_used;
-  uint64_t failures;    /* allocations refused in the replay */
-  uint64_t free_errors; /* frees the resource refused */
-  size_t threads;       /* OS threads that ran events */
+  uint64_t failures;                     /* allocations refused in the replay */
+  uint64_t free_errors;                  /* frees the resource refused */
+  size_t threads;                        /* OS threads that ran events */
   uint64_t cross_thread_frees, handoffs; /* as they ran (replay_outcome) */
-  bool have_cache;      /* the first cache down the chain: its counters */
+  bool have_cache;                       /* the first cache down the chain: its counters */
   uint64_t cache_hits, cache_misses, cache_cross_stream, cache_bypassed, cache_trims;
 } spec_result;
 
@@ -146,8 +146,10 @@ static int take_option(void *options, int c, char *arg) {
 /* -1 to go on, or the exit status (help, or a usage error). */
 static int parse_options(int argc, char **argv, replay_options *o) {
   static const struct option longopts[] = {
-      {"spec", required_argument, NULL, 's'},    {"device", required_argument, NULL, 'd'},
-      {"json", required_argument, NULL, 'j'},    {"threads", required_argument, NULL, 't'},
+      {"spec", required_argument, NULL, 's'},
+      {"device", required_argument, NULL, 'd'},
+      {"json", required_argument, NULL, 'j'},
+      {"threads", required_argument, NULL, 't'},
       MRCTX_READ_OPTIONS_END,
   };
   int status = mrctx_read_options(argc, argv, "h", longopts, usage, &o->skip_bad, take_option, o);
@@ -162,8 +164,7 @@ static int parse_options(int argc, char **argv, replay_options *o) {
     return MRCTX_EXIT_USAGE;
   }
   if (o->spec_count == 0) {
-    fputs("mrctx replay: give at least one --spec SPEC to replay against (see --help)\n",
-          stderr);
+    fputs("mrctx replay: give at least one --spec SPEC to replay against (see --help)\n", stderr);
     return MRCTX_EXIT_USAGE;
   }
   return -1;
@@ -251,8 +252,8 @@ static bool spec_thread_begin(void *state, size_t index, char *why, size_t cap) 
   return true;
 }
 
-static void replay_spec(const replay_log *log, const char *spec, int device,
-                        replay_threads threads, spec_result *res) {
+static void replay_spec(const replay_log *log, const char *spec, int device, replay_threads threads,
+                        spec_result *res) {
   mr_resource *mr = NULL;
   mr_status st = mr_resource_from_spec(spec, device, &mr);
   if (st != MR_OK) {
@@ -268,8 +269,10 @@ static void replay_spec(const replay_log *log, const char *spec, int device,
              log->stream_count);
   } else if (open_streams(log, mr, device, streams, &created, res) == MR_OK) {
     spec_target state = {.mr = mr, .device = device, .device_memory = created};
-    replay_target target = {.state = &state, .allocate = spec_allocate,
-                            .deallocate = spec_deallocate, .thread_begin = spec_thread_begin};
+    replay_target target = {.state = &state,
+                            .allocate = spec_allocate,
+                            .deallocate = spec_deallocate,
+                            .thread_begin = spec_thread_begin};
     replay_outcome out;
     if (!replay_run(log, &target, streams, threads, &out, res->message, sizeof res->message)) {
       res->status = MR_ERR_STATE; /* nothing replayed; the message says why */
@@ -318,8 +321,7 @@ static void check_specs(const replay_options *o, spec_result *res) {
     mr_status st = mr_resource_from_spec(o->specs[i], o->device, &mr);
     if (st != MR_OK) {
       res->status = st;
-      snprintf(res->message, sizeof res->message, "--spec '%s': %s", o->specs[i],
-               mr_last_error());
+      snprintf(res->message, sizeof res->message, "--spec '%s': %s", o->specs[i], mr_last_error());
     }
     mr_resource_release(mr);
   }
@@ -426,8 +428,8 @@ static void print_summary(const replay_options *o, const replay_log *log) {
   mri_format_bytes(log->peak_bytes, true, peak, sizeof peak);
   mri_format_bytes(log->live_bytes, true, live, sizeof live);
   double span = log->event_count ? log->events[log->event_count - 1].time : 0;
-  printf("mrctx replay: %s: %s events (%s allocations, %s failed, %s frees)\n", log->path,
-         events, allocs, fails, frees);
+  printf("mrctx replay: %s: %s events (%s allocations, %s failed, %s frees)\n", log->path, events,
+         allocs, fails, frees);
   printf("  %zu thread%s, %zu stream%s, %.6f s recorded, peak %s requested at %.6f s, "
          "%" PRIu64 " block%s (%s) live at the end\n",
          log->thread_count, log->thread_count == 1 ? "" : "s", log->stream_count,
@@ -487,8 +489,8 @@ static void print_table(const replay_options *o, const replay_log *log,
     }
     double rate = hit_rate(r);
     if (isfinite(rate)) snprintf(hits, sizeof hits, "%.1f%%", 100 * rate);
-    printf("%-*s  %10s  %8s  %14s  %13s  %10s  %8" PRIu64 "  %10s\n", width, o->specs[i], wall,
-           per, requested, reserved, used, r->failures, hits);
+    printf("%-*s  %10s  %8s  %14s  %13s  %10s  %8" PRIu64 "  %10s\n", width, o->specs[i], wall, per,
+           requested, reserved, used, r->failures, hits);
   }
   putchar('\n');
   for (size_t i = 0; i < o->spec_count; i++) {
@@ -511,13 +513,11 @@ static void print_table(const replay_options *o, const replay_log *log,
     }
     putchar('\n');
     if (r->free_errors != 0)
-      printf("%s: %" PRIu64 " frees were refused by the resource\n", o->specs[i],
-             r->free_errors);
+      printf("%s: %" PRIu64 " frees were refused by the resource\n", o->specs[i], r->free_errors);
   }
 }
 
-static bool write_json(const replay_options *o, const replay_log *log,
-                       const spec_result *results) {
+static bool write_json(const replay_options *o, const replay_log *log, const spec_result *results) {
   FILE *f = fopen(o->json, "w");
   if (f == NULL) {
     fprintf(stderr, "mrctx replay: cannot write '%s': %s\n", o->json, strerror(errno));
@@ -549,12 +549,10 @@ static bool write_json(const replay_options *o, const replay_log *log,
     mri_json_write_string(f, o->specs[i]);
     fputs(", \"resource\": ", f);
     mri_json_write_string(f, r->resource);
-    fprintf(f,
-            ", \"wall_seconds\": %.9f, \"ns_per_event\": %.1f, \"peak_requested\": %" PRIu64
-            ", ",
-            r->wall_seconds,
-            log->event_count ? r->wall_seconds * 1e9 / (double)log->event_count : 0.0,
-            r->peak_requested);
+    fprintf(
+        f, ", \"wall_seconds\": %.9f, \"ns_per_event\": %.1f, \"peak_requested\": %" PRIu64 ", ",
+        r->wall_seconds, log->event_count ? r->wall_seconds * 1e9 / (double)log->event_count : 0.0,
+        r->peak_requested);
     if (r->have_pool)
       fprintf(f, "\"peak_reserved\": %" PRIu64 ", \"peak_used\": %" PRIu64, r->peak_reserved,
               r->peak_used);
@@ -573,8 +571,7 @@ static bool write_json(const replay_options *o, const replay_log *log,
     if (r->have_cache)
       fprintf(f,
               ", \"cache\": {\"hits\": %" PRIu64 ", \"misses\": %" PRIu64
-              ", \"cross_stream\": %" PRIu64 ", \"bypassed\": %" PRIu64 ", \"trims\": %" PRIu64
-              "}",
+              ", \"cross_stream\": %" PRIu64 ", \"bypassed\": %" PRIu64 ", \"trims\": %" PRIu64 "}",
               r->cache_hits, r->cache_misses, r->cache_cross_stream, r->cache_bypassed,
               r->cache_trims);
     else

@@ -214,7 +214,8 @@ int mrctx_cmd_resolve(int argc, char **argv) {
   if (st != MR_OK) {
     fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
     free_options(&o);
-    return st == MR_ERR_CONFIG || st == MR_ERR_INVALID_ARGUMENT ? MRCTX_EXIT_USAGE : MRCTX_EXIT_FAILURE;
+    return st == MR_ERR_CONFIG || st == MR_ERR_INVALID_ARGUMENT ? MRCTX_EXIT_USAGE
+                                                                : MRCTX_EXIT_FAILURE;
   }
   fflush(stderr);
   rc = print_table(ctx);

@@ -76,10 +76,8 @@ typedef struct mrctx_string_option {
 int mrctx_take_string(void *options, int c, char *arg);
 
 /* The end of such a verb's option table: the two options it reads itself. */
-#define MRCTX_READ_OPTIONS_END                                                    \
-  {"skip-bad", no_argument, NULL, 'k'}, {"help", no_argument, NULL, 'h'}, {     \
-    NULL, 0, NULL, 0                                                            \
-  }
+#define MRCTX_READ_OPTIONS_END \
+  {"skip-bad", no_argument, NULL, 'k'}, {"help", no_argument, NULL, 'h'}, { NULL, 0, NULL, 0 }
 
 /* The whole of `file`, to its end, at most `limit` bytes. OUT: *text
  * (malloc'd, not NUL-ended), *length. False, errno saying why, on a read

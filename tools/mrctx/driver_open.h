@@ -27,10 +27,9 @@ bool mrctx_driver_entry(mrctx_get_proc_fn get_proc, const char *name, int versio
  * calling function. The caller's own macro stringifies the name (#name), so
  * that cuda.h's versioned #defines (cuStreamDestroy -> cuStreamDestroy_v2)
  * do not rename it first. */
-#define MRCTX_DRIVER_LOAD(get_proc, table, field, text, version, why, cap)           \
-  do {                                                                               \
-    if (!mrctx_driver_entry(get_proc, text, version, &(table)->field, why, cap))     \
-      return false;                                                                  \
+#define MRCTX_DRIVER_LOAD(get_proc, table, field, text, version, why, cap)                     \
+  do {                                                                                         \
+    if (!mrctx_driver_entry(get_proc, text, version, &(table)->field, why, cap)) return false; \
   } while (0)
 
 #endif

@@ -76,8 +76,7 @@ static void print_pool_usage(const mr_pool_info *info) {
   mri_format_bytes(info->used_high, true, used_high, sizeof used_high);
   printf("release threshold ");
   print_threshold(info->release_threshold);
-  printf(", reserved %s (peak %s), used %s (peak %s)\n", reserved, reserved_high, used,
-         used_high);
+  printf(", reserved %s (peak %s), used %s (peak %s)\n", reserved, reserved_high, used, used_high);
 }
 
 #define FIELD "  %-27s "
@@ -196,19 +195,18 @@ static void print_json(int version, int count, const device_report *devices,
 /* ---- the verb ------------------------------------------------------------- */
 
 static void info_usage(FILE *out) {
-  fprintf(out,
-          "usage: mrctx info [--json]\n"
-          "\n"
-          "Show the CUDA driver's version, each device (name, memory, compute\n"
-          "capability, pool and managed-memory support) and the driver's memory\n"
-          "pools: each device's current and default pool, the pinned and managed\n"
-          "default pools, with release threshold (max: keeps all freed memory),\n"
-          "reserved and used bytes. Reading changes no pool.\n"
-          "\n"
-          "  --json   the same as one JSON object\n"
-          "\n"
-          "Exit status: 0 shown, 1 a device or pool could not be read, 2 bad usage,\n"
-          "3 no driver or no device (one line, or --json's \"error\", says why).\n");
+  fprintf(out, "usage: mrctx info [--json]\n"
+               "\n"
+               "Show the CUDA driver's version, each device (name, memory, compute\n"
+               "capability, pool and managed-memory support) and the driver's memory\n"
+               "pools: each device's current and default pool, the pinned and managed\n"
+               "default pools, with release threshold (max: keeps all freed memory),\n"
+               "reserved and used bytes. Reading changes no pool.\n"
+               "\n"
+               "  --json   the same as one JSON object\n"
+               "\n"
+               "Exit status: 0 shown, 1 a device or pool could not be read, 2 bad usage,\n"
+               "3 no driver or no device (one line, or --json's \"error\", says why).\n");
 }
 
 /* No driver (or no device): one line saying why, on standard output (it is

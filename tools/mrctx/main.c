@@ -36,36 +36,35 @@ static const mrctx_verb verbs[] = {
 #define VERB_COUNT (sizeof verbs / sizeof verbs[0])
 
 static void usage(FILE *out) {
-  fprintf(out,
-          "usage: mrctx VERB [ARGS]\n"
-          "       mrctx help VERB | mrctx VERB --help\n"
-          "       mrctx --version\n"
-          "\n"
-          "Memory resource contexts for GPU libraries (CUDA 13 driver pools).\n"
-          "\n"
-          "verbs:\n");
-  for (size_t i = 0; i < VERB_COUNT; i++) fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
-  fprintf(out,
-          "\n"
-          "environment (man mrctx says more):\n"
-          "  MRCTX_CUDA_DRIVER=PATH   the driver library to load instead of libcuda.so.1\n"
-          "  MRCTX_BENCH_MEMORY=TEXT  mrctx bench: overrides for its own tags\n"
-          "  MRCTX_BENCH_TRACE=PATH   mrctx bench: the trace workload's log\n"
-          "read by the library in any program that uses it:\n"
-          "  MRCTX_DEBUG=1            check the size of every free in arena, fixed, bin\n"
-          "                           and cache; refuse a wrong one\n"
-          "  MRCTX_OOM_SNAPSHOT=PATH  write a snapshot there when an allocation through\n"
-          "                           a context runs out of memory (%%p: the process id)\n"
-          "  MRCTX_STATS_AT_EXIT=stderr|PATH  at normal exit, every live context's\n"
-          "                           per-tag table there (a snapshot for PATH.json)\n"
-          "  MRCTX_VERBOSE=1          print each context's resolved table at creation and\n"
-          "                           warn about entries for devices that do not exist\n"
-          "  NVTX_INJECTION64_PATH    the NVTX tool to report allocations to (set by\n"
-          "                           compute-sanitizer and Nsight Systems)\n"
-          "  and each library's own variable (MYLIB_MEMORY) overriding its tags\n"
-          "\n"
-          "Exit status: 0 success, 1 failure, 2 bad usage, 3 mrctx info found no\n"
-          "driver or no device.\n");
+  fprintf(out, "usage: mrctx VERB [ARGS]\n"
+               "       mrctx help VERB | mrctx VERB --help\n"
+               "       mrctx --version\n"
+               "\n"
+               "Memory resource contexts for GPU libraries (CUDA 13 driver pools).\n"
+               "\n"
+               "verbs:\n");
+  for (size_t i = 0; i < VERB_COUNT; i++)
+    fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+  fprintf(out, "\n"
+               "environment (man mrctx says more):\n"
+               "  MRCTX_CUDA_DRIVER=PATH   the driver library to load instead of libcuda.so.1\n"
+               "  MRCTX_BENCH_MEMORY=TEXT  mrctx bench: overrides for its own tags\n"
+               "  MRCTX_BENCH_TRACE=PATH   mrctx bench: the trace workload's log\n"
+               "read by the library in any program that uses it:\n"
+               "  MRCTX_DEBUG=1            check the size of every free in arena, fixed, bin\n"
+               "                           and cache; refuse a wrong one\n"
+               "  MRCTX_OOM_SNAPSHOT=PATH  write a snapshot there when an allocation through\n"
+               "                           a context runs out of memory (%%p: the process id)\n"
+               "  MRCTX_STATS_AT_EXIT=stderr|PATH  at normal exit, every live context's\n"
+               "                           per-tag table there (a snapshot for PATH.json)\n"
+               "  MRCTX_VERBOSE=1          print each context's resolved table at creation and\n"
+               "                           warn about entries for devices that do not exist\n"
+               "  NVTX_INJECTION64_PATH    the NVTX tool to report allocations to (set by\n"
+               "                           compute-sanitizer and Nsight Systems)\n"
+               "  and each library's own variable (MYLIB_MEMORY) overriding its tags\n"
+               "\n"
+               "Exit status: 0 success, 1 failure, 2 bad usage, 3 mrctx info found no\n"
+               "driver or no device.\n");
 }
 
 static const mrctx_verb *find_verb(const char *name) {

@@ -24,14 +24,14 @@
 
 typedef struct series_point {
   uint64_t time_unix_ns;
-  uint64_t *bytes;     /* per layer, the devices summed */
+  uint64_t *bytes; /* per layer, the devices summed */
   bool out_of_memory;
-  size_t oom_layer;    /* with out_of_memory */
+  size_t oom_layer; /* with out_of_memory */
   uint64_t oom_bytes;
 } series_point;
 
 typedef struct series {
-  char **names; /* "library:tag", whole, in order of first appearance */
+  char **names;             /* "library:tag", whole, in order of first appearance */
   char **libraries, **tags; /* each layer's, apart: the name alone is
                                ambiguous when a name holds ':' */
   size_t count, capacity;
@@ -196,9 +196,10 @@ static bool layer_log(const series *s, size_t l, replay_log *log) {
     double t = (double)(pt->time_unix_ns - start) / 1e9;
     uint64_t now = pt->bytes[l];
     if (now != live) {
-      log->events[log->event_count++] = (replay_event){
-          .time = t, .size = now > live ? now - live : live - now,
-          .action = now > live ? REPLAY_ALLOCATE : REPLAY_FREE};
+      log->events[log->event_count++] =
+          (replay_event){.time = t,
+                         .size = now > live ? now - live : live - now,
+                         .action = now > live ? REPLAY_ALLOCATE : REPLAY_FREE};
       live = now;
       if (live > log->peak_bytes) {
         log->peak_bytes = live;
@@ -235,10 +236,11 @@ bool plot_read_snapshots(char **paths, size_t count, plot *p, char *why, size_t 
       }
     }
     p->snapshot_count = s.point_count;
-    if (!ok) snprintf(why, cap, "out of memory");
+    if (!ok)
+      snprintf(why, cap, "out of memory");
     else if (s.count == 0) {
-      snprintf(why, cap, "%s: the snapshot%s record%s no context", paths[0],
-               count == 1 ? "" : "s", count == 1 ? "s" : "");
+      snprintf(why, cap, "%s: the snapshot%s record%s no context", paths[0], count == 1 ? "" : "s",
+               count == 1 ? "s" : "");
       ok = false;
     }
   }

@@ -70,8 +70,7 @@ static void clock_text(double clock, char *buf, size_t cap) {
   }
 }
 
-static void format_value(double bytes, double unit, const char *unit_name, char *buf,
-                         size_t cap) {
+static void format_value(double bytes, double unit, const char *unit_name, char *buf, size_t cap) {
   snprintf(buf, cap, "%.3g %s", bytes / unit, unit_name);
 }
 
@@ -106,8 +105,7 @@ static void draw_axes(FILE *f, const plot *p, double ymax, double unit, const ch
     snprintf(label, sizeof label, "%g", t * xscale);
     text(f, x, PLOT_Y1 + 18, "middle", 12, "", label);
   }
-  fprintf(f,
-          "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='none' stroke='#666'/>\n",
+  fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='none' stroke='#666'/>\n",
           PLOT_X0, PLOT_Y0, w, h);
   text(f, (PLOT_X0 + PLOT_X1) / 2, PLOT_Y1 + 40, "middle", 13, "",
        in_ms ? "time since the first event (ms)" : "time since the first event (s)");
@@ -166,8 +164,8 @@ static void draw_peak(FILE *f, const plot *p, double ymax, double unit, const ch
   fprintf(f,
           "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#222' stroke-dasharray='4 3'/>\n",
           PLOT_X0, PLOT_X1, y, y);
-  fprintf(f, "<circle cx='%.1f' cy='%.1f' r='5' fill='white' stroke='#222' stroke-width='2'/>\n",
-          x, y);
+  fprintf(f, "<circle cx='%.1f' cy='%.1f' r='5' fill='white' stroke='#222' stroke-width='2'/>\n", x,
+          y);
   /* The label sits above the line, on the side of the marker with room. */
   bool left = x > (PLOT_X0 + PLOT_X1) / 2;
   text(f, left ? x - 10 : x + 10, y - 8, left ? "end" : "start", 13,
@@ -205,8 +203,9 @@ static void draw_legend(FILE *f, const plot *p) {
     y += 44;
   }
   if (p->failure_count > 0) {
-    fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#d62728' "
-               "stroke-width='2'/>\n",
+    fprintf(f,
+            "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#d62728' "
+            "stroke-width='2'/>\n",
             x + 7, x + 7, y, y + 14);
     snprintf(line, sizeof line, "%zu failed allocation%s", p->failure_count,
              p->failure_count == 1 ? "" : "s");

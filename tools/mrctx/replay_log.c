@@ -26,9 +26,9 @@
 
 typedef struct map_entry {
   uint64_t key;
-  uint64_t size;  /* pointers: the block's bytes */
-  uint32_t value; /* pointers: the block's slot; streams and threads: the index */
-  uint32_t line;  /* pointers: the line that allocated it */
+  uint64_t size;   /* pointers: the block's bytes */
+  uint32_t value;  /* pointers: the block's slot; streams and threads: the index */
+  uint32_t line;   /* pointers: the line that allocated it */
   uint32_t thread; /* pointers: the index of the thread that allocated it */
   bool used;
 } map_entry;
@@ -268,8 +268,8 @@ static bool add_event(reader *r, replay_event e) {
 
 /* The index of a Stream or Thread value in `values` (the log's list of
  * them, *count long, room for *capacity), adding it on first sight. */
-static bool value_index(reader *r, map *seen, uint64_t **values, size_t *count,
-                        size_t *capacity, uint64_t value, uint32_t *index) {
+static bool value_index(reader *r, map *seen, uint64_t **values, size_t *count, size_t *capacity,
+                        uint64_t value, uint32_t *index) {
   map_entry *e = map_find(seen, value);
   if (e != NULL) {
     *index = e->value;
@@ -290,13 +290,13 @@ static bool value_index(reader *r, map *seen, uint64_t **values, size_t *count,
 }
 
 static bool stream_index(reader *r, uint64_t value, uint32_t *index) {
-  return value_index(r, &r->streams, &r->log->streams, &r->log->stream_count,
-                     &r->stream_capacity, value, index);
+  return value_index(r, &r->streams, &r->log->streams, &r->log->stream_count, &r->stream_capacity,
+                     value, index);
 }
 
 static bool thread_index(reader *r, uint64_t value, uint32_t *index) {
-  return value_index(r, &r->threads, &r->log->threads, &r->log->thread_count,
-                     &r->thread_capacity, value, index);
+  return value_index(r, &r->threads, &r->log->threads, &r->log->thread_count, &r->thread_capacity,
+                     value, index);
 }
 
 /* Seconds since the first event, never decreasing: a clock time that goes
@@ -433,8 +433,7 @@ static bool check_event(reader *r, const parsed_line *p, const map_entry *block,
   } else if (p->action == REPLAY_FREE) {
     if (p->pointer == 0) return true; /* freeing NULL does nothing */
     if (block == NULL)
-      return bad(r, REPLAY_BAD_FREE, "free of 0x%" PRIx64 ", which is not allocated",
-                 p->pointer);
+      return bad(r, REPLAY_BAD_FREE, "free of 0x%" PRIx64 ", which is not allocated", p->pointer);
     if (block->size != p->size)
       return bad(r, REPLAY_BAD_FREE_SIZE,
                  "free of 0x%" PRIx64 " with %" PRIu64 " bytes, allocated with %" PRIu64
@@ -489,8 +488,7 @@ static bool read_event(reader *r, char *text) {
   go_on = check_event(r, &p, block, &skip);
   if (!go_on || skip) return go_on;
   replay_event e = {.size = p.size, .action = (uint8_t)p.action};
-  if (!stream_index(r, p.stream, &e.stream) || !thread_index(r, p.thread, &e.thread))
-    return false;
+  if (!stream_index(r, p.stream, &e.stream) || !thread_index(r, p.thread, &e.thread)) return false;
   e.time = event_time(r, p.clock);
   if (p.action == REPLAY_ALLOCATE) {
     if (!record_allocation(r, &p, &e)) return false;
@@ -545,8 +543,10 @@ static bool read_lines(reader *r, FILE *f) {
   if (ok && (ferror(f) || !feof(f))) {
     int error = errno != 0 ? errno : EIO;
     if (error == ENOMEM)
-      snprintf(r->why, r->cap, "%s: out of host memory reading line %zu (a line that long is "
-               "no log line)", log->path, r->line + 1);
+      snprintf(r->why, r->cap,
+               "%s: out of host memory reading line %zu (a line that long is "
+               "no log line)",
+               log->path, r->line + 1);
     else
       snprintf(r->why, r->cap, "%s: reading failed after line %zu: %s", log->path, r->line,
                strerror(error));
@@ -605,8 +605,8 @@ bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why
     fd = -1;
   }
   if (fd >= 0) {
-    f = fopencookie(&cookie, "r", (cookie_io_functions_t){.read = gz_cookie_read,
-                                                          .close = gz_cookie_close});
+    f = fopencookie(&cookie, "r",
+                    (cookie_io_functions_t){.read = gz_cookie_read, .close = gz_cookie_close});
     if (f == NULL) {
       int error = errno;
       gzclose(cookie.gz);
@@ -630,8 +630,8 @@ bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why
   return ok;
 }
 
-bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log,
-                            char *why, size_t cap) {
+bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log, char *why,
+                            size_t cap) {
   memset(log, 0, sizeof *log);
   log->path = path;
   reader r = {.log = log, .skip_bad = skip_bad, .why = why, .cap = cap};

@@ -45,15 +45,15 @@ typedef struct replay_event {
 
 /* The kinds of bad line, for the counts --skip-bad reports. */
 typedef enum replay_bad_kind {
-  REPLAY_BAD_FIELDS,      /* not six fields: a cut or foreign line */
-  REPLAY_BAD_TRUNCATED,   /* the file ends inside the line */
-  REPLAY_BAD_ACTION,      /* an action other than the three */
-  REPLAY_BAD_NUMBER,      /* a field that is not a number of its kind */
-  REPLAY_BAD_FREE,        /* a free of a pointer that is not allocated */
-  REPLAY_BAD_FREE_SIZE,   /* a free whose size is not its allocation's */
-  REPLAY_BAD_REALLOCATE,  /* an allocation of a pointer still allocated */
-  REPLAY_BAD_NULL,        /* a successful allocation of bytes at address 0 */
-  REPLAY_BAD_OVERFLOW,    /* an allocation that takes the bytes live past 2^64 - 1 */
+  REPLAY_BAD_FIELDS,     /* not six fields: a cut or foreign line */
+  REPLAY_BAD_TRUNCATED,  /* the file ends inside the line */
+  REPLAY_BAD_ACTION,     /* an action other than the three */
+  REPLAY_BAD_NUMBER,     /* a field that is not a number of its kind */
+  REPLAY_BAD_FREE,       /* a free of a pointer that is not allocated */
+  REPLAY_BAD_FREE_SIZE,  /* a free whose size is not its allocation's */
+  REPLAY_BAD_REALLOCATE, /* an allocation of a pointer still allocated */
+  REPLAY_BAD_NULL,       /* a successful allocation of bytes at address 0 */
+  REPLAY_BAD_OVERFLOW,   /* an allocation that takes the bytes live past 2^64 - 1 */
   REPLAY_BAD_KIND_COUNT
 } replay_bad_kind;
 
@@ -61,21 +61,21 @@ typedef struct replay_log {
   const char *path;
   replay_event *events;
   size_t event_count;
-  uint64_t *streams;      /* the distinct Stream values, in order of appearance */
+  uint64_t *streams; /* the distinct Stream values, in order of appearance */
   size_t stream_count;
-  uint64_t *threads;      /* the distinct Thread values, in order of appearance */
+  uint64_t *threads; /* the distinct Thread values, in order of appearance */
   size_t thread_count;
-  size_t block_slots;     /* the most blocks live at once */
+  size_t block_slots;                    /* the most blocks live at once */
   uint64_t allocations, failures, frees; /* events of each action */
   /* Frees made on another thread than their block's allocation (what a
    * per-thread cache cannot serve from the freeing thread's own blocks). */
   uint64_t cross_thread_frees;
-  uint64_t peak_bytes;    /* the most bytes live at once */
-  double peak_time;       /* when that was first reached (seconds, as events) */
-  uint64_t live_blocks, live_bytes; /* still allocated at the end */
-  double start_clock;     /* the first event's Time, seconds (of the day) */
+  uint64_t peak_bytes;                     /* the most bytes live at once */
+  double peak_time;                        /* when that was first reached (seconds, as events) */
+  uint64_t live_blocks, live_bytes;        /* still allocated at the end */
+  double start_clock;                      /* the first event's Time, seconds (of the day) */
   uint64_t skipped[REPLAY_BAD_KIND_COUNT]; /* with skip_bad: lines skipped, by kind */
-  char first_skipped[600]; /* "line N: problem" of the first line skipped */
+  char first_skipped[600];                 /* "line N: problem" of the first line skipped */
 } replay_log;
 
 /* Read and check `path`. On failure: false, *log freed, and `why` says
@@ -90,8 +90,8 @@ bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why
  * names it in messages. A line that cannot be read (out of memory, a read
  * error) fails the read: the log is never taken as complete without its
  * end. */
-bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log,
-                            char *why, size_t cap);
+bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log, char *why,
+                            size_t cap);
 
 void replay_log_free(replay_log *log);
 

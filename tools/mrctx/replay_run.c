@@ -26,9 +26,9 @@ typedef struct replay_worker {
   size_t index;         /* the recorded thread's */
   const size_t *events; /* its events' indices, increasing */
   size_t count;
-  pid_t tid;            /* the OS thread that runs it */
-  bool started;         /* a thread of its own was made (index > 0) */
-  bool ok;              /* thread_begin succeeded */
+  pid_t tid;    /* the OS thread that runs it */
+  bool started; /* a thread of its own was made (index > 0) */
+  bool ok;      /* thread_begin succeeded */
   char why[512];
   pthread_t thread;
 } replay_worker;
@@ -43,10 +43,10 @@ struct replay_shared {
    * that runs it: everything below is touched only by the thread whose
    * turn it is, so it needs no lock. */
   atomic_size_t turn;
-  atomic_bool abort;        /* stop: the replay could not start */
-  atomic_size_t ready;      /* threads past their thread_begin */
-  void **blocks;            /* each live block's pointer by slot; NULL: its allocation failed */
-  pid_t *owner;             /* the OS thread that allocated each live block */
+  atomic_bool abort;   /* stop: the replay could not start */
+  atomic_size_t ready; /* threads past their thread_begin */
+  void **blocks;       /* each live block's pointer by slot; NULL: its allocation failed */
+  pid_t *owner;        /* the OS thread that allocated each live block */
   uint64_t live, peak, failures, free_errors, cross_thread_frees, handoffs;
 };
 
@@ -67,8 +67,7 @@ const char *replay_threads_name(replay_threads threads) {
  * within microseconds (training's threads hand over per layer), and two
  * threads on one core still get on. */
 static bool wait_turn(replay_shared *s, size_t want) {
-  for (unsigned spins = 0; atomic_load_explicit(&s->turn, memory_order_acquire) != want;
-       spins++) {
+  for (unsigned spins = 0; atomic_load_explicit(&s->turn, memory_order_acquire) != want; spins++) {
     if (atomic_load_explicit(&s->abort, memory_order_relaxed)) return false;
     if (spins >= 256) sched_yield();
   }
@@ -189,8 +188,8 @@ bool replay_run(const replay_log *log, const replay_target *target, const mr_str
     start[(nworkers == 1 ? 0 : log->events[i].thread) + 1]++;
   for (size_t w = 0; w < nworkers; w++) start[w + 1] += start[w];
   for (size_t w = 0; w < nworkers; w++)
-    workers[w] = (replay_worker){.shared = &s, .index = w, .events = order + start[w],
-                                 .count = start[w + 1] - start[w]};
+    workers[w] = (replay_worker){
+        .shared = &s, .index = w, .events = order + start[w], .count = start[w + 1] - start[w]};
   for (size_t i = 0, *next = start; i < log->event_count; i++)
     order[next[nworkers == 1 ? 0 : log->events[i].thread]++] = i;
 

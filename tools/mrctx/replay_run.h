@@ -52,17 +52,17 @@ typedef struct replay_target {
 } replay_target;
 
 typedef struct replay_outcome {
-  double wall_seconds;         /* first event to last, the turns' hand-offs included */
-  uint64_t peak_requested;     /* the most bytes live at once in this replay */
-  uint64_t failures;           /* allocations the allocator refused */
-  uint64_t free_errors;        /* frees it refused (those at the end included) */
-  size_t threads;              /* distinct OS threads that ran events */
+  double wall_seconds;     /* first event to last, the turns' hand-offs included */
+  uint64_t peak_requested; /* the most bytes live at once in this replay */
+  uint64_t failures;       /* allocations the allocator refused */
+  uint64_t free_errors;    /* frees it refused (those at the end included) */
+  size_t threads;          /* distinct OS threads that ran events */
   /* Frees that ran on another OS thread than their block's allocation,
    * counted as they ran (not read from the log): with the recorded
    * threads, log->cross_thread_frees less the frees of blocks whose
    * allocation failed here. */
   uint64_t cross_thread_frees;
-  uint64_t handoffs;           /* times the turn passed to another thread */
+  uint64_t handoffs; /* times the turn passed to another thread */
 } replay_outcome;
 
 /* Replay every event of `log` on `target`, each on streams[event.stream]

@@ -30,8 +30,7 @@ static bool loaded;
 static bool load_entries(char *why, size_t cap) {
   mrctx_get_proc_fn get_proc;
   if (!mrctx_driver_open(&get_proc, why, cap)) return false;
-#define REPLAY_LOAD(name, version) \
-  MRCTX_DRIVER_LOAD(get_proc, &cu, name, #name, version, why, cap)
+#define REPLAY_LOAD(name, version) MRCTX_DRIVER_LOAD(get_proc, &cu, name, #name, version, why, cap)
   REPLAY_LOAD(cuInit, 2000);
   REPLAY_LOAD(cuDeviceGet, 2000);
   REPLAY_LOAD(cuDevicePrimaryCtxRetain, 7000);

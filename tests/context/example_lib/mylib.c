@@ -26,7 +26,8 @@ static const uint32_t mylib_requires[MYLIB_TAG_COUNT] = {
 };
 
 mr_status mylib_context_create(const char *overrides, mr_context **ctx) {
-  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+  mr_context_desc desc = {
+      .size = sizeof(mr_context_desc),
       .library = "mylib",
       .tags = mylib_tags,
       .tag_count = MYLIB_TAG_COUNT,
@@ -84,7 +85,8 @@ mr_status mylib_unique(const mr_context *ctx, const int32_t *in, size_t n, mr_st
   if (st == MR_OK) st = freed;
   if (st != MR_OK) {
     /* The first failure is the one to report. */
-    if (unique != NULL && mr_deallocate(result, unique, count * sizeof *unique, 0, stream) != MR_OK) {
+    if (unique != NULL &&
+        mr_deallocate(result, unique, count * sizeof *unique, 0, stream) != MR_OK) {
     }
     return st;
   }

@@ -72,7 +72,8 @@ static void test_operator_overrides_staging(void **state) {
   assert_int_equal(mr_context_print_stats(ctx, f), MR_OK);
   fclose(f);
   assert_non_null(strstr(text, "mylib memory by tag\n"));
-  assert_non_null(strstr(text, "staging      0        0 B       40 B       40 B        0          1"));
+  assert_non_null(
+      strstr(text, "staging      0        0 B       40 B       40 B        0          1"));
   free(text);
   mr_context_destroy(ctx);
   unsetenv(MYLIB_MEMORY_VARIABLE);
