@@ -313,3 +313,28 @@ def test_every_module_is_installed():
     present = {p.name for p in (SOURCE / "python" / "mrctx").glob("*.py")}
     assert present - listed == set(), "not in python/meson.build's install_sources"
     assert listed - present == set(), "in python/meson.build but not in python/mrctx"
+
+
+def test_the_package_ships_py_typed(tmp_path):
+    """mrctx is typed (PEP 561): python/mrctx/py.typed is installed by
+    python/meson.build, listed among the installed files, and packed into
+    the wheel by tools/mrctx_wheel.py (from a stage laid out as `meson
+    install` lays it out)."""
+    import importlib.util
+
+    assert (SOURCE / "python" / "mrctx" / "py.typed").is_file()
+    assert "'mrctx/py.typed'" in (SOURCE / "python" / "meson.build").read_text()
+    installed = (SOURCE / "tests" / "consumers" / "installed-files.txt").read_text().split("\n")
+    assert "lib/python3/dist-packages/mrctx/py.typed" in installed
+    spec = importlib.util.spec_from_file_location("mrctx_wheel",
+                                                  SOURCE / "tools" / "mrctx_wheel.py")
+    wheel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(wheel)
+    site = tmp_path / "lib" / "python3" / "dist-packages"
+    (site / "mrctx").mkdir(parents=True)
+    for name in ("mrctx/__init__.py", "mrctx/py.typed", "_mrctx_torch_env.py",
+                 "mrctx-torch.pth"):
+        (site / name).write_text("")
+    (tmp_path / "lib" / "libmrctx.so.0.2.0").write_text("")
+    packed = [name for name, _ in wheel.runtime_files(tmp_path, "0.2")]
+    assert "mrctx/py.typed" in packed
