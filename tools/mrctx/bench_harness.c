@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "commands.h"
 #include "replay_streams.h"
 
 size_t bench_log_uniform(uint64_t *rng, size_t lo, size_t hi) {
@@ -48,15 +49,9 @@ void bench_progress(const bench_options *o, const char *format, ...) {
 /* ---- cache hit rates ----------------------------------------------------------- */
 
 /* The cache in an allocator's chain, if any. */
-static mr_resource *cache_in(const bench_allocator *a) {
-  for (mr_resource *r = a->mr; r != NULL; r = mr_resource_upstream(r))
-    if (strcmp(mr_resource_name(r), "cache") == 0) return r;
-  return NULL;
-}
-
 void bench_cache_counts(const bench_allocator *a, uint64_t *hits, uint64_t *misses) {
   mr_cache_stats st = {.size = sizeof st};
-  mr_resource *cache = cache_in(a);
+  mr_resource *cache = mrctx_find_cache(a->mr);
   *hits = *misses = 0;
   if (cache != NULL && mr_cache_resource_get_stats(cache, &st) == MR_OK) {
     *hits = st.hits;

@@ -188,12 +188,6 @@ static mr_resource *pool_in(mr_resource *mr, mr_pool_info *info) {
   return NULL;
 }
 
-static mr_resource *cache_in(mr_resource *mr) {
-  for (mr_resource *r = mr; r != NULL; r = mr_resource_upstream(r))
-    if (strcmp(mr_resource_name(r), "cache") == 0) return r;
-  return NULL;
-}
-
 /* The streams for the log's Stream values: none needed over pageable host
  * memory, where streams mean nothing (every event then runs on NULL). */
 static mr_status open_streams(const replay_log *log, mr_resource *mr, int device,
@@ -292,7 +286,7 @@ static void replay_spec(const replay_log *log, const char *spec, int device, rep
         res->peak_reserved = pool.reserved_high;
         res->peak_used = pool.used_high;
       }
-      mr_resource *cache = cache_in(mr);
+      mr_resource *cache = mrctx_find_cache(mr);
       mr_cache_stats cs = {.size = sizeof cs};
       if (cache != NULL && mr_cache_resource_get_stats(cache, &cs) == MR_OK) {
         res->have_cache = true;

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mrctx/mrctx.h>
+
 /* mrctx info: the driver, each device and the driver's memory pools. */
 int mrctx_cmd_info(int argc, char **argv);
 
@@ -84,6 +86,11 @@ int mrctx_take_string(void *options, int c, char *arg);
  * error, without memory (ENOMEM), or past `limit` (EFBIG: the file may have
  * no end, as /dev/zero). */
 bool mrctx_read_all(FILE *file, size_t limit, char **text, size_t *length);
+
+/* The first cache(...) in mr's chain, or NULL. Told by type, not by name:
+ * mr_cache_resource_get_stats answers only for the built-in cache, so a
+ * custom resource named "cache" is passed over. */
+mr_resource *mrctx_find_cache(mr_resource *mr);
 
 /* The most a snapshot file may hold: 256 MiB, far more than any process's
  * snapshot takes (a few KiB per tag and device). */

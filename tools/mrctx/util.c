@@ -62,6 +62,14 @@ int mrctx_getopt(const char *verb, int argc, char **argv, const char *shorts,
   return c;
 }
 
+mr_resource *mrctx_find_cache(mr_resource *mr) {
+  for (mr_resource *r = mr; r != NULL; r = mr_resource_upstream(r)) {
+    mr_cache_stats stats = {.size = sizeof stats};
+    if (mr_cache_resource_get_stats(r, &stats) == MR_OK) return r;
+  }
+  return NULL;
+}
+
 bool mrctx_read_all(FILE *file, size_t limit, char **text, size_t *length) {
   /* Room for one byte past the limit: a file of exactly the limit is read
    * whole, and only a longer one is refused. */
