@@ -92,7 +92,7 @@ static mr_status driver_pool(const char *what, mr_driver_pool which, int device,
                              mr_pool_kind *kind_out, CUmemoryPool *pool_out) {
   mr_status st = mri_check_device(device);
   if (st != MR_OK) return st;
-  mr_pool_kind kind;
+  mr_pool_kind kind = MR_POOL_DEVICE; /* set by driver_pool on success */
   bool current = false;
   switch (which) {
   case MR_DRIVER_POOL_DEVICE_CURRENT:
@@ -136,7 +136,7 @@ static mr_status driver_pool(const char *what, mr_driver_pool which, int device,
 mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info *info) {
   if (info == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_driver_pool_get_info: info is NULL");
-  mr_pool_kind kind;
+  mr_pool_kind kind = MR_POOL_DEVICE; /* set by driver_pool on success */
   CUmemoryPool pool = NULL;
   mr_status st = driver_pool("mr_driver_pool_get_info", which, device, &kind, &pool);
   if (st != MR_OK) return st;
@@ -147,7 +147,7 @@ mr_status mr_driver_pool_get_info(mr_driver_pool which, int device, mr_pool_info
 }
 
 mr_status mr_driver_pool_reset_peak(mr_driver_pool which, int device) {
-  mr_pool_kind kind;
+  mr_pool_kind kind = MR_POOL_DEVICE; /* set by driver_pool on success */
   CUmemoryPool pool = NULL;
   mr_status st = driver_pool("mr_driver_pool_reset_peak", which, device, &kind, &pool);
   if (st != MR_OK) return st;
@@ -155,7 +155,7 @@ mr_status mr_driver_pool_reset_peak(mr_driver_pool which, int device) {
 }
 
 mr_status mr_driver_pool_trim(mr_driver_pool which, int device, uint64_t keep_bytes) {
-  mr_pool_kind kind;
+  mr_pool_kind kind = MR_POOL_DEVICE; /* set by driver_pool on success */
   CUmemoryPool pool = NULL;
   mr_status st = driver_pool("mr_driver_pool_trim", which, device, &kind, &pool);
   if (st != MR_OK) return st;
