@@ -438,6 +438,23 @@ static bench_result run_trace_replay(const bench_run *b, const bench_workload *w
 
 #define TEMPORARIES 8
 
+/* The row of a one-thread measurement: `ops` operations at `ns` each. */
+static bench_result one_thread_row(const bench_workload *w, const workload_case *c,
+                                   const bench_allocator *a, double ns, long ops, long failures,
+                                   double peak_requested) {
+  return (bench_result){.workload = w->name,
+                        .sizes = c->sizes,
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = 1,
+                        .ns_per_op = ns,
+                        .mops = 1e3 / ns,
+                        .ops = ops,
+                        .failures = failures,
+                        .hit_rate = NAN,
+                        .peak_requested = peak_requested};
+}
+
 static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
                                     const workload_case *c, int threads, bench_allocator *a) {
   const bench_cuda *cu = &b->cu;
@@ -476,17 +493,7 @@ static bench_result run_temporaries(const bench_run *b, const bench_workload *w,
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){.workload = w->name,
-                        .sizes = c->sizes,
-                        .allocator = a->name,
-                        .label = a->label,
-                        .threads = 1,
-                        .ns_per_op = (end - start) / ops,
-                        .mops = ops / (end - start) * 1e3,
-                        .ops = ops,
-                        .failures = failures,
-                        .hit_rate = NAN,
-                        .peak_requested = (double)usage.peak};
+  return one_thread_row(w, c, a, (end - start) / ops, ops, failures, (double)usage.peak);
 }
 
 /* ---- random: rmm's random_allocations pattern ------------------------------ */
@@ -558,17 +565,7 @@ static bench_result run_random(const bench_run *b, const bench_workload *w, cons
   cu->cuStreamSynchronize(stream);
   cu->cuStreamDestroy(stream);
   if (a->trim) a->trim(a->state);
-  return (bench_result){.workload = w->name,
-                        .sizes = c->sizes,
-                        .allocator = a->name,
-                        .label = a->label,
-                        .threads = 1,
-                        .ns_per_op = median,
-                        .mops = 1e3 / median,
-                        .ops = ops,
-                        .failures = failures,
-                        .hit_rate = NAN,
-                        .peak_requested = (double)requested.peak};
+  return one_thread_row(w, c, a, median, ops, failures, (double)requested.peak);
 }
 
 /* ---- lookup ----------------------------------------------------------------- */
@@ -688,17 +685,7 @@ static bench_result run_churn(const bench_run *b, const bench_workload *w, const
   bench_usage_end(&usage);
   if (a->trim != NULL) a->trim(a->state);
   double ns = requests > 0 ? (end - start) / requests : NAN;
-  return (bench_result){.workload = w->name,
-                        .sizes = c->sizes,
-                        .allocator = a->name,
-                        .label = a->label,
-                        .threads = 1,
-                        .ns_per_op = ns,
-                        .mops = 1e3 / ns,
-                        .ops = requests,
-                        .failures = failures,
-                        .hit_rate = NAN,
-                        .peak_requested = (double)usage.peak};
+  return one_thread_row(w, c, a, ns, requests, failures, (double)usage.peak);
 }
 
 /* The lookup workload's rows. */

@@ -164,24 +164,6 @@ static void begin(writer *w, const char *source) {
 
 /* ---- from logs ------------------------------------------------------------------------ */
 
-/* "NAME=PATH" split as `mrctx plot` splits it: a name unless the whole
- * argument is an existing file; by default the file's name without its
- * directory and ".csv". OUT: *name (malloc'd). */
-static const char *log_path(const char *arg, char **name) {
-  struct stat st;
-  const char *eq = strchr(arg, '=');
-  if (eq != NULL && eq != arg && stat(arg, &st) != 0) {
-    *name = strndup(arg, (size_t)(eq - arg));
-    return eq + 1;
-  }
-  const char *base = strrchr(arg, '/');
-  base = base != NULL ? base + 1 : arg;
-  size_t n = strlen(base);
-  if (n > 4 && strcmp(base + n - 4, ".csv") == 0) n -= 4;
-  *name = strndup(base, n);
-  return arg;
-}
-
 /* One log as a process: its counter, its allocations and failures. */
 static bool export_log(writer *w, const replay_log *log, const char *name, long pid,
                        double offset_s) {
@@ -262,7 +244,7 @@ static int export_logs(const export_options *o, writer *w) {
   }
   size_t read = 0;
   for (; rc == MRCTX_EXIT_OK && read < count; read++) {
-    const char *path = log_path(o->inputs[read], &names[read]);
+    const char *path = mrctx_name_and_path(o->inputs[read], &names[read]);
     char why[700];
     if (names[read] == NULL) {
       fputs("mrctx export: out of memory\n", stderr);

@@ -80,25 +80,6 @@ static int parse_options(int argc, char **argv, plot_options *o) {
   return -1;
 }
 
-/* Split "NAME=PATH" (unless the whole argument is an existing file); the
- * default name is the file's name without its directory and ".csv". OUT:
- * *name, whole, however long (malloc'd; NULL without memory). The argument
- * itself is left as it is. */
-static const char *layer_path(const char *arg, char **name) {
-  struct stat st;
-  const char *eq = strchr(arg, '=');
-  if (eq != NULL && eq != arg && stat(arg, &st) != 0) {
-    *name = strndup(arg, (size_t)(eq - arg));
-    return eq + 1;
-  }
-  const char *base = strrchr(arg, '/');
-  base = base != NULL ? base + 1 : arg;
-  size_t n = strlen(base);
-  if (n > 4 && strcmp(base + n - 4, ".csv") == 0) n -= 4;
-  *name = strndup(base, n);
-  return arg;
-}
-
 /* Each log's place on the common time axis, and the span of them all. A
  * log that begins more than half a day of clock time before the latest
  * beginning began after midnight, a day later. */
@@ -254,7 +235,7 @@ static int read_logs(const plot_options *o, plot *p) {
   int status = MRCTX_EXIT_OK;
   for (size_t l = 0; l < o->log_count && status == MRCTX_EXIT_OK; l++) {
     char *name, why[1024];
-    const char *path = layer_path(o->logs[l], &name);
+    const char *path = mrctx_name_and_path(o->logs[l], &name);
     plot_layer *layer = &p->layers[p->layer_count];
     if (!replay_log_read(path, o->skip_bad, &layer->log, why, sizeof why)) {
       fprintf(stderr, "mrctx plot: %s\n", why);

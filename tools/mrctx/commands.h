@@ -87,6 +87,12 @@ int mrctx_take_string(void *options, int c, char *arg);
  * no end, as /dev/zero). */
 bool mrctx_read_all(FILE *file, size_t limit, char **text, size_t *length);
 
+/* "NAME=PATH" as `mrctx plot` and `export` take a log: NAME unless the
+ * whole argument is an existing file; by default the file's name without
+ * its directory and ".csv". Returns the path (within `arg`, which is left
+ * as it is); OUT: *name (malloc'd; NULL without memory). */
+const char *mrctx_name_and_path(const char *arg, char **name);
+
 /* The first cache(...) in mr's chain, or NULL. Told by type, not by name:
  * mr_cache_resource_get_stats answers only for the built-in cache, so a
  * custom resource named "cache" is passed over. */

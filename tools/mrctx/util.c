@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 
@@ -60,6 +61,21 @@ int mrctx_getopt(const char *verb, int argc, char **argv, const char *shorts,
     c = '?';
   }
   return c;
+}
+
+const char *mrctx_name_and_path(const char *arg, char **name) {
+  struct stat st;
+  const char *eq = strchr(arg, '=');
+  if (eq != NULL && eq != arg && stat(arg, &st) != 0) {
+    *name = strndup(arg, (size_t)(eq - arg));
+    return eq + 1;
+  }
+  const char *base = strrchr(arg, '/');
+  base = base != NULL ? base + 1 : arg;
+  size_t n = strlen(base);
+  if (n > 4 && strcmp(base + n - 4, ".csv") == 0) n -= 4;
+  *name = strndup(base, n);
+  return arg;
 }
 
 mr_resource *mrctx_find_cache(mr_resource *mr) {
