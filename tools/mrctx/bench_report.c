@@ -121,8 +121,10 @@ static long row_failures(const bench_results *r, const bench_result *x) {
 
 /* The rows are the first run's results, in its order (every run has the
  * same rows). */
-#define FOR_EACH_ROW(r, x)                                                   \
-  for (const bench_result *x = (r)->items; x < (r)->items + (r)->count; x++) \
+/* Each row of the first run. With no rows `items` may be NULL, where even
+ * NULL + 0 is undefined: the count is tested first. */
+#define FOR_EACH_ROW(r, x)                                                                     \
+  for (const bench_result *x = (r)->items; (r)->count > 0 && x < (r)->items + (r)->count; x++) \
     if (x->run == 0)
 
 /* ---- the table ------------------------------------------------------------------ */
