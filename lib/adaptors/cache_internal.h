@@ -22,6 +22,7 @@
 #include <sched.h>
 
 #include "adaptors/adaptors_internal.h"
+#include "core/ptrmap.h"
 #include "driver/driver_internal.h"
 
 /* ---- a small lock ---------------------------------------------------------

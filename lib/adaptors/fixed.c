@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
+#include "core/ptrmap.h"
 #include "adaptors/reuse.h"
 #include "core/debug.h"
 #include "core/nvtx.h"

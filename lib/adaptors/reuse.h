@@ -10,6 +10,7 @@
 #define MRCTX_LIB_ADAPTORS_REUSE_H
 
 #include "driver/driver_internal.h"
+#include "core/ptrmap.h"
 
 /* ---- stream-ordered reuse --------------------------------------------------
  *

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "adaptors/adaptors_internal.h"
+#include "core/ptrmap.h"
 #include "core/debug.h"
 
 typedef struct track_state {

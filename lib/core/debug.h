@@ -37,6 +37,7 @@
 #define MRCTX_LIB_CORE_DEBUG_H
 
 #include "core/core.h"
+#include "core/ptrmap.h"
 
 /* True when MRCTX_DEBUG asks for the checks. Read at the first call; every
  * later call answers the same (until mri_debug_reread). Thread-safe. */

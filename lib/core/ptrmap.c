@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "core/core.h"
+#include "core/ptrmap.h"
 
 typedef struct entry {
   uintptr_t key; /* 0: empty */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/ptrmap.h"
 
 const char *mr_memory_kind_name(mr_memory_kind kind) {
   switch (kind) {

@@ -23,6 +23,7 @@
 #include <mrctx/ipc.h>
 
 #include "core/fork.h"
+#include "core/ptrmap.h"
 #include "driver/pool_resource.h"
 
 #define MRI_IPC_VERSION 1u

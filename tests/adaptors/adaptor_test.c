@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "adaptor_test.h"
+#include "core/ptrmap.h"
 
 faulty_upstream faulty_new(bool stream_ordered) {
   faulty_upstream u = {0};

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "core/core.h"
+#include "core/ptrmap.h"
 #include "core/stats.h"
 #include "test_util.h"
 

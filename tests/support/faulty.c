@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/ptrmap.h"
 #include "test_util.h"
 
 struct faulty_resource {
