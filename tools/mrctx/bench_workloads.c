@@ -149,6 +149,22 @@ typedef struct pair_totals {
   double per_thread_ns; /* the sum of each thread's ns per pair */
 } pair_totals;
 
+/* The row of `threads` threads' pairs: per thread and in aggregate. */
+static bench_result pairs_row(const bench_workload *w, const char *sizes, const bench_allocator *a,
+                              int threads, pair_totals s, double hit_rate, double peak_requested) {
+  return (bench_result){.workload = w->name,
+                        .sizes = sizes,
+                        .allocator = a->name,
+                        .label = a->label,
+                        .threads = threads,
+                        .ns_per_op = s.per_thread_ns / threads,
+                        .mops = (double)s.pairs / s.longest * 1e3,
+                        .ops = s.pairs,
+                        .failures = s.failures,
+                        .hit_rate = hit_rate,
+                        .peak_requested = peak_requested};
+}
+
 /* Run `threads` jobs of pair_thread at once (their clocks start together,
  * at a barrier) and add up what they did. */
 static pair_totals run_pair_jobs(pair_job *jobs, int threads) {
@@ -195,17 +211,8 @@ static bench_result run_pairs(const bench_run *b, const bench_workload *w, const
   bench_cache_counts(a, &hits1, &misses1);
   double lookups = (double)(hits1 - hits0 + misses1 - misses0);
   if (a->trim) a->trim(a->state);
-  return (bench_result){.workload = w->name,
-                        .sizes = c->sizes,
-                        .allocator = a->name,
-                        .label = a->label,
-                        .threads = threads,
-                        .ns_per_op = s.per_thread_ns / threads,
-                        .mops = (double)s.pairs / s.longest * 1e3,
-                        .ops = s.pairs,
-                        .failures = s.failures,
-                        .hit_rate = lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN,
-                        .peak_requested = requested};
+  return pairs_row(w, c->sizes, a, threads, s,
+                   lookups > 0 ? (double)(hits1 - hits0) / lookups : NAN, requested);
 }
 
 /* ---- handoff: one thread allocates, another frees (PyTorch's autograd) --- */
@@ -777,18 +784,9 @@ static bench_result run_device_groups(const bench_run *b, const bench_workload *
     if (a->trim) a->trim(a->state);
   }
   const bench_allocator *a = cache ? &dev[0].cache : &dev[0].raw;
-  return (bench_result){.workload = w->name,
-                        .sizes = devices_label(devices),
-                        .allocator = a->name,
-                        .label = a->label,
-                        .threads = threads,
-                        .ns_per_op = s.per_thread_ns / threads,
-                        .mops = (double)s.pairs / s.longest * 1e3,
-                        .ops = s.pairs,
-                        .failures = s.failures,
-                        .hit_rate = NAN,
-                        .peak_requested = NAN,
-                        .peak_reserved = NAN};
+  bench_result row = pairs_row(w, devices_label(devices), a, threads, s, NAN, NAN);
+  row.peak_reserved = NAN;
+  return row;
 }
 
 /* The devices workload: for 1, 2, ... every device, the raw pools and
@@ -840,6 +838,11 @@ static void run_devices(bench_run *b, const bench_workload *w) {
 
 /* The workloads, in the order they run and are reported. Adding one is a
  * row here (and its measure function, if none of these fits). */
+/* Most workloads: each allocator in turn through `measure_fn`, against the
+ * row labelled `baseline_label` (the raw driver call of its kind). */
+#define EACH_AGAINST(baseline_label, measure_fn) \
+  .baseline = baseline_label, .run = bench_run_each, .measure = measure_fn
+
 const bench_workload bench_workloads[] = {
     /* ctx_get_mr and mr_context_get_mr_on, against cuCtxGetDevice; and the
      * driver calls every reuse adaptor makes per call (cuStreamGetId,
@@ -847,9 +850,7 @@ const bench_workload bench_workloads[] = {
     {.name = "lookup", .baseline = "cuCtxGetDevice", .run = run_lookups},
     /* alloc+free pairs, LIVE_BLOCKS live blocks, one thread. */
     {.name = "pairs",
-     .baseline = "raw",
-     .run = bench_run_each,
-     .measure = run_pairs,
+     EACH_AGAINST("raw", run_pairs),
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
                     ALLOC_CACHE_BARE, ALLOC_CACHE_SLABS, ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE,
                     ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH},
@@ -861,9 +862,7 @@ const bench_workload bench_workloads[] = {
      .rounds = true},
     /* The same at 1, 2, 4, 8 and 16 threads (--threads), one stream each. */
     {.name = "threads",
-     .baseline = "raw",
-     .run = bench_run_each,
-     .measure = run_pairs,
+     EACH_AGAINST("raw", run_pairs),
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_CACHE_BARE, ALLOC_CACHE_EXACT, ALLOC_DRIVER_CALLS,
                     ALLOC_HOST_CACHE, ALLOC_CUB, ALLOC_TORCH},
      .cases = {{"256B-1MiB", 256, 1 << 20, false, false}},
@@ -872,60 +871,46 @@ const bench_workload bench_workloads[] = {
      .scale_threads = true},
     /* rmm's random_allocations pattern. */
     {.name = "random",
-     .baseline = "raw",
-     .run = bench_run_each,
-     .measure = run_random,
+     EACH_AGAINST("raw", run_random),
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CACHE_SLABS, ALLOC_CUB,
                     ALLOC_TORCH},
      .cases = {{"1B-1MiB", 1, 1 << 20, false, false}}},
     /* PyTorch's autograd: allocated on one thread, freed on another. */
     {.name = "handoff",
-     .baseline = "raw",
-     .run = bench_run_each,
-     .measure = run_handoff,
+     EACH_AGAINST("raw", run_handoff),
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
      /* run_handoff draws its own mix within lo..hi (see there). */
      .cases = {{"256B-64MiB", 256, (size_t)64 << 20, false, false},
                {"256B-64MiB legacy", 256, (size_t)64 << 20, false, true}}},
     /* Large blocks: 32 live, one thread. */
     {.name = "large",
-     .baseline = "raw",
-     .run = bench_run_each,
-     .measure = run_pairs,
+     EACH_AGAINST("raw", run_pairs),
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
      .cases = {{"1MiB-256MiB", (size_t)1 << 20, (size_t)256 << 20, true, false}},
      .live = 32},
     /* Pinned host staging buffers. */
     {.name = "pinned",
-     .baseline = "cuMemHostAlloc",
-     .run = bench_run_each,
-     .measure = run_pairs,
+     EACH_AGAINST("cuMemHostAlloc", run_pairs),
      .allocators = {ALLOC_HOST_ALLOC, ALLOC_RAW_PINNED, ALLOC_FIXED, ALLOC_PINNED_CACHE},
      .cases = {{"4KiB-4MiB", 4096, 4 << 20, false, false}},
      .live = 16,
      .rounds = true},
     /* Temporaries: a few allocations per "kernel", freed together. */
     {.name = "arena",
-     .baseline = "raw",
-     .run = bench_run_each,
-     .measure = run_temporaries,
+     EACH_AGAINST("raw", run_temporaries),
      .allocators = {ALLOC_RAW, ALLOC_ARENA, ALLOC_CACHE},
      .cases = {{"8 x 256B-1MiB", 256, 1 << 20, false, false}},
      .rounds = true},
     /* A stream per request: created, used, destroyed. */
     {.name = "churn",
-     .baseline = "raw",
-     .run = bench_run_each,
-     .measure = run_churn,
+     EACH_AGAINST("raw", run_churn),
      .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_ARENA},
      .cases = {{"8 x 256B-1MiB", 256, (1 << 20) - 1, false, false}},
      .rounds = true},
     /* What track(...) costs per pair, and its call sites (stacks=8) on top:
      * over cache(host), so no driver call hides it. */
     {.name = "track",
-     .baseline = "cache_host",
-     .run = bench_run_each,
-     .measure = run_pairs,
+     EACH_AGAINST("cache_host", run_pairs),
      .allocators = {ALLOC_HOST_CACHE, ALLOC_TRACK, ALLOC_TRACK_STACKS},
      .cases = {{"256B-1MiB", 256, 1 << 20, false, false}},
      .live = LIVE_BLOCKS,
