@@ -25,16 +25,21 @@ def _take(largest_blocks: int) -> ctypes.c_void_p:
     return handle
 
 
-def _write(largest_blocks: int, writer: str, who: str) -> str:
-    largest_blocks = _check.size(who, "largest_blocks", largest_blocks)
+def _render(handle: ctypes.c_void_p, writer: str) -> str:
+    """The snapshot ``handle`` written with ``writer`` (mr_snapshot_write_json
+    or _text) as text; the handle is destroyed, whatever happens."""
     library = _lib.lib()
-    handle = _take(largest_blocks)
     try:
         status, written = _lib.write_to_string(lambda stream: getattr(library, writer)(handle, stream))
     finally:
         library.mr_snapshot_destroy(handle)
     check(status)
     return written
+
+
+def _write(largest_blocks: int, writer: str, who: str) -> str:
+    largest_blocks = _check.size(who, "largest_blocks", largest_blocks)
+    return _render(_take(largest_blocks), writer)
 
 
 def snapshot_json(largest_blocks: int = 0) -> str:
@@ -80,15 +85,9 @@ def _parse(data: bytes, where: str, writer: str) -> str:
     ``where`` names it in errors."""
     if len(data) > _SNAPSHOT_MAX:
         raise InvalidArgumentError(f"mrctx: {where}: larger than 256 MiB, which no snapshot is")
-    library = _lib.lib()
     handle = ctypes.c_void_p()
-    check(library.mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
-    try:
-        status, written = _lib.write_to_string(lambda stream: getattr(library, writer)(handle, stream))
-    finally:
-        library.mr_snapshot_destroy(handle)
-    check(status)
-    return written
+    check(_lib.lib().mr_snapshot_read(data, len(data), ctypes.byref(handle)), f"mrctx: {where}: ")
+    return _render(handle, writer)
 
 
 # The most a snapshot file may hold, as `mrctx snapshot` reads them.
