@@ -6,11 +6,12 @@ Compiles small translation units with the C++ compiler given after `--` and
 checks, for each case, that the adaptor is absent, present in the expected
 spelling (MRCTX_CCCL_SPELLING 300 or 301), or refused with an #error whose
 text is given. The cases that need the CUDA toolkit's headers (--toolkit)
-or the CCCL 3.1 stand-in (--standin) are left out without them. CCCL
+or a CCCL 3.1+ include directory (--cccl31; tests/cpp/cccl, CCCL 3.4.2)
+are left out without them. CCCL
 versions this header does not know (2.x, 4.x) are a <cuda/version> written
 here. Usage:
 
-    check_cccl_select.py --include DIR... [--toolkit DIR] [--standin DIR] -- CXX ARGS...
+    check_cccl_select.py --include DIR... [--toolkit DIR] [--cccl31 DIR] -- CXX ARGS...
 """
 import argparse
 import concurrent.futures
@@ -58,7 +59,7 @@ def main():
     parser = argparse.ArgumentParser(usage=__doc__)
     parser.add_argument("--include", action="append", default=[])
     parser.add_argument("--toolkit")
-    parser.add_argument("--standin")
+    parser.add_argument("--cccl31")
     parser.add_argument("cxx", nargs=argparse.REMAINDER)
     opts = parser.parse_args()
     cxx = opts.cxx[1:] if opts.cxx[:1] == ["--"] else opts.cxx
@@ -149,17 +150,17 @@ def main():
                      "CCCL 3.0 (CUDA 13.0) defines cuda::mr only with "
                      "LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE defined"),
                 ]
-        if opts.standin and toolkit:
-            inc = [opts.standin, toolkit]
+        if opts.cccl31 and toolkit:
+            inc = [opts.cccl31, toolkit]
             cases += [
-                ("CCCL 3.1 (stand-in) included first, nothing asked", [], inc,
+                ("CCCL 3.1+ included first, nothing asked", [], inc,
                  "#include <cuda/memory_resource>\n", 301),
-                ("CCCL 3.1 (stand-in) asked for by MRCTX_WITH_CCCL", ["MRCTX_WITH_CCCL"], inc, "", 301),
-                ("CCCL 3.1 (stand-in) with the experimental macro",
+                ("CCCL 3.1+ asked for by MRCTX_WITH_CCCL", ["MRCTX_WITH_CCCL"], inc, "", 301),
+                ("CCCL 3.1+ with the experimental macro",
                  ["LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE"], inc, "", 301),
-                ("CCCL 3.1 (stand-in) included first, MRCTX_NO_CCCL", ["MRCTX_NO_CCCL"], inc,
+                ("CCCL 3.1+ included first, MRCTX_NO_CCCL", ["MRCTX_NO_CCCL"], inc,
                  "#include <cuda/memory_resource>\n", NONE),
-                ("CCCL 3.1 (stand-in) included after mrctx.hpp only", [], inc,
+                ("CCCL 3.1+ included after mrctx.hpp only", [], inc,
                  "", NONE),
             ]
 
