@@ -213,6 +213,16 @@ MR_NODISCARD MR_API mr_status mr_context_reset_peak(const mr_context *ctx, int t
  * mr_snapshot_write_text escapes names. */
 MR_NODISCARD MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
 
+/** Write now what MRCTX_STATS_AT_EXIT asks for (docs/observability.md),
+ * instead of at exit: for a runtime that destroys its contexts before the C
+ * library's exit handlers run, such as Python's interpreter shutdown (the
+ * mrctx package calls it from an atexit handler), or a C++ program whose
+ * static destructors would run first. The first call writes, once; later
+ * calls and the exit handler then write nothing. MR_OK, writing nothing,
+ * where the variable is unset or no context was ever created (the variable
+ * is read at the first context's creation). Thread-safe. */
+MR_NODISCARD MR_API mr_status mr_write_stats_at_exit(void);
+
 MR_EXTERN_C_END
 
 #endif /* MRCTX_CONTEXT_H */

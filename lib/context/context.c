@@ -860,7 +860,10 @@ static bool flag_set(const char *value) {
 
 static void stats_at_exit(void);
 
+static atomic_bool operators_read; /* read_operator_env has run */
+
 static void read_operator_env(void) {
+  atomic_store(&operators_read, true);
   verbose = flag_set(getenv("MRCTX_VERBOSE"));
   const char *target = getenv("MRCTX_STATS_AT_EXIT");
   if (target == NULL || target[0] == '\0') return;
@@ -1013,12 +1016,17 @@ static bool ends_with(const char *text, const char *suffix) {
   return n >= m && strcmp(text + n - m, suffix) == 0;
 }
 
-/* MRCTX_STATS_AT_EXIT, when the process exits normally (exit(), a return
- * from main). */
-static void stats_at_exit(void) {
+/* Set by the first writer (mr_write_stats_at_exit or the exit handler):
+ * the report is written once. */
+static atomic_bool at_exit_written;
+
+/* MRCTX_STATS_AT_EXIT's report, once. Failures are reported on stderr,
+ * as at exit there is no caller to return them to; the status says the
+ * same to mr_write_stats_at_exit's. */
+static mr_status write_at_exit_report(void) {
   static const char what[] = "at-exit statistics (MRCTX_STATS_AT_EXIT)";
   const char *target = at_exit_target;
-  if (target == NULL) return;
+  if (target == NULL || atomic_exchange(&at_exit_written, true)) return MR_OK;
   bool to_stderr = strcmp(target, "stderr") == 0;
   char path[PATH_MAX];
   if (!to_stderr && !mri_expand_path(target, path, sizeof path)) {
@@ -1026,18 +1034,37 @@ static void stats_at_exit(void) {
             "mrctx: MRCTX_STATS_AT_EXIT names a path longer than %d bytes: nothing "
             "written\n",
             PATH_MAX - 1);
-    return;
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_write_stats_at_exit: MRCTX_STATS_AT_EXIT names a path longer than %d "
+                     "bytes",
+                     PATH_MAX - 1);
   }
   bool json = !to_stderr && ends_with(path, ".json");
   size_t length = 0;
   char *text = json ? render_snapshot(&length) : render_tables(&length);
+  mr_status st = MR_OK;
   if (text == NULL) {
     fprintf(stderr, "mrctx: %s not written: out of host memory\n", what);
+    st = mri_error(MR_ERR_OUT_OF_MEMORY, "mr_write_stats_at_exit: out of host memory");
   } else if (to_stderr) {
     fwrite(text, 1, length, stderr);
     fflush(stderr);
-  } else {
-    mri_write_file_replacing(path, text, length, what);
+  } else if (!mri_write_file_replacing(path, text, length, what)) {
+    st = mri_error(MR_ERR_INVALID_ARGUMENT, "mr_write_stats_at_exit: %s not written to %s", what,
+                   path);
   }
   free(text);
+  return st;
+}
+
+/* MRCTX_STATS_AT_EXIT, when the process exits normally (exit(), a return
+ * from main), unless mr_write_stats_at_exit wrote it already. */
+static void stats_at_exit(void) { (void)write_at_exit_report(); }
+
+mr_status mr_write_stats_at_exit(void) {
+  /* Nothing before the first context: the variable is read then. The
+   * once call orders this thread after that read. */
+  if (!atomic_load(&operators_read)) return MR_OK;
+  pthread_once(&operators_once, read_operator_env);
+  return write_at_exit_report();
 }

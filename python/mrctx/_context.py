@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import ctypes
+import os
 import sys
 from dataclasses import dataclass
 from typing import (IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union,
@@ -439,6 +441,32 @@ def _tag_pairs(tags: object) -> list[tuple[str, str]]:
     return pairs
 
 
+def _write_stats_at_exit() -> None:
+    """MRCTX_STATS_AT_EXIT's report, written while the contexts are live:
+    Python destroys them at shutdown, before the C library's own exit
+    handler would write it (mr_write_stats_at_exit, which then writes
+    nothing more). Failures are reported on stderr by the library."""
+    try:
+        _lib.lib().mr_write_stats_at_exit()
+    except Exception:  # the library is gone already: nothing to write
+        pass
+
+
+_stats_at_exit_lock = _forksafe.lock()
+_stats_at_exit_registered = False
+
+
+def _register_stats_at_exit() -> None:
+    """Once a context exists, and only where the operator asked."""
+    global _stats_at_exit_registered
+    if _stats_at_exit_registered or not os.environ.get("MRCTX_STATS_AT_EXIT"):
+        return
+    with _stats_at_exit_lock:
+        if not _stats_at_exit_registered:
+            atexit.register(_write_stats_at_exit)
+            _stats_at_exit_registered = True
+
+
 class Context:
     """A library's memory policy: one resource per tag and device.
 
@@ -500,6 +528,7 @@ class Context:
         self._handle = handle.value
         self._device_count = int(_lib.lib().mr_context_device_count(self._handle))
         self._scopes = _scopes.Scopes(self)
+        _register_stats_at_exit()
 
     # ---- lifetime -----------------------------------------------------------
 

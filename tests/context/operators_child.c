@@ -6,9 +6,13 @@
  * main. With MODE "deinit" an atexit handler of its own, registered after
  * the context (so it runs before mrctx's), puts the fake driver in the
  * state of a driver that shut down at exit: the statistics must still be
- * written, with no driver call.
+ * written, with no driver call. With MODE "early" it calls
+ * mr_write_stats_at_exit before its context exists (nothing to write yet),
+ * and twice before returning from main, as the Python package does from
+ * its atexit handler: the report is written once, there.
  * Usage: operators_child MODE
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +50,8 @@ int main(int argc, char **argv) {
                           .tags = tags,
                           .tag_count = TAG_COUNT,
                           .env_var = "OPSLIB_MEMORY"};
+  bool early = strcmp(mode, "early") == 0;
+  if (early && mr_write_stats_at_exit() != MR_OK) die("mr_write_stats_at_exit before a context");
   mr_context *ctx = NULL;
   if (mr_context_create(&desc, &ctx) != MR_OK) die("create");
   if (strcmp(mode, "deinit") == 0) atexit(shut_driver_down);
@@ -60,5 +66,10 @@ int main(int argc, char **argv) {
     die("allocate staging");
   operators_child_site(ctx);
   fprintf(stderr, "operators_child: done\n");
+  if (early) {
+    if (mr_write_stats_at_exit() != MR_OK) die("mr_write_stats_at_exit");
+    fprintf(stderr, "operators_child: written\n");
+    if (mr_write_stats_at_exit() != MR_OK) die("mr_write_stats_at_exit again");
+  }
   return 0; /* everything left live */
 }

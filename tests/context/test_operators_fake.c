@@ -5,7 +5,8 @@
  *    warns about entries ignored for devices that do not exist;
  *  - MRCTX_STATS_AT_EXIT=stderr|PATH writes every live context's per-tag
  *    table (or, for a PATH ending in .json, a snapshot) when the process
- *    exits normally, even after the driver shut down.
+ *    exits normally, even after the driver shut down, or once, earlier,
+ *    when the program calls mr_write_stats_at_exit.
  * Usage: test_operators_fake CHILD
  */
 #include <errno.h>
@@ -130,6 +131,35 @@ static void test_stats_at_exit_stderr(void **state) {
   free(text);
 }
 
+static size_t count_of(const char *text, const char *needle) {
+  size_t n = 0;
+  for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle)) n++;
+  return n;
+}
+
+static void test_stats_at_exit_written_early(void **state) {
+  /* Called before the context exists it writes nothing; called before
+   * main returns it writes the report, once, and exit adds nothing. */
+  const char *const vars[] = {"MRCTX_STATS_AT_EXIT=stderr", NULL};
+  char *text = run_child("early", vars);
+  char *done = strstr(text, "operators_child: done\n");
+  char *report = strstr(text, "mrctx: memory in use at exit of pid ");
+  char *written = strstr(text, "operators_child: written\n");
+  assert_non_null(report);
+  assert_non_null(written);
+  assert_true(done < report && report < written);
+  assert_int_equal(count_of(text, "mrctx: memory in use at exit"), 1);
+  assert_contains(report, ": 1 live context\nopslib memory by tag\n");
+  assert_contains(report,
+                  "temp         1    2.0 MiB    2.0 MiB    2.0 MiB        1          1        0\n");
+  free(text);
+  /* Without the variable it writes nothing at all. */
+  const char *const unset[] = {NULL};
+  text = run_child("early", unset);
+  assert_string_equal(text, "operators_child: done\noperators_child: written\n");
+  free(text);
+}
+
 static void test_stats_at_exit_files(void **state) {
   /* A .json path: a snapshot (without pools: the driver is not asked). */
   char template[200], path[160];
@@ -207,6 +237,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_verbose),
       cmocka_unit_test(test_stats_at_exit_stderr),
+      cmocka_unit_test(test_stats_at_exit_written_early),
       cmocka_unit_test(test_stats_at_exit_files),
   };
   return cmocka_run_group_tests(tests, NULL, teardown);

@@ -204,3 +204,33 @@ def test_bad_sizes_never_reach_the_driver(library_name, fake):
             mrctx.resolve("device", device=2**32)  # was device 0
         with pytest.raises(mrctx.ArgumentError):
             mrctx.driver_pool_info("device", 2**32 + 1)  # was device 1
+
+
+def test_stats_at_exit_sees_the_contexts_python_holds(tmp_path, fake):
+    """MRCTX_STATS_AT_EXIT from Python: the interpreter destroys its
+    contexts at shutdown, before the C library's exit handler runs, which
+    then found none ("0 live contexts"). The package writes the report from
+    an atexit handler instead, once, while they are live."""
+    import re
+    import subprocess
+    import sys
+
+    code = ("import mrctx\n"
+            "ctx = mrctx.Context('atexitlib', {'temp': 'cache(device)', 'out': 'device'})\n"
+            "buf = mrctx.Buffer(ctx.get_resource('temp', 1), 3 << 20)\n")
+    snapshot = tmp_path / "exit-%p.json"
+    for target in ("stderr", str(snapshot)):
+        env = dict(os.environ, MRCTX_STATS_AT_EXIT=target)
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        if target == "stderr":
+            assert run.stderr.count("mrctx: memory in use at exit of pid") == 1, run.stderr
+            assert ": 1 live context\natexitlib memory by tag\n" in run.stderr, run.stderr
+            row = r"^temp +1 +3\.0 MiB +3\.0 MiB +3\.0 MiB +1 +1 +0$"
+            assert re.search(row, run.stderr, re.M), run.stderr
+        else:
+            (written,) = tmp_path.glob("exit-*.json")
+            snap = mrctx.read_snapshot(str(written))
+            libraries = [c["library"] for c in snap["contexts"]]
+            assert libraries == ["atexitlib"], libraries
