@@ -578,7 +578,9 @@ static void take_idle(cache_heap *h, bool small, size_t keep, segment_list *out)
 /* Free the listed segments of `h` upstream on `stream` (alive, and safe
  * for every one of them: h's own stream, or the legacy stream after a
  * device synchronization). Heap not locked. Returns the first failure;
- * what failed goes back into `h`. */
+ * what failed goes back into `h`, and from then on belongs to whichever
+ * thread takes it there: it is not touched again after the lock is given
+ * (another thread may detach it at once and free its record). */
 static mr_status give_back(cache_state *c, cache_heap *h, segment_list *l, mr_stream stream) {
   mr_status first = MR_OK;
   cache_segment *next;
@@ -586,6 +588,9 @@ static mr_status give_back(cache_state *c, cache_heap *h, segment_list *l, mr_st
     next = s->next;
     mri_nvtx_heap_remove((void *)s->base);
     mr_status st = mri_deallocate(c->upstream, (void *)s->base, s->size, CACHE_ALIGNMENT, stream);
+    /* Still detached, so still this thread's: named again before it goes
+     * back where others can take it. */
+    if (st != MR_OK) mri_nvtx_heap_add((void *)s->base, s->size, c->description);
     cache_lock_take(&h->lock);
     if (st == MR_OK) {
       cache_segment_free(h, s);
@@ -594,10 +599,7 @@ static mr_status give_back(cache_state *c, cache_heap *h, segment_list *l, mr_st
       if (first == MR_OK) first = st;
     }
     cache_lock_give(&h->lock);
-    if (st == MR_OK)
-      atomic_fetch_add_explicit(&c->released, 1, memory_order_relaxed);
-    else
-      mri_nvtx_heap_add((void *)s->base, s->size, c->description);
+    if (st == MR_OK) atomic_fetch_add_explicit(&c->released, 1, memory_order_relaxed);
   }
   l->first = NULL;
   return first;
