@@ -234,3 +234,22 @@ def test_stats_at_exit_sees_the_contexts_python_holds(tmp_path, fake):
             snap = mrctx.read_snapshot(str(written))
             libraries = [c["library"] for c in snap["contexts"]]
             assert libraries == ["atexitlib"], libraries
+
+
+def test_hook_cost_example_runs(fake):
+    """examples/hook_cost.py, which docs/integrations.md quotes: its pairs
+    are all served by the cache (so it times Python and the library, not
+    the driver). Its times are not checked here."""
+    import json
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).resolve().parents[2] / "examples" / "hook_cost.py"
+    run = subprocess.run([sys.executable, str(script), "--pairs", "1000", "--repeats", "2"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["example"] == "hook_cost" and result["pairs"] == 1000
+    assert result["cache_hits"] == 2000, result
+    assert 0 < result["us_per_pair_min"] <= result["us_per_pair_median"]
