@@ -5,10 +5,10 @@
 // default (cudf among them) then uses. docs/cpp.md quotes this file.
 //
 /*
- * Not built by mrctx's build or CI: rmm is a compiled library with its own
- * CCCL, neither of which CI can install. Where rmm is installed (a conda
- * environment with librmm, say), build and run it with the CCCL rmm was
- * built with first on the include path, and C++20 as rmm requires:
+ * Built and run as the gpu test gpu.cpp.rmm when mrctx is configured with
+ * -Drmm=PREFIX, an rmm install: conda's librmm, or one tools/build-rmm
+ * compiles from source. By hand, with the CCCL rmm was built with first on
+ * the include path, and C++20 as rmm requires:
  *
  *   g++ -std=c++20 -I$CONDA_PREFIX/include/rapids -I$CONDA_PREFIX/include \
  *     -I/usr/local/cuda/include $(pkg-config --cflags mrctx) \

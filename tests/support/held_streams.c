@@ -258,6 +258,9 @@ void held_all(const char *spec, size_t bytes) {
     print_error("%s: %s\n", spec, mr_last_error());
     fail();
   }
+  /* Where a run stops, its log says which resource it was on (a hang ends
+   * at the alarm, with no cmocka report of its own). */
+  if (getenv("MRCTX_HELD_VERBOSE") != NULL) fprintf(stderr, "held: %s, %zu bytes\n", spec, bytes);
   held_other_stream(mr, bytes);
   held_destroyed_stream(mr, bytes);
   held_exited_thread(mr, bytes);
