@@ -413,20 +413,28 @@ class Buffer:
         else the legacy "dltensor". ``stream``: the consumer's stream, as the
         DLPack protocol says (None: the legacy default stream for CUDA; -1:
         no synchronization); where it is not the Buffer's stream, the
-        Buffer's stream is synchronized first. The export keeps the Buffer
-        alive until the consumer calls the deleter."""
+        Buffer's stream is synchronized first. ``dl_device=(1, 0)`` (kDLCPU)
+        is granted for pinned and managed memory too, without a copy: the
+        CPU reads it where it is, once the Buffer's stream is synchronized.
+        The export keeps the Buffer alive until the consumer calls the
+        deleter."""
         ptr = self._live()
         if copy is True:
             raise BufferError("mrctx: Buffer.__dlpack__: copy=True: a Buffer exports its own "
                               "memory and does not copy")
         device = self.__dlpack_device__()
         if dl_device is not None and tuple(dl_device) != device:
-            raise BufferError(f"mrctx: Buffer.__dlpack__: the memory is on DLPack device "
-                              f"{device}, not {tuple(dl_device)}, and a Buffer does not copy")
+            if tuple(dl_device) != (DL_CPU, 0) or not self._props.host_accessible:
+                raise BufferError(f"mrctx: Buffer.__dlpack__: the memory is on DLPack device "
+                                  f"{device}, not {tuple(dl_device)}, and a Buffer does not "
+                                  "copy")
+            device = (DL_CPU, 0)  # pinned or managed, asked for as the CPU's
         if device[0] == DL_CPU:
             if stream is not None and stream != -1:
                 raise BufferError(f"mrctx: Buffer.__dlpack__: stream={stream!r} for host memory "
                                   "(only None)")
+            if self._props.stream_ordered:  # a CPU consumer has no stream to order after
+                self._resource.synchronize(self._stream)
         elif self._props.stream_ordered and stream != -1:
             theirs = 0 if stream is None else _check.stream("Buffer.__dlpack__", "stream",
                                                             stream)

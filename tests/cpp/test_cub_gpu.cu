@@ -60,19 +60,21 @@ mrctx::context sorter_context() {
       {"sorter", {{"temp", "arena(device, chunk=64MiB)"}, {"keys", "device"}}, "SORTER_MEMORY"});
 }
 
-// The application: keys from one tag, temporary storage from another.
+// The application: keys from one tag, in mrctx::buffers, and temporary
+// storage from another. The buffers are freed on `stream` when they go out
+// of scope, after the copy back is queued: stream-ordered, no sync first.
 void sort_on_the_gpu(const mrctx::context &ctx, const std::vector<std::uint32_t> &host_in,
                      std::vector<std::uint32_t> &host_out, cudaStream_t stream) {
-  mrctx::device_accessible_resource keys(ctx.get(SORTER_KEYS));
   mrctx::device_accessible_resource temp(ctx.get(SORTER_TEMP));
   std::size_t bytes = host_in.size() * sizeof(std::uint32_t);
-  auto *in = static_cast<std::uint32_t *>(keys.allocate_async(bytes, 256, stream));
-  auto *out = static_cast<std::uint32_t *>(keys.allocate_async(bytes, 256, stream));
-  CHECK_CUDA(cudaMemcpyAsync(in, host_in.data(), bytes, cudaMemcpyHostToDevice, stream));
-  CHECK_CUDA(sort_keys(in, out, static_cast<int>(host_in.size()), stream, temp));
-  CHECK_CUDA(cudaMemcpyAsync(host_out.data(), out, bytes, cudaMemcpyDeviceToHost, stream));
-  keys.deallocate_async(in, bytes, 256, stream);
-  keys.deallocate_async(out, bytes, 256, stream);
+  {
+    mrctx::buffer in(ctx.get(SORTER_KEYS), bytes, stream);
+    mrctx::buffer out(ctx.get(SORTER_KEYS), bytes, stream);
+    CHECK_CUDA(cudaMemcpyAsync(in.data(), host_in.data(), bytes, cudaMemcpyHostToDevice, stream));
+    CHECK_CUDA(sort_keys(in.data_as<std::uint32_t>(), out.data_as<std::uint32_t>(),
+                         static_cast<int>(host_in.size()), stream, temp));
+    CHECK_CUDA(cudaMemcpyAsync(host_out.data(), out.data(), bytes, cudaMemcpyDeviceToHost, stream));
+  } // in and out are freed here, on `stream`
   CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 

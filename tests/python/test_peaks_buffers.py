@@ -493,8 +493,22 @@ def test_fake_buffer_device_interfaces(library_name, fake):
         with mrctx.Buffer((ctx, "pin"), 10, device=0) as buf:
             assert buf.__dlpack_device__() == (3, 0)
             assert buf.__cuda_array_interface__["data"] == (buf.ptr, False)
+            # Asked for as the CPU's (numpy's from_dlpack may): the same
+            # bytes as kDLCPU; a CPU consumer has no stream.
+            seen, done = _consume(buf.__dlpack__(dl_device=(1, 0), max_version=(1, 0)), True)
+            assert seen["device"] == (1, 0) and seen["data"] == buf.ptr
+            done()
+            with pytest.raises(BufferError, match="stream=2 for host memory"):
+                buf.__dlpack__(dl_device=(1, 0), stream=2)
         with mrctx.Buffer((ctx, "man"), 10, device=1) as buf:
             assert buf.__dlpack_device__()[0] == 13
+            seen, done = _consume(buf.__dlpack__(dl_device=(1, 0)), False)
+            assert seen["device"] == (1, 0)
+            done()
+        # Device memory is not the CPU's: refused, never copied.
+        with mrctx.Buffer((ctx, "dev"), 10, device=0) as buf:
+            with pytest.raises(BufferError, match="not \\(1, 0\\)"):
+                buf.__dlpack__(dl_device=(1, 0))
         # Memory ready when allocated: no stream to order after.
         with mrctx.Buffer((ctx, "sync"), 10, device=3) as buf:
             assert buf.__cuda_array_interface__["stream"] is None

@@ -72,3 +72,48 @@ def test_device_and_pinned_allocations():
         assert int(cupy.arange(10).sum()) == 45
         print("PASS")
         """)
+
+
+def test_buffer_as_a_cupy_array():
+    """mrctx.Buffer under CuPy (issue 23, item 4): cupy.asarray through the
+    CUDA Array Interface and cupy.from_dlpack share the Buffer's memory; a
+    view on another stream sees the writes of the Buffer's; the view keeps
+    the Buffer alive."""
+    run("""
+        import gc
+        import cupy
+        import mrctx
+        MiB = 1 << 20
+        ctx = mrctx.Context("cupybuf", {"temp": "cache(device)"})
+        s = cupy.cuda.Stream(non_blocking=True)
+        buf = mrctx.Buffer((ctx, "temp"), 4 * MiB, stream=s.ptr)
+        with s:
+            a = cupy.asarray(buf).view(cupy.float32)
+            assert a.data.ptr == buf.ptr and a.size == MiB
+            a[:] = 5
+            total = a.sum()
+        s.synchronize()
+        assert float(total) == 5 * MiB
+        del a, total
+        # DLPack on the legacy default stream: the Buffer's stream s is
+        # synchronized before the consumer gets it.
+        with s:
+            v = cupy.asarray(buf).view(cupy.float32)
+            v *= 2  # queued on s, not waited for here
+            del v
+        b = cupy.from_dlpack(buf)
+        assert b.data.ptr == buf.ptr
+        assert float(b.view(cupy.float32).sum()) == 10 * MiB
+        del b
+        gc.collect()
+        buf.release()
+        assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
+        kept = cupy.asarray(mrctx.Buffer((ctx, "temp"), MiB))  # the array holds the Buffer
+        gc.collect()
+        kept[:] = 1
+        assert int(kept.sum()) == MiB and ctx.stats("temp").current_bytes == MiB
+        del kept
+        gc.collect()
+        assert ctx.stats("temp").current_bytes == 0
+        print("PASS")
+        """)

@@ -486,3 +486,73 @@ def test_mrctx_torch_switch_puts_a_subprocess_on_the_tag(tmp_path):
                           capture_output=True, text=True, timeout=300)
     print(done.stdout, done.stderr)
     assert done.returncode == 0 and "on the tag" in done.stdout
+
+
+# ---- Issue 23, item 4: owning buffers ----------------------------------------
+
+def test_buffer_as_a_tensor():
+    """mrctx.Buffer under PyTorch: a view through DLPack and through the CUDA
+    Array Interface shares the Buffer's memory, work on the Buffer's stream
+    needs no synchronization, an export keeps the Buffer alive and refuses
+    release() while held, and pinned memory is read by numpy where it is."""
+    run("""
+        import gc
+        import numpy
+        import torch
+        import mrctx
+        MiB = 1 << 20
+        ctx = mrctx.Context("buftest", {"temp": "cache(device)", "pin": "pinned"})
+        s = torch.cuda.Stream()
+        buf = mrctx.Buffer((ctx, "temp"), 4 * MiB, stream=s.cuda_stream)
+        assert buf.size == 4 * MiB and buf.stream == s.cuda_stream
+        assert buf.__dlpack_device__() == (2, torch.cuda.current_device())
+        with torch.cuda.stream(s):  # PyTorch passes s: the Buffer's own stream
+            t = torch.from_dlpack(buf).view(torch.float32)
+            assert t.data_ptr() == buf.ptr and t.numel() == MiB and t.is_cuda
+            t.fill_(2.0)
+            total = t.sum()
+        s.synchronize()
+        assert float(total) == 2.0 * MiB
+        try:
+            buf.release()
+            raise SystemExit("released under a live DLPack view")
+        except mrctx.StateError as e:
+            print("refused:", e)
+        del t, total
+        gc.collect()
+        buf.release()  # freed on s
+        assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
+
+        # The tensor keeps a Buffer nobody else names; freed when it goes.
+        x = torch.from_dlpack(mrctx.Buffer((ctx, "temp"), MiB))
+        gc.collect()
+        assert ctx.stats("temp").current_bytes == MiB
+        x.fill_(7)
+        assert int(x.sum()) == 7 * MiB
+        del x
+        gc.collect()
+        assert ctx.stats("temp").current_bytes == 0
+
+        # The CUDA Array Interface: torch.as_tensor shares the memory.
+        with mrctx.Buffer((ctx, "temp"), MiB) as b:
+            y = torch.as_tensor(b, device="cuda")
+            assert y.data_ptr() == b.ptr and y.dtype == torch.uint8 and y.numel() == MiB
+            y.fill_(1)
+            assert int(y.sum(dtype=torch.int64)) == MiB
+            del y
+        gc.collect()
+        assert ctx.stats("temp").current_bytes == 0
+
+        # Pinned: the GPU writes it through the interface, numpy reads it in place.
+        p = mrctx.Buffer((ctx, "pin"), MiB)
+        g = torch.as_tensor(p, device="cuda")
+        g.fill_(3)
+        torch.cuda.synchronize()
+        h = numpy.from_dlpack(p)
+        print("numpy over pinned:", h.dtype, h.shape, h.ctypes.data == p.ptr)
+        assert h.ctypes.data == p.ptr and int(h[:16].sum()) == 48
+        del g, h, p
+        gc.collect()
+        assert ctx.stats("pin").current_bytes == 0, ctx.stats("pin")
+        print("PASS")
+        """)
