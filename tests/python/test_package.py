@@ -171,6 +171,20 @@ def test_usage(capsys):
     assert status == 2 and "replay is a verb of the mrctx command" in err
 
 
+def test_usage_lists_every_variable(capsys):
+    """Every MRCTX_ variable the package reads (a quoted name in its
+    sources) is in --help, with the library's own."""
+    package = HERE.parent.parent / "python"
+    read = set()
+    for source in list((package / "mrctx").glob("*.py")) + list(package.glob("*.py")):
+        read |= set(re.findall(r"[\"'](MRCTX_[A-Z0-9_]+)[\"']", source.read_text()))
+    assert {"MRCTX_TORCH", "MRCTX_LIBRARY", "MRCTX_NUMBA_MEMORY"} <= read, read
+    status, out, err = main(["--help"], capsys)
+    library = {"MRCTX_CUDA_DRIVER", "MRCTX_DEBUG", "MRCTX_OOM_SNAPSHOT", "MRCTX_VERBOSE"}
+    missing = sorted(name for name in read | library if not re.search(rf"\b{name}\b", out))
+    assert status == 0 and not missing, missing
+
+
 def test_without_a_library():
     p = run(["-m", "mrctx", "snapshot", str(OOM_DUMP)], env={"MRCTX_LIBRARY": "/nonexistent/x.so"})
     assert p.returncode == 1 and "could not load libmrctx" in p.stderr and "/nonexistent/x.so" in p.stderr
