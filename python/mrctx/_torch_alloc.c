@@ -52,6 +52,7 @@ typedef struct route_device {
   atomic_ullong limit;     /* bytes; NO_LIMIT until a memory fraction is set */
   _Atomic double fraction; /* the fraction that set it; 1 when none */
   atomic_ullong total;     /* the device's memory, read when a fraction is set */
+  atomic_ullong refused;   /* allocations the limit refused: the tag never saw them */
 } route_device;
 
 #define NO_LIMIT ULLONG_MAX
@@ -89,6 +90,7 @@ EXPORT int mrctx_torch_bind(int index, const char *name, mr_resource *const *res
     atomic_init(&r->dev[d].limit, NO_LIMIT);
     atomic_init(&r->dev[d].fraction, 1.0);
     atomic_init(&r->dev[d].total, 0);
+    atomic_init(&r->dev[d].refused, 0);
   }
   route *expected = NULL;
   if (!atomic_compare_exchange_strong(&routes[index], &expected, r)) {
@@ -128,6 +130,7 @@ static mr_status over_limit(route *r, ssize_t size, int device) {
   if (st != MR_OK) return st;
   if (stats.current_bytes <= limit && (unsigned long long)size <= limit - stats.current_bytes)
     return MR_OK;
+  atomic_fetch_add_explicit(&dev->refused, 1, memory_order_relaxed);
   return mr_error(MR_ERR_OUT_OF_MEMORY,
                   "%zd bytes would take %s past its limit on device %d: %llu bytes, %g of the "
                   "device's %llu (torch.cuda.set_per_process_memory_fraction); the tag holds "
@@ -292,6 +295,13 @@ EXPORT unsigned long long mrctx_torch_route_limit(int index, int device) {
   route *r = bound_route(index, "limit", &st);
   if (r == NULL || device < 0 || device >= r->device_count) return 0;
   return atomic_load_explicit(&r->dev[device].limit, memory_order_relaxed);
+}
+
+EXPORT unsigned long long mrctx_torch_route_refused(int index, int device) {
+  mr_status st;
+  route *r = bound_route(index, "refused", &st);
+  if (r == NULL || device < 0 || device >= r->device_count) return 0;
+  return atomic_load_explicit(&r->dev[device].refused, memory_order_relaxed);
 }
 
 /* The MemPool routes: a pair per route, since PyTorch gives the functions

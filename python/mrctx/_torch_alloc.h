@@ -43,6 +43,11 @@ mr_status mrctx_torch_route_set_fraction(int index, double fraction, int device)
  * device it does not have), and the limit in bytes (ULLONG_MAX: none). */
 double mrctx_torch_route_fraction(int index, int device);
 unsigned long long mrctx_torch_route_limit(int index, int device);
+/* How many allocations on `device` the limit refused (0 for an unbound
+ * route or a device it does not have). They never reached the tag, so its
+ * failed_count does not have them: torch.cuda.memory_stats()'s num_ooms
+ * adds them, as PyTorch's own allocator counts an OOM past the fraction. */
+unsigned long long mrctx_torch_route_refused(int index, int device);
 
 /* CUDA graphs and private pools (_torch_oom.cpp): whether route 0 may
  * allocate on `stream` of `device` now. MR_ERR_UNSUPPORTED, saying why,

@@ -181,6 +181,8 @@ def shim() -> ctypes.CDLL:
             library.mrctx_torch_route_fraction.restype = ctypes.c_double
             library.mrctx_torch_route_limit.argtypes = [ctypes.c_int, ctypes.c_int]
             library.mrctx_torch_route_limit.restype = ctypes.c_ulonglong
+            library.mrctx_torch_route_refused.argtypes = [ctypes.c_int, ctypes.c_int]
+            library.mrctx_torch_route_refused.restype = ctypes.c_ulonglong
             _shim, _shim_path = library, path
         return _shim
 
@@ -451,7 +453,8 @@ def _tag_stats(ctx: Context, index: int, device: int) -> dict[str, Any]:
         "allocation": pools(count), "active": pools(dict(count)), "segment": pools(segment),
         "inactive_split": pools(dict(ZERO)), "inactive_split_bytes": pools(dict(ZERO)),
         "oversize_allocations": dict(ZERO), "oversize_segments": dict(ZERO),
-        "num_alloc_retries": 0, "num_ooms": s["failed_count"], "num_sync_all_streams": 0,
+        "num_alloc_retries": 0, "num_sync_all_streams": 0,
+        "num_ooms": s.failed_count + int(shim().mrctx_torch_route_refused(0, device)),
         "num_device_alloc": cache["misses"] if cache else s["total_count"],
         "num_device_free": cache["trims"] if cache else s["total_count"] - s["current_count"],
         "max_split_size": -1,
@@ -478,7 +481,8 @@ def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
     and freed in all), ``allocation`` and ``active`` its allocations,
     ``reserved_bytes`` and ``segment`` add what the tag's cache keeps (their
     peaks are at least that; mrctx keeps no peak of them), ``num_ooms`` its
-    failed allocations, ``num_device_alloc`` its cache's misses. The
+    failed allocations and those the memory fraction refused,
+    ``num_device_alloc`` its cache's misses. The
     ``large_pool``/``small_pool`` splits, ``inactive_split*`` and
     ``oversize_*`` are 0, as PyTorch's cudaMallocAsync backend reports what
     it does not have."""

@@ -138,6 +138,10 @@ def test_memory_fraction_limits_the_tag():
                   str(12 * MiB), "0.000976562"):
         assert words in message, (words, message)
     assert ctx.stats("act", 0)["current_bytes"] == 12 * MiB  # nothing allocated
+    # The tag never saw the refusal; PyTorch's count of OOMs has it.
+    assert ctx.stats("act", 0).failed_count == 0
+    assert mt.memory_stats(0)["num_ooms"] == 1 and mt.memory_stats(1)["num_ooms"] == 0
+    assert shim.mrctx_torch_route_refused(0, 9) == 0 and shim.mrctx_torch_route_refused(5, 0) == 0
     b = torch.cuda.empty(4 * MiB)  # exactly up to the limit
     torch.cuda.free(b)
     torch.cuda.free(a)
@@ -147,6 +151,7 @@ def test_memory_fraction_limits_the_tag():
 
     torch.cuda.set_per_process_memory_fraction(0.0, 0)  # nothing at all
     assert alloc(0, 1, 0, None, ctypes.byref(status)) is None and status.value == 2
+    assert mt.memory_stats(0)["num_ooms"] == 2
     torch.cuda.set_per_process_memory_fraction(1.0, 0)  # the whole device: no limit
     assert mt.memory_limit(0) is None and mt.get_per_process_memory_fraction(0) == 1.0
     ptr = alloc(0, 40 * MiB, 0, None, ctypes.byref(status))
