@@ -132,6 +132,14 @@ def _capsule_destructor_for(name: bytes) -> Any:
 _DESTRUCTORS = {name: _capsule_destructor_for(name) for name in (_CAPSULE, _CAPSULE_VERSIONED)}
 
 
+def _stream_owner(stream: Any) -> Any:
+    """The stream object a Buffer keeps alive while it may still free on
+    its handle: a framework's stream (CuPy's, cuda.core's) destroys the
+    CUDA stream when collected, and a free on a destroyed stream fails.
+    None for a bare handle, whose lifetime is the caller's."""
+    return None if stream is None or isinstance(stream, int) else stream
+
+
 def _cai_stream(stream: int) -> int:
     """A stream handle as __cuda_array_interface__ says it: 0 (the legacy
     default stream) is ambiguous there and written 1."""
@@ -145,8 +153,9 @@ class Buffer:
     resource on ``device``, None: the calling thread's current device). The
     Buffer holds its own reference to the resource, so it stays valid after
     the Resource or the context is closed. ``stream`` is as
-    Resource.allocate takes it (None or 0: the legacy default stream);
-    ``alignment`` 0 is 256 bytes. Raises what allocate raises
+    Resource.allocate takes it (None or 0: the legacy default stream), or
+    a framework's stream object, which the Buffer keeps alive until it is
+    freed on it; ``alignment`` 0 is 256 bytes. Raises what allocate raises
     (OutOfMemoryError, ...).
     """
 
@@ -182,6 +191,7 @@ class Buffer:
         self._size = size
         self._alignment = alignment
         self._stream = stream_handle
+        self._stream_owner = _stream_owner(stream)
         self._imported = False
         self._ptr = ptr
 
@@ -220,6 +230,7 @@ class Buffer:
                 resource.synchronize(self._stream)
         finally:
             resource.close()
+            self._stream_owner = None
 
     close = release
 
@@ -283,6 +294,7 @@ class Buffer:
         self._size = shared.size
         self._alignment = 0
         self._stream = stream_handle
+        self._stream_owner = _stream_owner(stream)
         self._imported = True
         self._ptr = ptr
         return self
@@ -357,6 +369,7 @@ class Buffer:
         with self._lock:
             self._live()
             self._stream = handle
+            self._stream_owner = _stream_owner(stream)
 
     @property
     def resource(self) -> Resource:

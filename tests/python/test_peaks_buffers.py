@@ -9,6 +9,7 @@ import gc
 import io
 import os
 import threading
+import weakref
 
 import pytest
 
@@ -484,6 +485,24 @@ def test_fake_buffer_device_interfaces(library_name, fake):
             assert seen["device"] == (2, 2) and seen["data"] == buf.ptr
             done()
         assert ctx.stats("dev", device=2)["current_bytes"] == 0
+        # A stream object is kept alive until the Buffer is freed on it (a
+        # collected CuPy or cuda.core stream destroys its CUDA stream).
+        class Stream:
+            ptr = 2
+
+        given, other = Stream(), Stream()
+        alive, other_alive = weakref.ref(given), weakref.ref(other)
+        buf = mrctx.Buffer((ctx, "dev"), 10, stream=given, device=0)
+        del given
+        gc.collect()
+        assert alive() is not None and buf.stream == 2
+        buf.set_stream(other)
+        del other
+        gc.collect()
+        assert alive() is None and other_alive() is not None
+        buf.release()
+        gc.collect()
+        assert other_alive() is None
         # The legacy default stream is 1 in the interface (0 is not allowed).
         with mrctx.Buffer((ctx, "dev"), 10, device=0) as buf:
             assert buf.__cuda_array_interface__["stream"] == 1

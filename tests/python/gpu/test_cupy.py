@@ -108,6 +108,16 @@ def test_buffer_as_a_cupy_array():
         gc.collect()
         buf.release()
         assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
+        # Given CuPy's stream object, the Buffer keeps it (and its CUDA
+        # stream) alive for the free.
+        t = cupy.cuda.Stream(non_blocking=True)
+        held = mrctx.Buffer((ctx, "temp"), MiB, stream=t)
+        with t:
+            cupy.asarray(held)[:] = 9
+        del t
+        gc.collect()
+        held.release()
+        assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
         kept = cupy.asarray(mrctx.Buffer((ctx, "temp"), MiB))  # the array holds the Buffer
         gc.collect()
         kept[:] = 1
