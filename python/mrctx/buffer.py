@@ -446,7 +446,7 @@ class Buffer:
             if stream is not None and stream != -1:
                 raise BufferError(f"mrctx: Buffer.__dlpack__: stream={stream!r} for host memory "
                                   "(only None)")
-            if self._props.stream_ordered:  # a CPU consumer has no stream to order after
+            if self._props.stream_ordered and stream != -1:  # the CPU has no stream to wait on
                 self._resource.synchronize(self._stream)
         elif self._props.stream_ordered and stream != -1:
             theirs = 0 if stream is None else _check.stream("Buffer.__dlpack__", "stream",
