@@ -135,6 +135,12 @@ public:
     check(mr_deallocate_sync(self(), ptr, bytes, alignment));
   }
 
+  // As mr_record_stream: the live block `ptr` is used on `stream` too; its
+  // free waits for the work queued there before it. Throws mrctx::error.
+  void record_stream(void *ptr, mr_stream stream) const {
+    check(mr_record_stream(self(), ptr, stream));
+  }
+
   void synchronize(mr_stream stream) const { check(mr_resource_synchronize(self(), stream)); }
 
   void trim() const { check(mr_resource_trim(self())); }
@@ -424,6 +430,13 @@ public:
   // Free on `stream` instead: the caller has ordered it after the memory's
   // last use on the old stream (an event, a synchronize).
   void set_stream(mr_stream stream) noexcept { stream_ = stream; }
+
+  // Work on `stream` (not the buffer's) uses the memory: its free waits
+  // for that work (mr_record_stream). No-op for an empty buffer. Throws
+  // mrctx::error.
+  void record_stream(mr_stream stream) const {
+    if (mr_ && data_ != nullptr) mr_.record_stream(data_, stream);
+  }
 
   // The resource it came from. Throws mrctx::error for an empty buffer.
   resource_ref get_resource() const { return mr_.ref(); }

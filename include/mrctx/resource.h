@@ -152,6 +152,33 @@ MR_NODISCARD MR_API mr_status mr_allocate_sync(mr_resource *mr, size_t bytes, si
 MR_NODISCARD MR_API mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes,
                                                  size_t alignment);
 
+/**
+ * Record that the live block `ptr` (from mr_allocate on `mr`) is used by work
+ * on `stream`, another stream than the one it will be freed on. When the
+ * block is later freed (mr_deallocate or mr_deallocate_sync, through `mr`),
+ * it is not handed out again until the work queued on each recorded stream
+ * before that free has finished: PyTorch's Tensor.record_stream, for any
+ * framework or library.
+ *
+ * How: at the free, an event is recorded on each recorded stream and the
+ * freeing stream waits for it (cuStreamWaitEvent) before the block goes
+ * back, so every later user of the block, on that stream or on one that
+ * waits for it, is ordered after the recorded work. A resource that is not
+ * stream-ordered, and mr_deallocate_sync, wait on the host instead. The
+ * freeing stream thus also waits for the recorded streams' earlier work (as
+ * PyTorch's cudaMallocAsync backend does). A recorded stream destroyed
+ * before the free, whose handle the driver may have given to a new stream,
+ * is recognised by its stream ID: the free then waits for its whole
+ * context (the work the destroyed stream left still runs there).
+ *
+ * Recording the freeing stream itself, or one stream twice, is harmless.
+ * Records cost nothing on frees of blocks never recorded (one relaxed load)
+ * and a few microseconds (an event per stream) on those that were. Without
+ * a driver there is no stream work to wait for: MR_OK, nothing recorded.
+ * Thread-safe. MR_ERR_INVALID_ARGUMENT for a NULL resource or pointer.
+ */
+MR_NODISCARD MR_API mr_status mr_record_stream(mr_resource *mr, void *ptr, mr_stream stream);
+
 /** Wait until `stream` has finished (nothing to do for host resources). */
 MR_NODISCARD MR_API mr_status mr_resource_synchronize(mr_resource *mr, mr_stream stream);
 

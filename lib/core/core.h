@@ -278,4 +278,25 @@ static inline int mri_thread_slot(void) {
 typedef void (*mri_slot_exit_fn)(int slot);
 void mri_thread_slot_on_exit(mri_slot_exit_fn fn);
 
+/* Recorded streams (mr_record_stream, lib/driver/record_stream.c). The
+ * driver layer owns the records; the core's frees only ask it, through a
+ * hook it sets before its first record, so the core never calls below
+ * itself. `mri_recorded_blocks` counts the blocks with records: while it is
+ * 0 a free pays one load. The hook, given the block about to be freed on
+ * `stream` (`sync`: by mr_deallocate_sync, or the stream does not order
+ * the free), takes the block's record and makes the free wait for the
+ * recorded streams; MR_OK with nothing to do when the block has none. On
+ * failure the record stays and the block must not be freed. */
+typedef mr_status (*mri_recorded_free_fn)(mr_resource *mr, void *ptr, mr_stream stream, bool sync);
+extern atomic_size_t mri_recorded_blocks;
+extern _Atomic(mri_recorded_free_fn) mri_recorded_free_hook;
+
+static inline mr_status mri_recorded_before_free(mr_resource *mr, void *ptr, mr_stream stream,
+                                                 bool sync) {
+  if (MRI_LIKELY(atomic_load_explicit(&mri_recorded_blocks, memory_order_acquire) == 0))
+    return MR_OK;
+  mri_recorded_free_fn fn = atomic_load_explicit(&mri_recorded_free_hook, memory_order_acquire);
+  return fn != NULL ? fn(mr, ptr, stream, sync) : MR_OK;
+}
+
 #endif /* MRCTX_LIB_CORE_H */

@@ -9,6 +9,9 @@
 #include "core/core.h"
 #include "core/ptrmap.h"
 
+atomic_size_t mri_recorded_blocks;
+_Atomic(mri_recorded_free_fn) mri_recorded_free_hook;
+
 const char *mr_memory_kind_name(mr_memory_kind kind) {
   switch (kind) {
   case MR_MEMORY_HOST:
@@ -214,6 +217,8 @@ mr_status mr_deallocate(mr_resource *mr, void *ptr, size_t bytes, size_t alignme
                      "mr_deallocate: pointer %p with size 0 (size-0 "
                      "allocations are NULL; pass the size it was allocated with)",
                      ptr);
+  st = mri_recorded_before_free(mr, ptr, stream, false);
+  if (MRI_UNLIKELY(st != MR_OK)) return st;
   return mri_deallocate(mr, ptr, bytes, alignment, stream);
 }
 
@@ -263,6 +268,8 @@ mr_status mr_deallocate_sync(mr_resource *mr, void *ptr, size_t bytes, size_t al
   if (st != MR_OK) return st;
   if (bytes == 0)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_deallocate_sync: pointer %p with size 0", ptr);
+  st = mri_recorded_before_free(mr, ptr, NULL, true);
+  if (st != MR_OK) return st;
   bool native = mr->native_alignment == 0 || alignment <= mr->native_alignment;
   if (native && mr->ops.deallocate_sync != NULL)
     return mr->ops.deallocate_sync(mr->self, ptr, bytes, alignment);

@@ -74,6 +74,7 @@
   X(cuStreamQuery, 2000)                       \
   X(cuStreamIsCapturing, 10000)                \
   X(cuStreamGetId, 12000)                      \
+  X(cuStreamGetCtx, 9020)                      \
   X(cuStreamWaitValue32, 11070)                \
   X(cuStreamWaitEvent, 3020)                   \
   X(cuStreamBeginCapture, 10010)               \

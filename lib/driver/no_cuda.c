@@ -155,3 +155,11 @@ mr_status mri_device_total_memory(int device, uint64_t *bytes) {
   *bytes = 0;
   return no_driver("reading device memory size");
 }
+
+/* No driver: no stream work to wait for, so nothing to record. */
+mr_status mr_record_stream(mr_resource *mr, void *ptr, mr_stream stream) {
+  (void)stream;
+  if (mr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_record_stream: resource is NULL");
+  if (ptr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_record_stream: pointer is NULL");
+  return MR_OK;
+}

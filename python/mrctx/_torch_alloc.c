@@ -251,6 +251,27 @@ EXPORT mr_status mrctx_torch_route_empty_cache(int index) {
   return st;
 }
 
+/* Tensor.record_stream through the hook: the block may not be handed out
+ * again until `stream`'s work queued before its free has finished
+ * (mr_record_stream). PyTorch gives no device: the record keys on the
+ * pointer, and the resource of the current device only says how to treat
+ * a default-stream handle; the free later goes to the block's own. */
+EXPORT mr_status mrctx_torch_route_record_stream(int index, void *ptr, void *stream) {
+  mr_status st;
+  route *r = bound_route(index, "Tensor.record_stream", &st);
+  if (r == NULL) return st;
+  int device = mr_current_device();
+  if (device < 0 || device >= r->device_count) device = 0;
+  st = mr_record_stream(r->dev[device].mr, ptr, (mr_stream)stream);
+  if (st != MR_OK) {
+    char why[384];
+    snprintf(why, sizeof why, "%s", mr_last_error());
+    return mr_error(st, "Tensor.record_stream(stream %p) through mrctx (%s), block %p: %s", stream,
+                    r->name, ptr, why);
+  }
+  return MR_OK;
+}
+
 EXPORT mr_status mrctx_torch_route_set_fraction(int index, double fraction, int device) {
   mr_status st;
   route *r = bound_route(index, "set_per_process_memory_fraction", &st);

@@ -39,6 +39,8 @@ mr_status mrctx_torch_route_empty_cache(int index);
  * `device` (its statistics' current_bytes) past fraction x the device's
  * memory fails as out of memory. 1 lifts the limit. */
 mr_status mrctx_torch_route_set_fraction(int index, double fraction, int device);
+/* mr_record_stream on route `index` (Tensor.record_stream). */
+mr_status mrctx_torch_route_record_stream(int index, void *ptr, void *stream);
 /* The fraction set on `device` (1 when none; -1 for an unbound route or a
  * device it does not have), and the limit in bytes (ULLONG_MAX: none). */
 double mrctx_torch_route_fraction(int index, int device);

@@ -52,6 +52,8 @@ extern "C" __attribute__((visibility("default"))) void
 mrctx_torch_end_allocate_to_pool(int device, mempool_id id);
 extern "C" __attribute__((visibility("default"))) void mrctx_torch_release_pool(int device,
                                                                                 mempool_id id);
+extern "C" __attribute__((visibility("default"))) void
+mrctx_torch_record_stream(void *ptr, CUstream_st *stream);
 
 [[noreturn]] static void fail(mr_status status, const char *who, ssize_t size, int device) {
   std::string message = status == MR_ERR_OUT_OF_MEMORY ? "CUDA out of memory. " : "";
@@ -142,6 +144,19 @@ void mrctx_torch_empty_cache(void) {
 
 void mrctx_torch_set_memory_fraction(double fraction, int device) {
   if (mrctx_torch_route_set_fraction(0, fraction, device) != MR_OK)
+    throw std::runtime_error(mr_last_error());
+}
+
+/* ---- Tensor.record_stream -------------------------------------------------- *
+ *
+ * set_record_stream_fn's hook, void(void *, cudaStream_t): a block used on
+ * a side stream is not handed out again until that stream's work queued
+ * before the free has finished. A record that cannot be made throws: the
+ * tensor's later free would otherwise let the side stream read memory
+ * handed to someone else. */
+
+void mrctx_torch_record_stream(void *ptr, CUstream_st *stream) {
+  if (mrctx_torch_route_record_stream(0, ptr, stream) != MR_OK)
     throw std::runtime_error(mr_last_error());
 }
 

@@ -35,9 +35,13 @@ Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
   Up to 8 (context, tag) pairs per process can back pools.
 
 Streams: a block is freed on the stream PyTorch allocated it on, stream-
-ordered. PyTorch's pluggable path ignores ``Tensor.record_stream``: memory
-used on another stream must be synchronised by the caller before it is
-freed, as with any pluggable allocator.
+ordered. ``Tensor.record_stream(s)`` is honoured through the pluggable
+allocator's record-stream hook: the block is not handed out again until
+the work queued on ``s`` before its free has finished (the freeing stream
+waits for ``s``; ``mr_record_stream``). On a PyTorch whose pluggable
+allocator has no such hook, :func:`use` warns that ``record_stream`` is
+ignored there (memory used on another stream must then be synchronised
+before it is freed).
 
 Lifetime: the shim holds its own references to the tag's resources, so
 closing the context while PyTorch still holds memory is safe; the memory
@@ -70,6 +74,7 @@ import ctypes
 import glob
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Optional
 
@@ -109,6 +114,7 @@ HOOKS = (
     ("set_begin_allocate_to_pool", "mrctx_torch_begin_allocate_to_pool"),
     ("set_end_allocate_to_pool_fn", "mrctx_torch_end_allocate_to_pool"),
     ("set_release_pool", "mrctx_torch_release_pool"),
+    ("set_record_stream_fn", "mrctx_torch_record_stream"),
 )
 
 # What use(..., patch=True) replaces, in torch.cuda and torch.cuda.memory
@@ -297,6 +303,12 @@ def _install(torch: Any, who: str, prefix: str, name: str, hooks: bool = False) 
         for setter, function in HOOKS:
             if hasattr(raw, setter):
                 getattr(raw, setter)(ctypes.cast(getattr(library, function), ctypes.c_void_p).value)
+            elif setter == "set_record_stream_fn":
+                warnings.warn(
+                    f"{who}: this PyTorch's pluggable allocator has no record-stream hook, so "
+                    "Tensor.record_stream is ignored: memory used on another stream must be "
+                    "synchronised before it is freed, or a later allocation may receive it "
+                    "while that stream still reads it", RuntimeWarning, stacklevel=3)
     try:
         torch.cuda.memory.change_current_allocator(allocator)
     except RuntimeError as error:

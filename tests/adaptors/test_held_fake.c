@@ -66,10 +66,28 @@ static void test_per_thread_stream_without_context(void **state) {
   }
 }
 
+/* mr_record_stream through adaptors over keeping resources (held_all ran
+ * it on each keeping resource). The fake's pools and synchronous memory
+ * hand addresses out again as malloc does, ignoring streams, so the
+ * driver's own pools are checked on the GPU only (test_held_gpu.c). */
+static void test_recorded_stream_everywhere(void **state) {
+  static const char *const specs[] = {"stats(cache(device))", "limit(cache(device), bytes=1GiB)",
+                                      "track(arena(device, chunk=1MiB))"};
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(specs); i++) {
+    mr_resource *mr = NULL;
+    assert_ok(mr_resource_from_spec(specs[i], 0, &mr));
+    held_recorded_stream(mr, 4096);
+    held_recorded_stream(mr, (size_t)1 << 20);
+    assert_ok(mr_resource_trim(mr));
+    mr_resource_release(mr);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_fake_reuses_handles, fake_test_setup),
       cmocka_unit_test_setup(test_every_resource, setup),
+      cmocka_unit_test_setup(test_recorded_stream_everywhere, setup),
       cmocka_unit_test_setup(test_per_thread_stream_without_context, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,11 +20,29 @@ static void test_every_resource(void **state) {
   }
 }
 
+/* mr_record_stream over the driver's own pools and synchronous resources
+ * too, which keep nothing but whose freed blocks the driver hands out
+ * again (held_all ran it on each keeping resource). */
+static void test_recorded_stream_everywhere(void **state) {
+  static const char *const specs[] = {"device",        "pinned",
+                                      "managed",       "sync_device",
+                                      "stats(device)", "limit(cache(device), bytes=1GiB)"};
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(specs); i++) {
+    mr_resource *mr = NULL;
+    assert_ok(mr_resource_from_spec(specs[i], 0, &mr));
+    held_recorded_stream(mr, 4096);
+    held_recorded_stream(mr, (size_t)1 << 20);
+    assert_ok(mr_resource_trim(mr));
+    mr_resource_release(mr);
+  }
+}
+
 int main(void) {
   GPU_TEST_REQUIRE();
   held_streams_init(240);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_resource),
+      cmocka_unit_test(test_recorded_stream_everywhere),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -382,6 +382,11 @@ void test_buffer(void **) {
     assert_int_equal(s.current_bytes, 1000);
     assert_int_equal(s.current_count, 1);
     c.set_stream(nullptr);
+    c.record_stream(nullptr); // host memory, no stream work: nothing to wait for
+    a.record_stream(nullptr); // empty: nothing recorded
+    assert_true(thrown<mrctx::error>([&] {
+                  ctx.get(tags::temp).record_stream(nullptr, nullptr);
+                }).has_value()); // a NULL block is refused
     c.reset();
     assert_null(c.data());
     assert_int_equal(ctx.stats(tags::temp).current_bytes, 0);

@@ -43,6 +43,8 @@ typedef struct fake_work {
   /* cuStreamWaitValue32: pending until (int32_t)(*gate - gate_value) >= 0. */
   const volatile cuuint32_t *gate;
   cuuint32_t gate_value;
+  /* cuStreamWaitEvent: pending while this work (another stream's) is. */
+  struct fake_work *waits;
   struct fake_work *before; /* earlier work on the same stream */
   struct fake_work *next;   /* every work object, freed at reset */
 } fake_work;
@@ -234,6 +236,10 @@ CUresult resolve_stream(CUstream handle, struct CUstream_st **out);
 struct CUevent_st *find_event(CUevent handle);
 bool stream_busy(const struct CUstream_st *s);
 CUresult add_work(struct CUstream_st *s, const volatile cuuint32_t *gate, cuuint32_t gate_value);
+/* Mark `w` and what it waits for done (a host wait let it finish). */
+void finish_work(fake_work *w);
+/* Make `s`'s later work wait for `waits` (another stream's). */
+CUresult add_wait(struct CUstream_st *s, fake_work *waits);
 bool event_pending(const struct CUevent_st *e);
 unsigned long long legacy_stream_id(CUcontext ctx);
 unsigned long long per_thread_stream_id(CUcontext ctx);

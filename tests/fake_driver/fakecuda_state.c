@@ -267,9 +267,22 @@ struct CUevent_st *find_event(CUevent handle) {
 static bool work_pending(const fake_work *w) {
   for (; w != NULL; w = w->before) {
     if (w->done) return false; /* work finishes in order: what came before too */
+    if (w->waits != NULL) {
+      /* A wait for another stream's work: pending while that work is. */
+      if (work_pending(w->waits)) return true;
+      continue;
+    }
     if (w->gate == NULL || (int32_t)(*w->gate - w->gate_value) < 0) return true;
   }
   return false;
+}
+
+/* Finishing work finishes what it waits for, on its stream and others. */
+void finish_work(fake_work *w) {
+  for (; w != NULL && !w->done; w = w->before) {
+    w->done = true;
+    if (w->waits != NULL) finish_work(w->waits);
+  }
 }
 
 bool stream_busy(const struct CUstream_st *s) { return work_pending(s->work); }
@@ -290,6 +303,12 @@ CUresult add_work(struct CUstream_st *s, const volatile cuuint32_t *gate, cuuint
 }
 
 bool event_pending(const struct CUevent_st *e) { return work_pending(e->work); }
+
+CUresult add_wait(struct CUstream_st *s, fake_work *waits) {
+  CUresult r = add_work(s, NULL, 0);
+  if (r == CUDA_SUCCESS) s->work->waits = waits;
+  return r;
+}
 
 /* The IDs of the default streams: the legacy stream's per context, the
  * per-thread stream's per context and thread. */
@@ -314,7 +333,7 @@ void release_all_pools(void) {
 /* Waiting on a stream finishes its work. The legacy stream also waits for
  * every blocking stream of its context. */
 void finish_stream(struct CUstream_st *s) {
-  if (s->work != NULL) s->work->done = true;
+  finish_work(s->work);
   if (s == &s->ctx->legacy) {
     /* Destroyed streams' work too: it is still the context's. */
     for (fake_work *w = works; w != NULL; w = w->next)

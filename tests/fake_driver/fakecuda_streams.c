@@ -115,6 +115,19 @@ CUresult fake_cuStreamGetId(CUstream stream, unsigned long long *id) {
   FAKE_CALL(cuStreamGetId, NEEDS_INIT, do_stream_get_id(stream, id));
 }
 
+static CUresult do_stream_get_ctx(CUstream stream, CUcontext *ctx) {
+  if (ctx == NULL) return CUDA_ERROR_INVALID_VALUE;
+  *ctx = NULL;
+  struct CUstream_st *s;
+  CUresult r = resolve_stream(stream, &s);
+  if (r == CUDA_SUCCESS) *ctx = s->ctx;
+  return r;
+}
+
+CUresult fake_cuStreamGetCtx(CUstream stream, CUcontext *ctx) {
+  FAKE_CALL(cuStreamGetCtx, NEEDS_INIT, do_stream_get_ctx(stream, ctx));
+}
+
 /* Only CU_STREAM_WAIT_VALUE_GEQ is modelled: the stream's later work waits
  * until the 32-bit word at `addr` (host memory here) reaches `value`. */
 static CUresult do_stream_wait_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
@@ -136,10 +149,12 @@ static CUresult do_stream_wait_event(CUstream stream, CUevent event, unsigned in
   struct CUstream_st *s;
   CUresult r = resolve_stream(stream, &s);
   if (r != CUDA_SUCCESS) return r;
-  if (find_event(event) == NULL) return CUDA_ERROR_INVALID_HANDLE;
+  struct CUevent_st *e = find_event(event);
+  if (e == NULL) return CUDA_ERROR_INVALID_HANDLE;
   if (flags != CU_EVENT_WAIT_DEFAULT && flags != CU_EVENT_WAIT_EXTERNAL)
     return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_SUCCESS;
+  /* The stream's later work waits for the work the event recorded. */
+  return event_pending(e) ? add_wait(s, e->work) : CUDA_SUCCESS;
 }
 
 CUresult fake_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
@@ -269,7 +284,7 @@ CUresult fake_cuEventQuery(CUevent event) {
 static CUresult do_event_synchronize(CUevent event) {
   struct CUevent_st *e = find_event(event);
   if (e == NULL) return CUDA_ERROR_INVALID_HANDLE;
-  if (event_pending(e)) e->work->done = true; /* the wait lets the work finish */
+  if (event_pending(e)) finish_work(e->work); /* the wait lets the work finish */
   e->work = NULL;
   release_all_pools();
   return CUDA_SUCCESS;

@@ -324,3 +324,41 @@ def test_run_interleaved_reports_counter_medians(tmp_path):
     assert cache["counters"]["allocator_ms_per_step"] is None  # not timed
     table = done.stdout
     assert "hit rate" in table and "90.0%" in table and "80.0%" in table, table
+
+
+def test_record_stream_keeps_the_block_from_other_streams(shim, library_name, fake):
+    """Tensor.record_stream through the hook (mrctx_torch_record_stream,
+    as PyTorch calls it): a block freed on its stream while a recorded
+    stream is still busy is not handed to another stream until that stream
+    is done. Here the recorded stream is the legacy one (the fake marks it
+    busy) and the block lives on the per-thread stream."""
+    route_alloc = function(shim, "mrctx_torch_alloc", ALLOC, ctypes.c_void_p)
+    route_free = function(shim, "mrctx_torch_free", FREE)
+    record = function(shim, "mrctx_torch_route_record_stream",
+                      [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int)
+    hook = function(shim, "mrctx_torch_record_stream", [ctypes.c_void_p, ctypes.c_void_p])
+    ctx = mrctx.Context(library_name, {"act": "cache(device)"})
+    try:
+        mtorch.bind(0, ctx, "act")
+    except mrctx.FrameworkError:
+        pass  # route 0 is once per process: an earlier test bound it to a cache(device) tag
+    failed = mtorch.failed_frees()[0]
+    fake.fake_cuda_set_stream_busy.argtypes = [ctypes.c_void_p, ctypes.c_bool]
+    waits = fake.fake_cuda_calls(b"cuStreamWaitEvent")
+
+    x = route_alloc(MiB, 0, PER_THREAD)
+    assert fake.fake_cuda_set_stream_busy(None, True) == 0
+    hook(x, None)  # the exported hook PyTorch calls: it throws only on failure
+    route_free(x, MiB, 0, PER_THREAD)
+    y = route_alloc(MiB, 0, None)
+    assert y != x  # the recorded stream is still busy
+    assert fake.fake_cuda_calls(b"cuStreamWaitEvent") == waits + 1
+    assert fake.fake_cuda_set_stream_busy(None, False) == 0
+    route_free(y, MiB, 0, None)
+
+    # Bad input is an error with a message, not a crash.
+    assert record(0, None, None) == 1  # MR_ERR_INVALID_ARGUMENT
+    assert "Tensor.record_stream" in mrctx.last_error() and "NULL" in mrctx.last_error()
+    assert record(99, x, None) != 0
+    assert mtorch.failed_frees()[0] == failed
+    ctx.close()

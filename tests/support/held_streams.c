@@ -251,6 +251,68 @@ void held_capture(mr_resource *mr, size_t bytes) {
   cu->cuStreamDestroy(a);
 }
 
+void held_recorded_stream(mr_resource *mr, size_t bytes) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUstream s = stream_create(), r = stream_create(), b = stream_create();
+  void *x = NULL;
+  assert_ok(mr_allocate(mr, bytes, 0, (mr_stream)s, &x));
+  /* R uses the block (its late write) and is recorded; S frees it. */
+  held_hold_and_fill(r, x, bytes, 1);
+  mr_status recorded = mr_record_stream(mr, x, (mr_stream)r);
+  if (recorded != MR_OK) held_release();
+  assert_ok(recorded);
+  watch_start();
+  mr_status st = mr_deallocate(mr, x, bytes, 0, (mr_stream)s);
+  bool waited = watch_stop();
+  if (st != MR_OK) held_release();
+  assert_ok(st);
+  if (waited) {
+    /* A resource that frees synchronously waited for R on the host: the
+     * gate is open, and the block is truly free. */
+    allocate_elsewhere_and_check(mr, bytes, x, b, true, "a stream other than the recorded one");
+  } else {
+    /* On S itself: S waits for R, so the new owner's write lands after
+     * R's late one. Filled without waiting (S waits for the gate). */
+    /* Elsewhere, while R is still held: never the block. */
+    void *z = NULL;
+    mr_status elsewhere = mr_allocate(mr, bytes, 0, (mr_stream)b, &z);
+    void *y = NULL;
+    mr_status again = mr_allocate(mr, bytes, 0, (mr_stream)s, &y);
+    CUresult filled =
+        again == MR_OK ? cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)y, 2, bytes, s) : CUDA_SUCCESS;
+    held_release();
+    CUresult synced = cu->cuCtxSynchronize(NULL);
+    if (again != MR_OK || elsewhere != MR_OK) {
+      print_error("%s: recorded stream: allocation failed: %s\n", mr_resource_describe(mr),
+                  mr_last_error());
+      fail();
+    }
+    if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
+      print_error("%s: recorded stream: %s\n", mr_resource_describe(mr),
+                  mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
+      fail();
+    }
+    if (z == x) {
+      print_error("%s: recorded stream: the block (%p) went to another stream while the "
+                  "recorded stream still used it\n",
+                  mr_resource_describe(mr), x);
+      fail();
+    }
+    if (!bytes_are(y, bytes, 2)) {
+      print_error("%s: recorded stream: the recorded stream's late write landed in %p, "
+                  "allocated again on the freeing stream\n",
+                  mr_resource_describe(mr), y);
+      fail();
+    }
+    assert_ok(mr_deallocate(mr, y, bytes, 0, (mr_stream)s));
+    assert_ok(mr_deallocate(mr, z, bytes, 0, (mr_stream)b));
+  }
+  assert_int_equal(cu->cuCtxSynchronize(NULL), CUDA_SUCCESS);
+  cu->cuStreamDestroy(s);
+  cu->cuStreamDestroy(r);
+  cu->cuStreamDestroy(b);
+}
+
 void held_all(const char *spec, size_t bytes) {
   mr_resource *mr = NULL;
   mr_status st = mr_resource_from_spec(spec, 0, &mr);
@@ -264,6 +326,7 @@ void held_all(const char *spec, size_t bytes) {
   held_other_stream(mr, bytes);
   held_destroyed_stream(mr, bytes);
   held_exited_thread(mr, bytes);
+  held_recorded_stream(mr, bytes);
   /* The capture scenario needs a block the resource keeps: every spec in
    * held_specs.h keeps blocks of up to 64 KiB; larger ones may go straight
    * back upstream, and then the driver may rightly hand the address out

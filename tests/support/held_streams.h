@@ -38,6 +38,12 @@ void held_exited_thread(mr_resource *mr, size_t bytes);
  *    freed in the capture, which is then ended and dropped. */
 void held_capture(mr_resource *mr, size_t bytes);
 
+/* 5. Allocated on S; a held stream R writes it late; the block is
+ *    recorded on R (mr_record_stream) and freed on S: allocated again on
+ *    another stream it is never the block while R is held, and on S itself
+ *    (which waits for R) the new owner's bytes survive R's late write. */
+void held_recorded_stream(mr_resource *mr, size_t bytes);
+
 /* Every scenario for `spec` (resolved on device 0), `bytes` per block (the
  * capture scenario for blocks of up to 64 KiB, which every resource of
  * held_specs.h keeps). */
