@@ -18,19 +18,31 @@ where the memory is device-accessible (CuPy, Numba, PyTorch's
 ``torch.as_tensor``), and DLPack (``__dlpack__``/``__dlpack_device__``) for
 every kind: ``torch.from_dlpack(buf)``, ``cupy.from_dlpack(buf)``,
 ``numpy.from_dlpack(buf)`` for host memory. Each is a one-dimensional array
-of ``size`` bytes (uint8). A DLPack export holds the Buffer alive until the
-consumer lets it go, and release() refuses to free while one does.
+of ``size`` bytes (uint8).
+
+The memory lives while any view of it does. A view holds the Buffer: a
+DLPack export until the consumer calls its deleter, and a CUDA Array
+Interface consumer for as long as its array lives (CuPy's ``cupy.asarray``
+keeps it as the memory's owner, Numba's ``cuda.as_cuda_array`` likewise,
+``torch.as_tensor`` in the tensor's deleter). release() after a view was
+made therefore does not free at once: the Buffer is released for its owner
+(``closed``), and the memory goes when the Buffer is collected -- when the
+views and the owner's own names have let it go. How many views of the
+interface live cannot be counted, so once ``__cuda_array_interface__`` was
+read that is the rule even after they are gone: ``del buf`` frees then.
 """
 
 from __future__ import annotations
 
 import ctypes
+import glob
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import _check, _forksafe, _lib
 from ._context import Context, Props, Resource
-from ._errors import ClosedError, StateError
+from ._errors import ClosedError, LibraryNotFoundError, StateError
 
 if TYPE_CHECKING:  # ipc imports this module's neighbours
     from .ipc import SharedBuffer  # noqa: F401
@@ -39,97 +51,80 @@ if TYPE_CHECKING:  # ipc imports this module's neighbours
 DL_CPU, DL_CUDA, DL_CUDA_HOST, DL_CUDA_MANAGED = 1, 2, 3, 13
 _DEVICE_TYPES = {"host": DL_CPU, "device": DL_CUDA, "pinned": DL_CUDA_HOST, "managed": DL_CUDA_MANAGED}
 
-# ---- DLPack's structs (dlpack.h, v1.0 ABI) ------------------------------------
+# ---- DLPack's capsules, made in C (_dlpack.c) -------------------------------------
 
-
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", _DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-# void (*deleter)(DLManagedTensor *self), and the versioned one's alike.
-_Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", _Deleter)]
-
-
-class _DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class _DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", _Deleter), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
-
-
-_DL_UINT = 1  # kDLUInt
 _CAPSULE = b"dltensor"
 _CAPSULE_VERSIONED = b"dltensor_versioned"
 
-# Live exports: the managed tensor's address -> (the struct, its shape and
-# strides, the Buffer). The deleter drops the entry, and with it the
-# Buffer's last reference from DLPack.
-_exports: dict[int, tuple[Any, ...]] = {}
-_exports_lock = _forksafe.lock()
+
+class _DLPackPython(ctypes.Structure):
+    """The CPython calls _dlpack.c makes (mrctx_dlpack_python there), as
+    function pointers: the module links no libpython."""
+    _fields_ = [("size", ctypes.c_size_t)] + [(name, ctypes.c_void_p) for name in (
+        "capsule_is_valid", "capsule_get_pointer", "gil_ensure", "gil_release", "err_fetch",
+        "err_restore", "incref", "decref", "is_initialized")]
 
 
-@_Deleter
-def _dlpack_deleter(address: Optional[int]) -> None:
-    """DLManagedTensor.deleter: the consumer is done (or the capsule was
-    never consumed). May run on any thread; ctypes takes the GIL."""
-    if address is None:
-        return
-    with _exports_lock:
-        entry = _exports.pop(address, None)
-    if entry is not None:
-        entry[-1]._export_done()
+_PYTHON_CALLS = ("PyCapsule_IsValid", "PyCapsule_GetPointer", "PyGILState_Ensure",
+                 "PyGILState_Release", "PyErr_Fetch", "PyErr_Restore", "Py_IncRef", "Py_DecRef",
+                 "Py_IsInitialized")
+
+_dlpack_lock = _forksafe.lock()
+_dlpack_module: Optional[ctypes.PyDLL] = None
 
 
-# The C API's capsule calls, as function objects of this module's own
-# (ctypes.pythonapi["name"] makes a new one; ctypes.pythonapi.name is shared
-# with whoever else sets its argtypes).
-_PyCapsule_Destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _dlpack_path() -> str:
+    """Where _dlpack.so is: next to the package (installed), or in the
+    build tree libmrctx was loaded from."""
+    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_dlpack*.so")))
+    if here:
+        return here[0]
+    build = Path(_lib.library_path()).resolve().parent.parent / "python" / "_dlpack.so"
+    if build.exists():
+        return str(build)
+    raise LibraryNotFoundError("mrctx: Buffer.__dlpack__: _dlpack.so (the package's DLPack "
+                               "module) is not next to the package nor in the build tree; "
+                               "reinstall the package")
+
+
+def _dlpack() -> ctypes.PyDLL:
+    """The loaded DLPack module. PyDLL: its calls hold the GIL, as the
+    references it takes need."""
+    global _dlpack_module
+    with _dlpack_lock:
+        if _dlpack_module is None:
+            path = _dlpack_path()
+            try:
+                module = ctypes.PyDLL(path)
+            except OSError as error:
+                raise LibraryNotFoundError(f"mrctx: cannot load {path}: {error}") from error
+            module.mrctx_dlpack_init.argtypes = [ctypes.POINTER(_DLPackPython)]
+            module.mrctx_dlpack_init.restype = ctypes.c_int
+            module.mrctx_dlpack_export.argtypes = [
+                ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
+                ctypes.py_object, ctypes.POINTER(ctypes.c_long)]
+            module.mrctx_dlpack_export.restype = ctypes.c_void_p
+            module.mrctx_dlpack_discard.argtypes = [ctypes.c_void_p, ctypes.c_int]
+            module.mrctx_dlpack_discard.restype = None
+            module.mrctx_dlpack_live.argtypes = [ctypes.POINTER(ctypes.c_long)]
+            module.mrctx_dlpack_live.restype = ctypes.c_long
+            calls = _DLPackPython(ctypes.sizeof(_DLPackPython), *(
+                ctypes.cast(ctypes.pythonapi[name], ctypes.c_void_p).value
+                for name in _PYTHON_CALLS))
+            if module.mrctx_dlpack_init(ctypes.byref(calls)) != 0:
+                raise LibraryNotFoundError(f"mrctx: {path} is not the package's own version")
+            module.destructor = ctypes.cast(module.mrctx_dlpack_capsule_destructor,
+                                            ctypes.c_void_p)
+            _dlpack_module = module
+        return _dlpack_module
+
+
+# PyCapsule_New, as a function object of this module's own (ctypes.pythonapi
+# ["name"] makes a new one; ctypes.pythonapi.name is shared with whoever else
+# sets its argtypes). Its destructor is _dlpack.c's.
 _capsule_new = ctypes.pythonapi["PyCapsule_New"]
 _capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _PyCapsule_Destructor]
-_capsule_is_valid = ctypes.pythonapi["PyCapsule_IsValid"]
-_capsule_is_valid.restype = ctypes.c_int
-_capsule_is_valid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_capsule_pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-
-
-def _capsule_destructor_for(name: bytes) -> Any:
-    @_PyCapsule_Destructor
-    def destructor(capsule: Optional[int]) -> None:
-        # A consumer that took the tensor renamed the capsule ("used_...")
-        # and calls the deleter itself; one never consumed is deleted here.
-        if capsule and _capsule_is_valid(capsule, name):
-            _dlpack_deleter(_capsule_pointer(capsule, name))
-
-    return destructor
-
-
-_DESTRUCTORS = {name: _capsule_destructor_for(name) for name in (_CAPSULE, _CAPSULE_VERSIONED)}
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 
 def _stream_owner(stream: Any) -> Any:
@@ -162,8 +157,10 @@ class Buffer:
     def __init__(self, source: Any, size: int, stream: Any = None, *, alignment: int = 0,
                  device: Optional[int] = None):
         self._ptr: Optional[int] = None
+        self._pending: Optional[int] = None
         self._lock = _forksafe.lock()
-        self._exports = 0
+        self._views_unknown = False
+        self._dlpack_live = ctypes.c_long(0)
         who = "Buffer"
         size = _check.size(who, "size", size)
         alignment = _check.alignment(who, "alignment", alignment)
@@ -210,17 +207,23 @@ class Buffer:
     def release(self) -> None:
         """Free the memory on the Buffer's stream (with its size and
         alignment) and drop its reference to the resource. Idempotent.
-        StateError while a DLPack export still holds the Buffer; a failed
-        free raises what deallocate raises and leaves the Buffer released
-        (the memory is then lost, never freed twice)."""
+        Where a view may still use the memory (a DLPack export not let go,
+        or ``__cuda_array_interface__`` read at all), the Buffer is
+        released all the same (``closed``) but the memory is freed only
+        when the Buffer is collected, which no view's reference allows
+        before the view is gone. A failed free raises what deallocate
+        raises and leaves the Buffer released (the memory is then lost,
+        never freed twice); one at collection is a ResourceWarning."""
         with self._lock:
             if self._ptr is None:
                 return
-            if self._exports:
-                raise StateError(f"mrctx: Buffer of {self._size} bytes: {self._exports} DLPack "
-                                 "export(s) still use it; release it after the consumer lets "
-                                 "go (or drop the Buffer and let them keep it alive)")
             ptr, self._ptr = self._ptr, None
+            if self._views_unknown or self._dlpack_live.value > 0:
+                self._pending = ptr  # __del__ frees it
+                return
+        self._free(ptr)
+
+    def _free(self, ptr: int) -> None:
         resource = self._resource
         try:
             resource.deallocate(ptr, self._size, self._alignment, self._stream)
@@ -288,7 +291,9 @@ class Buffer:
             raise
         self = cls.__new__(cls)
         self._lock = _forksafe.lock()
-        self._exports = 0
+        self._pending = None
+        self._views_unknown = False
+        self._dlpack_live = ctypes.c_long(0)
         self._resource = resource
         self._props = props
         self._size = shared.size
@@ -316,10 +321,16 @@ class Buffer:
         self.release()
 
     def __del__(self) -> None:
-        if getattr(self, "_ptr", None) is None:
+        # Nothing refers to the Buffer any more, views included: what
+        # release() left for this point, or the memory itself, is freed.
+        ptr = getattr(self, "_ptr", None)
+        if ptr is None:
+            ptr = getattr(self, "_pending", None)
+        if ptr is None:
             return
+        self._ptr = self._pending = None
         try:
-            self.release()
+            self._free(ptr)
         except Exception as error:  # not raisable from here: say so
             try:
                 warnings.warn(f"mrctx: a Buffer could not be freed when it was collected: {error}",
@@ -393,12 +404,19 @@ class Buffer:
         so that frameworks see it has none. ``stream`` is the Buffer's
         stream (1 for the legacy default stream) where the resource is
         stream-ordered: the consumer orders its work after it. None where
-        the memory was ready when allocated."""
-        ptr = self._live()
+        the memory was ready when allocated.
+
+        The consumer keeps the Buffer as its array's owner, and the memory
+        lives while the Buffer does: from this read on, release() leaves
+        the free to the Buffer's collection (the class's docstring)."""
         if not self._props.device_accessible:
+            self._live()
             raise AttributeError(f"mrctx: a Buffer of {self._props.kind} memory is not "
                                  "device-accessible: it has no __cuda_array_interface__ (use "
                                  "DLPack)")
+        with self._lock:
+            ptr = self._live()
+            self._views_unknown = True
         return {
             "version": 3,
             "shape": (self._size,),
@@ -429,8 +447,11 @@ class Buffer:
         Buffer's stream is synchronized first. ``dl_device=(1, 0)`` (kDLCPU)
         is granted for pinned and managed memory too, without a copy: the
         CPU reads it where it is, once the Buffer's stream is synchronized.
-        The export keeps the Buffer alive until the consumer calls the
-        deleter."""
+        The export keeps the Buffer, and so the memory, alive until the
+        consumer calls the deleter (release() meanwhile leaves the free to
+        the Buffer's collection). The capsule, its destructor and the
+        deleter are C (_dlpack.c): a consumer may drop the capsule with an
+        exception pending or call the deleter from any thread."""
         ptr = self._live()
         if copy is True:
             raise BufferError("mrctx: Buffer.__dlpack__: copy=True: a Buffer exports its own "
@@ -454,40 +475,23 @@ class Buffer:
             if _cai_stream(theirs) != _cai_stream(self._stream):
                 self._resource.synchronize(self._stream)
         versioned = max_version is not None and tuple(max_version) >= (1, 0)
-        shape = (ctypes.c_int64 * 1)(self._size)
-        strides = (ctypes.c_int64 * 1)(1)
-        tensor = _DLTensor(data=ptr, device=_DLDevice(*device), ndim=1,
-                           dtype=_DLDataType(_DL_UINT, 8, 1),
-                           shape=ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
-                           strides=ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)),
-                           byte_offset=0)
-        if versioned:
-            managed: Any = _DLManagedTensorVersioned(version=_DLPackVersion(1, 0),
-                                                     manager_ctx=None, deleter=_dlpack_deleter,
-                                                     flags=0, dl_tensor=tensor)
-            name = _CAPSULE_VERSIONED
-        else:
-            managed = _DLManagedTensor(dl_tensor=tensor, manager_ctx=None,
-                                       deleter=_dlpack_deleter)
-            name = _CAPSULE
-        address = ctypes.addressof(managed)
+        module = _dlpack()
         with self._lock:
             self._live()
-            self._exports += 1
-        with _exports_lock:
-            _exports[address] = (managed, shape, strides, self)
+            managed = module.mrctx_dlpack_export(ptr, device[0], device[1], self._size,
+                                                 int(versioned), self, self._dlpack_live)
+        if not managed:
+            raise MemoryError("mrctx: Buffer.__dlpack__: no memory for the DLPack tensor")
         try:
-            return _capsule_new(address, name, _DESTRUCTORS[name])
+            return _capsule_new(managed, _CAPSULE_VERSIONED if versioned else _CAPSULE,
+                                module.destructor)
         except BaseException:
-            _dlpack_deleter(address)
+            module.mrctx_dlpack_discard(managed, int(versioned))
             raise
-
-    def _export_done(self) -> None:
-        with self._lock:
-            self._exports -= 1
 
 
 def live_exports() -> int:
     """How many DLPack exports of Buffers consumers still hold (tests)."""
-    with _exports_lock:
-        return len(_exports)
+    if _dlpack_module is None:
+        return 0
+    return int(_dlpack_module.mrctx_dlpack_live(None))

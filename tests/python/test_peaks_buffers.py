@@ -372,6 +372,38 @@ def test_buffer_errors(library_name):
                 buf.__dlpack__(stream=5)
 
 
+# DLPack's structs (dlpack.h, v1.0 ABI), as a consumer reads them.
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)  # a C call: the GIL is released
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", _Deleter)]
+
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", _Deleter), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+
 def _consume(capsule, versioned):
     """What a DLPack consumer does, with ctypes: take the tensor out of the
     capsule (renaming it), read it, and call its deleter when done."""
@@ -382,7 +414,7 @@ def _consume(capsule, versioned):
     set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
     name = b"dltensor_versioned" if versioned else b"dltensor"
     address = get_pointer(capsule, name)
-    struct = mbuffer._DLManagedTensorVersioned if versioned else mbuffer._DLManagedTensor
+    struct = _DLManagedTensorVersioned if versioned else _DLManagedTensor
     managed = struct.from_address(address)
     _consume.used_names.append(b"used_" + name)  # the name must outlive the capsule
     assert set_name(capsule, _consume.used_names[-1]) == 0
@@ -418,18 +450,23 @@ def test_buffer_dlpack_host(library_name, versioned):
             (1, (1, 8, 1), 256, 1, 0)
         if versioned:
             assert seen["version"] == (1, 0) and seen["flags"] == 0
-        # While the consumer holds it, the memory cannot be released...
+        # While the consumer holds it, release() releases the Buffer but
+        # not the memory, and collecting the Buffer waits for the export.
         assert mbuffer.live_exports() == 1
-        with pytest.raises(mrctx.StateError, match="DLPack export"):
-            buf.release()
-        # ...nor be collected: the export keeps the Buffer alive.
         address = buf.ptr
+        buf.release()
+        assert buf.closed
+        with pytest.raises(mrctx.ClosedError):
+            buf.__dlpack__()
         del buf, capsule
         gc.collect()
         assert ctx.stats("t")["current_bytes"] == 256
         assert ctypes.string_at(address, 4) == b"\x07" * 4
-        done()
-        gc.collect()
+        # The consumer lets go from a thread of its own, without the GIL
+        # (PyTorch frees a tensor's storage so): the memory goes with it.
+        let_go = threading.Thread(target=done)
+        let_go.start()
+        let_go.join()
         assert mbuffer.live_exports() == 0
         assert ctx.stats("t")["current_bytes"] == 0
 
@@ -464,6 +501,17 @@ def test_buffer_dlpack_numpy(library_name):
         del array
         gc.collect()
         assert ctx.stats("t")["current_bytes"] == 0
+        # The README's pattern: the view outlives the with block.
+        with mrctx.Buffer((ctx, "t"), 16) as buf:
+            ctypes.memset(buf.ptr, 5, 16)
+            array = np.from_dlpack(buf)
+        assert buf.closed and int(array.sum()) == 80
+        del buf
+        gc.collect()
+        assert ctx.stats("t")["current_bytes"] == 16  # numpy holds it
+        del array
+        gc.collect()
+        assert ctx.stats("t")["current_bytes"] == 0 and mbuffer.live_exports() == 0
 
 
 # ---- over the fake driver ----------------------------------------------------
@@ -484,6 +532,10 @@ def test_fake_buffer_device_interfaces(library_name, fake):
             seen, done = _consume(capsule, True)
             assert seen["device"] == (2, 2) and seen["data"] == buf.ptr
             done()
+        # The interface was read: the memory goes with the Buffer itself.
+        assert ctx.stats("dev", device=2)["current_bytes"] == MiB
+        del buf
+        gc.collect()
         assert ctx.stats("dev", device=2)["current_bytes"] == 0
         # A stream object is kept alive until the Buffer is freed on it (a
         # collected CuPy or cuda.core stream destroys its CUDA stream).
@@ -532,6 +584,85 @@ def test_fake_buffer_device_interfaces(library_name, fake):
         with mrctx.Buffer((ctx, "sync"), 10, device=3) as buf:
             assert buf.__cuda_array_interface__["stream"] is None
             assert buf.__dlpack_device__() == (2, 3)
+
+
+class _CudaArrayView:
+    """What a consumer of the CUDA Array Interface keeps: the pointer and
+    size it read, and the object it read them from as the owner of the
+    memory (CuPy's UnownedMemory(owner=obj), Numba's as_cuda_array,
+    torch.as_tensor's deleter). The fake driver's device memory is host
+    memory, so the view reads and writes it with ctypes."""
+
+    def __init__(self, obj):
+        cai = obj.__cuda_array_interface__
+        self.ptr, self.size, self.owner = cai["data"][0], cai["shape"][0], obj
+
+    def read(self, n):
+        return ctypes.string_at(self.ptr, n)
+
+
+def test_fake_buffer_cuda_array_view_keeps_the_memory(library_name, fake):
+    """Issue 34, item 3: a view through the CUDA Array Interface made in a
+    with block (the README's pattern) keeps the memory after the block;
+    the next Buffer gets other memory; the memory goes with the last
+    reference to the Buffer."""
+    with mrctx.Context(library_name, {"dev": "device"}) as ctx:
+        with mrctx.Buffer((ctx, "dev"), 64, device=0) as buf:
+            view = _CudaArrayView(buf)
+            ctypes.memmove(view.ptr, b"MINE!!!!", 8)
+        assert buf.closed
+        with pytest.raises(mrctx.ClosedError):
+            buf.__cuda_array_interface__
+        assert ctx.stats("dev", 0)["current_bytes"] == 64
+        with mrctx.Buffer((ctx, "dev"), 64, device=0) as other:
+            assert other.ptr != view.ptr
+            ctypes.memmove(other.ptr, b"OTHER!!!", 8)
+            assert view.read(8) == b"MINE!!!!"
+        del other
+        del buf
+        gc.collect()
+        assert view.read(8) == b"MINE!!!!"
+        assert ctx.stats("dev", 0)["current_bytes"] == 64
+        del view
+        gc.collect()
+        assert ctx.stats("dev", 0)["current_bytes"] == 0
+        # Views through both protocols: the memory waits for both.
+        buf = mrctx.Buffer((ctx, "dev"), 32, device=1)
+        view = _CudaArrayView(buf)
+        seen, done = _consume(buf.__dlpack__(max_version=(1, 0)), True)
+        buf.release()
+        del buf
+        gc.collect()
+        assert ctx.stats("dev", 1)["current_bytes"] == 32
+        done()
+        assert ctx.stats("dev", 1)["current_bytes"] == 32  # the view still holds it
+        del view
+        gc.collect()
+        assert ctx.stats("dev", 1)["current_bytes"] == 0
+        # No view: release() frees at once, as before.
+        with mrctx.Buffer((ctx, "dev"), 16, device=0) as buf:
+            pass
+        assert ctx.stats("dev", 0)["current_bytes"] == 0
+        assert mbuffer.live_exports() == 0
+
+
+def test_fake_numpy_refuses_device_memory_and_the_buffer_is_intact(library_name, fake):
+    """Issue 34, item 4: numpy.from_dlpack of device memory raises numpy's
+    own error (it drops the capsule with that error pending), the export is
+    let go, and the Buffer releases and frees as usual."""
+    np = pytest.importorskip("numpy")
+    if not hasattr(np, "from_dlpack"):
+        pytest.skip("numpy has no from_dlpack")
+    with mrctx.Context(library_name, {"dev": "device"}) as ctx:
+        buf = mrctx.Buffer((ctx, "dev"), 128, device=0)
+        for _ in range(3):
+            with pytest.raises((RuntimeError, BufferError, TypeError, ValueError)) as raised:
+                np.from_dlpack(buf)
+            assert not isinstance(raised.value, SystemError), raised.value
+            print("numpy refused:", type(raised.value).__name__, raised.value)
+            assert mbuffer.live_exports() == 0
+        buf.release()
+        assert ctx.stats("dev", 0)["current_bytes"] == 0
 
 
 def test_fake_driver_pool_peaks(library_name, fake):

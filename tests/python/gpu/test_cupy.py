@@ -107,6 +107,10 @@ def test_buffer_as_a_cupy_array():
         del b
         gc.collect()
         buf.release()
+        # The interface was read: the memory goes with the Buffer itself.
+        assert buf.closed and ctx.stats("temp").current_bytes == 4 * MiB
+        del buf
+        gc.collect()
         assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
         # Given CuPy's stream object, the Buffer keeps it (and its CUDA
         # stream) alive for the free.
@@ -117,6 +121,8 @@ def test_buffer_as_a_cupy_array():
         del t
         gc.collect()
         held.release()
+        del held
+        gc.collect()
         assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
         kept = cupy.asarray(mrctx.Buffer((ctx, "temp"), MiB))  # the array holds the Buffer
         gc.collect()
@@ -125,5 +131,55 @@ def test_buffer_as_a_cupy_array():
         del kept
         gc.collect()
         assert ctx.stats("temp").current_bytes == 0
+        print("PASS")
+        """)
+
+
+def test_views_outlive_the_with_block():
+    """Issue 34, item 3: the README's pattern, `with mrctx.Buffer(...) as
+    buf: a = cupy.asarray(buf)`, leaves `a` on memory that lives until `a`
+    and `buf` are gone: the next Buffer gets other memory, and `a` reads
+    what it wrote. cupy.from_dlpack likewise. Item 4: numpy.from_dlpack of
+    device memory raises numpy's error and the Buffer is intact."""
+    run("""
+        import gc
+        import numpy
+        import cupy
+        import mrctx
+        from mrctx import buffer as mbuffer
+        ctx = mrctx.Context("cupyviews", {"temp": "cache(device)"})
+        n = 1 << 20
+        for make in (cupy.asarray, cupy.from_dlpack):
+            with mrctx.Buffer((ctx, "temp"), n) as buf:
+                a = make(buf)
+                a[:8] = cupy.asarray(numpy.frombuffer(b"MINE!!!!", dtype=numpy.uint8))
+            assert buf.closed
+            with mrctx.Buffer((ctx, "temp"), n) as other:
+                assert other.ptr != a.data.ptr, make
+                b = cupy.asarray(other)
+                b[:8] = cupy.asarray(numpy.frombuffer(b"OTHER!!!", dtype=numpy.uint8))
+                del b
+            del other
+            seen = bytes(cupy.asnumpy(a[:8]))
+            print(make.__name__, "view reads:", seen)
+            assert seen == b"MINE!!!!", seen
+            del buf
+            gc.collect()
+            assert ctx.stats("temp").current_bytes == n, ctx.stats("temp")
+            del a
+            gc.collect()
+            assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
+
+        if hasattr(numpy, "from_dlpack"):
+            buf = mrctx.Buffer((ctx, "temp"), n)
+            try:
+                numpy.from_dlpack(buf)
+                raise SystemExit("numpy took device memory")
+            except (RuntimeError, BufferError, TypeError, ValueError) as e:
+                assert not isinstance(e, SystemError), e
+                print("numpy refused:", type(e).__name__, e)
+            assert mbuffer.live_exports() == 0
+            buf.release()
+            assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
         print("PASS")
         """)

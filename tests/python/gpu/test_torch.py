@@ -493,8 +493,9 @@ def test_mrctx_torch_switch_puts_a_subprocess_on_the_tag(tmp_path):
 def test_buffer_as_a_tensor():
     """mrctx.Buffer under PyTorch: a view through DLPack and through the CUDA
     Array Interface shares the Buffer's memory, work on the Buffer's stream
-    needs no synchronization, an export keeps the Buffer alive and refuses
-    release() while held, and pinned memory is read by numpy where it is."""
+    needs no synchronization, a view keeps the memory past release() until
+    it and the Buffer are gone, and pinned memory is read by numpy where it
+    is."""
     run("""
         import gc
         import numpy
@@ -513,14 +514,21 @@ def test_buffer_as_a_tensor():
             total = t.sum()
         s.synchronize()
         assert float(total) == 2.0 * MiB
-        try:
-            buf.release()
-            raise SystemExit("released under a live DLPack view")
-        except mrctx.StateError as e:
-            print("refused:", e)
-        del t, total
+        # Released under a live DLPack view: closed, the memory kept.
+        buf.release()
+        assert buf.closed and ctx.stats("temp").current_bytes == 4 * MiB
+        del buf
         gc.collect()
-        buf.release()  # freed on s
+        assert ctx.stats("temp").current_bytes == 4 * MiB
+        assert float(t.sum()) == 2.0 * MiB
+        del t, total
+        gc.collect()  # freed on s
+        assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
+        # No view held at release(): freed there.
+        buf = mrctx.Buffer((ctx, "temp"), MiB, stream=s.cuda_stream)
+        with torch.cuda.stream(s):
+            torch.from_dlpack(buf).fill_(1)
+        buf.release()
         assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
 
         # The tensor keeps a Buffer nobody else names; freed when it goes.
@@ -541,6 +549,9 @@ def test_buffer_as_a_tensor():
             assert int(y.sum(dtype=torch.int64)) == MiB
             del y
         gc.collect()
+        assert ctx.stats("temp").current_bytes == MiB  # b read the interface: it frees
+        del b
+        gc.collect()
         assert ctx.stats("temp").current_bytes == 0
 
         # Pinned: the GPU writes it through the interface, numpy reads it in place.
@@ -554,5 +565,59 @@ def test_buffer_as_a_tensor():
         del g, h, p
         gc.collect()
         assert ctx.stats("pin").current_bytes == 0, ctx.stats("pin")
+        print("PASS")
+        """)
+
+
+def test_views_outlive_the_with_block():
+    """Issue 34, item 3: `with mrctx.Buffer(...) as buf: t =
+    torch.as_tensor(buf, device="cuda")` (or torch.from_dlpack) leaves `t`
+    on memory that lives until `t` and `buf` are gone; the next Buffer
+    gets other memory. torch.as_tensor keeps the Buffer (Py_INCREF in
+    tensor_from_cuda_array_interface); this checks it does. Item 4:
+    numpy.from_dlpack of device memory raises numpy's error and the Buffer
+    is intact."""
+    run("""
+        import gc
+        import numpy
+        import torch
+        import mrctx
+        from mrctx import buffer as mbuffer
+        ctx = mrctx.Context("torchviews", {"temp": "cache(device)"})
+        n = 1 << 20
+        mine = torch.frombuffer(bytearray(b"MINE!!!!"), dtype=torch.uint8).cuda()
+        theirs = torch.frombuffer(bytearray(b"OTHER!!!"), dtype=torch.uint8).cuda()
+        for make in (lambda b: torch.as_tensor(b, device="cuda"), torch.from_dlpack):
+            with mrctx.Buffer((ctx, "temp"), n) as buf:
+                t = make(buf)
+                t[:8] = mine
+            assert buf.closed
+            with mrctx.Buffer((ctx, "temp"), n) as other:
+                assert other.ptr != t.data_ptr()
+                o = torch.as_tensor(other, device="cuda")
+                o[:8] = theirs
+                del o
+            del other
+            seen = bytes(t[:8].cpu().numpy())
+            print("view reads:", seen)
+            assert seen == b"MINE!!!!", seen
+            del buf
+            gc.collect()
+            assert ctx.stats("temp").current_bytes == n, ctx.stats("temp")
+            del t
+            gc.collect()
+            assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
+
+        if hasattr(numpy, "from_dlpack"):
+            buf = mrctx.Buffer((ctx, "temp"), n)
+            try:
+                numpy.from_dlpack(buf)
+                raise SystemExit("numpy took device memory")
+            except (RuntimeError, BufferError, TypeError, ValueError) as e:
+                assert not isinstance(e, SystemError), e
+                print("numpy refused:", type(e).__name__, e)
+            assert mbuffer.live_exports() == 0
+            buf.release()
+            assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
         print("PASS")
         """)
