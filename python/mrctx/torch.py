@@ -406,7 +406,10 @@ def reset_timing() -> None:
 
 def _device_index(device: Any, who: str) -> int:
     """PyTorch's device argument as an ordinal: None (the current device),
-    an int, "cuda" / "cuda:N", or a torch.device."""
+    an int, "cuda" / "cuda:N", or a torch.device. A negative ordinal is
+    refused by every drop-in, as PyTorch's own allocator refuses it
+    ("Invalid device argument -1": torch.cuda passes -1 through to it): it
+    is not "every device", nor the current one."""
     if device is None:
         torch = sys.modules.get("torch")
         if torch is not None and torch.cuda.is_initialized():
@@ -424,7 +427,11 @@ def _device_index(device: Any, who: str) -> int:
             raise _check.ArgumentError(f"{HOOK}.{who}: device={device!r} is not a CUDA device")
         index = getattr(device, "index", None)
         return _device_index(index, who)
-    return _check.integer(f"{HOOK}.{who}", "device", device)
+    index = _check.integer(f"{HOOK}.{who}", "device", device)
+    if index < 0:
+        raise NoDeviceError(f"{HOOK}.{who}: device={index} is not a device (PyTorch's allocator "
+                            "refuses it too); None is the current device")
+    return index
 
 
 def _stat(current: int, peak: int, allocated: int, freed: int) -> dict[str, int]:

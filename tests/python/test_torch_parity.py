@@ -254,6 +254,47 @@ def test_statistics_drop_ins_and_patch():
     """))
 
 
+def test_drop_ins_refuse_device_minus_one():
+    """Issue 34, item 10: one rule for device=-1 in every drop-in. PyTorch
+    passes -1 through (torch.cuda._utils._get_device_index) and its own
+    allocator refuses it ("Invalid device argument -1: did you call
+    init?"); none means every device. reset_peak_memory_stats(-1) reset
+    every device's peaks, and memory_limit(-1) answered 0."""
+    passed(run(PRELUDE + """
+    ctx = mrctx.Context("minus", {"act": "device"})
+    mt.use(ctx, "act", patch=True)
+    torch.cuda.init()
+    a = torch.cuda.empty(4 * MiB)
+    torch.cuda.free(a)
+    torch.cuda.set_device(1)
+    b = torch.cuda.empty(2 * MiB)
+    torch.cuda.free(b)
+    torch.cuda.set_device(0)
+    assert (mt.max_memory_allocated(0), mt.max_memory_allocated(1)) == (4 * MiB, 2 * MiB)
+    calls = [getattr(mt, name) for name in (
+        "memory_stats", "memory_stats_as_nested_dict", "memory_allocated",
+        "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+        "reset_peak_memory_stats", "get_per_process_memory_fraction", "memory_limit")]
+    calls += [getattr(torch.cuda, name) for name in mt.PATCHED]
+    for call in calls:
+        for device in (-1, -2, "cuda:-1"):
+            try:
+                call(device)
+                raise SystemExit(f"{call.__name__}({device!r}) accepted")
+            except (mrctx.NoDeviceError, mrctx.ArgumentError) as e:
+                assert "-1" in str(e) or "-2" in str(e), e
+                refused = str(e)
+    print("refused:", refused)
+    # Nothing was reset anywhere.
+    assert (mt.max_memory_allocated(0), mt.max_memory_allocated(1)) == (4 * MiB, 2 * MiB)
+    # None is the current device, as PyTorch has it.
+    torch.cuda.set_device(1)
+    mt.reset_peak_memory_stats()
+    assert (mt.max_memory_allocated(0), mt.max_memory_allocated(1)) == (4 * MiB, 0)
+    print("PASS")
+    """))
+
+
 def test_drop_ins_are_pytorchs_own_before_use():
     passed(run(PRELUDE + """
     torch.cuda.init()
