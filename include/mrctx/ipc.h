@@ -90,13 +90,21 @@ MR_NODISCARD MR_API mr_status mr_ipc_pool_export(const mr_resource *mr, int *fd,
  * mr_ipc_pool_export in another process). It owns the imported pool and
  * cannot allocate; it frees blocks imported with mr_ipc_ptr_import. The
  * pool's device is found by its UUID (MR_ERR_NO_DEVICE if this process
- * does not see it, as CUDA_VISIBLE_DEVICES may hide it). The caller keeps
- * `fd` and closes it. */
+ * does not see it, as CUDA_VISIBLE_DEVICES may hide it). `data` is checked,
+ * not trusted: MR_ERR_INVALID_ARGUMENT, naming both devices, when the
+ * driver's pool is on another device than the UUID names, and for fields
+ * mr_ipc_pool_export never writes (reserved bytes not zero, pool ID 0, a
+ * pid or device below 0); MR_ERR_UNSUPPORTED for another version or kind.
+ * The caller keeps `fd` and closes it. */
 MR_NODISCARD MR_API mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data,
                                                  mr_resource **out);
 
 /** OUT: *out, the record another process imports the block at `ptr`
  * (`bytes`, as allocated from `mr` with alignment 256 or less) with.
+ * [ptr, ptr + bytes) must lie inside one allocation of `mr`'s pool, from
+ * its start, as the driver reports it (cuPointerGetAttribute's range):
+ * MR_ERR_INVALID_ARGUMENT otherwise, naming ptr, bytes and the
+ * allocation's range. Fewer bytes than were allocated may be exported.
  * Export only after the allocation was made; the importer must not read
  * before the exporter's writes are done (synchronize their stream first). */
 MR_NODISCARD MR_API mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr,
@@ -105,8 +113,11 @@ MR_NODISCARD MR_API mr_status mr_ipc_ptr_export(const mr_resource *mr, const voi
 /** OUT: *ptr, the block `ipc` describes, mapped into this process.
  * `imported` is a resource from mr_ipc_pool_import of the pool the block
  * came from (MR_ERR_INVALID_ARGUMENT otherwise, and for a block already
- * imported and not yet freed). Free it with mr_deallocate(imported, *ptr,
- * ipc->bytes, 0, stream), once. */
+ * imported and not yet freed). The driver maps the whole allocation; the
+ * import is refused (MR_ERR_INVALID_ARGUMENT, the mapping undone) unless
+ * it is the start of an allocation of that pool, on its device, at least
+ * ipc->bytes long, and the record's reserved bytes are zero. Free it with
+ * mr_deallocate(imported, *ptr, ipc->bytes, 0, stream), once. */
 MR_NODISCARD MR_API mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc,
                                                 void **ptr);
 

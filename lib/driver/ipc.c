@@ -12,8 +12,23 @@
  * imported resource refuses to allocate, refuses a block of another pool,
  * a block imported twice and a free of what is not a live import, and
  * reports the imports still live when it is destroyed.
+ *
+ * Records are bytes from another process, so no field is taken on trust;
+ * each is checked against the driver where it can answer
+ * (cuPointerGetAttribute, cuMemPoolGetAccess) and against what an exporter
+ * writes where it cannot. The exporter records a size only if the block
+ * [ptr, ptr + bytes) lies inside one allocation of the exported pool, from
+ * its start. The importer refuses a pool record whose device is not the
+ * one the driver's pool is on, and, after cuMemPoolImportPointer (which
+ * maps the whole allocation), a block that is not the start of an
+ * allocation of that pool on that device at least as long as the record
+ * says; the mapping is undone then. Without that, a record whose size was
+ * raised lets the importer read, and believe it owns, the exporter's
+ * blocks that were never exported.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,21 +153,46 @@ mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes
                      ptr == NULL ? "ptr is NULL" : "bytes is 0");
   st = mri_ensure_context(s->device);
   if (st != MR_OK) return st;
+  /* The driver's word on the block, not the caller's: the record's size
+   * is what every importer will believe it may read and free. */
   const mri_cuda_api *cu = mri_cuda();
   CUdeviceptr address = (CUdeviceptr)(uintptr_t)ptr, start = 0;
   CUmemoryPool pool = NULL;
+  size_t range = 0;
+  int ordinal = -1;
   CUresult r = cu->cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, address);
-  if (r == CUDA_SUCCESS)
-    r = cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address);
   if (r != CUDA_SUCCESS || pool != s->pool)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_ipc_ptr_export: %p was not allocated from %s (or was freed)", ptr,
                      mr_resource_describe(mr));
+  r = cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, address);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, address);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address);
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r,
+                         "mr_ipc_ptr_export: cuPointerGetAttribute(%p): the range of its "
+                         "allocation",
+                         ptr);
+  if (ordinal != s->device)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_ptr_export: %p is memory of device %d and %s is on device %d", ptr,
+                     ordinal, mr_resource_describe(mr), s->device);
   if (start != address)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_ipc_ptr_export: %p is inside a block of %s, not its start (blocks "
-                     "allocated with an alignment above 256 bytes cannot be exported)",
-                     ptr, mr_resource_describe(mr));
+                     "mr_ipc_ptr_export: %p (%zu bytes) is inside a block of %s, not its start: "
+                     "the driver's allocation is [0x%llx, 0x%llx), %zu bytes (blocks allocated "
+                     "with an alignment above 256 bytes cannot be exported)",
+                     ptr, bytes, mr_resource_describe(mr), (unsigned long long)start,
+                     (unsigned long long)(start + range), range);
+  if (bytes > range)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_ptr_export: %p with %zu bytes runs past its block: the driver's "
+                     "allocation is [0x%llx, 0x%llx), %zu bytes (export the size it was "
+                     "allocated with, or less)",
+                     ptr, bytes, (unsigned long long)start, (unsigned long long)(start + range),
+                     range);
   CUmemPoolPtrExportData data;
   memset(&data, 0, sizeof data);
   r = cu->cuMemPoolExportPointer(&data, address);
@@ -174,6 +214,7 @@ typedef struct import_state {
   int device;       /* this process's ordinal of the pool's device */
   uint64_t pool_id; /* the exporter's ID of the pool */
   int64_t exporter_pid;
+  unsigned char uuid[16]; /* the device the pool's record named */
   pthread_mutex_t lock;
   mri_fork_lockable lock_fork;
   mri_ptrmap *live; /* imported block -> {bytes, raw: its 64 bytes of export data} */
@@ -289,6 +330,29 @@ static const mr_resource_ops import_ops = {
     .destroy = import_destroy,
 };
 
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi -L writes it. */
+typedef struct uuid_text {
+  char text[48];
+} uuid_text;
+
+static uuid_text format_uuid(const unsigned char uuid[16]) {
+  uuid_text t;
+  int n = snprintf(t.text, sizeof t.text, "GPU-");
+  for (int i = 0; i < 16; i++)
+    n += snprintf(t.text + n, sizeof t.text - (size_t)n, "%s%02x",
+                  i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", uuid[i]);
+  return t;
+}
+
+/* A device's UUID as text, or "(UUID unknown)" where the driver fails. */
+static uuid_text device_uuid_text(int device) {
+  unsigned char uuid[16];
+  if (device_uuid(device, uuid) == MR_OK) return format_uuid(uuid);
+  uuid_text t;
+  snprintf(t.text, sizeof t.text, "(UUID unknown)");
+  return t;
+}
+
 /* This process's ordinal of the device with `uuid`. */
 static mr_status device_with_uuid(const unsigned char uuid[16], int *device) {
   const mri_cuda_api *cu = mri_cuda();
@@ -301,15 +365,59 @@ static mr_status device_with_uuid(const unsigned char uuid[16], int *device) {
       return MR_OK;
     }
   }
-  char text[40];
-  int n = 0;
-  for (int i = 0; i < 16; i++)
-    n += snprintf(text + n, sizeof text - (size_t)n, "%s%02x",
-                  i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", uuid[i]);
   return mri_error(MR_ERR_NO_DEVICE,
-                   "mr_ipc_pool_import: the pool's device (GPU-%s) is not one of the %d "
+                   "mr_ipc_pool_import: the pool's device (%s) is not one of the %d "
                    "this process sees (is CUDA_VISIBLE_DEVICES narrower here?)",
-                   text, cu->device_count);
+                   format_uuid(uuid).text, cu->device_count);
+}
+
+/* Whether an imported pool lives on `device`, the one its record names.
+ * The driver gives a pool's own device read-write access, always, and an
+ * imported pool no other device's until this process grants it (an import
+ * does not inherit the exporter's grants): a pool that `device` cannot
+ * reach while another device can is that other device's, and the record
+ * lies. Where no device reports access, nothing is known here, and the
+ * device each imported block is memory of is checked instead
+ * (mr_ipc_ptr_import). */
+static mr_status check_pool_device(CUmemoryPool pool, int device,
+                                   const unsigned char record_uuid[16]) {
+  const mri_cuda_api *cu = mri_cuda();
+  int resident = -1;
+  for (int d = 0; d < cu->device_count; d++) {
+    CUmemLocation where = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = d};
+    CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    CUresult r = cu->cuMemPoolGetAccess(&flags, pool, &where);
+    if (r != CUDA_SUCCESS)
+      return mri_cuda_fail(r, "mr_ipc_pool_import: cuMemPoolGetAccess(imported pool, device %d)",
+                           d);
+    if (flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) continue;
+    if (d == device) return MR_OK;
+    if (resident < 0) resident = d;
+  }
+  if (resident < 0) return MR_OK;
+  return mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "mr_ipc_pool_import: the record names the pool's device as %s (device %d "
+                   "here), but the driver's pool is on device %d (%s): the record does not "
+                   "belong to this descriptor, or was altered",
+                   format_uuid(record_uuid).text, device, resident,
+                   device_uuid_text(resident).text);
+}
+
+/* The device this process uses the memory from needs read-write access
+ * to the imported pool (the driver's sample grants it where missing). */
+static mr_status grant_access(CUmemoryPool pool, int device) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUmemLocation where = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = device};
+  CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  CUresult r = cu->cuMemPoolGetAccess(&flags, pool, &where);
+  if (r == CUDA_SUCCESS && flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) {
+    CUmemAccessDesc access = {.location = where, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    r = cu->cuMemPoolSetAccess(pool, &access, 1);
+  }
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "mr_ipc_pool_import: granting device %d access to the imported pool",
+                         device);
+  return MR_OK;
 }
 
 static mr_status check_record(uint32_t magic, uint32_t version, const char *what) {
@@ -325,6 +433,12 @@ static mr_status check_record(uint32_t magic, uint32_t version, const char *what
   return MR_OK;
 }
 
+static bool all_zero(const unsigned char *bytes, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (bytes[i] != 0) return false;
+  return true;
+}
+
 mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource **out) {
   if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pool_import: out is NULL");
   *out = NULL;
@@ -336,8 +450,18 @@ mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource *
   if (st != MR_OK) return st;
   if (data->kind != MR_POOL_DEVICE)
     return mri_error(MR_ERR_UNSUPPORTED,
-                     "mr_ipc_pool_import: a %s pool cannot be shared between processes",
-                     mr_pool_kind_name((mr_pool_kind)data->kind));
+                     "mr_ipc_pool_import: a %s pool (kind %d) cannot be shared between processes",
+                     mr_pool_kind_name((mr_pool_kind)data->kind), (int)data->kind);
+  /* Fields no exporter writes: a record damaged or made by hand. */
+  if (data->pool_id == 0 || data->exporter_pid <= 0 || data->exporter_device < 0 ||
+      !all_zero(data->reserved, sizeof data->reserved))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_pool_import: the record cannot come from mr_ipc_pool_export "
+                     "(pool ID %016llx, exporter pid %lld, exporter device %d, reserved bytes "
+                     "%s): it was damaged in transit or made by hand",
+                     (unsigned long long)data->pool_id, (long long)data->exporter_pid,
+                     (int)data->exporter_device,
+                     all_zero(data->reserved, sizeof data->reserved) ? "zero" : "not zero");
   const mri_cuda_api *cu;
   st = mri_cuda_load(&cu);
   if (st != MR_OK) return mri_error_prefix(st, "mr_ipc_pool_import");
@@ -351,6 +475,7 @@ mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource *
   s->device = device;
   s->pool_id = data->pool_id;
   s->exporter_pid = data->exporter_pid;
+  memcpy(s->uuid, data->device_uuid, sizeof s->uuid);
   snprintf(s->description, sizeof s->description, "ipc_import(device=%d, pid=%lld)", device,
            (long long)data->exporter_pid);
   s->live = mri_ptrmap_create();
@@ -365,19 +490,9 @@ mr_status mr_ipc_pool_import(int fd, const mr_ipc_pool_data *data, mr_resource *
     free(s);
     return mri_cuda_fail(r, "mr_ipc_pool_import: cuMemPoolImportFromShareableHandle(fd %d)", fd);
   }
-  /* The device this process uses the memory from needs read-write access
-   * to the imported pool (the driver's sample grants it where missing). */
-  CUmemLocation where = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = device};
-  CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
-  r = cu->cuMemPoolGetAccess(&flags, s->pool, &where);
-  if (r == CUDA_SUCCESS && flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) {
-    CUmemAccessDesc access = {.location = where, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
-    r = cu->cuMemPoolSetAccess(s->pool, &access, 1);
-  }
-  if (r != CUDA_SUCCESS) {
-    st = mri_cuda_fail(r, "mr_ipc_pool_import: granting device %d access to the imported pool",
-                       device);
-  } else {
+  st = check_pool_device(s->pool, device, data->device_uuid);
+  if (st == MR_OK) st = grant_access(s->pool, device);
+  if (st == MR_OK) {
     pthread_mutex_init(&s->lock, NULL);
     mri_fork_register_mutex(&s->lock_fork, &s->lock, MRI_FORK_RANK_RESOURCE);
     mr_resource_props props =
@@ -412,6 +527,61 @@ static void find_same(void *user, const void *key, const mri_ptrmap_value *value
   if (f->found == NULL && memcmp(value->raw, f->data, 64) == 0) f->found = key;
 }
 
+/* What the driver mapped at `dptr` must be what the record promises: the
+ * start of one allocation of this imported pool, on its device, at least
+ * ipc->bytes long (the importer reads, and frees, that many). Otherwise
+ * the mapping is undone and the record refused: a record whose size was
+ * raised would let the importer read the exporter's other blocks. */
+static mr_status check_import(const import_state *s, const mr_ipc_ptr *ipc, CUdeviceptr dptr) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUdeviceptr start = 0;
+  size_t range = 0;
+  int ordinal = -1;
+  CUmemoryPool pool = NULL;
+  CUresult r = cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, dptr);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, dptr);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, dptr);
+  mr_status st = MR_OK;
+  if (r != CUDA_SUCCESS) {
+    st = mri_cuda_fail(r,
+                       "mr_ipc_ptr_import: cuPointerGetAttribute(imported 0x%llx): the range "
+                       "of its allocation",
+                       (unsigned long long)dptr);
+    start = 0;
+  } else if (pool != s->pool) {
+    st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "mr_ipc_ptr_import: the driver mapped 0x%llx from another pool than %s",
+                   (unsigned long long)dptr, s->description);
+  } else if (ordinal != s->device) {
+    st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "mr_ipc_ptr_import: the block is memory of device %d (%s), but its pool's "
+                   "record named %s (device %d here): the pool record was altered",
+                   ordinal, device_uuid_text(ordinal).text, format_uuid(s->uuid).text, s->device);
+  } else if (start != dptr) {
+    st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "mr_ipc_ptr_import: the record's export data names 0x%llx, inside the "
+                   "allocation [0x%llx, 0x%llx) and not its start: it was damaged or made "
+                   "by hand",
+                   (unsigned long long)dptr, (unsigned long long)start,
+                   (unsigned long long)(start + range));
+  } else if (ipc->bytes > range) {
+    st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "mr_ipc_ptr_import: the record says %llu bytes, but the block the driver "
+                   "mapped is %zu bytes ([0x%llx, 0x%llx)): a record larger than its block "
+                   "is refused (it was altered, or exported with a wrong size)",
+                   (unsigned long long)ipc->bytes, range, (unsigned long long)start,
+                   (unsigned long long)(start + range));
+  }
+  /* The driver mapped the allocation whatever address it returned; undo
+   * it (cuMemFree takes imported memory, as the driver documents). */
+  if (st != MR_OK) cu->cuMemFree(start != 0 ? start : dptr);
+  return st;
+}
+
 mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc, void **ptr) {
   if (ptr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_ptr_import: ptr is NULL");
   *ptr = NULL;
@@ -427,11 +597,13 @@ mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc, void *
                      "%016llx: import it into the resource its own pool was imported as",
                      (unsigned long long)ipc->pool_id, s->description,
                      (unsigned long long)s->pool_id);
-  if (ipc->bytes == 0 || ipc->bytes > SIZE_MAX)
+  if (ipc->bytes == 0 || ipc->bytes > SIZE_MAX || ipc->bytes > PTRDIFF_MAX ||
+      !all_zero(ipc->reserved, sizeof ipc->reserved))
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_ipc_ptr_import: the record's size %llu is "
-                     "not a block's",
-                     (unsigned long long)ipc->bytes);
+                     "mr_ipc_ptr_import: the record cannot come from mr_ipc_ptr_export (size "
+                     "%llu, reserved bytes %s): it was damaged in transit or made by hand",
+                     (unsigned long long)ipc->bytes,
+                     all_zero(ipc->reserved, sizeof ipc->reserved) ? "zero" : "not zero");
   st = mri_ensure_context(s->device);
   if (st != MR_OK) return st;
   unsigned char *record = mri_host_malloc(sizeof ipc->data);
@@ -460,6 +632,12 @@ mr_status mr_ipc_ptr_import(mr_resource *imported, const mr_ipc_ptr *ipc, void *
     pthread_mutex_unlock(&s->lock);
     free(record);
     return mri_cuda_fail(r, "mr_ipc_ptr_import: cuMemPoolImportPointer(%s)", s->description);
+  }
+  st = check_import(s, ipc, dptr);
+  if (st != MR_OK) {
+    pthread_mutex_unlock(&s->lock);
+    free(record);
+    return st;
   }
   mri_ptrmap_value value = {.bytes = (size_t)ipc->bytes, .alignment = MR_DEFAULT_ALIGNMENT};
   value.raw = record;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,4 +166,56 @@ void ipc_case_exporter_exits_first(const char *peer_path) {
   assert_ok(mr_ipc_imports_live(imported, &live));
   assert_int_equal(live, 0);
   mr_resource_release(imported);
+}
+
+void ipc_case_sizes_are_checked(const char *peer_path) {
+  mr_resource *pool = NULL;
+  assert_ok(ipc_pool_create(&pool));
+  void *p = NULL;
+  assert_ok(mr_allocate(pool, IPC_BLOCK_BYTES, 0, NULL, &p));
+  assert_true(ipc_fill(p, IPC_BLOCK_BYTES, IPC_PATTERN_PARENT));
+  /* The driver's size of the allocation: the requested size, or more. */
+  size_t range = 0;
+  CUdeviceptr start = 0;
+  assert_int_equal(mri_cuda()->cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                                     (CUdeviceptr)(uintptr_t)p),
+                   CUDA_SUCCESS);
+  assert_int_equal(mri_cuda()->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                                     (CUdeviceptr)(uintptr_t)p),
+                   CUDA_SUCCESS);
+  fprintf(stderr, "the driver's range of a %zu-byte block: [0x%llx, +%zu)\n", IPC_BLOCK_BYTES,
+          (unsigned long long)start, range);
+  assert_true(range >= IPC_BLOCK_BYTES);
+  mr_ipc_ptr record;
+  char text[96];
+  snprintf(text, sizeof text, "the driver's allocation is [0x%llx, 0x%llx), %zu bytes",
+           (unsigned long long)start, (unsigned long long)(start + range), range);
+  assert_status(mr_ipc_ptr_export(pool, p, range + 1, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("runs past its block");
+  assert_error_contains(text);
+  assert_int_equal(record.magic, 0);
+  assert_status(mr_ipc_ptr_export(pool, p, 2 * range, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_ipc_ptr_export(pool, p, SIZE_MAX, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_status(mr_ipc_ptr_export(pool, (char *)p + 4096, 4096, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("not its start");
+  assert_error_contains(text);
+  assert_ok(mr_ipc_ptr_export(pool, p, IPC_BLOCK_BYTES / 2, &record));
+  assert_ok(mr_ipc_ptr_export(pool, p, IPC_BLOCK_BYTES, &record));
+
+  /* A record altered after export: the importer must refuse it. */
+  int sock = -1;
+  pid_t pid = ipc_spawn_peer(peer_path, "import-forged", &sock);
+  assert_true(pid > 0);
+  assert_ok(mr_ipc_pool_send(sock, pool));
+  ipc_block_msg block;
+  memset(&block, 0, sizeof block);
+  block.pattern = IPC_PATTERN_PARENT;
+  block.ptr = record;
+  block.ptr.bytes = 2 * (uint64_t)range;
+  assert_ok(mr_ipc_send(sock, -1, &block, sizeof block));
+  ipc_finish_peer(sock, pid, "importer of the forged record");
+  assert_ok(mr_deallocate(pool, p, IPC_BLOCK_BYTES, 0, NULL));
+  assert_ok(mr_resource_synchronize(pool, NULL));
+  assert_int_equal(pool_used(pool), 0);
+  mr_resource_release(pool);
 }

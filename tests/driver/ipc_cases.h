@@ -67,6 +67,14 @@ mr_status ipc_pool_create(mr_resource **out);
 void ipc_case_importer_exits_first(const char *peer_path);
 void ipc_case_exporter_exits_first(const char *peer_path);
 
+/* The exporter's size checks, in this process: a block exported with more
+ * bytes than the driver's allocation has (by one byte, and twice over) or
+ * from inside it is refused, naming the range; its own size or less is
+ * exported. Then the peer imports a record whose size was raised to twice
+ * the allocation after export, and must be refused (the importer's check
+ * against the range the driver mapped). */
+void ipc_case_sizes_are_checked(const char *peer_path);
+
 /* Start the peer in `role` (an exporting one), receive its pool and
  * block, import the block and check its bytes; *p is the import, *pid and
  * *sock the peer's. */

@@ -10,6 +10,9 @@
  *                check the pool holds nothing in use, ack, exit
  *   export-exit  the same up to the ack, then exit with the block still
  *                allocated and imported (the exporter exits first)
+ *   import-forged  receive the pool and a block whose record claims more
+ *                bytes than its allocation has; its import must be refused
+ *                (MR_ERR_INVALID_ARGUMENT, nothing left live), say so, exit
  * Every failure is sent as an ack with its message, and the exit status is
  * 1; 0 when all went as planned.
  */
@@ -52,6 +55,29 @@ static int run_import(void) {
   return ipc_send_ack(sock, MR_OK, "imported, checked and freed") ? 0 : 1;
 }
 
+static int run_import_forged(void) {
+  mr_resource *imported = NULL;
+  mr_status st = mr_ipc_pool_receive(sock, &imported);
+  if (st != MR_OK) return fail_with(st, "mr_ipc_pool_receive");
+  ipc_block_msg block;
+  st = mr_ipc_receive(sock, NULL, &block, sizeof block);
+  if (st != MR_OK) return fail_with(st, "receiving the block");
+  void *p = (void *)1;
+  st = mr_ipc_ptr_import(imported, &block.ptr, &p);
+  if (st != MR_ERR_INVALID_ARGUMENT || p != NULL ||
+      strstr(mr_last_error(), "a record larger than its block is refused") == NULL) {
+    char what[320];
+    snprintf(what, sizeof what, "importing a record of %llu bytes (%s, not the refusal)",
+             (unsigned long long)block.ptr.bytes, st == MR_OK ? "accepted" : "refused");
+    return fail_with(st == MR_OK ? MR_ERR_INVALID_ARGUMENT : st, what);
+  }
+  size_t live = 1;
+  st = mr_ipc_imports_live(imported, &live);
+  if (st != MR_OK || live != 0) return fail_with(st, "an import live after the refusal");
+  mr_resource_release(imported);
+  return ipc_send_ack(sock, MR_OK, "the forged record was refused") ? 0 : 1;
+}
+
 static int run_export(bool exit_first) {
   mr_resource *pool = NULL;
   mr_status st = ipc_pool_create(&pool);
@@ -91,12 +117,13 @@ static int run_export(bool exit_first) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: %s import|export|export-exit SOCKET_FD\n", argv[0]);
+    fprintf(stderr, "usage: %s import|import-forged|export|export-exit SOCKET_FD\n", argv[0]);
     return 2;
   }
   sock = atoi(argv[2]);
   if (!ipc_bind_device0()) return fail_with(mr_driver_load(), "binding device 0");
   if (strcmp(argv[1], "import") == 0) return run_import();
+  if (strcmp(argv[1], "import-forged") == 0) return run_import_forged();
   if (strcmp(argv[1], "export") == 0) return run_export(false);
   if (strcmp(argv[1], "export-exit") == 0) return run_export(true);
   fprintf(stderr, "unknown role %s\n", argv[1]);

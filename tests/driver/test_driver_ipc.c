@@ -18,11 +18,17 @@
  *    a message without a descriptor, a short message, an unexpected
  *    descriptor; the leak report of an imported pool released with
  *    imports live; threads importing one block at once (one gets it);
+ *  - sizes and devices the records claim, checked against the driver: a
+ *    block exported with more bytes than its allocation or from inside
+ *    it; a record whose size was raised, or whose export data names an
+ *    address inside a block (the import is undone); a pool record naming
+ *    another device, or with fields no exporter writes;
  *  - the fake itself refuses what the driver refuses.
  * The test's argument is the path of test_driver_ipc_peer.
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +433,185 @@ static void test_release_with_imports_live_reports_a_leak(void **state) {
   mr_resource_release(pool);
 }
 
+/* ---- sizes and devices the records claim ------------------------------------------ */
+
+static void test_sizes_are_checked(void **state) { ipc_case_sizes_are_checked(peer_path); }
+
+/* "[0x..., 0x...), N bytes": the range the library's messages name. */
+static void range_text(char *text, size_t size, const void *start, size_t bytes) {
+  snprintf(text, size, "the driver's allocation is [0x%llx, 0x%llx), %zu bytes",
+           (unsigned long long)(uintptr_t)start, (unsigned long long)(uintptr_t)start + bytes,
+           bytes);
+}
+
+/* The fake carves a shared pool's blocks one after another: a size past
+ * the end of one block is the next block's bytes. */
+static void test_export_stays_inside_the_block(void **state) {
+  mr_resource *pool = new_ipc_pool();
+  void *a = NULL, *b = NULL;
+  assert_ok(mr_allocate(pool, 4096, 0, NULL, &a));
+  assert_ok(mr_allocate(pool, 4096, 0, NULL, &b));
+  assert_ptr_equal((char *)a + 4096, b);
+  char text[128];
+  mr_ipc_ptr record;
+  range_text(text, sizeof text, a, 4096);
+  /* Bytes larger than the block: they reach into b. */
+  assert_status(mr_ipc_ptr_export(pool, a, 8192, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("with 8192 bytes runs past its block");
+  assert_error_contains(text);
+  assert_int_equal(record.magic, 0);
+  assert_int_equal(record.bytes, 0);
+  assert_status(mr_ipc_ptr_export(pool, a, 4097, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains(text);
+  assert_status(mr_ipc_ptr_export(pool, a, SIZE_MAX, &record), MR_ERR_INVALID_ARGUMENT);
+  /* A pointer in the middle of another block, with a size that fits it
+   * and one that runs past it. */
+  range_text(text, sizeof text, b, 4096);
+  assert_status(mr_ipc_ptr_export(pool, (char *)b + 1024, 512, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("not its start");
+  assert_error_contains(text);
+  range_text(text, sizeof text, a, 4096);
+  assert_status(mr_ipc_ptr_export(pool, (char *)a + 2048, 4096, &record), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains(text);
+  /* The block's size, or less, is exported. */
+  assert_ok(mr_ipc_ptr_export(pool, a, 4096, &record));
+  assert_int_equal(record.bytes, 4096);
+  assert_ok(mr_ipc_ptr_export(pool, b, 100, &record));
+  assert_int_equal(record.bytes, 100);
+  assert_ok(mr_deallocate(pool, b, 4096, 0, NULL));
+  assert_ok(mr_deallocate(pool, a, 4096, 0, NULL));
+  mr_resource_release(pool);
+}
+
+/* A record whose size was raised after export would have the importer
+ * read (and believe it owns) the pool's next block, which was never
+ * exported. The driver maps the whole allocation and says how long it
+ * is; the import is checked against that, and undone. */
+static void test_import_refuses_a_record_larger_than_its_block(void **state) {
+  mr_resource *pool = new_ipc_pool();
+  mr_resource *imported = import_here(pool);
+  void *a = NULL, *secret = NULL;
+  assert_ok(mr_allocate(pool, 4096, 0, NULL, &a));
+  assert_ok(mr_allocate(pool, 4096, 0, NULL, &secret));
+  assert_true(ipc_fill(a, 4096, 0x11));
+  assert_true(ipc_fill(secret, 4096, 0x99));
+  mr_ipc_ptr record;
+  assert_ok(mr_ipc_ptr_export(pool, a, 4096, &record));
+  long allocations = fake_cuda_live_allocations();
+
+  mr_ipc_ptr forged = record;
+  forged.bytes = 8192;
+  void *in = (void *)1;
+  assert_status(mr_ipc_ptr_import(imported, &forged, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains(
+      "the record says 8192 bytes, but the block the driver mapped is 4096 bytes");
+  assert_null(in);
+  size_t live = 1;
+  assert_ok(mr_ipc_imports_live(imported, &live));
+  assert_int_equal(live, 0);
+  assert_int_equal(fake_cuda_imported_bytes(), 0); /* the mapping was undone */
+  assert_int_equal(fake_cuda_live_allocations(), allocations);
+  forged.bytes = 4097;
+  assert_status(mr_ipc_ptr_import(imported, &forged, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(fake_cuda_imported_bytes(), 0);
+
+  /* Export data naming an address inside the block rather than its start
+   * (the fake's data: magic, pool ID, then the offset; fakecuda_ipc.c). */
+  forged = record;
+  uint64_t offset;
+  memcpy(&offset, forged.data + 16, sizeof offset);
+  offset += 1024;
+  memcpy(forged.data + 16, &offset, sizeof offset);
+  forged.bytes = 1024;
+  assert_status(mr_ipc_ptr_import(imported, &forged, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("and not its start");
+  assert_null(in);
+  assert_int_equal(fake_cuda_imported_bytes(), 0);
+  assert_int_equal(fake_cuda_live_allocations(), allocations);
+
+  /* Reserved bytes are zero in every record mr_ipc_ptr_export makes. */
+  forged = record;
+  forged.reserved[7] = 1;
+  assert_status(mr_ipc_ptr_import(imported, &forged, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("reserved bytes not zero");
+  forged = record;
+  forged.bytes = (uint64_t)PTRDIFF_MAX + 1;
+  assert_status(mr_ipc_ptr_import(imported, &forged, &in), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("cannot come from mr_ipc_ptr_export");
+
+  /* The true record imports, and maps the whole allocation, as the
+   * driver does, even for a record of fewer bytes. */
+  assert_ok(mr_ipc_ptr_import(imported, &record, &in));
+  assert_int_equal(fake_cuda_imported_bytes(), 4096);
+  assert_true(ipc_check_bytes(in, 4096, 0x11));
+  assert_ok(mr_deallocate(imported, in, 4096, 0, NULL));
+  mr_ipc_ptr prefix;
+  assert_ok(mr_ipc_ptr_export(pool, a, 1000, &prefix));
+  assert_ok(mr_ipc_ptr_import(imported, &prefix, &in));
+  assert_int_equal(fake_cuda_imported_bytes(), 4096);
+  assert_ok(mr_deallocate(imported, in, 1000, 0, NULL));
+  assert_int_equal(fake_cuda_imported_bytes(), 0);
+
+  assert_ok(mr_deallocate(pool, secret, 4096, 0, NULL));
+  assert_ok(mr_deallocate(pool, a, 4096, 0, NULL));
+  mr_resource_release(imported);
+  mr_resource_release(pool);
+}
+
+/* A pool record naming another device than the pool's: refused, naming
+ * both, rather than imported as memory of the wrong device. */
+static void test_pool_record_of_another_device(void **state) {
+  mr_resource *pool = new_ipc_pool();
+  int fd = -1;
+  mr_ipc_pool_data data;
+  assert_ok(mr_ipc_pool_export(pool, &fd, &data));
+  long pools = fake_cuda_live_pools();
+  CUuuid other;
+  CUdevice dev1;
+  assert_int_equal(fake_cu()->cuDeviceGet(&dev1, 1), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuDeviceGetUuid(&other, dev1), CUDA_SUCCESS);
+  mr_ipc_pool_data forged = data;
+  memcpy(forged.device_uuid, other.bytes, sizeof forged.device_uuid);
+  mr_resource *imported = (mr_resource *)1;
+  assert_status(mr_ipc_pool_import(fd, &forged, &imported), MR_ERR_INVALID_ARGUMENT);
+  assert_null(imported);
+  /* The fake's UUIDs: "fakecuda-dev" and the ordinal, as hex. */
+  assert_error_contains("names the pool's device as GPU-66616b65-6375-6461-2d64-657600000001 "
+                        "(device 1 here), but the driver's pool is on device 0 "
+                        "(GPU-66616b65-6375-6461-2d64-657600000000)");
+  assert_int_equal(fake_cuda_live_pools(), pools); /* the imported pool was let go */
+
+  /* Fields mr_ipc_pool_export never writes. */
+  forged = data;
+  forged.reserved[15] = 1;
+  assert_status(mr_ipc_pool_import(fd, &forged, &imported), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("reserved bytes not zero");
+  forged = data;
+  forged.exporter_pid = 0;
+  assert_status(mr_ipc_pool_import(fd, &forged, &imported), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("exporter pid 0");
+  forged = data;
+  forged.exporter_device = -3;
+  assert_status(mr_ipc_pool_import(fd, &forged, &imported), MR_ERR_INVALID_ARGUMENT);
+  forged = data;
+  forged.pool_id = 0;
+  assert_status(mr_ipc_pool_import(fd, &forged, &imported), MR_ERR_INVALID_ARGUMENT);
+  forged = data;
+  forged.kind = 77;
+  assert_status(mr_ipc_pool_import(fd, &forged, &imported), MR_ERR_UNSUPPORTED);
+  assert_error_contains("(kind 77)");
+  assert_null(imported);
+
+  /* The true record imports on device 0. */
+  assert_ok(mr_ipc_pool_import(fd, &data, &imported));
+  mr_resource_props props = {.size = sizeof props};
+  assert_ok(mr_resource_get_props(imported, &props));
+  assert_int_equal(props.device, 0);
+  mr_resource_release(imported);
+  close(fd);
+  mr_resource_release(pool);
+}
+
 /* What the fake refuses, as the driver does. */
 static void test_fake_refuses_what_the_driver_refuses(void **state) {
   const mri_cuda_api *cu = fake_cu();
@@ -507,6 +692,10 @@ int main(int argc, char **argv) {
       T(test_socket_errors),
       T(test_concurrent_imports_of_one_block),
       T(test_release_with_imports_live_reports_a_leak),
+      T(test_sizes_are_checked),
+      T(test_export_stays_inside_the_block),
+      T(test_import_refuses_a_record_larger_than_its_block),
+      T(test_pool_record_of_another_device),
       T(test_fake_refuses_what_the_driver_refuses),
   };
 #undef T

@@ -5,7 +5,10 @@
  * pool(kind=device, ipc=fd) with cuMemsetD8Async; the other imports it,
  * copies it back with cuMemcpyAsync and checks every byte, frees its
  * import, and releases the imported pool; either process exits first, and
- * the exporter's pool hands out nothing afterwards.
+ * the exporter's pool hands out nothing afterwards. The sizes: a block
+ * exported with more bytes than the driver's allocation has, or from
+ * inside it, is refused; a record whose size was raised after export is
+ * refused by the importing process (ipc_case_sizes_are_checked).
  * The test's argument is the path of test_driver_ipc_peer.
  */
 #include <stdio.h>
@@ -18,6 +21,8 @@ static const char *peer_path;
 static void test_importer_exits_first(void **state) { ipc_case_importer_exits_first(peer_path); }
 
 static void test_exporter_exits_first(void **state) { ipc_case_exporter_exits_first(peer_path); }
+
+static void test_sizes_are_checked(void **state) { ipc_case_sizes_are_checked(peer_path); }
 
 int main(int argc, char **argv) {
   if (argc != 2) {
@@ -38,6 +43,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_importer_exits_first),
       cmocka_unit_test(test_exporter_exits_first),
+      cmocka_unit_test(test_sizes_are_checked),
   };
   return cmocka_run_group_tests_name("pools shared between processes (GPU)", tests, NULL, NULL);
 }

@@ -53,8 +53,14 @@
  *    (cuStreamEndCapture then returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED). Modules,
  *    kernels and graphs are CUDA_ERROR_NOT_SUPPORTED.
  *  - cuPointerGetAttribute answers the device an allocation is charged to
- *    (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) and the pool it came from
- *    (..._MEMPOOL_HANDLE), for any address inside a live allocation.
+ *    (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL), the pool it came from
+ *    (..._MEMPOOL_HANDLE), where it starts and its size (..._RANGE_START_ADDR,
+ *    ..._RANGE_SIZE), for any address inside a live allocation.
+ *  - Pools made with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR are shared
+ *    between real processes through a memfd (fakecuda_ipc.c); importing a
+ *    pointer maps the whole allocation the exporter made, as the driver
+ *    does, and each device has its own UUID ("fakecuda-dev" and the
+ *    ordinal).
  *    Copies (cuMemcpyAsync) do not check pool access: the access flags are
  *    bookkeeping, read back with cuMemPoolGetAccess.
  *  - Before cuInit every call but cuInit, cuDriverGetVersion, cuGetErrorName
@@ -138,6 +144,9 @@ FAKE_CUDA_API size_t fake_cuda_used_memory(int device);
 FAKE_CUDA_API int fake_cuda_allocation_device(const void *ptr);
 /* The pool an allocation came from; NULL if it did not come from one. */
 FAKE_CUDA_API CUmemoryPool fake_cuda_allocation_pool(const void *ptr);
+/* Bytes mapped by pointer imports (cuMemPoolImportPointer) not yet freed,
+ * over every imported pool: each import counts its whole allocation. */
+FAKE_CUDA_API size_t fake_cuda_imported_bytes(void);
 /* The access `device` has to `pool` (cuMemPoolSetAccess), PROT_NONE for an
  * invalid pool or device. */
 FAKE_CUDA_API CUmemAccess_flags fake_cuda_pool_access(CUmemoryPool pool, int device);

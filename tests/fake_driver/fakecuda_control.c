@@ -131,6 +131,15 @@ long fake_cuda_live_allocations(void) {
   return n;
 }
 
+size_t fake_cuda_imported_bytes(void) {
+  lock_state();
+  size_t n = 0;
+  for (const struct CUmemPoolHandle_st *p = pools; p != NULL; p = p->next)
+    if (p->imported) n += (size_t)p->used;
+  unlock_state();
+  return n;
+}
+
 long fake_cuda_live_pools(void) {
   lock_state();
   long n = 0;

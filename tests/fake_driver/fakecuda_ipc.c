@@ -7,12 +7,18 @@
  * memfd (MAP_SHARED, mapped whole); exporting the pool hands out a
  * duplicate of the memfd, importing it maps the memfd in the importer;
  * a pointer's export data carries the pool's ID and the allocation's
- * offset and size, and importing it is the importer's base plus the
- * offset. The memfd's first page names the pool (its ID and device), so
- * an importer knows what it imported. As the real driver does, it refuses
- * to export a pool without handle types or a pointer of such a pool, to
- * allocate from an imported pool, and to import a pointer into another
- * pool than its own.
+ * offset, and importing it is the importer's base plus the offset. The
+ * memfd's first MiB names the pool (its ID and device) and lists every
+ * allocation carved from it (offset and size), so an importer knows what
+ * it imported. As the real driver does, it refuses to export a pool
+ * without handle types or a pointer of such a pool, to allocate from an
+ * imported pool, and to import a pointer into another pool than its own;
+ * and importing a pointer maps the whole allocation the exporter made,
+ * whatever size the caller believes it has (cuPointerGetAttribute's
+ * RANGE_SIZE of the import tells it). Export data whose offset falls
+ * inside an allocation rather than at its start maps that allocation and
+ * returns the address the data names, as a driver that trusted the bytes
+ * would: the library's own check of the range is what refuses it.
  *
  * Exporter's memory is carved at increasing offsets and never reused (the
  * memfd is sparse: only touched pages cost memory), which is enough for
@@ -32,20 +38,29 @@
 
 #define FAKE_IPC_MAGIC 0x4350496b616646ull /* "FakeIPC" */
 #define FAKE_IPC_SPAN ((size_t)1 << 30)    /* each shared pool's address range */
-#define FAKE_IPC_HEADER 4096               /* the first page: fake_ipc_header */
+#define FAKE_IPC_HEADER ((size_t)1 << 20)  /* the first MiB: fake_ipc_header and its table */
+
+/* One allocation carved from a shared pool, as every process sees it. */
+typedef struct fake_ipc_block {
+  unsigned long long offset, bytes;
+} fake_ipc_block;
 
 typedef struct fake_ipc_header {
   unsigned long long magic;
   unsigned long long pool_id;
   int device;
+  unsigned blocks; /* entries of `table` written (the exporter appends; atomic) */
+  fake_ipc_block table[];
 } fake_ipc_header;
 
-/* What CUmemPoolPtrExportData holds in the fake (64 bytes in all). */
+#define FAKE_IPC_MAX_BLOCKS ((FAKE_IPC_HEADER - sizeof(fake_ipc_header)) / sizeof(fake_ipc_block))
+
+/* What CUmemPoolPtrExportData holds in the fake (64 bytes in all). The
+ * size is not in it: an import maps what the table says. */
 typedef struct fake_ipc_export {
   unsigned long long magic;
   unsigned long long pool_id;
   unsigned long long offset;
-  unsigned long long bytes;
 } fake_ipc_export;
 
 _Static_assert(sizeof(fake_ipc_export) <= sizeof(CUmemPoolPtrExportData),
@@ -89,13 +104,40 @@ void ipc_pool_release(struct CUmemPoolHandle_st *p) {
   p->ipc_base = NULL;
 }
 
+/* The table entry is written before the count that publishes it: an
+ * importer in another process reads the count first. */
 CUresult ipc_pool_carve(struct CUmemPoolHandle_st *p, size_t bytes, void **out) {
+  fake_ipc_header *h = (fake_ipc_header *)p->ipc_base;
+  unsigned n = __atomic_load_n(&h->blocks, __ATOMIC_RELAXED);
   size_t offset = p->ipc_next;
   size_t rounded = (bytes + 255) & ~(size_t)255;
-  if (rounded < bytes || rounded > p->ipc_span - offset) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (n >= FAKE_IPC_MAX_BLOCKS || rounded < bytes || rounded > p->ipc_span - offset)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  h->table[n] = (fake_ipc_block){.offset = offset, .bytes = bytes};
+  __atomic_store_n(&h->blocks, n + 1, __ATOMIC_RELEASE);
   p->ipc_next = offset + rounded;
   *out = p->ipc_base + offset;
   return CUDA_SUCCESS;
+}
+
+/* The allocation whose bytes include `offset` (offsets increase along the
+ * table), or NULL. */
+static const fake_ipc_block *ipc_block_containing(const struct CUmemPoolHandle_st *p,
+                                                  unsigned long long offset) {
+  const fake_ipc_header *h = (const fake_ipc_header *)p->ipc_base;
+  unsigned n = __atomic_load_n(&h->blocks, __ATOMIC_ACQUIRE);
+  if (n > FAKE_IPC_MAX_BLOCKS) return NULL;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (h->table[mid].offset <= offset)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0) return NULL;
+  const fake_ipc_block *b = &h->table[lo - 1];
+  return offset - b->offset < b->bytes ? b : NULL;
 }
 
 /* ---- pools ------------------------------------------------------------------ */
@@ -182,8 +224,7 @@ static CUresult do_export_pointer(CUmemPoolPtrExportData *data, CUdeviceptr ptr)
   if (p->ipc_fd < 0 || p->imported) return CUDA_ERROR_INVALID_VALUE;
   fake_ipc_export e = {.magic = FAKE_IPC_MAGIC,
                        .pool_id = p->ipc_id,
-                       .offset = (unsigned long long)((unsigned char *)a->ptr - p->ipc_base),
-                       .bytes = a->bytes};
+                       .offset = (unsigned long long)((unsigned char *)a->ptr - p->ipc_base)};
   memset(data, 0, sizeof *data);
   memcpy(data, &e, sizeof e);
   return CUDA_SUCCESS;
@@ -201,15 +242,18 @@ static CUresult do_import_pointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
   memcpy(&e, data, sizeof e);
   /* Another pool's pointer, or bytes that are no export data. */
   if (e.magic != FAKE_IPC_MAGIC || e.pool_id != p->ipc_id || e.offset < FAKE_IPC_HEADER ||
-      e.offset > p->ipc_span || e.bytes == 0 || e.bytes > p->ipc_span - e.offset)
+      e.offset >= p->ipc_span)
     return CUDA_ERROR_INVALID_VALUE;
-  void *ptr = p->ipc_base + e.offset;
-  CUresult r = new_alloc_at(ptr, (size_t)e.bytes, pool_device(p), p);
+  /* The whole allocation is mapped, whatever the caller thinks its size. */
+  const fake_ipc_block *b = ipc_block_containing(p, e.offset);
+  if (b == NULL || b->bytes == 0 || b->bytes > p->ipc_span - b->offset)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = new_alloc_at(p->ipc_base + b->offset, (size_t)b->bytes, pool_device(p), p);
   if (r != CUDA_SUCCESS) return r;
-  p->used += e.bytes;
+  p->used += b->bytes;
   if (p->used > p->used_high) p->used_high = p->used;
   p->live_allocations++;
-  *ptr_out = (CUdeviceptr)(uintptr_t)ptr;
+  *ptr_out = (CUdeviceptr)(uintptr_t)(p->ipc_base + e.offset);
   return CUDA_SUCCESS;
 }
 

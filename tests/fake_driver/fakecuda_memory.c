@@ -416,11 +416,13 @@ CUresult fake_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream
   FAKE_CALL(cuMemcpyAsync, NEEDS_INIT, do_memcpy(dst, src, n, stream));
 }
 
-/* Three attributes of any address inside a live allocation: the device it
+/* Four attributes of any address inside a live allocation: the device it
  * lives on (memory charged to a device; host and managed memory are
  * CUDA_ERROR_NOT_SUPPORTED, not modelled), the pool it came from (NULL
- * for memory from no pool) and where the allocation starts. Any other pointer is CUDA_ERROR_INVALID_VALUE,
- * any other attribute CUDA_ERROR_NOT_SUPPORTED. */
+ * for memory from no pool), where the allocation starts and its size (an
+ * import's is the whole allocation the exporter made). Any other pointer
+ * is CUDA_ERROR_INVALID_VALUE, any other attribute
+ * CUDA_ERROR_NOT_SUPPORTED. */
 static CUresult do_pointer_get_attribute(void *data, CUpointer_attribute attribute,
                                          CUdeviceptr ptr) {
   const fake_alloc *a = find_alloc_containing((uintptr_t)ptr);
@@ -435,6 +437,9 @@ static CUresult do_pointer_get_attribute(void *data, CUpointer_attribute attribu
     return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
     *(CUdeviceptr *)data = (CUdeviceptr)(uintptr_t)a->ptr;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+    *(size_t *)data = a->bytes;
     return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_NOT_SUPPORTED;
