@@ -129,9 +129,14 @@ MR_NODISCARD MR_API mr_status mr_ipc_send(int socket, int fd, const void *payloa
 /** Receive exactly `bytes` of payload from `socket` (one mr_ipc_send), and
  * the descriptor sent with it into *fd (the caller closes it), or -1 in
  * *fd when none came. fd NULL: none is expected, and one that comes is
- * closed and refused. MR_ERR_INVALID_ARGUMENT, saying which, when the peer
- * closed the socket, the message is short, or a descriptor was expected
- * and none came. EINTR is retried. */
+ * closed and refused. On a SOCK_SEQPACKET or SOCK_DGRAM socket the one
+ * message received must be exactly `bytes` long; on a SOCK_STREAM socket
+ * exactly `bytes` are read (a stream keeps no boundaries: what follows
+ * stays for the next call). MR_ERR_INVALID_ARGUMENT, saying which, when
+ * the peer closed the socket, the message is short, longer than `bytes`
+ * (cut by the kernel, MSG_TRUNC), or carried more descriptors than fit
+ * (MSG_CTRUNC), or a descriptor was expected and none came; any descriptor
+ * received with a refused message is closed. EINTR is retried. */
 MR_NODISCARD MR_API mr_status mr_ipc_receive(int socket, int *fd, void *payload, size_t bytes);
 
 /** mr_ipc_pool_export, then mr_ipc_send of the descriptor and the data. */

@@ -6,7 +6,12 @@
  * One message is one mr_ipc_send: the payload's bytes, with the
  * descriptor attached to the first of them. On a stream socket the kernel
  * may hand the bytes over in pieces, so the receiver reads until it has
- * them all; the descriptor comes with the first piece.
+ * exactly the size it expects (a stream keeps no boundaries: a longer
+ * message's rest stays for the next read); the descriptor comes with the
+ * first piece. On a SEQPACKET or DGRAM socket one recvmsg is one whole
+ * message, which the kernel cuts to the buffer (MSG_TRUNC) or hands over
+ * short: either is refused, never returned as a record. Descriptors that
+ * come with a refused message are closed.
  */
 #include <errno.h>
 #include <string.h>
@@ -79,6 +84,56 @@ mr_status mr_ipc_send(int socket, int fd, const void *payload, size_t bytes) {
   return MR_OK;
 }
 
+/* The socket's type (SOCK_STREAM, SOCK_SEQPACKET, SOCK_DGRAM), which says
+ * where one message ends. */
+static mr_status socket_type(int socket, int *type) {
+  socklen_t length = sizeof *type;
+  if (getsockopt(socket, SOL_SOCKET, SO_TYPE, type, &length) != 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_receive: socket %d: %s%s", socket,
+                     strerror(errno), errno == ENOTSOCK ? " (not a socket)" : "");
+  return MR_OK;
+}
+
+static const char *type_name(int type) {
+  return type == SOCK_SEQPACKET ? "SOCK_SEQPACKET"
+         : type == SOCK_DGRAM   ? "SOCK_DGRAM"
+                                : "SOCK_STREAM";
+}
+
+/* One recvmsg into [next, next + room): *n its bytes (on a message socket,
+ * with MSG_TRUNC, the whole message's, which may exceed room); any
+ * descriptor it carried joins *received (a second one is closed). */
+static mr_status receive_piece(int socket, bool message, char *next, size_t room, ssize_t *n,
+                               int *flags, int *received) {
+  union {
+    char buf[CMSG_SPACE(4 * sizeof(int))];
+    struct cmsghdr align;
+  } control;
+  for (;;) {
+    struct iovec iov = {.iov_base = next, .iov_len = room};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    memset(&control, 0, sizeof control);
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    *n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC | (message ? MSG_TRUNC : 0));
+    if (*n < 0 && errno == EINTR) continue;
+    if (*n < 0)
+      return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_receive: recvmsg on socket %d: %s%s",
+                       socket, strerror(errno), errno == ENOTSOCK ? " (not a socket)" : "");
+    /* Taken before anything else is looked at, so that every error path
+     * below closes what came. */
+    int more = take_descriptors(&msg);
+    if (more >= 0) {
+      if (*received < 0)
+        *received = more;
+      else
+        close(more);
+    }
+    *flags = msg.msg_flags;
+    return MR_OK;
+  }
+}
+
 mr_status mr_ipc_receive(int socket, int *fd, void *payload, size_t bytes) {
   if (fd != NULL) *fd = -1;
   if (payload == NULL || bytes == 0)
@@ -86,50 +141,48 @@ mr_status mr_ipc_receive(int socket, int *fd, void *payload, size_t bytes) {
                      "mr_ipc_receive: the payload buffer is %s (a message carries at least "
                      "one byte)",
                      payload == NULL ? "NULL" : "empty");
-  union {
-    char buf[CMSG_SPACE(4 * sizeof(int))];
-    struct cmsghdr align;
-  } control;
+  int type = SOCK_STREAM;
+  mr_status st = socket_type(socket, &type);
+  if (st != MR_OK) return st;
+  /* A stream has no message boundaries: read exactly `bytes`, in as many
+   * pieces as come. A SEQPACKET or DGRAM socket hands over one whole
+   * message per recvmsg, cut to the buffer: its size must be `bytes`. */
+  bool message = type != SOCK_STREAM;
   char *next = payload;
   size_t got = 0;
   int received = -1;
-  mr_status st = MR_OK;
-  while (got < bytes) {
-    struct iovec iov = {.iov_base = next + got, .iov_len = bytes - got};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-    memset(&control, 0, sizeof control);
-    msg.msg_control = control.buf;
-    msg.msg_controllen = sizeof control.buf;
-    ssize_t n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      st = mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_receive: recvmsg on socket %d: %s%s", socket,
-                     strerror(errno), errno == ENOTSOCK ? " (not a socket)" : "");
-      break;
-    }
-    int more = take_descriptors(&msg);
-    if (more >= 0) {
-      if (received < 0)
-        received = more;
-      else
-        close(more);
-    }
-    if (msg.msg_flags & MSG_CTRUNC) {
+  while (st == MR_OK && got < bytes) {
+    ssize_t n = 0;
+    int flags = 0;
+    st = receive_piece(socket, message, next + got, bytes - got, &n, &flags, &received);
+    if (st != MR_OK) break;
+    if (flags & MSG_CTRUNC) {
       st = mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_ipc_receive: the message carried more descriptors than one "
-                     "mr_ipc_send attaches");
-      break;
+                     "mr_ipc_receive: the message's control data was truncated (it carried "
+                     "more descriptors than one mr_ipc_send attaches); those that came were "
+                     "closed");
+    } else if (message && ((flags & MSG_TRUNC) || (size_t)n > bytes)) {
+      st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_receive: the message on %s socket %d was %zd bytes and %zu were "
+                     "expected: it was truncated and is refused (a record of another kind or "
+                     "version, or another sender's)",
+                     type_name(type), socket, n, bytes);
+    } else if (n == 0 && got == 0) {
+      st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_receive: the peer closed the socket (no message)");
+    } else if (n == 0) {
+      st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_receive: short message: the peer closed the socket after %zu of "
+                     "%zu bytes",
+                     got, bytes);
+    } else if (message && (size_t)n < bytes) {
+      st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_receive: short message: %zd of %zu bytes in one message on %s "
+                     "socket %d (a record of another kind or version, or another sender's)",
+                     n, bytes, type_name(type), socket);
+    } else {
+      got += (size_t)n;
     }
-    if (n == 0) {
-      st = got == 0 ? mri_error(MR_ERR_INVALID_ARGUMENT,
-                                "mr_ipc_receive: the peer closed the socket (no message)")
-                    : mri_error(MR_ERR_INVALID_ARGUMENT,
-                                "mr_ipc_receive: short message: the peer closed the socket "
-                                "after %zu of %zu bytes",
-                                got, bytes);
-      break;
-    }
-    got += (size_t)n;
   }
   if (st == MR_OK && fd != NULL && received < 0)
     st = mri_error(MR_ERR_INVALID_ARGUMENT,

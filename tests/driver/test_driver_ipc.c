@@ -23,9 +23,13 @@
  *    it; a record whose size was raised, or whose export data names an
  *    address inside a block (the import is undone); a pool record naming
  *    another device, or with fields no exporter writes;
+ *  - SEQPACKET and DGRAM sockets: a message cut by the kernel (MSG_TRUNC),
+ *    a short one, control data cut (MSG_CTRUNC), and no descriptor left
+ *    open; a stream reads exactly the record;
  *  - the fake itself refuses what the driver refuses.
  * The test's argument is the path of test_driver_ipc_peer.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -612,6 +616,105 @@ static void test_pool_record_of_another_device(void **state) {
   mr_resource_release(pool);
 }
 
+/* Descriptors this process has open (the directory's own included). */
+static int open_descriptors(void) {
+  DIR *dir = opendir("/proc/self/fd");
+  assert_non_null(dir);
+  int n = 0;
+  while (readdir(dir) != NULL) n++;
+  closedir(dir);
+  return n;
+}
+
+/* On a SEQPACKET or DGRAM socket one receive is one message: one larger
+ * than the record is cut by the kernel (MSG_TRUNC), one smaller is short;
+ * neither may come back as a record, and a descriptor it carried is
+ * closed. Control data cut (MSG_CTRUNC) likewise. */
+static void test_message_sockets_refuse_cut_messages(void **state) {
+  static const int types[] = {SOCK_SEQPACKET, SOCK_DGRAM};
+  int before = open_descriptors();
+  for (size_t t = 0; t < 2; t++) {
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, types[t] | SOCK_CLOEXEC, 0, pair), 0);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    assert_true(devnull >= 0);
+    char big[128], payload[64];
+    memset(big, 'b', sizeof big);
+    int fd = 5;
+    /* Oversize, with a descriptor. */
+    assert_ok(mr_ipc_send(pair[0], devnull, big, sizeof big));
+    assert_status(mr_ipc_receive(pair[1], &fd, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+    assert_error_contains("was 128 bytes and 64 were expected: it was truncated");
+    assert_error_contains(types[t] == SOCK_SEQPACKET ? "SOCK_SEQPACKET" : "SOCK_DGRAM");
+    assert_int_equal(fd, -1);
+    /* Oversize, without one. */
+    assert_ok(mr_ipc_send(pair[0], -1, big, sizeof big));
+    assert_status(mr_ipc_receive(pair[1], NULL, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+    assert_error_contains("truncated");
+    /* Short: not joined with the next message. */
+    assert_ok(mr_ipc_send(pair[0], devnull, big, 10));
+    assert_ok(mr_ipc_send(pair[0], -1, big, sizeof payload));
+    assert_status(mr_ipc_receive(pair[1], &fd, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+    assert_error_contains("short message: 10 of 64 bytes in one message");
+    assert_int_equal(fd, -1);
+    assert_ok(mr_ipc_receive(pair[1], NULL, payload, sizeof payload));
+    /* The right size comes through, with its descriptor. */
+    assert_ok(mr_ipc_send(pair[0], devnull, big, sizeof payload));
+    assert_ok(mr_ipc_receive(pair[1], &fd, payload, sizeof payload));
+    assert_true(fd >= 0 && fd != devnull);
+    close(fd);
+
+    /* More descriptors than the receiver has room for: the control data
+     * is cut; those that came are closed. */
+    enum { MANY = 12 };
+    union {
+      char buf[CMSG_SPACE(MANY * sizeof(int))];
+      struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    int fds[MANY];
+    for (int i = 0; i < MANY; i++) fds[i] = devnull;
+    struct iovec iov = {.iov_base = big, .iov_len = sizeof payload};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    assert_int_equal(sendmsg(pair[0], &msg, 0), (ssize_t)sizeof payload);
+    assert_status(mr_ipc_receive(pair[1], &fd, payload, sizeof payload), MR_ERR_INVALID_ARGUMENT);
+    assert_error_contains("control data was truncated");
+    assert_int_equal(fd, -1);
+    close(devnull);
+    close(pair[0]);
+    close(pair[1]);
+  }
+  /* Nothing received was left open. */
+  assert_int_equal(open_descriptors(), before);
+}
+
+/* A stream keeps no boundaries: exactly the record's size is read, and
+ * what follows stays for the next receive. */
+static void test_stream_reads_exactly_the_record(void **state) {
+  int before = open_descriptors();
+  int pair[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+  char out[96], in[64];
+  memset(out, 'x', 64);
+  memset(out + 64, 'y', 32);
+  assert_ok(mr_ipc_send(pair[0], -1, out, sizeof out));
+  assert_ok(mr_ipc_receive(pair[1], NULL, in, sizeof in));
+  assert_memory_equal(in, out, sizeof in);
+  assert_ok(mr_ipc_receive(pair[1], NULL, in, 32));
+  assert_memory_equal(in, out + 64, 32);
+  close(pair[0]);
+  close(pair[1]);
+  assert_int_equal(open_descriptors(), before);
+}
+
 /* What the fake refuses, as the driver does. */
 static void test_fake_refuses_what_the_driver_refuses(void **state) {
   const mri_cuda_api *cu = fake_cu();
@@ -696,6 +799,8 @@ int main(int argc, char **argv) {
       T(test_export_stays_inside_the_block),
       T(test_import_refuses_a_record_larger_than_its_block),
       T(test_pool_record_of_another_device),
+      T(test_message_sockets_refuse_cut_messages),
+      T(test_stream_reads_exactly_the_record),
       T(test_fake_refuses_what_the_driver_refuses),
   };
 #undef T
