@@ -527,9 +527,9 @@ static void find_same(void *user, const void *key, const mri_ptrmap_value *value
   if (f->found == NULL && memcmp(value->raw, f->data, 64) == 0) f->found = key;
 }
 
-/* What the driver mapped at `dptr` must be what the record promises: the
- * start of one allocation of this imported pool, on its device, at least
- * ipc->bytes long (the importer reads, and frees, that many). Otherwise
+/* What the driver mapped at `dptr` (from this imported pool, as asked)
+ * must be what the record promises: the start of one allocation, on the
+ * pool's device, at least ipc->bytes long (the importer reads, and frees, that many). Otherwise
  * the mapping is undone and the record refused: a record whose size was
  * raised would let the importer read the exporter's other blocks. */
 static mr_status check_import(const import_state *s, const mr_ipc_ptr *ipc, CUdeviceptr dptr) {
@@ -537,14 +537,11 @@ static mr_status check_import(const import_state *s, const mr_ipc_ptr *ipc, CUde
   CUdeviceptr start = 0;
   size_t range = 0;
   int ordinal = -1;
-  CUmemoryPool pool = NULL;
   CUresult r = cu->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, dptr);
   if (r == CUDA_SUCCESS)
     r = cu->cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, dptr);
   if (r == CUDA_SUCCESS)
     r = cu->cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr);
-  if (r == CUDA_SUCCESS)
-    r = cu->cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, dptr);
   mr_status st = MR_OK;
   if (r != CUDA_SUCCESS) {
     st = mri_cuda_fail(r,
@@ -552,10 +549,6 @@ static mr_status check_import(const import_state *s, const mr_ipc_ptr *ipc, CUde
                        "of its allocation",
                        (unsigned long long)dptr);
     start = 0;
-  } else if (pool != s->pool) {
-    st = mri_error(MR_ERR_INVALID_ARGUMENT,
-                   "mr_ipc_ptr_import: the driver mapped 0x%llx from another pool than %s",
-                   (unsigned long long)dptr, s->description);
   } else if (ordinal != s->device) {
     st = mri_error(MR_ERR_INVALID_ARGUMENT,
                    "mr_ipc_ptr_import: the block is memory of device %d (%s), but its pool's "
