@@ -6,10 +6,13 @@ fields, times that never go back on a track, every async slice begun once
 and ended once, and counters that match the bytes the log had live.
 
 usage: check_export.py unit MRCTX SOURCE_DIR
+       check_export.py many MRCTX SOURCE_DIR
        check_export.py fake MRCTX SOURCE_DIR REPLAY_WORKLOAD
 
 unit: the hand-written log rmm-format.csv, two named logs, the snapshot
-snapshot-oom.json and a later copy of it with a call site, and bad usage.
+snapshot-oom.json and a later copy of it with a call site, bad usage, and
+times at the ends of their range (UndefinedBehaviorSanitizer's test).
+many: two snapshots of 128k blocks each.
 fake: the replay example of docs/observability.md, the logs replay_workload
 records over host memory, exported whole and checked the same way.
 """
@@ -214,6 +217,138 @@ def check_unit(mrctx, source):
         expect(rc == 0 and so.startswith("usage: mrctx export"), "--help")
 
 
+def snapshot_doc(source, time_ns, blocks):
+    """The snapshot snapshot-oom.json as asked for at time_ns, its only
+    listed blocks solver:results's on device 0: (ptr, age_ns) pairs."""
+    with open(os.path.join(source, "snapshot-oom.json")) as f:
+        doc = json.load(f)
+    doc["trigger"] = "request"
+    del doc["out_of_memory"]
+    doc["time_unix_ns"] = time_ns
+    for ctx in doc["contexts"]:
+        for tag in ctx["tags"]:
+            for dev in tag["devices"]:
+                if "track" in dev:
+                    dev["track"]["largest"] = []
+    listed = doc["contexts"][0]["tags"][1]["devices"][0]["track"]
+    listed["largest"] = [{"ptr": "0x%x" % ptr, "bytes": 4096, "alignment": 256, "stream": "0x0",
+                          "age_ns": age} for ptr, age in blocks]
+    listed["live_count"] = len(blocks)
+    listed["live_bytes"] = 4096 * len(blocks)
+    return doc
+
+
+def write_json(folder, name, doc):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def check_many_blocks(mrctx, source):
+    """Two snapshots of 128k blocks each, the same blocks (a second older
+    in the second, half of them measured 0.6 ms off): a slice per block
+    from its allocation to the second snapshot. Matching the listings took
+    25 s when each was compared with every block seen; unit.tools.
+    export_blocks counts what it costs now. The trace is checked line by
+    line (an event a line), every slice's times."""
+    n = 1 << 17
+    first = 1767225600 * 10**9
+    later = first + 10**9
+    base = 0x7f0000000000
+    with tempfile.TemporaryDirectory() as tmp:
+        a = write_json(tmp, "a.json", snapshot_doc(source, first,
+                                                   [(base + 512 * i, 1000 * i) for i in range(n)]))
+        b = write_json(tmp, "b.json", snapshot_doc(source, later, [
+            (base + 512 * i, 1000 * i + 10**9 + (600000 if i % 2 else 0)) for i in range(n)]))
+        out = os.path.join(tmp, "many.json")
+        rc, so, se = run(mrctx, "--format", "perfetto", "-o", out, b, a)
+        expect(rc == 0 and se == "", "128k blocks in two snapshots export", so + se)
+        if rc != 0:
+            return
+        begins, ends = {}, {}
+        with open(out, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip().rstrip(",")
+                if not line.startswith('{"name"'):
+                    continue
+                e = json.loads(line)
+                if e["ph"] == "b":
+                    begins[e["id"]] = e
+                elif e["ph"] == "e":
+                    ends[e["id"]] = e
+        expect(len(begins) == n and set(begins) == set(ends),
+               "a slice per block, begun and ended once: %d and %d of %d" % (len(begins), len(ends), n))
+        origin = first - 1000 * (n - 1)
+        wrong = []
+        for i, e in begins.items():
+            ptr = int(e["args"]["ptr"], 16)
+            k = (ptr - base) // 512
+            born_us = (first - 1000 * k - origin) / 1e3
+            if abs(e["ts"] - born_us) > 0.002 or abs(ends[i]["ts"] - (later - origin) / 1e3) > 0.002:
+                wrong.append((e, ends[i]))
+        expect(not wrong, "each slice from its allocation to the later snapshot", str(wrong[:2]))
+
+
+def check_extreme_times(mrctx, source):
+    """Times at the ends of what a snapshot holds (unsigned nanoseconds:
+    2^63 and 2^64 - 1, a block allocated at 0) export, without a
+    sanitizer's word (the times were once differences of int64_t, which
+    overflowed); a block older than 1970 and negative times are refused,
+    naming the file."""
+    top, half = 2**64 - 1, 2**63
+    with tempfile.TemporaryDirectory() as tmp:
+        snaps = [write_json(tmp, "s1.json", snapshot_doc(source, 1, [])),
+                 write_json(tmp, "s2.json", snapshot_doc(source, half, [(0x1000, 1), (0x2000, half)])),
+                 write_json(tmp, "s3.json", snapshot_doc(source, top, [(0x1000, half), (0x3000, 0)]))]
+        out = os.path.join(tmp, "extreme.json")
+        rc, so, se = run(mrctx, "--format", "perfetto", "-o", out, *snaps)
+        expect(rc == 0 and se == "", "snapshots at 2^63 and 2^64 - 1 ns export", so + se)
+        if rc == 0:
+            events = check_trace(out, "extreme snapshot times")
+            begins = {e["args"]["ptr"]: e for e in events if e["ph"] == "b"}
+            ends = {e["id"]: e["ts"] for e in events if e["ph"] == "e"}
+            got = {p: (e["ts"], ends[e["id"]]) for p, e in begins.items()}
+            wanted = {"0x1000": ((half - 1) / 1e3, top / 1e3), "0x2000": (0.0, half / 1e3),
+                      "0x3000": (top / 1e3, top / 1e3)}
+            expect(got.keys() == wanted.keys() and
+                   all(abs(got[p][k] - wanted[p][k]) <= 1e-12 * top for p in got for k in (0, 1)),
+                   "slices at the ends of time: time 0 is the block allocated at 0",
+                   "%s\n%s" % (got, wanted))
+            counters = sorted({e["ts"] for e in events if e["ph"] == "C"})
+            expect(len(counters) == 3 and counters[0] == 0.001 and counters[2] == top / 1e3,
+                   "counters at 1 ns, 2^63 ns and 2^64 - 1 ns", str(counters))
+        old = write_json(tmp, "old.json", snapshot_doc(source, half - 1, [(0x1000, half)]))
+        out = os.path.join(tmp, "old-out.json")
+        rc, so, se = run(mrctx, "--format", "perfetto", "-o", out, snaps[0], old)
+        expect(rc == 1 and se == "mrctx export: %s: the block at 0x1000 of solver:results on device 0 "
+               "is 9223372036854775808 ns old, more than the snapshot's time_unix_ns "
+               "9223372036854775807 (allocated before 1970): a damaged snapshot?\n" % old
+               and not os.path.exists(out), "a block allocated before 1970 is refused", so + se)
+        for name, time_ns, age in (("negative-time", -1, 0), ("int64-min-time", -2**63, 0),
+                                   ("negative-age", half, -2**63)):
+            bad = write_json(tmp, name + ".json", snapshot_doc(source, time_ns, [(0x1000, age)]))
+            rc, so, se = run(mrctx, "--format", "perfetto", "-o", out, bad)
+            expect(rc == 1 and se.startswith("mrctx export: %s: not a snapshot: " % bad)
+                   and "runtime error" not in se, "%s: refused as no snapshot" % name, so + se)
+        # Logs: times in seconds up to 2^64 - 1, and a log that starts at 0.
+        late = os.path.join(tmp, "late.csv")
+        with open(late, "w") as f:
+            f.write("Thread,Time,Action,Pointer,Size,Stream\n"
+                    "1,18446744073709551615.999999,allocate,0x10,18446744073709551615,0\n"
+                    "1,18446744073709551615.999999,free,0x10,18446744073709551615,0\n")
+        early = os.path.join(tmp, "early.csv")
+        with open(early, "w") as f:
+            f.write("Thread,Time,Action,Pointer,Size,Stream\n1,0.0,allocate,0x10,1,0\n")
+        out = os.path.join(tmp, "logs.json")
+        rc, so, se = run(mrctx, "--format", "perfetto", "-o", out, late, early)
+        expect(rc == 0 and se == "", "logs at 0 s and 2^64 - 1 s export", so + se)
+        if rc == 0:
+            events = check_trace(out, "extreme log times")
+            expect(max(e["ts"] for e in events if e["ph"] != "M") > 1.8e25,
+                   "the late log's events at 2^64 s")
+
+
 def check_fake(mrctx, source, workload):
     with tempfile.TemporaryDirectory() as tmp:
         p = subprocess.run([workload, "host", tmp], capture_output=True, text=True, timeout=120)
@@ -238,6 +373,9 @@ def main():
     mode, mrctx, source = sys.argv[1], sys.argv[2], sys.argv[3]
     if mode == "unit":
         check_unit(mrctx, source)
+        check_extreme_times(mrctx, source)
+    elif mode == "many":
+        check_many_blocks(mrctx, source)
     else:
         check_fake(mrctx, source, sys.argv[4])
     for f in failures:

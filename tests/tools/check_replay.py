@@ -537,6 +537,22 @@ def check_time_formats(mrctx, folder):
     rc, out, err, j = replay_json(mrctx, folder, path, "--spec", "host")
     expect(rc == 0 and j and j["recorded_seconds"] == 0 and j["threads"] == 2,
            "time never goes back", out + err)
+    # The most seconds a Time holds, 2^64 - 1: replayed, and drawn with the
+    # seconds as its start (no date has them; the plot once took them as a
+    # time_t, which they overflow).
+    path = write(folder, "far.csv", HEADER +
+                 "1,18446744073709551615.500000,allocate,0x1000,1024,0x0\n"
+                 "1,18446744073709551615.999999,free,0x1000,1024,0x0\n")
+    rc, out, err, j = replay_json(mrctx, folder, path, "--spec", "host")
+    expect(rc == 0 and err == "" and j and j["frees"] == 1, "a Time of 2^64 - 1 s replays",
+           out + err)
+    svg = os.path.join(folder, "far.svg")
+    rc, out, err = run(mrctx, "plot", "--svg", svg, path)
+    expect(rc == 0 and err == "", "a Time of 2^64 - 1 s is drawn", out + err)
+    if rc == 0:
+        with open(svg) as f:
+            expect("18446744073709551616 s since 1970" in f.read(),
+                   "the plot starts at 2^64 s since 1970")
 
 
 # ---- plot --------------------------------------------------------------------------------

@@ -32,6 +32,7 @@
 #include <mrctx/mrctx.h>
 
 #include "commands.h"
+#include "export_blocks.h"
 #include "plot.h"
 #include "replay_log.h"
 
@@ -295,6 +296,7 @@ static int export_logs(const export_options *o, writer *w) {
 /* ---- from snapshots ---------------------------------------------------------------- */
 
 typedef struct snap_file {
+  const char *path;
   mr_snapshot *snap;
   mr_snapshot_info info;
 } snap_file;
@@ -333,79 +335,36 @@ static mr_snapshot *read_snapshot(const char *path) {
   return snap;
 }
 
-/* A block seen in the snapshots: from its allocation to the last snapshot
- * that lists it. */
-typedef struct seen_block {
-  char *library, *tag;
-  int device;
-  uint64_t ptr, bytes, alignment, stream;
-  int64_t born_ns;  /* its allocation: unix ns */
-  uint64_t last_ns; /* the last snapshot that listed it */
-  char **frames;
-  size_t frame_count;
-} seen_block;
-
-typedef struct block_set {
-  seen_block *items;
-  size_t count, capacity;
-  uint64_t now_ns; /* the snapshot being read */
-  bool failed;
-} block_set;
-
-/* The block's call site, where the snapshot has one (a block first seen
- * in a snapshot without it takes it from a later one). */
-static void copy_frames(block_set *set, seen_block *s, const mr_snapshot_block *b) {
-  if (b->frame_count == 0) return;
-  s->frames = calloc(b->frame_count, sizeof *s->frames);
-  if (s->frames == NULL) {
-    set->failed = true;
-    return;
-  }
-  for (size_t f = 0; f < b->frame_count; f++) {
-    s->frames[f] = strdup(b->frames[f]);
-    if (s->frames[f] == NULL) set->failed = true;
-    s->frame_count++;
-  }
-}
+/* What note_block is given: the blocks, and the snapshot being read. */
+typedef struct block_visit {
+  export_blocks *blocks;
+  const char *path;
+  uint64_t now_ns;
+  bool failed; /* out of memory */
+  bool bad;    /* a listing no snapshot can hold (said on stderr) */
+} block_visit;
 
 static void note_block(void *user, const mr_snapshot_block *b) {
-  block_set *set = user;
-  int64_t born = (int64_t)set->now_ns - (int64_t)b->age_ns;
-  /* The same block in an earlier snapshot: the same place, size and tag,
-   * allocated at the same moment (to a millisecond: the two snapshots
-   * measured its age against their own clocks). */
-  for (size_t i = 0; i < set->count; i++) {
-    seen_block *s = &set->items[i];
-    int64_t apart = s->born_ns > born ? s->born_ns - born : born - s->born_ns;
-    if (s->ptr == b->ptr && s->bytes == b->bytes && s->device == b->device && apart < 1000000 &&
-        strcmp(s->library, b->library) == 0 && strcmp(s->tag, b->tag) == 0) {
-      s->last_ns = set->now_ns;
-      if (s->frame_count == 0) copy_frames(set, s, b);
-      return;
-    }
+  block_visit *v = user;
+  if (v->failed || v->bad) return;
+  switch (export_blocks_note(v->blocks, b, v->now_ns)) {
+  case EXPORT_BLOCKS_OK:
+    break;
+  case EXPORT_BLOCKS_OUT_OF_MEMORY:
+    v->failed = true;
+    break;
+  case EXPORT_BLOCKS_TOO_OLD: {
+    char library[256], tag[256];
+    fprintf(stderr,
+            "mrctx export: %s: the block at 0x%" PRIx64 " of %s:%s on device %d is %" PRIu64
+            " ns old, more than the snapshot's time_unix_ns %" PRIu64
+            " (allocated before 1970): a damaged snapshot?\n",
+            v->path, b->ptr, mri_printable(b->library, library, sizeof library),
+            mri_printable(b->tag, tag, sizeof tag), b->device, b->age_ns, v->now_ns);
+    v->bad = true;
+    break;
   }
-  if (set->count == set->capacity) {
-    size_t capacity = set->capacity ? 2 * set->capacity : 64;
-    seen_block *grown = realloc(set->items, capacity * sizeof *grown);
-    if (grown == NULL) {
-      set->failed = true;
-      return;
-    }
-    set->items = grown;
-    set->capacity = capacity;
   }
-  seen_block *s = &set->items[set->count++];
-  *s = (seen_block){.library = strdup(b->library),
-                    .tag = strdup(b->tag),
-                    .device = b->device,
-                    .ptr = b->ptr,
-                    .bytes = b->bytes,
-                    .alignment = b->alignment,
-                    .stream = b->stream,
-                    .born_ns = born,
-                    .last_ns = set->now_ns};
-  if (s->library == NULL || s->tag == NULL) set->failed = true;
-  copy_frames(set, s, b);
 }
 
 /* The counter tracks: one per library:tag and device, in order of first
@@ -452,19 +411,10 @@ static void write_counter(void *user, const mr_snapshot_tag_entry *entry) {
   counter(v->w, t->names[i], v->ts_us, 1, entry->stats->current_bytes);
 }
 
-static void free_blocks(block_set *set) {
+/* origin_ns: time 0, no later than any block's allocation. */
+static void write_blocks(writer *w, const export_blocks *set, uint64_t origin_ns) {
   for (size_t i = 0; i < set->count; i++) {
-    free(set->items[i].library);
-    free(set->items[i].tag);
-    for (size_t f = 0; f < set->items[i].frame_count; f++) free(set->items[i].frames[f]);
-    free(set->items[i].frames);
-  }
-  free(set->items);
-}
-
-static void write_blocks(writer *w, const block_set *set, int64_t origin_ns) {
-  for (size_t i = 0; i < set->count; i++) {
-    const seen_block *s = &set->items[i];
+    const export_block *s = &set->items[i];
     char title[600], owner[512];
     slice_name(title, sizeof title, s->bytes, s->frame_count > 0 ? s->frames[0] : NULL);
     snprintf(owner, sizeof owner, "%s:%s", s->library, s->tag);
@@ -486,8 +436,7 @@ static void write_blocks(writer *w, const block_set *set, int64_t origin_ns) {
       fputs("]", w->out);
     }
     fputs("}}", w->out);
-    event_start(w, title, "e", (double)((int64_t)s->last_ns - origin_ns) / 1e3, 1,
-                (long)s->device + 1);
+    event_start(w, title, "e", (double)(s->last_ns - origin_ns) / 1e3, 1, (long)s->device + 1);
     fprintf(w->out, ", \"cat\": \"allocation\", \"id\": \"0x%" PRIx64 "\", \"args\": {}}",
             w->next_id + i + 1);
   }
@@ -503,28 +452,31 @@ static int export_snapshots(const export_options *o, writer *w) {
   }
   int rc = MRCTX_EXIT_OK;
   for (size_t i = 0; i < count && rc == MRCTX_EXIT_OK; i++) {
+    files[i].path = o->inputs[i];
     files[i].snap = read_snapshot(o->inputs[i]);
     files[i].info = (mr_snapshot_info){.size = sizeof files[i].info};
     if (files[i].snap == NULL || mr_snapshot_get_info(files[i].snap, &files[i].info) != MR_OK)
       rc = MRCTX_EXIT_FAILURE;
   }
-  block_set blocks = {0};
+  export_blocks blocks = {0};
+  block_visit visit = {.blocks = &blocks};
   track_names tracks = {0};
   if (rc == MRCTX_EXIT_OK) {
     qsort(files, count, sizeof *files, by_time);
-    for (size_t i = 0; i < count && !blocks.failed; i++) {
-      blocks.now_ns = files[i].info.time_unix_ns;
-      if (mr_snapshot_foreach_block(files[i].snap, note_block, &blocks) != MR_OK)
-        blocks.failed = true;
+    for (size_t i = 0; i < count && !visit.failed && !visit.bad; i++) {
+      visit.now_ns = files[i].info.time_unix_ns;
+      visit.path = files[i].path;
+      if (mr_snapshot_foreach_block(files[i].snap, note_block, &visit) != MR_OK)
+        visit.failed = true;
     }
     /* Time 0: the first snapshot, or the earliest allocation they list. */
-    int64_t origin = (int64_t)files[0].info.time_unix_ns;
+    uint64_t origin = files[0].info.time_unix_ns;
     for (size_t i = 0; i < blocks.count; i++)
       if (blocks.items[i].born_ns < origin) origin = blocks.items[i].born_ns;
     begin(w, "snapshots");
     process_name(w, 1, "mrctx snapshots");
-    for (size_t i = 0; i < count && !blocks.failed && !tracks.failed; i++) {
-      double ts = (double)((int64_t)files[i].info.time_unix_ns - origin) / 1e3;
+    for (size_t i = 0; i < count && !visit.failed && !visit.bad && !tracks.failed; i++) {
+      double ts = (double)(files[i].info.time_unix_ns - origin) / 1e3;
       counter_visit v = {.w = w, .tracks = &tracks, .ts_us = ts};
       if (mr_snapshot_foreach_tag(files[i].snap, write_counter, &v) != MR_OK) tracks.failed = true;
       if (files[i].info.out_of_memory) {
@@ -537,7 +489,9 @@ static int export_snapshots(const export_options *o, writer *w) {
                 files[i].info.oom_bytes, files[i].info.oom_device);
       }
     }
-    if (blocks.failed || tracks.failed) {
+    if (visit.bad) {
+      rc = MRCTX_EXIT_FAILURE; /* note_block said why */
+    } else if (visit.failed || tracks.failed) {
       fputs("mrctx export: out of memory\n", stderr);
       rc = MRCTX_EXIT_FAILURE;
     } else {
@@ -545,7 +499,7 @@ static int export_snapshots(const export_options *o, writer *w) {
       if (!finish(w, o->output)) rc = MRCTX_EXIT_FAILURE;
     }
   }
-  free_blocks(&blocks);
+  export_blocks_free(&blocks);
   for (size_t i = 0; i < tracks.count; i++) free(tracks.names[i]);
   free(tracks.names);
   for (size_t i = 0; i < count; i++) mr_snapshot_destroy(files[i].snap);

@@ -55,18 +55,21 @@ static void byte_unit(uint64_t peak, double *unit, const char **name) {
 }
 
 /* The moment of the first event, for the subtitle: a clock time of the day,
- * or (seconds since 1970, from rmm's documented format) a date and time. */
+ * or (seconds since 1970, from rmm's documented format) a date and time,
+ * or past the year 9999 (a log's seconds go up to 2^64 - 1, which no
+ * time_t holds) the seconds themselves. */
 static void clock_text(double clock, char *buf, size_t cap) {
+  struct tm local;
+  time_t t = clock < 253402300800.0 ? (time_t)clock : 0;
   if (clock < 2 * 86400) {
     double day = fmod(clock, 86400);
     int ms = (int)((day - floor(day)) * 1000);
     int s = (int)day;
     snprintf(buf, cap, "%02d:%02d:%02d.%03d", s / 3600, s / 60 % 60, s % 60, ms);
-  } else {
-    time_t t = (time_t)clock;
-    struct tm local;
-    localtime_r(&t, &local);
+  } else if (clock < 253402300800.0 && localtime_r(&t, &local) != NULL) {
     strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &local);
+  } else {
+    snprintf(buf, cap, "%.0f s since 1970", clock);
   }
 }
 
