@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import zlib
 
 failures = []
 passed = 0
@@ -306,11 +307,18 @@ def check_json_names(mrctx, folder):
         expect(False, "replay --json of a log whose name is not UTF-8 is JSON: %r" % e)
 
 
+def long_line_error(verb, line, path):
+    return ("mrctx %s: line %d of %s is longer than 1 MiB, which no log line is (the log "
+            "adaptor's and rmm's are under 200 bytes): not an rmm-format allocation log, or a "
+            "damaged one\n" % (verb, line, path))
+
+
 def check_out_of_memory(mrctx, folder):
-    """A line that cannot be read for lack of memory fails the read (it
-    used to end the log there, silently, as if the file ended). The
-    address space is limited with RLIMIT_AS, which sanitizer builds cannot
-    run under: there the check is skipped."""
+    """A 1 GiB line is refused after its first MiB, whatever memory is
+    left (it used to be read whole, and where memory ran out the log ended
+    there, silently, as if the file ended). The address space is limited
+    with RLIMIT_AS, which sanitizer builds cannot run under: there the
+    check is skipped."""
     limit = 256 << 20
     rc, _, _ = run_bytes(mrctx, "--help", limit_as=limit)
     if rc != 0:
@@ -324,10 +332,70 @@ def check_out_of_memory(mrctx, folder):
     for verb, args in (("replay", ["--spec", "host"]),
                        ("plot", ["--svg", os.path.join(folder, "oom.svg")])):
         rc, out, err = run_bytes(mrctx, verb, path, *args, limit_as=limit)
-        expect_equal((rc, out, err.decode()),
-                     (1, b"", "mrctx %s: %s: out of host memory reading line 3 (a line that long "
-                              "is no log line)\n" % (verb, path)),
-                     "%s: a line that memory cannot hold fails the read" % verb)
+        expect_equal((rc, out, err.decode()), (1, b"", long_line_error(verb, 3, path)),
+                     "%s: a line that memory cannot hold is refused" % verb)
+
+
+def run_measured(*args):
+    """Run; (rc, stdout, stderr, the most memory the child had resident, in
+    bytes), as wait4 reports for that child alone."""
+    env = dict(os.environ)
+    env["MALLOC_PERTURB_"] = "0"
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(list(args), stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss * 1024
+
+
+def check_long_lines(mrctx, folder):
+    """A log line has a length limit, 1 MiB, checked as it is read: a gzip
+    file of a few hundred KiB whose second event line is 256 MiB long (it
+    used to be read whole into memory; a 13 MB file took 2.9 GB) is refused
+    by every verb that reads logs, with the memory each used measured, not
+    limited; a plain file likewise. A line of exactly 1 MiB is read (and
+    with --skip-bad skipped as the bad line it is)."""
+    path = os.path.join(folder, "one-long-line.csv.gz")
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: the gzip format
+    with open(path, "wb") as f:
+        f.write(packer.compress((HEADER + "1,0.1,allocate,0x1000,1024,0x0\n").encode()))
+        chunk = b"1" * (1 << 20)
+        for _ in range(256):
+            f.write(packer.compress(chunk))
+        f.write(packer.compress(b"\n") + packer.flush())
+    rc, out, err = run(mrctx, "replay", path, "--spec", "host")
+    if rc == 1 and "built without zlib" in err:
+        print("long-line gzip checks skipped: mrctx was built without zlib")
+    else:
+        for verb, args in (("replay", ["--spec", "host"]),
+                           ("plot", ["--svg", os.path.join(folder, "long.svg")]),
+                           ("export", ["--format", "perfetto", "-o",
+                                       os.path.join(folder, "long.json")])):
+            rc, out, err, rss = run_measured(mrctx, verb, *args, path)
+            expect_equal((rc, out, err), (1, "", long_line_error(verb, 3, path)),
+                         "%s: a 256 MiB line of a gzip log is refused" % verb)
+            expect(rss < (100 << 20), "%s: refused in less than 100 MiB of memory, not 256: %d MiB"
+                   % (verb, rss >> 20))
+    plain = os.path.join(folder, "long-line.csv")
+    with open(plain, "w") as f:
+        f.write(HEADER + "1,0.1,allocate,0x1000,1024,0x0\n" + "x" * ((1 << 20) + 1) + "\n")
+    rc, out, err = run(mrctx, "replay", "--skip-bad", plain, "--spec", "host")
+    expect_equal((rc, out, err), (1, "", long_line_error("replay", 3, plain)),
+                 "a line of 1 MiB + 1 byte is refused, even with --skip-bad")
+    with open(plain, "w") as f:
+        f.write("x" * (2 << 20) + "\n")
+    rc, out, err = run(mrctx, "replay", plain, "--spec", "host")
+    expect(rc == 1 and out == "" and
+           err.startswith("mrctx replay: %s:1: not an rmm-format allocation log: the first line "
+                          "is 'xxxx" % plain), "a first line of 2 MiB is no header", err)
+    with open(plain, "w") as f:
+        f.write(HEADER + "1,0.1,allocate,0x1000,1024,0x0\n" + "x" * (1 << 20) + "\n")
+    rc, out, err, j = replay_json(mrctx, folder, plain, "--skip-bad", "--spec", "host")
+    expect(rc == 0 and j is not None and j["events"] == 1 and
+           "skipped 1 bad line (1 not six fields)" in err,
+           "a line of exactly 1 MiB is read, and skipped as bad", out + err)
 
 
 def check_plot_total(mrctx, folder):
@@ -348,6 +416,7 @@ def check_outside_input(mrctx, folder):
     check_svg_names(mrctx, folder)
     check_json_names(mrctx, folder)
     check_out_of_memory(mrctx, folder)
+    check_long_lines(mrctx, folder)
     check_plot_total(mrctx, folder)
 
 

@@ -21,6 +21,11 @@
 #define LOG_HEADER "Thread,Time,Action,Pointer,Size,Stream"
 #define FIELD_COUNT 6
 #define QUOTE_MAX 40 /* characters of a bad field shown in a message */
+/* The longest line read, without its end of line: the log adaptor's lines
+ * are at most 160 bytes and rmm's about as long, so this is no limit on a
+ * log, only on what a broken or foreign file costs in memory. */
+#define LINE_LIMIT ((size_t)1 << 20)
+#define LINE_LIMIT_TEXT "1 MiB"
 
 /* ---- a map from 64-bit keys, open addressing ------------------------------ */
 
@@ -500,6 +505,41 @@ static bool read_event(reader *r, char *text) {
   return add_event(r, e);
 }
 
+/* One line of f into *line (grown as needed, never past LINE_LIMIT + 2
+ * bytes), with its '\n' and a NUL after it: its length. -1 at the end of
+ * the file or on a failure (errno: ENOMEM, or the read's), as getline.
+ * LINE_TOO_LONG for a line longer than LINE_LIMIT without its '\n', of
+ * which the first LINE_LIMIT bytes are in *line and no more is read: a
+ * gzip file of a few megabytes decompresses to gigabytes without one. */
+#define LINE_TOO_LONG (-2)
+
+static ssize_t read_line(FILE *f, char **line, size_t *cap) {
+  size_t len = 0;
+  int c;
+  while ((c = getc_unlocked(f)) != EOF) {
+    if (c != '\n' && len == LINE_LIMIT) {
+      (*line)[len] = '\0';
+      return LINE_TOO_LONG;
+    }
+    if (len + 2 > *cap) {
+      size_t grown_cap = *cap < 128 ? 256 : 2 * *cap;
+      if (grown_cap > LINE_LIMIT + 2) grown_cap = LINE_LIMIT + 2;
+      char *grown = realloc(*line, grown_cap);
+      if (grown == NULL) {
+        errno = ENOMEM;
+        return -1;
+      }
+      *line = grown;
+      *cap = grown_cap;
+    }
+    (*line)[len++] = (char)c;
+    if (c == '\n') break;
+  }
+  if (len == 0) return -1;
+  (*line)[len] = '\0';
+  return (ssize_t)len;
+}
+
 static bool read_lines(reader *r, FILE *f) {
   replay_log *log = r->log;
   char *line = NULL;
@@ -507,12 +547,24 @@ static bool read_lines(reader *r, FILE *f) {
   ssize_t got;
   bool ok = true;
   char q[QUOTE_MAX + 8];
-  /* getline's -1 is the end of the file, or a failure (ENOMEM for a line
-   * longer than memory, EIO): feof tells which, so a log is never taken as
-   * complete when a line could not be read. */
-  while (ok && (errno = 0, got = getline(&line, &line_cap, f)) >= 0) {
+  /* -1 is the end of the file, or a failure (ENOMEM, EIO): feof tells
+   * which, so a log is never taken as complete when a line could not be
+   * read. */
+  while (ok && (errno = 0, got = read_line(f, &line, &line_cap)) != -1) {
     r->line++;
-    size_t len = (size_t)got;
+    if (got == LINE_TOO_LONG && r->line > 1) {
+      /* Whatever --skip-bad says: a line that long is no damaged log line
+       * but another kind of file, and it is not read to its end. (A first
+       * line that long is no header, as said below.) */
+      snprintf(r->why, r->cap,
+               "line %zu of %s is longer than %s, which no log line is (the log adaptor's "
+               "and rmm's are under 200 bytes): not an rmm-format allocation log, or a damaged "
+               "one",
+               r->line, log->path, LINE_LIMIT_TEXT);
+      ok = false;
+      break;
+    }
+    size_t len = got == LINE_TOO_LONG ? LINE_LIMIT : (size_t)got;
     bool ended = len > 0 && line[len - 1] == '\n';
     if (ended) line[--len] = '\0';
     if (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
@@ -543,10 +595,7 @@ static bool read_lines(reader *r, FILE *f) {
   if (ok && (ferror(f) || !feof(f))) {
     int error = errno != 0 ? errno : EIO;
     if (error == ENOMEM)
-      snprintf(r->why, r->cap,
-               "%s: out of host memory reading line %zu (a line that long is "
-               "no log line)",
-               log->path, r->line + 1);
+      snprintf(r->why, r->cap, "%s: out of host memory reading line %zu", log->path, r->line + 1);
     else
       snprintf(r->why, r->cap, "%s: reading failed after line %zu: %s", log->path, r->line,
                strerror(error));

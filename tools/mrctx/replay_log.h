@@ -89,7 +89,9 @@ bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why
 /* The same from an open stream (read to its end, not closed); `path`
  * names it in messages. A line that cannot be read (out of memory, a read
  * error) fails the read: the log is never taken as complete without its
- * end. */
+ * end. So does a line longer than 1 MiB, with or without skip_bad, read no
+ * further than that: no log line is near it, and a small gzip file can
+ * hold one of gigabytes. */
 bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log, char *why,
                             size_t cap);
 
