@@ -261,6 +261,20 @@ class Resource:
         status = _lib.lib().mr_deallocate(self.handle, ptr, nbytes, alignment, stream)
         self._ok(status)
 
+    def record_stream(self, ptr: int, stream: Any) -> None:
+        """The live block ``ptr`` (from allocate()) is used by work on
+        ``stream`` too, besides the stream it will be freed on: its free
+        then waits for the work queued there before it, so the block is
+        never handed out while that stream still reads it (PyTorch's
+        ``Tensor.record_stream``; ``mr_record_stream``)."""
+        who = f"{self._what}: record_stream"
+        ptr = _check.pointer(who, "ptr", ptr)
+        stream = _check.stream(who, "stream", stream)
+        if not ptr:
+            raise _check.ArgumentError(f"mrctx: {who}: ptr is 0 (a block of size 0 has nothing "
+                                       "to record)")
+        self._ok(_lib.lib().mr_record_stream(self.handle, ptr, stream))
+
     def export_pool(self) -> "SharedPool":
         """Export this pool to other processes: a SharedPool (a file
         descriptor and the pool's description) for ``mrctx.import_pool`` in

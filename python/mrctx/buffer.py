@@ -382,6 +382,18 @@ class Buffer:
             self._stream = handle
             self._stream_owner = _stream_owner(stream)
 
+    def record_stream(self, stream: Any) -> None:
+        """Work on ``stream`` (another stream than the Buffer's) uses the
+        memory: when the Buffer is freed, the memory is not handed out again
+        until the work queued on ``stream`` before the free has finished
+        (``mr_record_stream``). A stream object (CuPy's, PyTorch's,
+        cuda.core's) or a handle; nothing to do for an empty Buffer."""
+        handle = _check.stream("Buffer.record_stream", "stream", stream)
+        with self._lock:
+            self._live()
+            if self._ptr:
+                self._resource.record_stream(self._ptr, handle)
+
     @property
     def resource(self) -> Resource:
         """The resource it came from (the Buffer's own reference: do not

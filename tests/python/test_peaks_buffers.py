@@ -687,3 +687,32 @@ def test_fake_driver_pool_peaks(library_name, fake):
         with mrctx.resolve("host") as host:
             with pytest.raises(mrctx.InvalidArgumentError, match="no driver pool"):
                 host.reset_pool_peak()
+
+
+def test_fake_buffer_record_stream(library_name, fake):
+    """Buffer.record_stream: freed while the recorded stream (here the
+    legacy one, which the fake can mark busy) still has work, the memory
+    goes to no other stream until that work is done; the free on the
+    Buffer's own stream waited for it (cuStreamWaitEvent)."""
+    fake.fake_cuda_set_stream_busy.argtypes = [ctypes.c_void_p, ctypes.c_bool]
+    with mrctx.Context(library_name, {"t": "cache(device)"}) as ctx:
+        buf = mrctx.Buffer((ctx, "t"), 4096, stream=2)  # the per-thread stream
+        ptr = buf.ptr
+        waits = fake.fake_cuda_calls(b"cuStreamWaitEvent")
+        assert fake.fake_cuda_set_stream_busy(None, True) == 0
+        try:
+            buf.record_stream(None)  # the legacy stream reads it too
+            buf.release()
+            assert fake.fake_cuda_calls(b"cuStreamWaitEvent") == waits + 1
+            with mrctx.Buffer((ctx, "t"), 4096, stream=None) as other:
+                assert other.ptr != ptr
+        finally:
+            assert fake.fake_cuda_set_stream_busy(None, False) == 0
+        # Bad input: an error, and the Buffer is as it was.
+        with mrctx.Buffer((ctx, "t"), 4096, stream=2) as buf:
+            with pytest.raises(mrctx.ArgumentTypeError):
+                buf.record_stream("stream")
+            with pytest.raises(mrctx.ArgumentError):
+                ctx.get_resource("t").record_stream(0, None)
+        with mrctx.Buffer((ctx, "t"), 0) as empty:
+            empty.record_stream(None)  # size 0: nothing to record

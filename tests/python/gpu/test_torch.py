@@ -621,3 +621,46 @@ def test_views_outlive_the_with_block():
             assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
         print("PASS")
         """)
+
+
+def test_record_stream_keeps_memory_from_the_main_stream():
+    """Tensor.record_stream under use(): a tensor that a side stream reads
+    late (torch.cuda._sleep, then a copy) is recorded on it and freed; a
+    new tensor of its size filled on the main stream must not be what the
+    side stream copies. Run under PyTorch's own allocator too (control) and
+    under cache(device), device and arena(...) tags, 5 trials each."""
+    run("""
+        import sys, subprocess, textwrap
+        trial = textwrap.dedent('''
+            import sys, torch, mrctx, mrctx.torch
+            spec = sys.argv[1]
+            if spec != "pytorch":
+                ctx = mrctx.Context("rs", {"t": spec})
+                mrctx.torch.use(ctx, "t")
+            n = 64 << 20
+            main = torch.cuda.current_stream()
+            side = torch.cuda.Stream()
+            bad = 0
+            for trial in range(5):
+                x = torch.full((n // 4,), 1.0, device="cuda")
+                out = torch.empty_like(x)
+                side.wait_stream(main)
+                with torch.cuda.stream(side):
+                    torch.cuda._sleep(200_000_000)  # the side stream reads late
+                    out.copy_(x)
+                x.record_stream(side)
+                del x
+                y = torch.full((n // 4,), 7.0, device="cuda")  # main stream, same size
+                torch.cuda.synchronize()
+                if float(out.max()) != 1.0 or float(out.min()) != 1.0:
+                    bad += 1
+                del y, out
+            print(spec, "trials that copied the new tensor's bytes:", bad)
+            sys.exit(1 if bad else 0)
+        ''')
+        for spec in ("pytorch", "cache(device)", "device", "arena(device, chunk=256MiB)"):
+            r = subprocess.run([sys.executable, "-c", trial, spec], capture_output=True, text=True)
+            print(r.stdout.strip(), r.stderr.strip()[-2000:])
+            assert r.returncode == 0, (spec, r.returncode)
+        print("PASS")
+    """)
