@@ -213,8 +213,9 @@ MR_NODISCARD MR_API mr_status mr_context_reset_peak(const mr_context *ctx, int t
  * mr_snapshot_write_text escapes names. */
 MR_NODISCARD MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
 
-/** Write now what MRCTX_STATS_AT_EXIT asks for (docs/observability.md),
- * instead of at exit: for a runtime that destroys its contexts before the C
+/** Write now what MRCTX_STATS_AT_EXIT asks for (docs/observability.md):
+ * every live context, then those destroyed before, marked. Instead of at
+ * exit: for a runtime that destroys its contexts before the C
  * library's exit handlers run, such as Python's interpreter shutdown (the
  * mrctx package calls it from an atexit handler), or a C++ program whose
  * static destructors would run first. The first call writes, once; later

@@ -15,6 +15,7 @@
  * destruction, under one mutex that nothing on the allocation path takes.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ struct mr_context {
   mri_spec_sources sources; /* the specs' texts (sources.c) */
   char *tag_list;           /* "temp, pinned, result" for messages */
   uint32_t *requires;       /* per tag: MR_REQUIRE_* flags; NULL: none */
+  bool describe_only;       /* MR_CONTEXT_DESCRIBE_ONLY: it never allocates */
 
   /* The list of live contexts (under live_lock); id 0: not on it. */
   uint64_t live_id;
@@ -634,6 +636,7 @@ mr_status mr_context_create(const mr_context_desc *desc, mr_context **out) {
     return MR_ERR_OUT_OF_MEMORY;
   }
   ctx->tags_by_name = sorted;
+  ctx->describe_only = (desc->flags & MR_CONTEXT_DESCRIBE_ONLY) != 0;
   st = allocate_context(ctx, desc);
   if (st == MR_OK) st = mri_sources_read(&ctx->sources, ctx, desc);
   if (st == MR_OK) {
@@ -657,6 +660,9 @@ mr_status mr_context_create(const mr_context_desc *desc, mr_context **out) {
 
 void mr_context_destroy(mr_context *ctx) {
   if (ctx == NULL) return;
+  /* Its final figures for MRCTX_STATS_AT_EXIT, while it is whole: a
+   * context that was created (on the live list) and could allocate. */
+  if (ctx->live_id != 0 && !ctx->describe_only) mri_destroyed_keep(ctx, ctx->live_id);
   live_remove(ctx);
   size_t slots = ctx->slots != NULL ? ctx->tag_count * (size_t)ctx->device_count : 0;
   for (size_t i = 0; i < slots; i++) {
@@ -873,7 +879,10 @@ static void read_operator_env(void) {
                     "at exit\n");
     free(at_exit_target);
     at_exit_target = NULL;
+    return;
   }
+  /* Contexts destroyed from now on are in the report too (destroyed.c). */
+  mri_destroyed_start();
 }
 
 /* "env MYLIB_MEMORY", "file /etc/mylib.conf line 3", "default". */
@@ -976,18 +985,70 @@ static mr_status count_one(void *user, const mr_context *ctx, uint64_t id) {
   return MR_OK;
 }
 
-/* Every live context's per-tag table, in memory (malloc'd); NULL when
- * host memory ran out. Counters only: no driver call (at exit the driver
- * may have shut down before this runs). */
+/* A destroyed context's table, as mr_context_print_stats prints a live
+ * one's, from its record (destroyed.c), under a heading that says so. */
+static mr_status print_destroyed(void *user, const mri_snap_context *c) {
+  FILE *out = user;
+  int tag_width = 3;
+  for (size_t t = 0; t < c->tag_count; t++) {
+    int n = (int)strlen(c->tags[t].name);
+    if (n > tag_width) tag_width = n;
+  }
+  mri_write_printable(out, c->library);
+  if (c->destroyed == 1)
+    fputs(" memory by tag (destroyed)\n", out);
+  else
+    fprintf(out,
+            " memory by tag (%" PRIu64 " contexts destroyed, merged: peaks are the largest of "
+            "any one)\n",
+            c->destroyed);
+  fprintf(out, "%-*s %6s %10s %10s %10s %8s %10s %8s\n", tag_width, "tag", "device", "current",
+          "peak", "total", "live", "allocs", "failures");
+  for (size_t t = 0; t < c->tag_count; t++) {
+    const mri_snap_tag *tag = &c->tags[t];
+    mr_stats sum;
+    mr_stats_init(&sum);
+    for (size_t d = 0; d < tag->slot_count; d++) {
+      const mr_stats *one = &tag->slots[d].stats;
+      mr_stats_add(&sum, one);
+      if (one->total_count == 0 && one->failed_count == 0) continue;
+      char device[16];
+      snprintf(device, sizeof device, "%d", tag->slots[d].device);
+      print_row(out, tag_width, tag->name, device, one);
+    }
+    print_row(out, tag_width, tag->name, "all", &sum);
+  }
+  fputc('\n', out);
+  return MR_OK;
+}
+
+static mr_status count_destroyed(void *user, const mri_snap_context *c) {
+  *(uint64_t *)user += c->destroyed;
+  return MR_OK;
+}
+
+/* Every live context's per-tag table, then every destroyed one's, in
+ * memory (malloc'd); NULL when host memory ran out. Counters only: no
+ * driver call (at exit the driver may have shut down before this runs). */
 static char *render_tables(size_t *length) {
   char *text = NULL;
   FILE *out = open_memstream(&text, length);
   if (out == NULL) return NULL;
   size_t live = 0;
+  uint64_t destroyed = 0, not_kept = 0;
   mri_context_foreach_live(count_one, &live);
-  fprintf(out, "mrctx: memory in use at exit of pid %ld: %zu live context%s\n", (long)getpid(),
-          live, live == 1 ? "" : "s");
+  mri_destroyed_foreach(count_destroyed, &destroyed, &not_kept);
+  fprintf(out, "mrctx: memory in use at exit of pid %ld: %zu live context%s", (long)getpid(), live,
+          live == 1 ? "" : "s");
+  if (destroyed + not_kept > 0) fprintf(out, ", %" PRIu64 " destroyed", destroyed + not_kept);
+  fputc('\n', out);
   mr_status st = mri_context_foreach_live(print_one, out);
+  if (st == MR_OK) st = mri_destroyed_foreach(print_destroyed, out, &not_kept);
+  if (st == MR_OK && not_kept > 0)
+    fprintf(out,
+            "(%" PRIu64 " destroyed context%s not shown: out of host memory, or past the "
+            "libraries and tags kept merged)\n",
+            not_kept, not_kept == 1 ? "" : "s");
   if (fclose(out) != 0 || st != MR_OK) {
     free(text);
     return NULL;
@@ -999,6 +1060,10 @@ static char *render_tables(size_t *length) {
 static char *render_snapshot(size_t *length) {
   mr_snapshot *snap = NULL;
   if (mri_snapshot_take(NULL, NULL, false, &snap) != MR_OK) return NULL;
+  if (mri_destroyed_append(snap) != MR_OK) {
+    mr_snapshot_destroy(snap);
+    return NULL;
+  }
   char *text = NULL;
   FILE *out = open_memstream(&text, length);
   mr_status st = out != NULL ? mr_snapshot_write_json(snap, out) : MR_ERR_OUT_OF_MEMORY;
@@ -1054,6 +1119,8 @@ static mr_status write_at_exit_report(void) {
                    path);
   }
   free(text);
+  /* Written once: the records are not needed any more. */
+  mri_destroyed_stop();
   return st;
 }
 

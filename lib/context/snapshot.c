@@ -222,6 +222,9 @@ typedef struct taker {
   mr_snapshot *snap;
   size_t largest_blocks;
   size_t context_capacity, pool_capacity;
+  /* A destroyed context's final figures (mri_snapshot_take_final): its
+   * counters only, no live blocks, no pools. */
+  bool final;
 } taker;
 
 static mr_status add_pool(taker *t, const char *which, const char *owner, const mr_pool_info *info,
@@ -265,6 +268,8 @@ static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner
       s->cache = (mr_cache_stats){.size = sizeof s->cache};
       st = mr_cache_resource_get_stats(r, &s->cache);
       s->has_cache = st == MR_OK;
+    } else if (t->final) {
+      continue;
     } else if (mri_resource_is(r, "track") && !s->has_track) {
       st = take_blocks(s, r, t->largest_blocks);
     } else if (owned_pool(r)) {
@@ -332,6 +337,21 @@ static mr_status take_context(void *user, const mr_context *ctx, uint64_t id) {
   }
   return MR_OK;
 }
+
+mr_status mri_snapshot_take_final(const mr_context *ctx, uint64_t id, mri_snap_context *out) {
+  mr_snapshot tmp = {0};
+  taker t = {.snap = &tmp, .final = true};
+  mr_status st = take_context(&t, ctx, id);
+  if (st == MR_OK) {
+    *out = tmp.contexts[0];
+    tmp.context_count = 0;
+  }
+  for (size_t i = 0; i < tmp.context_count; i++) free_context(&tmp.contexts[i]);
+  free(tmp.contexts);
+  return st;
+}
+
+void mri_snapshot_free_context(mri_snap_context *c) { free_context(c); }
 
 /* ---- driver pools ---------------------------------------------------------------- */
 

@@ -47,6 +47,11 @@ typedef struct mri_snap_tag {
 
 typedef struct mri_snap_context {
   uint64_t id; /* creation order in the process, from 1 */
+  /* 0: live when the snapshot was taken. Else the context was destroyed
+   * before (MRCTX_STATS_AT_EXIT's report: destroyed.c), and this is how
+   * many destroyed contexts of the library the record stands for: 1, or
+   * more where older ones were merged into it. */
+  uint64_t destroyed;
   char *library;
   int device_count;
   mri_snap_tag *tags;
@@ -89,6 +94,8 @@ struct mr_snapshot {
   mri_snap_oom oom;
   mri_snap_context *contexts;
   size_t context_count;
+  /* Destroyed contexts counted but kept in no record (destroyed.c). */
+  uint64_t destroyed_not_kept;
   mri_snap_pool *pools;
   size_t pool_count;
   mri_snap_device *devices; /* devices whose memory was read */
@@ -104,6 +111,32 @@ void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap);
  * exit, when it may have shut down): no pools are listed. */
 mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_oom *oom, bool pools,
                             mr_snapshot **out);
+
+/* A destroyed context's final figures, taken as it is destroyed (the
+ * caller still holds it): as a snapshot records a live context, with the
+ * cache's counters but without live blocks or pools, and with no driver
+ * call. OUT: *out, its `destroyed` still 0 (the caller's to set); freed
+ * with mri_snapshot_free_context. */
+mr_status mri_snapshot_take_final(const mr_context *ctx, uint64_t id, mri_snap_context *out);
+void mri_snapshot_free_context(mri_snap_context *c);
+
+/* ---- destroyed contexts, for MRCTX_STATS_AT_EXIT (destroyed.c) ---- */
+
+/* Start keeping destroyed contexts' final figures (once the variable is
+ * read and set). Until then, and after mri_destroyed_stop, nothing is
+ * kept and mri_destroyed_keep returns at once. */
+void mri_destroyed_start(void);
+/* Keep `ctx`'s final figures (from mr_context_destroy, before anything of
+ * it is released). Out of host memory, it is counted as not kept. */
+void mri_destroyed_keep(const mr_context *ctx, uint64_t id);
+/* Call fn for every record kept, oldest first, under the records' lock;
+ * *not_kept: the destroyed contexts counted but in no record. */
+mr_status mri_destroyed_foreach(mr_status (*fn)(void *user, const mri_snap_context *c), void *user,
+                                uint64_t *not_kept);
+/* Append copies of the records to `snap` (after its live contexts). */
+mr_status mri_destroyed_append(mr_snapshot *snap);
+/* Stop keeping records and free those kept (the report is written). */
+void mri_destroyed_stop(void);
 
 /* The rows of the main table: one tag on one device that has allocated
  * (or failed to), in the snapshot's order. OUT: *rows (malloc'd, NULL when

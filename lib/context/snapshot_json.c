@@ -131,6 +131,9 @@ static void write_slot(FILE *out, int indent, const mri_snap_slot *s, bool last)
 static void write_context(FILE *out, const mri_snap_context *c, bool last) {
   fprintf(out, "    {\n");
   put_u64(out, 6, "id", c->id, false);
+  /* Destroyed before the snapshot (MRCTX_STATS_AT_EXIT): how many contexts
+   * the record stands for. Absent: live. */
+  if (c->destroyed > 0) put_u64(out, 6, "destroyed", c->destroyed, false);
   put_str(out, 6, "library", c->library, false);
   put_int(out, 6, "device_count", c->device_count, false);
   put_key(out, 6, "tags");
@@ -195,6 +198,8 @@ mr_status mr_snapshot_write_json(const mr_snapshot *snap, FILE *out) {
     put_str(out, 4, "message", o->message, true);
     fputs("  },\n", out);
   }
+  if (snap->destroyed_not_kept > 0)
+    put_u64(out, 2, "destroyed_not_kept", snap->destroyed_not_kept, false);
   fputs("  \"contexts\": [\n", out);
   for (size_t i = 0; i < snap->context_count; i++)
     write_context(out, &snap->contexts[i], i + 1 == snap->context_count);
@@ -510,6 +515,8 @@ static mr_status read_tag(path *p, const mri_json *v, mri_snap_tag *tag) {
 static mr_status read_context(path *p, const mri_json *v, mri_snap_context *c) {
   int64_t device_count = 0;
   mr_status st = get_u64(p, v, "id", &c->id);
+  if (st == MR_OK && mri_json_member(v, "destroyed") != NULL)
+    st = get_u64(p, v, "destroyed", &c->destroyed);
   if (st == MR_OK) st = get_str(p, v, "library", false, &c->library);
   if (st == MR_OK) st = get_int(p, v, "device_count", 1, INT_MAX, &device_count);
   c->device_count = (int)device_count;
@@ -646,6 +653,8 @@ static mr_status read_snapshot(path *p, const mri_json *root, mr_snapshot *snap)
     }
   }
   free(trigger);
+  if (st == MR_OK && mri_json_member(root, "destroyed_not_kept") != NULL)
+    st = get_u64(p, root, "destroyed_not_kept", &snap->destroyed_not_kept);
   const mri_json *contexts = st == MR_OK ? get_objects(p, root, "contexts", &st) : NULL;
   if (contexts != NULL && contexts->count > 0) {
     snap->contexts = mri_calloc(contexts->count, sizeof *snap->contexts);

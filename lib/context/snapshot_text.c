@@ -72,6 +72,12 @@ void mri_snap_row_label(const row *r, char *buf, size_t cap) {
     buf[n] = ':';
     mri_printable(r->tag->name, buf + n + 1, cap - n - 1);
   }
+  /* A context destroyed before the snapshot (MRCTX_STATS_AT_EXIT). */
+  n = strlen(buf);
+  if (r->context->destroyed == 1)
+    snprintf(buf + n, cap - n, " (destroyed)");
+  else if (r->context->destroyed > 1)
+    snprintf(buf + n, cap - n, " (%" PRIu64 " destroyed)", r->context->destroyed);
 }
 
 void mri_write_launcher(FILE *out, const mr_snapshot *snap) {
@@ -301,6 +307,9 @@ mr_status mr_snapshot_write_text(const mr_snapshot *snap, FILE *out) {
   if (count > 1) qsort(rows, count, sizeof *rows, by_current_bytes);
   write_header(snap, out);
   write_rows(out, rows, count, idle);
+  if (snap->destroyed_not_kept > 0)
+    fprintf(out, "(%" PRIu64 " destroyed context%s counted but not kept)\n",
+            snap->destroyed_not_kept, snap->destroyed_not_kept == 1 ? "" : "s");
   write_unavailable(out, snap);
   write_caches(out, rows, count);
   write_blocks(out, rows, count);

@@ -9,7 +9,11 @@
  * written, with no driver call. With MODE "early" it calls
  * mr_write_stats_at_exit before its context exists (nothing to write yet),
  * and twice before returning from main, as the Python package does from
- * its atexit handler: the report is written once, there.
+ * its atexit handler: the report is written once, there. With MODE
+ * "destroyed" it first creates, uses and destroys a context "gonelib"
+ * (peak 5 MiB on its temp tag, one failure on its host tag); with MODE
+ * "loop" a thousand of them, one after another (the at-exit report must
+ * keep them in bounded memory).
  * Usage: operators_child MODE
  */
 #include <stdbool.h>
@@ -40,6 +44,26 @@ __attribute__((noinline)) void operators_child_site(mr_context *ctx) {
   __asm__ volatile("" ::: "memory");
 }
 
+/* A context that allocates 5 MiB on device 1 (two blocks, live together),
+ * frees them, fails an allocation on its host tag, and is destroyed. */
+static void gone_context(void) {
+  static const mr_tag tags[] = {{"temp", "device"}, {"small", "limit(host, bytes=1KiB)"}};
+  mr_context_desc desc = {.size = sizeof desc, .library = "gonelib", .tags = tags, .tag_count = 2};
+  mr_context *ctx = NULL;
+  if (mr_context_create(&desc, &ctx) != MR_OK) die("create gonelib");
+  mr_resource *temp = mr_context_get_mr_on(ctx, 0, 1);
+  void *a = NULL, *b = NULL, *c = NULL;
+  if (mr_allocate(temp, (size_t)2 << 20, 0, NULL, &a) != MR_OK ||
+      mr_allocate(temp, (size_t)3 << 20, 0, NULL, &b) != MR_OK)
+    die("allocate gonelib temp");
+  if (mr_allocate(mr_context_get_mr_on(ctx, 1, 0), 4096, 0, NULL, &c) == MR_OK)
+    die("gonelib's small tag allocated past its limit");
+  if (mr_deallocate(temp, a, (size_t)2 << 20, 0, NULL) != MR_OK ||
+      mr_deallocate(temp, b, (size_t)3 << 20, 0, NULL) != MR_OK)
+    die("free gonelib temp");
+  mr_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "plain";
   static const mr_tag tags[] = {[TEMP] = {"temp", "device"},
@@ -52,6 +76,9 @@ int main(int argc, char **argv) {
                           .env_var = "OPSLIB_MEMORY"};
   bool early = strcmp(mode, "early") == 0;
   if (early && mr_write_stats_at_exit() != MR_OK) die("mr_write_stats_at_exit before a context");
+  if (strcmp(mode, "destroyed") == 0) gone_context();
+  if (strcmp(mode, "loop") == 0)
+    for (int i = 0; i < 1000; i++) gone_context();
   mr_context *ctx = NULL;
   if (mr_context_create(&desc, &ctx) != MR_OK) die("create");
   if (strcmp(mode, "deinit") == 0) atexit(shut_driver_down);

@@ -6,7 +6,9 @@
  *  - MRCTX_STATS_AT_EXIT=stderr|PATH writes every live context's per-tag
  *    table (or, for a PATH ending in .json, a snapshot) when the process
  *    exits normally, even after the driver shut down, or once, earlier,
- *    when the program calls mr_write_stats_at_exit.
+ *    when the program calls mr_write_stats_at_exit; contexts destroyed
+ *    before are in it too, marked, with their final figures, and a
+ *    thousand of them take the room of 65.
  * Usage: test_operators_fake CHILD
  */
 #include <errno.h>
@@ -160,6 +162,102 @@ static void test_stats_at_exit_written_early(void **state) {
   free(text);
 }
 
+/* The one file MRCTX_STATS_AT_EXIT=DIR/stats-%p.json wrote (the child's
+ * pid is in its name), read as a snapshot, and removed. */
+static mr_snapshot *read_json_report(void) {
+  char command[256], path[160];
+  snprintf(command, sizeof command, "ls %s/stats-*.json", dir);
+  FILE *ls = popen(command, "r");
+  assert_non_null(ls);
+  assert_non_null(fgets(path, sizeof path, ls));
+  pclose(ls);
+  path[strcspn(path, "\n")] = '\0';
+  char *json = read_file(path);
+  assert_non_null(json);
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_read(json, strlen(json), &snap));
+  free(json);
+  assert_int_equal(unlink(path), 0);
+  return snap;
+}
+
+static void test_stats_at_exit_destroyed(void **state) {
+  /* A context created, used and destroyed before exit: the report lists
+   * it after the live one, marked, with its peak and its failure. */
+  const char *const vars[] = {"MRCTX_STATS_AT_EXIT=stderr", NULL};
+  char *text = run_child("destroyed", vars);
+  assert_contains(text, ": 1 live context, 1 destroyed\nopslib memory by tag\n");
+  char *gone = strstr(text, "gonelib memory by tag (destroyed)\n");
+  assert_non_null(gone);
+  assert_true(gone > strstr(text, "opslib memory by tag\n"));
+  assert_contains(gone,
+                  "temp       1        0 B    5.0 MiB    5.0 MiB        0          2        0\n");
+  assert_contains(gone,
+                  "small      0        0 B        0 B        0 B        0          0        1\n");
+  free(text);
+
+  /* In the snapshot: after the live context, "destroyed": 1. */
+  char template[200];
+  snprintf(template, sizeof template, "MRCTX_STATS_AT_EXIT=%s/stats-%%p.json", dir);
+  const char *const json_vars[] = {template, NULL};
+  free(run_child("destroyed", json_vars));
+  mr_snapshot *snap = read_json_report();
+  assert_int_equal(snap->context_count, 2);
+  assert_string_equal(snap->contexts[0].library, "opslib");
+  assert_int_equal(snap->contexts[0].destroyed, 0);
+  const mri_snap_context *c = &snap->contexts[1];
+  assert_string_equal(c->library, "gonelib");
+  assert_int_equal(c->destroyed, 1);
+  assert_int_equal(c->id, 1); /* created first */
+  assert_string_equal(c->tags[0].name, "temp");
+  assert_int_equal(c->tags[0].slots[1].stats.peak_bytes, 5 << 20);
+  assert_int_equal(c->tags[0].slots[1].stats.current_bytes, 0);
+  assert_int_equal(c->tags[1].slots[0].stats.failed_count, 1);
+  /* The text form of the file marks it too. */
+  char *shown = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&shown, &length);
+  assert_ok(mr_snapshot_write_text(snap, out));
+  fclose(out);
+  assert_contains(shown, "gonelib:temp (destroyed)       1        0 B    5.0 MiB");
+  free(shown);
+  mr_snapshot_destroy(snap);
+}
+
+static void test_stats_at_exit_destroyed_bounded(void **state) {
+  /* A thousand contexts destroyed one after another: the last 64 kept
+   * whole, the 936 before merged into one record of their library. */
+  char template[200];
+  snprintf(template, sizeof template, "MRCTX_STATS_AT_EXIT=%s/stats-%%p.json", dir);
+  const char *const json_vars[] = {template, NULL};
+  free(run_child("loop", json_vars));
+  mr_snapshot *snap = read_json_report();
+  assert_int_equal(snap->context_count, 1 + 1 + 64);
+  assert_int_equal(snap->destroyed_not_kept, 0);
+  uint64_t destroyed = 0;
+  for (size_t i = 0; i < snap->context_count; i++) destroyed += snap->contexts[i].destroyed;
+  assert_int_equal(destroyed, 1000);
+  const mri_snap_context *merged = &snap->contexts[1];
+  assert_int_equal(merged->destroyed, 936);
+  assert_int_equal(merged->id, 1);
+  const mr_stats *temp = &merged->tags[0].slots[1].stats;
+  assert_int_equal(temp->peak_bytes, 5 << 20); /* the largest of any one */
+  assert_int_equal(temp->total_count, 2 * 936);
+  assert_int_equal(temp->total_bytes, (uint64_t)936 * (5 << 20));
+  assert_int_equal(merged->tags[1].slots[0].stats.failed_count, 936);
+  assert_int_equal(snap->contexts[2].destroyed, 1);
+  assert_int_equal(snap->contexts[2].id, 937);
+  mr_snapshot_destroy(snap);
+
+  const char *const vars[] = {"MRCTX_STATS_AT_EXIT=stderr", NULL};
+  char *text = run_child("loop", vars);
+  assert_contains(text, ": 1 live context, 1000 destroyed\n");
+  assert_contains(text, "gonelib memory by tag (936 contexts destroyed, merged: peaks are the "
+                        "largest of any one)\n");
+  assert_int_equal(count_of(text, "gonelib memory by tag (destroyed)\n"), 64);
+  free(text);
+}
+
 static void test_stats_at_exit_files(void **state) {
   /* A .json path: a snapshot (without pools: the driver is not asked). */
   char template[200], path[160];
@@ -238,6 +336,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_verbose),
       cmocka_unit_test(test_stats_at_exit_stderr),
       cmocka_unit_test(test_stats_at_exit_written_early),
+      cmocka_unit_test(test_stats_at_exit_destroyed),
+      cmocka_unit_test(test_stats_at_exit_destroyed_bounded),
       cmocka_unit_test(test_stats_at_exit_files),
   };
   return cmocka_run_group_tests(tests, NULL, teardown);

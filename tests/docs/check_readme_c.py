@@ -10,7 +10,9 @@ temporary directory against BUILD_DIR uninstalled, as README says:
 PKG_CONFIG_PATH=BUILD_DIR/meson-uninstalled, LD_LIBRARY_PATH=BUILD_DIR/lib.
 With the driver MRCTX_CUDA_DRIVER names (the fake one) it must exit 0 and
 print the tags' statistics; with none it must exit 1 saying why, as README
-promises for a machine without a GPU.
+promises for a machine without a GPU. With MRCTX_STATS_AT_EXIT=stderr
+the report at exit lists its context, which it destroyed before
+returning, with the 4 MiB peak of its temp tag.
 """
 import os
 import re
@@ -63,6 +65,16 @@ def main():
                 or "driver" not in none.stderr:
             failures.append(f"without a driver: wanted exit 1 and 'mylib: ...driver...'\n"
                             f"$ {rerun}\n{none.stdout}{none.stderr}")
+        at_exit = subprocess.run(["sh", "-c", rerun], cwd=tmp, capture_output=True, text=True,
+                                 env=dict(env, MRCTX_STATS_AT_EXIT="stderr"), timeout=120)
+        temp_row = re.compile(r"^temp +all +0 B +4\.0 MiB +4\.0 MiB +0 +1 +0$", re.M)
+        if at_exit.returncode != 0 \
+                or ": 0 live contexts, 1 destroyed\nmylib memory by tag (destroyed)\n" \
+                not in at_exit.stderr or not temp_row.search(at_exit.stderr):
+            failures.append("with MRCTX_STATS_AT_EXIT=stderr: wanted its destroyed context "
+                            "and the temp tag's 4 MiB peak in the report\n"
+                            f"$ MRCTX_STATS_AT_EXIT=stderr {rerun}\n"
+                            f"{at_exit.stdout}{at_exit.stderr}")
     for failure in failures:
         print("check_readme_c: " + failure, file=sys.stderr)
     if failures:

@@ -236,6 +236,40 @@ def test_stats_at_exit_sees_the_contexts_python_holds(tmp_path, fake):
             assert libraries == ["atexitlib"], libraries
 
 
+def test_stats_at_exit_lists_closed_contexts(tmp_path, fake):
+    """MRCTX_STATS_AT_EXIT after ctx.close(): the report lists the closed
+    context, marked as destroyed, with its final figures (it found "0 live
+    contexts" before)."""
+    import re
+    import subprocess
+    import sys
+
+    code = ("import mrctx\n"
+            "ctx = mrctx.Context('closedlib', {'temp': 'device'})\n"
+            "with mrctx.Buffer(ctx.get_resource('temp', 1), 3 << 20):\n"
+            "    pass\n"
+            "ctx.close()\n")
+    snapshot = tmp_path / "exit-%p.json"
+    for target in ("stderr", str(snapshot)):
+        env = dict(os.environ, MRCTX_STATS_AT_EXIT=target)
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        if target == "stderr":
+            assert ": 0 live contexts, 1 destroyed\nclosedlib memory by tag (destroyed)\n" \
+                in run.stderr, run.stderr
+            row = r"^temp +1 +0 B +3\.0 MiB +3\.0 MiB +0 +1 +0$"
+            assert re.search(row, run.stderr, re.M), run.stderr
+        else:
+            (written,) = tmp_path.glob("exit-*.json")
+            snap = mrctx.read_snapshot(str(written))
+            (context,) = snap["contexts"]
+            assert context["library"] == "closedlib", context
+            assert context["destroyed"] == 1, context
+            (temp,) = context["tags"]
+            assert temp["devices"][1]["stats"]["peak_bytes"] == 3 << 20, temp
+
+
 def test_hook_cost_example_runs(fake):
     """examples/hook_cost.py, which docs/integrations.md quotes: its pairs
     are all served by the cache (so it times Python and the library, not
