@@ -92,17 +92,21 @@ static void test_threads_exact(void **state) {
   mr_resource_release(u.mr);
 }
 
+/* A thread's turn. It runs on other threads, where cmocka's checks must
+ * not run (they longjmp into the test's own thread): the outcome is kept
+ * in `st`, and the test checks it after the join. */
 typedef struct turn {
   mr_resource *mr;
   size_t bytes;
   bool keep;
   void *p;
+  mr_status st;
 } turn;
 
 static void *take_turn(void *arg) {
   turn *t = arg;
-  assert_ok(mr_allocate(t->mr, t->bytes, 0, NULL, &t->p));
-  if (!t->keep) assert_ok(mr_deallocate(t->mr, t->p, t->bytes, 0, NULL));
+  t->st = mr_allocate(t->mr, t->bytes, 0, NULL, &t->p);
+  if (t->st == MR_OK && !t->keep) t->st = mr_deallocate(t->mr, t->p, t->bytes, 0, NULL);
   return NULL;
 }
 
@@ -115,12 +119,14 @@ static void test_peaks_within_the_documented_bound(void **state) {
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = NULL;
   assert_ok(mr_stats_resource_create(u.mr, &mr));
-  turn holder = {mr, 10 * mib, true, NULL}, visitor = {mr, 15 * mib, false, NULL};
+  turn holder = {mr, 10 * mib, true, NULL, MR_OK}, visitor = {mr, 15 * mib, false, NULL, MR_OK};
   pthread_t t;
-  pthread_create(&t, NULL, take_turn, &holder);
+  assert_int_equal(pthread_create(&t, NULL, take_turn, &holder), 0);
   pthread_join(t, NULL);
-  pthread_create(&t, NULL, take_turn, &visitor);
+  assert_ok(holder.st);
+  assert_int_equal(pthread_create(&t, NULL, take_turn, &visitor), 0);
   pthread_join(t, NULL);
+  assert_ok(visitor.st);
   mr_stats s = read_stats(mr);
   assert_int_equal(s.current_bytes, 10 * mib);
   assert_true(s.peak_bytes <= 25 * mib);
@@ -131,7 +137,9 @@ static void test_peaks_within_the_documented_bound(void **state) {
   assert_ok(mr_stats_resource_create(u.mr, &mr));
   holder.mr = visitor.mr = mr;
   take_turn(&holder);
+  assert_ok(holder.st);
   take_turn(&visitor);
+  assert_ok(visitor.st);
   s = read_stats(mr);
   assert_int_equal(s.peak_bytes, 25 * mib);
   assert_ok(mr_deallocate(mr, holder.p, holder.bytes, 0, NULL));
@@ -151,7 +159,18 @@ typedef struct holder_case {
   pthread_cond_t moved;
   int step; /* 1: A holds its block; 2: B is done; 3: A freed */
   void *a;
+  /* The threads' failures, checked by the test after the joins (cmocka's
+   * checks run on the test's thread only); a thread that fails still
+   * takes its steps, so the other never waits for nothing. */
+  _Atomic int failures;
 } holder_case;
+
+static void check_on_thread(holder_case *c, mr_status st) {
+  if (st != MR_OK) {
+    fprintf(stderr, "test_stats: %s: %s\n", mr_status_name(st), mr_last_error());
+    atomic_fetch_add(&c->failures, 1);
+  }
+}
 
 static void wait_for(holder_case *c, int step) {
   pthread_mutex_lock(&c->lock);
@@ -168,10 +187,11 @@ static void move_to(holder_case *c, int step) {
 
 static void *thread_a(void *arg) {
   holder_case *c = arg;
-  assert_ok(mr_allocate(c->mr, 10 * MIB, 0, NULL, &c->a));
+  mr_status st = mr_allocate(c->mr, 10 * MIB, 0, NULL, &c->a);
+  check_on_thread(c, st);
   move_to(c, 1);
   wait_for(c, 2);
-  assert_ok(mr_deallocate(c->mr, c->a, 10 * MIB, 0, NULL));
+  if (st == MR_OK) check_on_thread(c, mr_deallocate(c->mr, c->a, 10 * MIB, 0, NULL));
   move_to(c, 3);
   return NULL;
 }
@@ -180,8 +200,9 @@ static void *thread_b(void *arg) {
   holder_case *c = arg;
   wait_for(c, 1);
   void *b = NULL;
-  assert_ok(mr_allocate(c->visitor_mr, 15 * MIB, 0, NULL, &b));
-  assert_ok(mr_deallocate(c->visitor_mr, b, 15 * MIB, 0, NULL));
+  mr_status st = mr_allocate(c->visitor_mr, 15 * MIB, 0, NULL, &b);
+  check_on_thread(c, st);
+  if (st == MR_OK) check_on_thread(c, mr_deallocate(c->visitor_mr, b, 15 * MIB, 0, NULL));
   move_to(c, 2);
   return NULL;
 }
@@ -198,6 +219,7 @@ static void hold_and_visit_on(mr_resource *mr, mr_resource *visitor) {
   pthread_join(a, NULL);
   pthread_join(b, NULL);
   assert_int_equal(c.step, 3);
+  assert_int_equal(atomic_load(&c.failures), 0);
   pthread_cond_destroy(&c.moved);
   pthread_mutex_destroy(&c.lock);
 }
@@ -380,15 +402,28 @@ static void test_reset_peak(void **state) {
   mr_resource_release(u.mr);
 }
 
-/* Resets while threads churn: the counts stay exact. */
+/* Resets while threads churn: the counts stay exact. The resetting
+ * thread has made its first reset before the churn starts (the test waits
+ * for it: an event, not a time) and goes on until the churn is over; its
+ * failures are counted for the test's thread to check. */
 typedef struct reset_loop {
   mr_resource *mr;
   _Atomic int running;
+  _Atomic long resets, failures;
+  pthread_mutex_t lock;
+  pthread_cond_t first;
 } reset_loop;
 
 static void *resetting(void *arg) {
   reset_loop *r = arg;
-  while (atomic_load(&r->running)) assert_ok(mr_stats_resource_reset_peak(r->mr));
+  do {
+    if (mr_stats_resource_reset_peak(r->mr) != MR_OK) atomic_fetch_add(&r->failures, 1);
+    if (atomic_fetch_add(&r->resets, 1) == 0) {
+      pthread_mutex_lock(&r->lock);
+      pthread_cond_broadcast(&r->first);
+      pthread_mutex_unlock(&r->lock);
+    }
+  } while (atomic_load(&r->running));
   return NULL;
 }
 
@@ -399,11 +434,19 @@ static void test_reset_peak_while_allocating(void **state) {
     assert_ok(mr_stats_resource_create_peak(
         u.mr, exact ? MR_STATS_PEAK_EXACT : MR_STATS_PEAK_SHARDED, &mr));
     reset_loop r = {.mr = mr, .running = 1};
+    pthread_mutex_init(&r.lock, NULL);
+    pthread_cond_init(&r.first, NULL);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, resetting, &r), 0);
+    pthread_mutex_lock(&r.lock);
+    while (atomic_load(&r.resets) == 0) pthread_cond_wait(&r.first, &r.lock);
+    pthread_mutex_unlock(&r.lock);
     long n = churn(mr, 4, 2000, 4096, true);
     atomic_store(&r.running, 0);
     pthread_join(t, NULL);
+    pthread_cond_destroy(&r.first);
+    pthread_mutex_destroy(&r.lock);
+    assert_int_equal(atomic_load(&r.failures), 0);
     mr_stats s = read_stats(mr);
     assert_int_equal(s.current_bytes, 0);
     assert_int_equal(s.total_count, (uint64_t)n);

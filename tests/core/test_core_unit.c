@@ -639,53 +639,84 @@ static void test_stats_reset_forgets_stale_views(void **state) {
 }
 
 /* Resets while threads allocate: nothing is lost from the totals, a read
- * never shows a peak below what is live, and once all is quiet a reset
- * gives exactly what is live. */
+ * never shows a peak above the bound of stats.h, and once all is quiet a
+ * reset gives exactly what is live. The resets are made to happen while
+ * the workers are in the middle of their work, however the threads are
+ * scheduled: each round, every worker stops halfway with a block live
+ * (barrier "mid"), the main thread resets and reads, releases them
+ * (barrier "go") and resets again while they run. Nothing waits for time,
+ * and only the main thread asserts (cmocka's checks must not run on
+ * another thread). */
+enum { RESET_THREADS = 6, RESET_ROUNDS = 8, RESET_PAIRS = 2000 };
+
 typedef struct reset_race {
   mri_stats *stats;
-  _Atomic int running;
-  _Atomic long resets;
+  pthread_barrier_t mid, go;
 } reset_race;
 
-static void *keep_resetting(void *arg) {
+static void *allocate_between_resets(void *arg) {
   reset_race *r = arg;
-  while (atomic_load(&r->running)) {
-    mri_stats_reset_peak(r->stats);
-    /* Each worker holds at most 2 blocks of at most 1000 bytes at once:
-     * the bound of stats.h (16 MiB and 256 per thread) on top. */
-    mr_stats s = stats_now(r->stats);
-    assert_true(s.peak_count <= 6 * 2 + 7 * 256);
-    assert_true(s.peak_bytes <= 6 * 2000 + 7 * ((uint64_t)16 << 20));
-    atomic_fetch_add(&r->resets, 1);
+  for (int round = 0; round < RESET_ROUNDS; round++) {
+    for (int i = 0; i < RESET_PAIRS; i++) {
+      mri_stats_on_alloc(r->stats, (size_t)(i % 1000) + 1);
+      if (i % 7 == 0) mri_stats_on_fail(r->stats);
+      mri_stats_on_free(r->stats, (size_t)(i % 1000) + 1);
+    }
+    mri_stats_on_alloc(r->stats, 1000); /* live across the reset */
+    pthread_barrier_wait(&r->mid);
+    pthread_barrier_wait(&r->go);
+    mri_stats_on_free(r->stats, 1000);
   }
+  mri_stats_on_alloc(r->stats, 8); /* one left live per thread */
   return NULL;
 }
 
+/* A reset and a read; the read within the bound of stats.h: each worker
+ * holds at most 2 blocks of at most 1000 bytes at once, and each of the
+ * 7 threads' views may add 16 MiB and 256 blocks. */
+static void reset_and_check(mri_stats *st) {
+  mri_stats_reset_peak(st);
+  mr_stats s = stats_now(st);
+  assert_true(s.peak_count <= RESET_THREADS * 2 + 7 * 256);
+  assert_true(s.peak_bytes <= RESET_THREADS * 2000 + 7 * ((uint64_t)16 << 20));
+}
+
 static void test_stats_reset_while_allocating(void **state) {
-  enum { THREADS = 6, N = 40000 };
   mri_stats st;
   assert_ok(mri_stats_init(&st));
-  reset_race r = {.stats = &st, .running = 1};
-  pthread_t resetter, threads[THREADS];
-  assert_int_equal(pthread_create(&resetter, NULL, keep_resetting, &r), 0);
-  stats_worker w = {&st, N};
-  for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, stats_hammer, &w);
-  for (int i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
-  atomic_store(&r.running, 0);
-  pthread_join(resetter, NULL);
-  assert_true(atomic_load(&r.resets) > 0);
-  uint64_t per_thread = 0;
-  for (int i = 0; i < N; i++) per_thread += (uint64_t)(i % 1000) + 1;
+  reset_race r = {.stats = &st};
+  assert_int_equal(pthread_barrier_init(&r.mid, NULL, RESET_THREADS + 1), 0);
+  assert_int_equal(pthread_barrier_init(&r.go, NULL, RESET_THREADS + 1), 0);
+  pthread_t threads[RESET_THREADS];
+  for (int i = 0; i < RESET_THREADS; i++)
+    assert_int_equal(pthread_create(&threads[i], NULL, allocate_between_resets, &r), 0);
+  for (int round = 0; round < RESET_ROUNDS; round++) {
+    pthread_barrier_wait(&r.mid);
+    /* Every worker is halfway, its block live. */
+    reset_and_check(&st);
+    mr_stats s = stats_now(&st);
+    assert_true(s.current_bytes >= RESET_THREADS * 1000);
+    assert_true(s.peak_bytes >= s.current_bytes);
+    pthread_barrier_wait(&r.go);
+    reset_and_check(&st); /* while they run */
+  }
+  for (int i = 0; i < RESET_THREADS; i++) pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&r.mid);
+  pthread_barrier_destroy(&r.go);
+  uint64_t per_round = 0;
+  for (int i = 0; i < RESET_PAIRS; i++) per_round += (uint64_t)(i % 1000) + 1;
+  uint64_t per_thread = RESET_ROUNDS * (per_round + 1000) + 8;
   mr_stats s = stats_now(&st);
-  assert_int_equal(s.current_bytes, THREADS * 8);
-  assert_int_equal(s.current_count, THREADS);
-  assert_int_equal(s.total_bytes, THREADS * (per_thread + 8));
-  assert_int_equal(s.total_count, THREADS * (N + 1ull));
+  assert_int_equal(s.current_bytes, RESET_THREADS * 8);
+  assert_int_equal(s.current_count, RESET_THREADS);
+  assert_int_equal(s.total_bytes, RESET_THREADS * per_thread);
+  assert_int_equal(s.total_count, RESET_THREADS * (RESET_ROUNDS * (RESET_PAIRS + 1ull) + 1));
+  assert_int_equal(s.failed_count, RESET_THREADS * RESET_ROUNDS * ((RESET_PAIRS + 6) / 7));
   assert_true(s.peak_bytes >= s.current_bytes);
   mri_stats_reset_peak(&st);
   s = stats_now(&st);
-  assert_int_equal(s.peak_bytes, THREADS * 8);
-  assert_int_equal(s.peak_count, THREADS);
+  assert_int_equal(s.peak_bytes, RESET_THREADS * 8);
+  assert_int_equal(s.peak_count, RESET_THREADS);
   mri_stats_fini(&st);
 }
 
