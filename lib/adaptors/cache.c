@@ -768,11 +768,41 @@ static mr_status bypass_allocate(cache_state *c, cache_slot *s, size_t bytes, si
   return MR_OK;
 }
 
-/* The segment a heap's pool grows by for a request of `size`. */
-static size_t segment_size(bool small, size_t size) {
-  if (small) return CACHE_SMALL_SEGMENT;
-  if (size <= LARGE_SHARED_MAX) return LARGE_SEGMENT;
-  return (size + SEGMENT_ROUND - 1) & ~(SEGMENT_ROUND - 1);
+/* The segment a heap's pool grows by for a request of `size`, into
+ * *bytes; false when the rounding would pass SIZE_MAX (cache_take refuses
+ * such sizes first: this is the last guard, before the heap changes). */
+static bool segment_size(bool small, size_t size, size_t *bytes) {
+  if (small) {
+    *bytes = CACHE_SMALL_SEGMENT;
+  } else if (size <= LARGE_SHARED_MAX) {
+    *bytes = LARGE_SEGMENT;
+  } else {
+    return mri_round_up_checked(size, SEGMENT_ROUND, bytes);
+  }
+  return true;
+}
+
+/* Whether a request of `bytes` above CACHE_SMALL_MAX has sizes in the
+ * large pool: its block rounded to CACHE_LARGE_ROUND, and that block's own
+ * segment rounded to SEGMENT_ROUND (a multiple of it), both within
+ * SIZE_MAX. Otherwise the rounding wraps to a small size and the heap
+ * would hand out a block of a few bytes, or none, for it. */
+static mr_status refuse_oversized(const cache_state *c, size_t bytes) __attribute__((noinline));
+static mr_status refuse_oversized(const cache_state *c, size_t bytes) {
+  return mri_size_overflow(c->description, bytes, SEGMENT_ROUND, "the cache's large segments");
+}
+
+/* A large request failed: the heap's message speaks of its block and
+ * segment, rounded; this says what the caller asked for. */
+static mr_status large_failed(const cache_state *c, mr_status st, size_t bytes)
+    __attribute__((noinline));
+static mr_status large_failed(const cache_state *c, mr_status st, size_t bytes) {
+  return mri_error_prefix(st, "%s: allocating %zu bytes", c->description, bytes);
+}
+
+static inline bool large_sizes_fit(size_t bytes) {
+  size_t segment;
+  return mri_round_up_checked(bytes, SEGMENT_ROUND, &segment);
 }
 
 /* Memory for a new segment of `*bytes` on `stream`, for a block of
@@ -830,14 +860,17 @@ static mr_status no_host_memory(void) {
  * longer uses. */
 static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, size_t size,
                       mr_stream stream, void **ptr) {
-  size_t bytes = segment_size(small, size);
+  size_t bytes;
+  if (!segment_size(small, size, &bytes)) return refuse_oversized(c, size);
   segment_list idle = {NULL};
   cache_lock_take(&h->lock);
   cache_pool *p = small ? &h->small : &h->large;
   size_t peak = cache_pool_peak(p);
   size_t limit = peak + (peak / 8 > IDLE_FLOOR ? peak / 8 : IDLE_FLOOR);
-  if (p->segment_bytes + bytes > limit && p->idle_bytes > 0) {
-    size_t over = p->segment_bytes + bytes - limit;
+  size_t after; /* the pool's segments with this one; saturates near SIZE_MAX */
+  if (mri_add_overflows(p->segment_bytes, bytes, &after)) after = SIZE_MAX;
+  if (after > limit && p->idle_bytes > 0) {
+    size_t over = after - limit;
     take_idle(h, small, p->idle_bytes > over ? p->idle_bytes - over : 0, &idle);
   }
   cache_lock_give(&h->lock);
@@ -1103,6 +1136,9 @@ static mr_status heap_path_allocate(cache_state *c, cache_slot *s, bool small, s
 
 static inline __attribute__((always_inline)) mr_status
 cache_take(cache_state *c, size_t bytes, size_t alignment, mr_stream stream, void **ptr) {
+  /* Before anything changes (a thread slot, a stream's heap). */
+  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX) && MRI_UNLIKELY(!large_sizes_fit(bytes)))
+    return refuse_oversized(c, bytes);
   mri_stream_id key;
   bool capturing = false;
   mr_status st = stream_key(c, stream, &key, &capturing);
@@ -1111,9 +1147,13 @@ cache_take(cache_state *c, size_t bytes, size_t alignment, mr_stream stream, voi
   if (MRI_UNLIKELY(capturing)) return bypass_allocate(c, s, bytes, alignment, stream, ptr);
   if (MRI_UNLIKELY(key == MRI_STREAM_ID_SHUT_DOWN))
     return mri_error(MR_ERR_DRIVER, "cache: the CUDA driver has shut down");
-  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX))
-    return nvtx_out_(c, heap_path_allocate(c, s, false, cache_large_size(bytes), key, stream, ptr),
-                     ptr, bytes);
+  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX)) {
+    size_t size = bytes;
+    cache_large_size(bytes, &size); /* within SIZE_MAX: large_sizes_fit said so */
+    st = heap_path_allocate(c, s, false, size, key, stream, ptr);
+    if (MRI_UNLIKELY(st != MR_OK)) return large_failed(c, st, bytes);
+    return nvtx_out_(c, st, ptr, bytes);
+  }
   unsigned k = class_of(bytes);
   if (MRI_LIKELY(s != NULL) && MRI_LIKELY(slot_enter(s))) {
     thread_bin *b = &s->bins[s->mru];
@@ -1315,13 +1355,22 @@ static inline __attribute__((always_inline)) mr_status cache_give(cache_state *c
     mr_status st = captured_free(c, ptr, stream, &done);
     if (done) return st;
   }
+  /* No block is that large (its allocation was refused): a wrapped size
+   * would file the pointer under a small class. */
+  size_t size = 0;
+  if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX) &&
+      MRI_UNLIKELY(!large_sizes_fit(bytes) || !cache_large_size(bytes, &size)))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "%s: %p freed with %zu bytes, more than any block of the cache can be "
+                     "(freed with another size?); nothing was freed",
+                     c->description, ptr, bytes);
   mri_stream_id key;
   mr_status st = stream_key(c, stream, &key, NULL);
   if (MRI_UNLIKELY(st != MR_OK)) return mri_error_prefix(st, "cache: freeing %p", ptr);
   mri_nvtx_region_remove(ptr);
   cache_slot *s = my_slot(c);
   if (MRI_UNLIKELY(bytes > CACHE_SMALL_MAX))
-    return heap_path_free(c, s, ptr, bytes, cache_large_size(bytes), key, stream);
+    return heap_path_free(c, s, ptr, bytes, size, key, stream);
   unsigned k = class_of(bytes);
   if (MRI_LIKELY(s != NULL) && MRI_LIKELY(slot_enter(s))) {
     thread_bin *b = &s->bins[s->mru];

@@ -191,9 +191,11 @@ struct cache_heap {
 
 /* ---- blocks and segments (cache_heap.c); heap locked ---------------------- */
 
-/* The bytes a request of `bytes` takes in the large pool. */
-static inline size_t cache_large_size(size_t bytes) {
-  return (bytes + CACHE_LARGE_ROUND - 1) & ~(CACHE_LARGE_ROUND - 1);
+/* The bytes a request of `bytes` takes in the large pool, into *size;
+ * false when that rounding would pass SIZE_MAX (cache.c refuses such a
+ * request before it reaches a heap). */
+static inline bool cache_large_size(size_t bytes, size_t *size) {
+  return mri_round_up_checked(bytes, CACHE_LARGE_ROUND, size);
 }
 
 /* `idle_total`, if not NULL, is kept up to date with the bytes of the

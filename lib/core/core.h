@@ -56,6 +56,27 @@ static inline bool mri_add_overflows(size_t a, size_t b, size_t *sum) {
   return __builtin_add_overflow(a, b, sum);
 }
 
+/* `size` rounded up to a multiple of `multiple` (a power of two) into
+ * *out; false, *out untouched, when the result would pass SIZE_MAX. Every
+ * rounding of a caller's size (to an alignment, a size class, a segment, a
+ * page or chunk) goes through here, and a false refuses the request with
+ * mri_size_overflow before anything changes: a wrapped size is a small
+ * one, and a resource that went on would hand out a block far smaller
+ * than was asked for. (size_t)-1 is what `n - 1` gives for n == 0. */
+static inline bool mri_round_up_checked(size_t size, size_t multiple, size_t *out) {
+  size_t sum;
+  if (__builtin_add_overflow(size, multiple - 1, &sum)) return false;
+  *out = sum & ~(multiple - 1);
+  return true;
+}
+
+/* The refusal of a request of `bytes` whose rounding up to a multiple of
+ * `multiple` (`what` says of what: "its segments", "the driver's
+ * granularity") would pass SIZE_MAX: MR_ERR_OUT_OF_MEMORY, as malloc and
+ * the driver answer any size larger than the memory there is, with a
+ * message that names `who` (the resource), the size and the rounding. */
+mr_status mri_size_overflow(const char *who, size_t bytes, size_t multiple, const char *what);
+
 /* The library's own host allocations (bookkeeping) go through these, never
  * straight to malloc: tests make the Nth one fail (mri_host_fault_arm) and
  * walk N over whole scenarios. They fail like malloc (NULL, nothing set). */

@@ -180,6 +180,14 @@ mr_status mri_error_prefix(mr_status status, const char *format, ...) {
   return status;
 }
 
+mr_status mri_size_overflow(const char *who, size_t bytes, size_t multiple, const char *what) {
+  return mri_error(MR_ERR_OUT_OF_MEMORY,
+                   "%s: %zu bytes cannot be allocated: rounded up to a multiple of %zu (%s) "
+                   "the size passes SIZE_MAX (%zu), so no memory is that large (a size "
+                   "computed as n - 1 with n == 0?)",
+                   who, bytes, multiple, what, SIZE_MAX);
+}
+
 void *mri_calloc(size_t count, size_t size) {
   void *p = mri_host_calloc(count, size);
   if (p == NULL && count != 0 && size != 0)

@@ -346,7 +346,9 @@ mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes, size_t alignme
                      bytes, alignment);
   void *raw = NULL;
   mr_status st = mr->allocate(mr->self, request, mr->native_alignment, stream, &raw);
-  if (st != MR_OK) return st;
+  if (st != MR_OK) /* the message names the padded request: say what the caller asked */
+    return mri_error_prefix(st, "%s: %zu bytes aligned to %zu (%zu bytes with the padding)",
+                            mr->description, bytes, alignment, request);
   uintptr_t aligned = mri_align_up((uintptr_t)raw, alignment);
   pthread_mutex_lock(&mr->align_lock);
   if (mr->align_map == NULL) mr->align_map = mri_ptrmap_create();

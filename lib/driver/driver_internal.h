@@ -24,6 +24,17 @@
  * sizes valid. */
 mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_pool_desc *given);
 
+/* What the driver rounds every allocation up to at most: device memory
+ * comes in 2 MiB pages. A size that this rounding would take past
+ * SIZE_MAX is refused before the driver sees it (mri_size_overflow), so
+ * that no driver, real or not, is trusted to notice the wrap. */
+#define MRI_DRIVER_GRANULARITY ((size_t)2 << 20)
+
+static inline bool mri_driver_size_fits(size_t bytes) {
+  size_t rounded;
+  return mri_round_up_checked(bytes, MRI_DRIVER_GRANULARITY, &rounded);
+}
+
 /* The memory a pool (or sync resource) of `kind` holds. */
 static inline mr_memory_kind mri_pool_memory_kind(mr_pool_kind kind) {
   switch (kind) {

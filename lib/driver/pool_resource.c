@@ -143,9 +143,17 @@ static const char *pool_what(const mri_pool_state *s) {
   }
 }
 
+static mr_status refuse_oversized(const mri_pool_state *s, size_t bytes) __attribute__((noinline));
+static mr_status refuse_oversized(const mri_pool_state *s, size_t bytes) {
+  char who[64];
+  snprintf(who, sizeof who, "%s pool (device %d)", pool_what(s), s->device);
+  return mri_size_overflow(who, bytes, MRI_DRIVER_GRANULARITY, "the driver's granularity");
+}
+
 static mr_status pool_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                void **ptr) {
   mri_pool_state *s = self;
+  if (MRI_UNLIKELY(!mri_driver_size_fits(bytes))) return refuse_oversized(s, bytes);
   const mri_cuda_api *cu = mri_cuda();
   CUmemoryPool pool = s->pool;
   CUresult r;

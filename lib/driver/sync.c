@@ -51,6 +51,11 @@ static mr_status stream_capturing(mr_stream stream, bool *capturing) {
 static mr_status sync_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                void **ptr) {
   sync_state *s = self;
+  if (!mri_driver_size_fits(bytes)) {
+    char who[64];
+    snprintf(who, sizeof who, "%s (device %d)", sync_name(s->kind), s->device);
+    return mri_size_overflow(who, bytes, MRI_DRIVER_GRANULARITY, "the driver's granularity");
+  }
   const mri_cuda_api *cu = mri_cuda();
   /* A capture gets no synchronous memory: freeing it waits for the stream,
    * which the capture (and the graph's later launches) forbid, so it could

@@ -188,6 +188,155 @@ long churn(mr_resource *mr, int threads, int rounds, size_t max_bytes, bool vary
   return atomic_load(&c.allocations);
 }
 
+/* ---- the size contract ---------------------------------------------------- */
+
+#define MiB ((size_t)1 << 20)
+
+static const size_t overflowing_sizes[] = {
+    SIZE_MAX,
+    SIZE_MAX - 1,
+    SIZE_MAX - 255,
+    SIZE_MAX - 256,
+    SIZE_MAX - 511,
+    SIZE_MAX - 1023,
+    SIZE_MAX - 4095,
+    SIZE_MAX - MiB + 1,
+    SIZE_MAX - 2 * MiB + 1,
+    SIZE_MAX - 2 * MiB,
+    SIZE_MAX - 20 * MiB + 1,
+    SIZE_MAX / 2 + 1,
+};
+
+static const size_t refusal_alignments[] = {0, 4096, MiB};
+
+static void assert_refused(mr_status st, void *p, size_t bytes, size_t alignment,
+                           const char *call) {
+  char size[32];
+  snprintf(size, sizeof size, "%zu", bytes);
+  if (st != MR_ERR_OUT_OF_MEMORY || p != NULL || strstr(mr_last_error(), size) == NULL) {
+    print_error("%s of %zu bytes aligned to %zu: %s, pointer %p, message \"%s\" (expected "
+                "MR_ERR_OUT_OF_MEMORY, NULL and a message naming the size)\n",
+                call, bytes, alignment, mr_status_name(st), p, mr_last_error());
+    fail();
+  }
+}
+
+typedef struct honest_block {
+  unsigned char *p;
+  size_t bytes, alignment;
+  unsigned char pattern;
+} honest_block;
+
+static int by_address(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const honest_block *)a)->p;
+  uintptr_t y = (uintptr_t)((const honest_block *)b)->p;
+  return x < y ? -1 : x > y;
+}
+
+static void host_fill(void *p, size_t n, unsigned char v, mr_stream stream) {
+  (void)stream;
+  memset(p, v, n);
+}
+
+/* Word by word where it can: the blocks hold tens of MiB in all, and the
+ * sanitizer builds check every access. */
+static bool host_all_equal(const void *p, size_t n, unsigned char v, mr_stream stream) {
+  (void)stream;
+  const unsigned char *bytes = p;
+  uint64_t word;
+  memset(&word, v, sizeof word);
+  size_t i = 0;
+  for (; i + sizeof word <= n; i += sizeof word) {
+    uint64_t got;
+    memcpy(&got, bytes + i, sizeof got);
+    if (got != word) return false;
+  }
+  for (; i < n; i++)
+    if (bytes[i] != v) return false;
+  return true;
+}
+
+void assert_size_contract(mr_resource *mr, mr_stream stream) {
+  assert_size_contract_with(mr, stream, host_fill, host_all_equal);
+}
+
+void assert_size_contract_with(mr_resource *mr, mr_stream stream, contract_fill_fn fill,
+                               contract_check_fn all_equal) {
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(overflowing_sizes); i++) {
+    for (size_t j = 0; j < MRI_ARRAY_SIZE(refusal_alignments); j++) {
+      size_t bytes = overflowing_sizes[i], alignment = refusal_alignments[j];
+      void *p = (void *)1;
+      mr_status st = mr_allocate(mr, bytes, alignment, stream, &p);
+      assert_refused(st, p, bytes, alignment, "mr_allocate");
+      p = (void *)1;
+      st = mr_allocate_sync(mr, bytes, alignment, &p);
+      assert_refused(st, p, bytes, alignment, "mr_allocate_sync");
+    }
+  }
+
+  enum { BLOCKS = 300 };
+  honest_block *blocks = calloc(BLOCKS, sizeof *blocks);
+  assert_non_null(blocks);
+  uint64_t rng = 0x5EED0F512EULL;
+  for (int i = 0; i < BLOCKS; i++) {
+    honest_block *b = &blocks[i];
+    uint64_t r = test_rand(&rng);
+    /* Mostly small (the cache's classes, an arena's chunks, fixed and bin
+     * blocks), one in twelve from 1 MiB to 2.5 MiB (the cache's large
+     * pool, a passthrough past a chunk or block). */
+    b->bytes =
+        r % 12 == 0 ? MiB + 1 + (size_t)(r >> 8) % (3 * MiB / 2) : 1 + (size_t)(r >> 8) % 20000;
+    static const size_t alignments[] = {0, 0, 0, 256, 512, 4096, 0, 65536};
+    b->alignment = alignments[(r >> 40) % MRI_ARRAY_SIZE(alignments)];
+    b->pattern = (unsigned char)(1 + i % 251);
+    void *p = NULL;
+    mr_status st = mr_allocate(mr, b->bytes, b->alignment, stream, &p);
+    if (st != MR_OK) {
+      print_error("block %d of %zu bytes aligned to %zu: %s: %s\n", i, b->bytes, b->alignment,
+                  mr_status_name(st), mr_last_error());
+      fail();
+    }
+    size_t align = b->alignment != 0 ? b->alignment : MR_DEFAULT_ALIGNMENT;
+    if (p == NULL || (uintptr_t)p % align != 0) {
+      print_error("block %d of %zu bytes: %p is not aligned to %zu\n", i, b->bytes, p, align);
+      fail();
+    }
+    b->p = p;
+    fill(b->p, b->bytes, b->pattern, stream);
+  }
+  honest_block *sorted = malloc(BLOCKS * sizeof *sorted);
+  assert_non_null(sorted);
+  memcpy(sorted, blocks, BLOCKS * sizeof *sorted);
+  qsort(sorted, BLOCKS, sizeof *sorted, by_address);
+  int overlaps = 0, overwritten = 0;
+  for (int i = 0; i + 1 < BLOCKS; i++) {
+    if ((uintptr_t)sorted[i].p + sorted[i].bytes > (uintptr_t)sorted[i + 1].p) {
+      if (overlaps++ < 5)
+        print_error("live blocks overlap: %p (%zu bytes) and %p (%zu bytes)\n", (void *)sorted[i].p,
+                    sorted[i].bytes, (void *)sorted[i + 1].p, sorted[i + 1].bytes);
+    }
+  }
+  free(sorted);
+  for (int i = 0; i < BLOCKS; i++) {
+    if (!all_equal(blocks[i].p, blocks[i].bytes, blocks[i].pattern, stream) && overwritten++ < 5)
+      print_error("block %d at %p (%zu bytes) was overwritten\n", i, (void *)blocks[i].p,
+                  blocks[i].bytes);
+  }
+  for (int i = 0; i < BLOCKS; i++) {
+    mr_status st = mr_deallocate(mr, blocks[i].p, blocks[i].bytes, blocks[i].alignment, stream);
+    if (st != MR_OK) {
+      print_error("freeing block %d (%p, %zu bytes aligned to %zu): %s: %s\n", i,
+                  (void *)blocks[i].p, blocks[i].bytes, blocks[i].alignment, mr_status_name(st),
+                  mr_last_error());
+      fail();
+    }
+  }
+  free(blocks);
+  assert_int_equal(overlaps, 0);
+  assert_int_equal(overwritten, 0);
+  assert_ok(mr_resource_trim(mr));
+}
+
 static bool all_digits(const char *s, size_t n) {
   if (n == 0) return false;
   for (size_t i = 0; i < n; i++)

@@ -59,6 +59,31 @@ long churn(mr_resource *mr, int threads, int rounds, size_t max_bytes, bool vary
 /* The bytes those allocations asked for, in all (of the last churn). */
 uint64_t churn_bytes(void);
 
+/* The size contract every resource keeps (docs/semantics.md, "Sizes"),
+ * on `stream`:
+ *  1. every size near SIZE_MAX (SIZE_MAX, SIZE_MAX - 1, - 255, - 511,
+ *     - 1023, SIZE_MAX / 2 + 1, SIZE_MAX - 2 MiB + 1, ...), with the default
+ *     alignment and over-aligned to 4 KiB and 1 MiB, through mr_allocate
+ *     and mr_allocate_sync, is refused with MR_ERR_OUT_OF_MEMORY, the
+ *     pointer NULL and a message that names the size;
+ *  2. then a few hundred honest blocks of varied sizes and alignments
+ *     (up to 2.5 MiB: past the cache's small classes and an arena's chunk),
+ *     each filled with a pattern of its own: no two live blocks overlap,
+ *     every pattern is intact, each is aligned as asked; all are freed;
+ *  3. a trim succeeds.
+ * Refusals that corrupted a resource show up in 2 (overlapping or
+ * overwritten blocks), in 3, or at its destroy under ASan. The memory must
+ * be host-accessible (the fake driver's device memory is host memory). */
+void assert_size_contract(mr_resource *mr, mr_stream stream);
+
+/* The same, filling and checking the blocks with `fill` and `all_equal`
+ * (on `stream`) where the host cannot touch them: the GPU suite passes
+ * gpu_fill and gpu_all_equal (gpu_util.h). */
+typedef void (*contract_fill_fn)(void *p, size_t n, unsigned char v, mr_stream stream);
+typedef bool (*contract_check_fn)(const void *p, size_t n, unsigned char v, mr_stream stream);
+void assert_size_contract_with(mr_resource *mr, mr_stream stream, contract_fill_fn fill,
+                               contract_check_fn all_equal);
+
 /* Two distinct fake stream handles: the unit suite never calls a driver,
  * and host memory does not care which stream it is on. */
 #define STREAM_A ((mr_stream)(uintptr_t)0x1000)
