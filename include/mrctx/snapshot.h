@@ -214,10 +214,11 @@ MR_NODISCARD MR_API mr_status mr_snapshot_write_merged_json(const mr_snapshot *c
  *  - if the environment variable MRCTX_OOM_SNAPSHOT names a file (read once,
  *    at the first out-of-memory; "%p" in it becomes the process id, "%%" a
  *    '%'), a JSON snapshot is written there, replacing the file each time
- *    (written beside it and renamed over it once whole, so a failed write
- *    keeps the previous one; anything there but a regular file -- a
- *    symbolic link, a FIFO, a directory -- is left alone and nothing
- *    written);
+ *    (a regular file is replaced by a new one written beside it and
+ *    renamed over it once whole, so a failed write keeps the previous
+ *    one; a FIFO with a reader or a character device is written straight
+ *    to and stays; a symbolic link to a file, a directory, a FIFO with no
+ *    reader is left alone and nothing written);
  *  - the observer set with mr_set_oom_observer is called.
  * Neither happens unless asked for. The allocation returns its own status
  * and mr_last_error() message either way; a file that cannot be written is

@@ -8,7 +8,7 @@
  * (thread id, local time with microseconds, "allocate" | "allocate
  * failure" | "free", pointer in hex, bytes, stream as a pointer). The header
  * is written when the file is opened, at creation. Logs of one process that
- * name the same file share it (see open_file): the first truncates it.
+ * name the same file share it (see open_file): the first replaces it.
  *
  * File I/O never holds an allocating thread up: a thread formats its line
  * on its own stack, appends it to an in-memory buffer under a short lock,
@@ -18,8 +18,9 @@
  * before it reaches upstream, so a replay never sees an address handed out
  * again before the free that released it. A write that fails part-way (a
  * full disk, a file size limit) is cut back to its last whole line; SIGXFSZ
- * is blocked around every write (write_all), so a file size limit fails a
- * write on the application's thread instead of killing the process.
+ * and SIGPIPE are blocked around every write (write_all), so a file size
+ * limit or a pipe whose reader left fails a write on the application's
+ * thread (EFBIG, EPIPE) instead of killing the process.
  *
  * Writer lifetime: the writer is a detached thread that ends once it has
  * had nothing to write for LOG_IDLE_NS, and the next line starts a new one
@@ -151,11 +152,11 @@ static void cut_torn_line(int fd, const char *data, size_t done) {
   if (ftruncate(fd, end) == 0) lseek(fd, end, SEEK_SET);
 }
 
-/* Write whole lines: 0, or the errno of the failed write. SIGXFSZ is
- * blocked meanwhile (mri_write_all): this runs on the application's
- * threads too (flush, destroy, the exit writing, the header at creation),
- * and a file size limit must fail the write, not end the process in the
- * middle of a line. */
+/* Write whole lines: 0, or the errno of the failed write. SIGXFSZ and
+ * SIGPIPE are blocked meanwhile (mri_write_all): this runs on the
+ * application's threads too (flush, destroy, the exit writing, the header
+ * at creation), and a file size limit or a reader that closed its end of a
+ * pipe must fail the write (EFBIG, EPIPE), not end the process. */
 static int write_all(int fd, const char *data, size_t length) {
   size_t done = 0;
   int error = mri_write_all(fd, data, length, &done);
@@ -520,53 +521,58 @@ static const mr_resource_ops log_ops = {
     .destroy = log_destroy,
 };
 
-/* True if a live log writes the file `fd` is open on; registry_lock held. */
-static bool file_in_use(int fd) {
-  struct stat mine;
-  if (fstat(fd, &mine) != 0) return false;
+/* True if a live log writes the file `mine` describes; registry_lock held. */
+static bool file_in_use(const struct stat *mine) {
   for (log_state *other = registry; other != NULL; other = other->next) {
     struct stat theirs;
-    if (other->fd >= 0 && fstat(other->fd, &theirs) == 0 && theirs.st_dev == mine.st_dev &&
-        theirs.st_ino == mine.st_ino)
+    if (other->fd >= 0 && fstat(other->fd, &theirs) == 0 && theirs.st_dev == mine->st_dev &&
+        theirs.st_ino == mine->st_ino)
       return true;
   }
   return false;
 }
 
-/* Open the log's file for appending. A file no live log writes is
- * truncated and gets the header; one that another live log of this process
- * writes (a context makes one log per device from one spec) is shared:
- * every batch is one append of whole lines, so the logs' lines never
- * tear each other. The open never waits: a FIFO with no reader would hold
- * creation (and so context creation) forever, and is refused; one with a
- * reader (a pipe, /dev/stderr on a pipe) is written like any file, the
- * descriptor made blocking again so that no line is lost to a full pipe.
- * registry_lock held. */
+/* Open the log's file for appending. A file that another live log of this
+ * process writes (a context makes one log per device from one spec) is
+ * shared: every batch is one append of whole lines, so the logs' lines
+ * never tear each other. Any other path is an output as
+ * core/file_write.h says: a regular file there is replaced by a new one
+ * holding the header, renamed over it (never truncated in place, so its
+ * other hard links keep their contents); a FIFO or pipe with a reader, or
+ * a character device, is written straight to and stays; a link to a
+ * file, a directory, a FIFO with no reader are refused. The open never
+ * waits: a FIFO with no reader would hold creation (and so context
+ * creation) forever. registry_lock held. */
 static mr_status open_file(log_state *s, const char *path) {
-  s->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
-  if (s->fd < 0) {
-    int error = errno;
-    struct stat st;
-    if (error == ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
-      return mri_error(MR_ERR_INVALID_ARGUMENT,
-                       "%s: cannot open '%s' for writing: it is a FIFO with no reader (a log "
-                       "does not wait for one)",
-                       s->description, path);
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s",
-                     s->description, path, strerror(error));
+  struct stat there;
+  if (lstat(path, &there) == 0 && S_ISREG(there.st_mode) && file_in_use(&there)) {
+    s->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    if (s->fd < 0)
+      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s",
+                       s->description, path, strerror(errno));
+    return MR_OK;
   }
-  int flags = fcntl(s->fd, F_GETFL);
-  if (flags < 0 || fcntl(s->fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot set up '%s' for writing: %s",
-                     s->description, path, strerror(errno));
-  if (file_in_use(s->fd)) return MR_OK;
-  /* Only a regular file can be truncated (file=/dev/stderr is fine too). */
-  struct stat st;
-  int error = fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(s->fd, 0) != 0 ? errno : 0;
-  if (error == 0) error = write_all(s->fd, LOG_HEADER, sizeof LOG_HEADER - 1);
+  mri_output out;
+  char why[MRI_ERROR_CAPACITY];
+  int error = mri_output_open(&out, path, MRI_OUTPUT_APPEND, NULL, 0, why, sizeof why);
   if (error != 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: %s",
+                     s->description, path, why);
+  s->fd = out.fd;
+  /* Two logs on one FIFO or device share it too, under one header. */
+  if (out.direct && fstat(out.fd, &there) == 0 && file_in_use(&there)) return MR_OK;
+  error = write_all(out.fd, LOG_HEADER, sizeof LOG_HEADER - 1);
+  if (error != 0) {
+    snprintf(why, sizeof why, "%s", strerror(error));
+    mri_output_abort(&out);
+  } else {
+    error = mri_output_commit(&out, MRI_OUTPUT_KEEP_OPEN, why, sizeof why);
+  }
+  if (error != 0) {
+    s->fd = -1; /* closed by the abort */
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: writing '%s' failed: %s", s->description, path,
-                     strerror(error));
+                     why);
+  }
   return MR_OK;
 }
 
@@ -600,7 +606,7 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   s->path = mri_strdup(path);
   st = s->path != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY;
   /* The registry stays locked from the open to the insertion, so of two
-   * logs created at once for one file, exactly one truncates it. */
+   * logs created at once for one file, exactly one replaces it. */
   pthread_mutex_lock(&registry_lock);
   if (st == MR_OK) st = open_file(s, path);
   if (st != MR_OK) {

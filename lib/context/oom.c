@@ -12,12 +12,10 @@
  * stand: the message is saved first and restored last.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "context/context_internal.h"
@@ -102,36 +100,6 @@ static bool expand_path(const char *template, char *out, size_t cap) {
   return true;
 }
 
-const char *mri_file_type_words(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a plain file";
-}
-
-/* A new file beside `path`, created exclusively: O_EXCL and O_NOFOLLOW
- * create it or fail, never open what is there (a link, a FIFO), and
- * O_NONBLOCK keeps the open from ever waiting. OUT: its name in `temp`.
- * -1 with errno on failure. */
-static int create_beside(const char *path, char *temp, size_t cap) {
-  static unsigned serial; /* dump_lock held */
-  for (int attempt = 0; attempt < 100; attempt++) {
-    int n = snprintf(temp, cap, "%s.tmp-%ld-%u", path, (long)getpid(), serial++);
-    if (n < 0 || (size_t)n >= cap) {
-      errno = ENAMETOOLONG;
-      return -1;
-    }
-    int fd = open(
-        temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
-  }
-  errno = EEXIST;
-  return -1;
-}
-
 /* The snapshot as JSON in memory (malloc'd); NULL with the reason in
  * `why` on failure. */
 static char *render(const mri_snap_oom *oom, size_t *length, char *why, size_t cap) {
@@ -159,56 +127,40 @@ static char *render(const mri_snap_oom *oom, size_t *length, char *why, size_t c
   return text;
 }
 
-/* Only a regular file at `path` may be replaced; false (said on stderr)
- * for anything else there. OUT: *exists. */
-static bool may_replace(const char *path, const char *what, bool *exists) {
-  struct stat there;
-  *exists = lstat(path, &there) == 0;
-  if (*exists && !S_ISREG(there.st_mode)) {
-    fprintf(stderr,
-            "mrctx: %s not written to '%s': it is %s, not a regular file "
-            "(mrctx only replaces a regular file)\n",
-            what, path, mri_file_type_words(there.st_mode));
-    return false;
-  }
-  return true;
-}
-
-/* `text` into `path`, replacing it, never written through: it goes to a
- * new file beside it, which is renamed over the path once whole. So a
- * reader never sees half a file, a file that cannot be written whole (a
- * full disk, a file size limit) leaves the previous one as it was, and
- * nothing here can wait on a FIFO. rename() replaces the name itself, so a
- * link put there after may_replace's check is replaced, not followed.
+/* `text` written to `path` as an output (core/file_write.h): a regular
+ * file (or none) there is replaced through a new file beside it renamed
+ * over it once whole, so a reader never sees half a file and a file that
+ * cannot be written whole (a full disk, a file size limit) leaves the
+ * previous one as it was; a FIFO with a reader or a character device is
+ * written straight to and stays; a FIFO with no reader, a link to a file,
+ * a directory are refused, as nothing here may wait or write through.
+ * SIGXFSZ and SIGPIPE are blocked during the write (mri_write_all): a
+ * failed write is reported, it does not end the process. dump_lock held.
  * On failure, says why on stderr. */
-static bool replace_file(const char *path, const char *text, size_t length, const char *what,
-                         bool exists) {
-  char temp[PATH_MAX + 64];
-  int fd = create_beside(path, temp, sizeof temp);
-  int error = fd < 0 ? errno : 0;
-  if (fd >= 0) {
-    /* SIGXFSZ blocked: a file size limit fails the write, not the process. */
-    error = mri_write_all(fd, text, length, NULL);
-    if (close(fd) != 0 && error == 0) error = errno;
-    if (error == 0 && rename(temp, path) != 0) error = errno;
-    if (error != 0) unlink(temp);
+static bool write_output(const char *path, const char *text, size_t length, const char *what) {
+  mri_output out;
+  char why[MRI_ERROR_CAPACITY];
+  int error = mri_output_open(&out, path, 0, NULL, 0, why, sizeof why);
+  if (error != 0) {
+    /* Nothing opened: the reason is said as it is. */
+  } else if ((error = mri_write_all(out.fd, text, length, NULL)) != 0) {
+    snprintf(why, sizeof why, "%s%s", strerror(error),
+             out.replacing ? " (the file already there is kept)" : "");
+    mri_output_abort(&out);
+  } else {
+    error = mri_output_commit(&out, 0, why, sizeof why);
   }
   if (error != 0) {
-    fprintf(stderr, "mrctx: cannot write the %s to '%s': %s%s\n", what, path, strerror(error),
-            exists ? " (the file already there is kept)" : "");
+    fprintf(stderr, "mrctx: cannot write the %s to '%s': %s\n", what, path, why);
     return false;
   }
   return true;
 }
 
 /* Write the snapshot to `path` (dump_lock held); on failure, say why on
- * stderr. Anything at the path but a regular file -- a symbolic link (in a
- * shared temporary directory, another user's trap), a FIFO, a directory, a
- * device -- is left alone and no dump written. */
+ * stderr. */
 static bool write_dump(const char *path, const mri_snap_oom *oom) {
   static const char what[] = "out-of-memory snapshot";
-  bool exists;
-  if (!may_replace(path, what, &exists)) return false;
   char why[MRI_ERROR_CAPACITY];
   size_t length = 0;
   char *text = render(oom, &length, why, sizeof why);
@@ -216,15 +168,14 @@ static bool write_dump(const char *path, const mri_snap_oom *oom) {
     fprintf(stderr, "mrctx: %s not written to '%s': %s\n", what, path, why);
     return false;
   }
-  bool written = replace_file(path, text, length, what, exists);
+  bool written = write_output(path, text, length, what);
   free(text);
   return written;
 }
 
 bool mri_write_file_replacing(const char *path, const char *text, size_t length, const char *what) {
   pthread_mutex_lock(&dump_lock);
-  bool exists;
-  bool written = may_replace(path, what, &exists) && replace_file(path, text, length, what, exists);
+  bool written = write_output(path, text, length, what);
   pthread_mutex_unlock(&dump_lock);
   return written;
 }

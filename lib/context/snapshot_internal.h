@@ -159,16 +159,13 @@ void mri_write_launcher(FILE *out, const mr_snapshot *snap);
 /* "12.0 GiB free of 16.0 GiB (25% in use)". */
 void mri_write_device_memory(FILE *out, const mri_snap_device *device);
 
-/* `text` written to `path` as the out-of-memory snapshot is (oom.c): only
- * a regular file (or none) at the path is replaced, through a new file
- * beside it renamed over it once whole; one at a time with the dumps. On
- * failure, false and a line on stderr naming `what` ("at-exit
- * statistics"), the path and why. */
+/* `text` written to `path` as the out-of-memory snapshot is (oom.c): an
+ * output as core/file_write.h says (a regular file replaced through a new
+ * one renamed over it, a FIFO or character device written straight to,
+ * anything else refused); one at a time with the dumps. On failure, false
+ * and a line on stderr naming `what` ("at-exit statistics"), the path and
+ * why. */
 bool mri_write_file_replacing(const char *path, const char *text, size_t length, const char *what);
-
-/* What a file that is not a regular one is, for messages: "a directory",
- * "a FIFO", "a symbolic link" (from lstat), ... (oom.c). */
-const char *mri_file_type_words(mode_t mode);
 
 /* `template` with "%p" as the process id and "%%" as '%' (as
  * MRCTX_OOM_SNAPSHOT's). false if it does not fit `cap`. */

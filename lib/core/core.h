@@ -13,6 +13,7 @@
 
 #include <mrctx/mrctx.h>
 
+#include "core/file_write.h"
 #include "core/fork.h"
 #include "core/text.h"
 
@@ -265,15 +266,7 @@ bool mri_set_describe_only(bool on);
 mr_status mri_described_resource_create(const mr_resource_props *props, const char *description,
                                         mr_resource *upstream, mr_resource **out);
 
-/* ---- files (file_write.c) -------------------------------------------------- */
-
-/* Write all `length` bytes to `fd` (short writes and EINTR retried) with
- * SIGXFSZ blocked on the calling thread meanwhile: a file size limit then
- * fails the write with EFBIG instead of killing the process, and the
- * SIGXFSZ it raised is consumed, never delivered later. Returns 0 or the
- * failed write's errno (EIO for a write of nothing); *done (if not NULL)
- * gets the bytes written. */
-int mri_write_all(int fd, const void *data, size_t length, size_t *done);
+/* ---- files: core/file_write.h (mri_write_all, mri_output_*) ----------------- */
 
 /* ---- thread slots --------------------------------------------------------- */
 

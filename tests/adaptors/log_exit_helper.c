@@ -29,9 +29,20 @@
  *                 with "File too large") and releases it, releases it
  *                 without a flush, or returns with the log live, so that
  *                 the write past the limit happens on main's thread.
+ *   epipe-flush   FILE is a FIFO: main opens its read end, creates the log
+ *   epipe-destroy (the header goes to the FIFO), closes the read end, so
+ *   epipe-exit    the reader has left, with SIGPIPE at its default action
+ *   epipe-pending (which ends the process); main logs 20 pairs, then
+ *                 flushes (which must fail with "Broken pipe") and
+ *                 releases the log, releases it without a flush, or
+ *                 returns with it live. epipe-pending flushes with a
+ *                 SIGPIPE of its own already pending (raised, blocked):
+ *                 the flush must leave it pending, as it is not the
+ *                 log's; it prints "pending kept" and discards it.
  * A pair is an allocation of 64 bytes of host memory and its free. Exits 2
  * on a usage or library error (printed to stderr).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -41,6 +52,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mrctx/mrctx.h>
 
@@ -116,7 +128,8 @@ static void *log_then_exit(void *arg) {
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: log_exit_helper pthread-exit|return|exit-thread|exit-blocked|"
-                    "exit-churn|write-error|xfsz-flush|xfsz-destroy|xfsz-exit FILE\n");
+                    "exit-churn|write-error|xfsz-flush|xfsz-destroy|xfsz-exit|epipe-flush|"
+                    "epipe-destroy|epipe-exit|epipe-pending FILE\n");
     return 2;
   }
   const char *scenario = argv[1], *path = argv[2];
@@ -177,6 +190,43 @@ int main(int argc, char **argv) {
     if (strcmp(when, "flush") == 0) {
       if (mr_log_resource_flush(log_mr) != MR_ERR_INVALID_ARGUMENT) return 4;
       fprintf(stderr, "log_exit_helper: flush: %s\n", mr_last_error());
+    }
+    if (strcmp(when, "exit") != 0) {
+      mr_resource_release(log_mr);
+      log_mr = NULL;
+    }
+    return 0;
+  }
+  if (strncmp(scenario, "epipe-", 6) == 0) {
+    const char *when = scenario + 6;
+    bool pending = strcmp(when, "pending") == 0;
+    if (strcmp(when, "flush") != 0 && strcmp(when, "destroy") != 0 && strcmp(when, "exit") != 0 &&
+        !pending)
+      return 2;
+    signal(SIGPIPE, SIG_DFL);
+    int reader = open(path, O_RDONLY | O_NONBLOCK);
+    if (reader < 0) return 2;
+    open_log(path);
+    close(reader); /* the reader leaves */
+    for (int i = 0; i < 20; i++) pair(STREAM_MAIN);
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    if (pending) {
+      pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+      raise(SIGPIPE);
+    }
+    if (pending || strcmp(when, "flush") == 0) {
+      if (mr_log_resource_flush(log_mr) != MR_ERR_INVALID_ARGUMENT) return 4;
+      fprintf(stderr, "log_exit_helper: flush: %s\n", mr_last_error());
+    }
+    if (pending) {
+      sigset_t now;
+      if (sigpending(&now) != 0 || sigismember(&now, SIGPIPE) != 1) return 5;
+      printf("pending kept\n");
+      fflush(stdout);
+      signal(SIGPIPE, SIG_IGN); /* discarded as it is unblocked */
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     if (strcmp(when, "exit") != 0) {
       mr_resource_release(log_mr);

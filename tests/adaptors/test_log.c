@@ -120,6 +120,107 @@ static void test_fifo(void **state) {
   free(path);
 }
 
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_true(fputs(text, f) >= 0);
+  assert_int_equal(fclose(f), 0);
+}
+
+static void assert_file_holds(const char *path, const char *text) {
+  char got[256] = "";
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t n = fread(got, 1, sizeof got - 1, f);
+  got[n] = '\0';
+  fclose(f);
+  assert_string_equal(got, text);
+}
+
+static mr_status log_pair(mr_resource *mr) {
+  void *p = NULL;
+  mr_status st = mr_allocate(mr, 64, 0, STREAM_A, &p);
+  return st != MR_OK ? st : mr_deallocate(mr, p, 64, 0, STREAM_A);
+}
+
+/* What the file= path names decides what becomes of it
+ * (core/file_write.h): a regular file is replaced by a new one, never
+ * truncated in place (another name of the old file keeps its contents); a
+ * symbolic link to a file is refused, its target untouched; a FIFO with a
+ * reader gets the lines and stays a FIFO (with test_fifo); a character
+ * device is written to and stays one. */
+static void test_what_the_path_names(void **state) {
+  char dir[] = "/tmp/mrctx-log-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128], other[128], symlink_path[128], device[128];
+  snprintf(path, sizeof path, "%s/log.csv", dir);
+  snprintf(other, sizeof other, "%s/other-name", dir);
+  snprintf(symlink_path, sizeof symlink_path, "%s/link.csv", dir);
+  snprintf(device, sizeof device, "%s/null", dir);
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+
+  /* A regular file with a second name: replaced, the second name keeps
+   * the old contents. */
+  write_text(path, "old contents\n");
+  assert_int_equal(link(path, other), 0);
+  assert_ok(mr_log_resource_create(u.mr, path, &mr));
+  assert_ok(log_pair(mr));
+  assert_ok(mr_log_resource_flush(mr));
+  mr_resource_release(mr);
+  assert_file_holds(other, "old contents\n");
+  log_summary sum = log_check(path);
+  assert_int_equal(sum.allocates, 1);
+  assert_int_equal(sum.format_errors, 0);
+  assert_int_equal(unlink(other), 0);
+
+  /* A symbolic link to a file: refused at creation, the file untouched. */
+  write_text(path, "the victim's data\n");
+  assert_int_equal(symlink(path, symlink_path), 0);
+  mr = (mr_resource *)1;
+  assert_status(mr_log_resource_create(u.mr, symlink_path, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_error_contains("it is a symbolic link to a regular file");
+  assert_file_holds(path, "the victim's data\n");
+  struct stat st;
+  assert_int_equal(lstat(symlink_path, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_int_equal(unlink(symlink_path), 0);
+  assert_int_equal(unlink(path), 0);
+
+  /* A symbolic link to a FIFO with a reader is followed (as /dev/stderr
+   * on a pipe is). */
+  assert_int_equal(mkfifo(path, 0600), 0);
+  assert_int_equal(symlink(path, symlink_path), 0);
+  test_fifo_reader reader;
+  test_fifo_reader_start(&reader, path);
+  assert_ok(mr_log_resource_create(u.mr, symlink_path, &mr));
+  assert_ok(log_pair(mr));
+  mr_resource_release(mr);
+  char *got = test_fifo_reader_finish(&reader, NULL);
+  assert_non_null(strstr(got, "Thread,Time,Action,Pointer,Size,Stream\n"));
+  assert_non_null(strstr(got, ",free,"));
+  free(got);
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISFIFO(st.st_mode));
+  assert_int_equal(unlink(symlink_path), 0);
+  assert_int_equal(unlink(path), 0);
+
+  /* A character device: written to, still a device after. */
+  if (test_make_null_device(device)) {
+    assert_ok(mr_log_resource_create(u.mr, device, &mr));
+    assert_ok(log_pair(mr));
+    assert_ok(mr_log_resource_flush(mr));
+    mr_resource_release(mr);
+    assert_int_equal(lstat(device, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(unlink(device), 0);
+  }
+  /* Nothing was left beside: the folder is empty. */
+  assert_int_equal(rmdir(dir), 0);
+  mr_resource_release(u.mr);
+}
+
 /* A path that is not a bare word is quoted in the description, which
  * parses back to the same description, from C and from a spec. */
 static void test_descriptions_quote_the_path(void **state) {
@@ -507,6 +608,7 @@ int main(void) {
       cmocka_unit_test(test_fork_child_writes_only_its_own),
       cmocka_unit_test(test_size_limit_keeps_whole_lines),
       cmocka_unit_test(test_fifo),
+      cmocka_unit_test(test_what_the_path_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

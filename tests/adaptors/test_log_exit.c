@@ -309,6 +309,40 @@ static void test_size_limit_signal_does_not_kill(void **state) {
   free(path);
 }
 
+/* A log on a FIFO whose reader has left, with SIGPIPE at its default
+ * action (which ends the process): the log's writes on the application's
+ * thread (a flush, destroy, the exit writing) fail with EPIPE instead, and
+ * the process lives on to say so. A SIGPIPE already pending from
+ * elsewhere is left pending: it is not the log's to take. */
+static void test_broken_pipe_does_not_kill(void **state) {
+  static const char *const scenarios[] = {"epipe-flush", "epipe-destroy", "epipe-exit",
+                                          "epipe-pending"};
+  char *path = temp_path("epipe");
+  for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++) {
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    child_result r = run_helper(scenarios[i], path);
+    assert_ended(scenarios[i], &r);
+    const char *expected =
+        strcmp(scenarios[i], "epipe-flush") == 0 || strcmp(scenarios[i], "epipe-pending") == 0
+            ? "failed: Broken pipe\n"
+            : ": the log is incomplete: Broken pipe\n";
+    if (strstr(r.errors, expected) == NULL) {
+      print_error("%s: expected \"%s\" on stderr, got:\n%s", scenarios[i], expected, r.errors);
+      fail();
+    }
+    if (strcmp(scenarios[i], "epipe-pending") == 0 && strstr(r.output, "pending kept\n") == NULL) {
+      print_error("epipe-pending: the SIGPIPE raised before the flush was taken: %s\n", r.output);
+      fail();
+    }
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode)); /* still the FIFO: written to, never replaced */
+  }
+  unlink(path);
+  free(path);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_adaptor_log_exit PATH-OF-log_exit_helper\n");
@@ -323,6 +357,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_exit_while_main_creates_and_destroys),
       cmocka_unit_test(test_write_error_reported_at_exit),
       cmocka_unit_test(test_size_limit_signal_does_not_kill),
+      cmocka_unit_test(test_broken_pipe_does_not_kill),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

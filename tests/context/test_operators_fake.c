@@ -309,13 +309,39 @@ static void test_stats_at_exit_files(void **state) {
   text = run_child("plain", text_vars);
   char expected[400];
   snprintf(expected, sizeof expected,
-           "mrctx: at-exit statistics (MRCTX_STATS_AT_EXIT) not written to '%s': it is a "
-           "symbolic link, not a regular file",
+           "mrctx: cannot write the at-exit statistics (MRCTX_STATS_AT_EXIT) to '%s': it is a "
+           "symbolic link to nothing",
            path);
   assert_contains(text, expected);
   free(text);
   assert_int_equal(access(target, F_OK), -1);
   assert_int_equal(unlink(path), 0);
+
+  /* A FIFO with a reader (a collector's pipe) gets the report and stays. */
+  assert_int_equal(mkfifo(path, 0600), 0);
+  test_fifo_reader reader;
+  test_fifo_reader_start(&reader, path);
+  text = run_child("plain", text_vars);
+  assert_lacks(text, "mrctx:");
+  free(text);
+  text = test_fifo_reader_finish(&reader, NULL);
+  assert_contains(text, "opslib memory by tag\n");
+  free(text);
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISFIFO(st.st_mode));
+  assert_int_equal(unlink(path), 0);
+
+  /* A character device is written to and stays one (MRCTX_STATS_AT_EXIT=
+   * /dev/null in a process run as root must not replace /dev/null). */
+  if (test_make_null_device(path)) {
+    text = run_child("plain", text_vars);
+    assert_lacks(text, "mrctx:");
+    free(text);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(unlink(path), 0);
+  }
 }
 
 static int teardown(void **state) {

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "context/context_internal.h"
@@ -307,10 +308,11 @@ static void test_dump_refuses_a_symlink(void **state) {
   struct stat st;
   assert_int_equal(lstat(link, &st), 0);
   assert_true(S_ISLNK(st.st_mode));
-  char expected[256];
+  char expected[512];
   snprintf(expected, sizeof expected,
-           "mrctx: out-of-memory snapshot not written to '%s': it is a symbolic link, not a "
-           "regular file",
+           "mrctx: cannot write the out-of-memory snapshot to '%s': it is a symbolic link to a "
+           "regular file (mrctx does not write through a link to a file nor replace the link: "
+           "name the file itself)",
            link);
   if (strstr(said, expected) == NULL) fail_msg("stderr said: %s", said);
   char names[256];
@@ -323,9 +325,10 @@ static void test_dump_refuses_a_symlink(void **state) {
   rmdir(dir);
 }
 
-/* A FIFO at the path would hold the failing allocation until a reader
- * came: it is refused at once (the alarm fails the test if it waits). */
-static void test_dump_refuses_a_fifo(void **state) {
+/* A FIFO with no reader at the path would hold the failing allocation
+ * until one came: it is refused at once (the alarm fails the test if it
+ * waits), and left as it was. */
+static void test_dump_refuses_a_fifo_with_no_reader(void **state) {
   char dir[] = "/tmp/mrctx-oom-fifo-XXXXXX";
   assert_non_null(mkdtemp(dir));
   char fifo[128];
@@ -339,7 +342,7 @@ static void test_dump_refuses_a_fifo(void **state) {
   alarm(0);
   char expected[256];
   snprintf(expected, sizeof expected,
-           "mrctx: out-of-memory snapshot not written to '%s': it is a FIFO, not a regular file",
+           "mrctx: cannot write the out-of-memory snapshot to '%s': it is a FIFO with no reader",
            fifo);
   if (strstr(said, expected) == NULL) fail_msg("stderr said: %s", said);
   char names[256];
@@ -348,6 +351,70 @@ static void test_dump_refuses_a_fifo(void **state) {
   tear_down(&s);
   unset_dump_path();
   unlink(fifo);
+  rmdir(dir);
+}
+
+/* A FIFO with a reader is written straight to (a pipe to a collector):
+ * the whole dump arrives, and the FIFO is still there afterwards, neither
+ * replaced nor removed. */
+static void test_dump_into_a_fifo(void **state) {
+  char dir[] = "/tmp/mrctx-oom-fifo-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char fifo[128];
+  snprintf(fifo, sizeof fifo, "%s/oom.json", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  set_dump_path(fifo);
+  scene s = set_up();
+  test_fifo_reader reader;
+  test_fifo_reader_start(&reader, fifo);
+  char said[1024];
+  run_out_capturing(&s, said, sizeof said);
+  size_t length = 0;
+  char *got = test_fifo_reader_finish(&reader, &length);
+  if (strstr(said, "mrctx:") != NULL) fail_msg("stderr said: %s", said);
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_read(got, length, &snap));
+  assert_true(snap->has_oom);
+  mr_snapshot_destroy(snap);
+  free(got);
+  struct stat st;
+  assert_int_equal(lstat(fifo, &st), 0);
+  assert_true(S_ISFIFO(st.st_mode));
+  char names[256];
+  list_dir(dir, names, sizeof names);
+  assert_string_equal(names, "oom.json");
+  tear_down(&s);
+  unset_dump_path();
+  unlink(fifo);
+  rmdir(dir);
+}
+
+/* A character device (here one like /dev/null, made where the test can
+ * see what becomes of it) is written straight to and stays a device: a
+ * dump pointed at /dev/null by a process running as root must not replace
+ * /dev/null with a file. */
+static void test_dump_into_a_device(void **state) {
+  char dir[] = "/tmp/mrctx-oom-dev-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char device[128];
+  snprintf(device, sizeof device, "%s/null", dir);
+  if (test_make_null_device(device)) {
+    set_dump_path(device);
+    scene s = set_up();
+    char said[1024];
+    run_out_capturing(&s, said, sizeof said);
+    if (strstr(said, "mrctx:") != NULL) fail_msg("stderr said: %s", said);
+    struct stat st;
+    assert_int_equal(lstat(device, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(st.st_rdev, makedev(1, 3));
+    char names[256];
+    list_dir(dir, names, sizeof names);
+    assert_string_equal(names, "null");
+    tear_down(&s);
+    unset_dump_path();
+    unlink(device);
+  }
   rmdir(dir);
 }
 
@@ -425,7 +492,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_no_dump_unless_asked, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_unwritable_dump, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_dump_refuses_a_symlink, fake_test_setup, fake_teardown),
-      cmocka_unit_test_setup_teardown(test_dump_refuses_a_fifo, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_dump_refuses_a_fifo_with_no_reader, fake_test_setup,
+                                      fake_teardown),
+      cmocka_unit_test_setup_teardown(test_dump_into_a_fifo, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_dump_into_a_device, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_failed_dump_keeps_the_previous, fake_test_setup,
                                       fake_teardown),
       cmocka_unit_test_setup_teardown(test_pools_set_by_the_application, fake_test_setup,

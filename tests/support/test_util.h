@@ -4,7 +4,9 @@
 #ifndef MRCTX_TEST_UTIL_H
 #define MRCTX_TEST_UTIL_H
 
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,5 +91,32 @@ mr_status vspace_resource_create(mr_resource **out);
 
 /* Fill with a deterministic pseudo-random sequence (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
+
+/* ---- outputs that are not regular files ------------------------------------ */
+
+/* A reader of a FIFO on a thread of its own, for tests of writers pointed
+ * at one. test_fifo_reader_start opens the FIFO's read end (not waiting
+ * for a writer) and starts the thread, so a writer that opens it without
+ * waiting finds a reader; the thread reads until the last writer that came
+ * has closed its end (poll's POLLHUP, an event, never a timeout).
+ * test_fifo_reader_finish, called once the writer under test is done,
+ * joins it and returns what arrived (malloc'd, NUL ended; *length the
+ * bytes, if not NULL). It comes and goes as a writer itself first, so a
+ * writer under test that never came (refused the FIFO) makes the result
+ * empty, and the test fail, instead of hanging. */
+typedef struct test_fifo_reader {
+  pthread_t thread;
+  char path[512];
+  int fd;
+  char *data;
+  size_t length;
+} test_fifo_reader;
+void test_fifo_reader_start(test_fifo_reader *r, const char *path);
+char *test_fifo_reader_finish(test_fifo_reader *r, size_t *length);
+
+/* A character device at `path` with /dev/null's numbers (1, 3), made with
+ * mknod. False (and a line on stderr saying the check is skipped) when the
+ * process is not root, which mknod needs; CI runs as root. */
+bool test_make_null_device(const char *path);
 
 #endif
