@@ -9,8 +9,11 @@ snapshot FILE`` shows a written one as tables.
 from __future__ import annotations
 
 import ctypes
+import errno
+import itertools
 import json
 import os
+import stat
 from typing import Callable, Iterable, Union
 
 from . import _check, _lib
@@ -63,12 +66,114 @@ def snapshot_text(largest_blocks: int = 0) -> str:
 
 
 def write_snapshot(path: Union[str, "os.PathLike[str]"], largest_blocks: int = 0) -> None:
-    """Take a snapshot now and write it to ``path`` as JSON (replacing the
-    file), for ``mrctx snapshot PATH`` to show."""
+    """Take a snapshot now and write it to ``path`` as JSON, for ``mrctx
+    snapshot PATH`` to show. The path is treated as every file mrctx writes
+    (docs/observability.md, "What an output path may name"): a regular file
+    there is replaced by a new one written beside it and renamed over it
+    once whole (a failed write keeps the old one); a FIFO with a reader or
+    a character device is written straight to and stays; a symbolic link
+    to a file, a directory and a FIFO with no reader raise OSError, and the
+    path is left as it was."""
     _check.path("write_snapshot", "path", path)
     text = _write(largest_blocks, "mr_snapshot_write_json", "write_snapshot")
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(text)
+    _write_output(path, text.encode("utf-8"), "write_snapshot")
+
+
+def _is_stream(mode: int) -> bool:
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _type_words(mode: int) -> str:
+    for test, words in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
+                        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                        (stat.S_ISREG, "a regular file")):
+        if test(mode):
+            return words
+    return "not a plain file"
+
+
+def _refused(error: int, who: str, why: str, path) -> OSError:
+    return OSError(error, f"mrctx: {who}: cannot write the file: {why}", os.fsdecode(path))
+
+
+def _write_fd(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _write_direct(path, data: bytes, follow: bool, who: str) -> None:
+    """Straight to the FIFO, device or socket at ``path``: never created,
+    truncated or removed. The open does not wait for a FIFO's reader."""
+    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags if follow else flags | os.O_NOFOLLOW)
+    except OSError as e:
+        if e.errno == errno.ENXIO and stat.S_ISFIFO(os.stat(path).st_mode):
+            raise _refused(errno.ENXIO, who, "it is a FIFO with no reader (mrctx does not wait "
+                           "for one)", path) from None
+        raise
+    try:
+        if not _is_stream(os.fstat(fd).st_mode):
+            raise _refused(errno.EAGAIN, who, "it changed while being opened; nothing written",
+                           path)
+        os.set_blocking(fd, True)  # a slow reader is waited for, no byte lost
+        _write_fd(fd, data)
+    finally:
+        os.close(fd)
+
+
+_serial = itertools.count()
+
+
+def _write_output(path, data: bytes, who: str) -> None:
+    """``data`` to ``path`` as lib/core/file_write.h writes an output."""
+    try:
+        there = os.lstat(path)
+    except FileNotFoundError:
+        there = None
+    if there is not None and stat.S_ISLNK(there.st_mode):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        if mode is None or not _is_stream(mode):
+            raise _refused(errno.ELOOP, who, "it is a symbolic link to %s (mrctx does not write "
+                           "through a link to a file nor replace the link: name the file itself)"
+                           % ("nothing" if mode is None else _type_words(mode)), path)
+        return _write_direct(path, data, True, who)
+    if there is not None and _is_stream(there.st_mode):
+        return _write_direct(path, data, False, who)
+    if there is not None and not stat.S_ISREG(there.st_mode):
+        raise _refused(errno.EISDIR if stat.S_ISDIR(there.st_mode) else errno.EINVAL, who,
+                       "it is %s (mrctx writes a regular file, a FIFO, a character device or a "
+                       "socket)" % _type_words(there.st_mode), path)
+    # A new file beside it, created exclusively and never through a link,
+    # renamed over the path once whole.
+    base = os.fsencode(path)
+    while True:
+        temp = base + b".tmp-%d-%d" % (os.getpid(), next(_serial))
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
+                         os.O_CLOEXEC, 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        try:
+            if there is not None:
+                os.fchmod(fd, stat.S_IMODE(there.st_mode))
+            _write_fd(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(temp, base)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
 
 
 def _read(path: Union[str, "os.PathLike[str]"], writer: str, who: str) -> str:

@@ -558,3 +558,106 @@ def test_hooks_check_their_context(library_name):
         for route in (9, -1, 2**32):
             _refused(mrctx.ArgumentError, lambda: mtorch.bind(route, ctx, "t"), "route")
         _refused(mrctx.ArgumentTypeError, lambda: mtorch.bind(1.0, ctx, "t"), "route")
+
+
+# ---- write_snapshot: what the path names ------------------------------------------------------
+
+def _fifo_reader(path):
+    """A FIFO's read end open (so a writer that does not wait finds a
+    reader) and a thread reading it until the writers have gone; returns a
+    function that, once the writer is done, gives what arrived. It comes and
+    goes as a writer itself first, so a writer that never came gives b""
+    instead of leaving the thread waiting."""
+    import select
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    got = []
+
+    def read():
+        while True:
+            select.select([fd], [], [])  # data, or the writers gone
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return
+            got.append(chunk)
+
+    thread = threading.Thread(target=read)
+    thread.start()
+
+    def finish():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        thread.join()
+        os.close(fd)
+        return b"".join(got)
+
+    return finish
+
+
+def test_write_snapshot_replaces_a_file_never_in_place(tmp_path):
+    # Another name of the old file keeps its contents; the new file has the
+    # old one's permissions; nothing is left beside it.
+    path, other = tmp_path / "snap.json", tmp_path / "other-name"
+    path.write_text("old\n")
+    os.chmod(path, 0o600)
+    os.link(path, other)
+    mrctx.write_snapshot(path)
+    assert other.read_text() == "old\n"
+    assert json.loads(path.read_text())["schema"] == "mrctx-snapshot"
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other-name", "snap.json"]
+
+
+def test_write_snapshot_refuses_a_link_to_a_file(tmp_path):
+    victim, link = tmp_path / "victim", tmp_path / "snap.json"
+    victim.write_text("the victim's data\n")
+    link.symlink_to(victim)
+    with pytest.raises(OSError, match="it is a symbolic link to a regular file"):
+        mrctx.write_snapshot(link)
+    assert victim.read_text() == "the victim's data\n"
+    assert link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap.json", "victim"]
+
+
+def test_write_snapshot_into_a_fifo(tmp_path):
+    fifo = tmp_path / "snap.json"
+    os.mkfifo(fifo)
+    # No reader: an error at once, not a hang (the alarm is a guard: a
+    # writer that waits fails the test instead of holding it forever).
+    import signal
+
+    def waited(signum, frame):
+        raise TimeoutError("write_snapshot waited for the FIFO's reader")
+
+    old = signal.signal(signal.SIGALRM, waited)
+    signal.alarm(20)
+    try:
+        with pytest.raises(OSError, match="it is a FIFO with no reader"):
+            mrctx.write_snapshot(fifo)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    # A reader: the snapshot arrives, and the FIFO stays.
+    finish = _fifo_reader(fifo)
+    try:
+        mrctx.write_snapshot(fifo)
+    finally:
+        data = finish()
+    assert json.loads(data)["schema"] == "mrctx-snapshot"
+    import stat
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_write_snapshot_into_a_device(tmp_path):
+    import stat
+    if os.geteuid() != 0:
+        pytest.skip("a character device needs mknod, which needs root")
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    mrctx.write_snapshot(device)
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]

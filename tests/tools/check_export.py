@@ -202,7 +202,7 @@ def check_unit(mrctx, source):
                 (["--format", "perfetto", rmm, snap], 2, "give logs or snapshots, not both"),
                 (["--format", "perfetto", os.path.join(tmp, "none.csv")], 1, "none.csv"),
                 (["--format", "perfetto", "-o", "/nonexistent/dir/t.json", rmm], 1,
-                 "cannot write /nonexistent/dir/t.json")):
+                 "cannot write '/nonexistent/dir/t.json'")):
             rc, so, se = run(mrctx, *args)
             expect(rc == code and message in se, "export %s: exit %d saying %s" % (args, code, message),
                    so + se)

@@ -519,23 +519,26 @@ int mrctx_cmd_export(int argc, char **argv) {
       return MRCTX_EXIT_USAGE;
     }
   }
-  /* Written beside and renamed into place would be kinder to a reader of
-   * the file; a trace is read once it is done, so it is written in place. */
+  /* An output file (not "-") is made as every file mrctx writes
+   * (commands.h): beside the path, put in place only once the export
+   * succeeded; a failed one leaves the path as it was. */
   FILE *out = stdout;
+  mri_output file;
   if (o.output != NULL && strcmp(o.output, "-") != 0) {
-    out = fopen(o.output, "w");
-    if (out == NULL) {
-      fprintf(stderr, "mrctx export: cannot write %s: %s\n", o.output, strerror(errno));
+    const char **paths = mrctx_input_paths(o.inputs, o.input_count);
+    if (paths == NULL) {
+      fputs("mrctx export: out of memory\n", stderr);
       return MRCTX_EXIT_FAILURE;
     }
+    out = mrctx_output_open(&file, "export", o.output, paths, o.input_count);
+    free(paths);
+    if (out == NULL) return MRCTX_EXIT_FAILURE;
   }
   writer w = {.out = out};
   rc = snapshots ? export_snapshots(&o, &w) : export_logs(&o, &w);
-  if (out != stdout && fclose(out) != 0 && rc == MRCTX_EXIT_OK) {
-    fprintf(stderr, "mrctx export: cannot write %s: %s\n", o.output, strerror(errno));
+  if (out != stdout && rc == MRCTX_EXIT_OK && !mrctx_output_commit(&file, "export"))
     rc = MRCTX_EXIT_FAILURE;
-  }
-  if (out != stdout && rc != MRCTX_EXIT_OK) remove(o.output);
+  if (out != stdout && rc != MRCTX_EXIT_OK) mrctx_output_abort(&file);
   if (rc == MRCTX_EXIT_OK && out != stdout)
     printf("mrctx export: wrote %s: %zu events\n", o.output, w.events);
   return rc;

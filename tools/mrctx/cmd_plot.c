@@ -257,16 +257,16 @@ static int read_logs(const plot_options *o, plot *p) {
   return status;
 }
 
-static int run(const plot_options *o) {
+/* `svg`: the --svg output's stream (committed by the caller). */
+static int run(const plot_options *o, FILE *svg) {
   plot p = {.title = o->title != NULL ? o->title : "Memory in use"};
   int status = plot_is_snapshot(o->logs[0]) ? read_snapshots(o, &p) : read_logs(o, &p);
   if (status == MRCTX_EXIT_OK) {
     line_up(&p);
     if (!reduce(&p)) {
       status = MRCTX_EXIT_FAILURE;
-    } else if (!plot_write_svg(&p, o->svg)) {
-      status = MRCTX_EXIT_FAILURE;
     } else {
+      plot_write_svg(&p, svg);
       char peak[32];
       mri_format_bytes(p.peak, true, peak, sizeof peak);
       if (p.snapshot_count > 0)
@@ -286,5 +286,21 @@ static int run(const plot_options *o) {
 int mrctx_cmd_plot(int argc, char **argv) {
   plot_options o = {0};
   int status = parse_options(argc, argv, &o);
-  return status < 0 ? run(&o) : status;
+  if (status >= 0) return status;
+  /* The SVG file is opened first, so that one that may not be written (one
+   * of the inputs, a link to a file) is refused before anything is read;
+   * it is put in place only if the plot is whole (commands.h). */
+  const char **paths = mrctx_input_paths(o.logs, o.log_count);
+  if (paths == NULL) {
+    fputs("mrctx plot: out of memory\n", stderr);
+    return MRCTX_EXIT_FAILURE;
+  }
+  mri_output file;
+  FILE *svg = mrctx_output_open(&file, "plot", o.svg, paths, o.log_count);
+  free(paths);
+  if (svg == NULL) return MRCTX_EXIT_FAILURE;
+  status = run(&o, svg);
+  if (status == MRCTX_EXIT_OK && !mrctx_output_commit(&file, "plot")) status = MRCTX_EXIT_FAILURE;
+  if (status != MRCTX_EXIT_OK) mrctx_output_abort(&file);
+  return status;
 }

@@ -511,12 +511,10 @@ static void print_table(const replay_options *o, const replay_log *log,
   }
 }
 
-static bool write_json(const replay_options *o, const replay_log *log, const spec_result *results) {
-  FILE *f = fopen(o->json, "w");
-  if (f == NULL) {
-    fprintf(stderr, "mrctx replay: cannot write '%s': %s\n", o->json, strerror(errno));
-    return false;
-  }
+/* The results as JSON into `f`, the --json output (committed by the
+ * caller). */
+static void write_json(const replay_options *o, const replay_log *log, const spec_result *results,
+                       FILE *f) {
   fputs("{\n  \"log\": ", f);
   mri_json_write_string(f, log->path);
   fprintf(f,
@@ -573,15 +571,12 @@ static bool write_json(const replay_options *o, const replay_log *log, const spe
     fprintf(f, "}%s\n", i + 1 < o->spec_count ? "," : "");
   }
   fputs("  ]\n}\n", f);
-  bool ok = !ferror(f);
-  if (fclose(f) != 0) ok = false;
-  if (!ok) fprintf(stderr, "mrctx replay: writing '%s' failed\n", o->json);
-  return ok;
 }
 
 /* ---- the verb ---------------------------------------------------------------------------- */
 
-static int run(const replay_options *o) {
+/* `json`: the --json output's stream, or NULL. */
+static int run(const replay_options *o, FILE *json) {
   replay_log log;
   char why[1024];
   if (!replay_log_read(o->log_path, o->skip_bad, &log, why, sizeof why)) {
@@ -611,7 +606,7 @@ static int run(const replay_options *o) {
   }
   if (status == MRCTX_EXIT_OK) {
     print_table(o, &log, results);
-    if (o->json != NULL && !write_json(o, &log, results)) status = MRCTX_EXIT_FAILURE;
+    if (json != NULL) write_json(o, &log, results, json);
   }
   free(results);
   replay_log_free(&log);
@@ -621,7 +616,19 @@ static int run(const replay_options *o) {
 int mrctx_cmd_replay(int argc, char **argv) {
   replay_options o = {0};
   int status = parse_options(argc, argv, &o);
-  if (status < 0) status = run(&o);
+  /* The --json file is opened first, so that one that may not be written
+   * (the log itself, a link to a file) is refused before the replay; it
+   * is put in place only if the replay succeeds (commands.h). */
+  mri_output file;
+  FILE *json = NULL;
+  if (status < 0 && o.json != NULL) {
+    json = mrctx_output_open(&file, "replay", o.json, &o.log_path, 1);
+    if (json == NULL) status = MRCTX_EXIT_FAILURE;
+  }
+  if (status < 0) status = run(&o, json);
+  if (json != NULL && status == MRCTX_EXIT_OK && !mrctx_output_commit(&file, "replay"))
+    status = MRCTX_EXIT_FAILURE;
+  if (json != NULL && status != MRCTX_EXIT_OK) mrctx_output_abort(&file);
   free(o.specs);
   return status;
 }

@@ -102,6 +102,30 @@ mr_resource *mrctx_find_cache(mr_resource *mr);
  * snapshot takes (a few KiB per tag and device). */
 #define MRCTX_SNAPSHOT_MAX ((size_t)256 << 20)
 
+/* ---- output files ---------------------------------------------------------------- */
+
+/* Every file a verb writes (export -o, replay --json, plot --svg) is an
+ * output as the library's files are (lib/core/file_write.h, linked with
+ * mrctx_text): a regular file at the path is replaced by a new one renamed
+ * over it once whole, a FIFO or character device is written straight to
+ * and stays, a link to a file, a directory or a FIFO with no reader is
+ * refused, and so is a path that is one of `inputs` (the files the verb
+ * reads: the same device and inode). Nothing but the new file is ever
+ * removed: a verb that fails aborts, and the path keeps what it had.
+ * mrctx_output_open says why on stderr ("mrctx VERB: cannot write 'PATH':
+ * it is the input 'PATH' (the same file)...") and returns NULL; else the
+ * output's stream. mrctx_output_commit puts the file in place; false,
+ * said on stderr, if it could not be written whole. */
+#include "core/file_write.h"
+FILE *mrctx_output_open(mri_output *out, const char *verb, const char *path,
+                        const char *const *inputs, size_t input_count);
+bool mrctx_output_commit(mri_output *out, const char *verb);
+/* The paths of a verb's input arguments ([NAME=]PATH, as
+ * mrctx_name_and_path reads them), for mrctx_output_open: an array of
+ * `count` pointers into `args` (malloc'd; NULL without memory). */
+const char **mrctx_input_paths(char *const *args, size_t count);
+void mrctx_output_abort(mri_output *out);
+
 /* Text shared with the library (lib/core/text.h, linked as mrctx_text):
  * byte counts for people (mri_format_bytes with whole_bare: "512 B",
  * "64 KiB", "1.5 GiB"), strings as JSON (mri_json_write_string) or XML

@@ -48,9 +48,9 @@ typedef struct plot {
   size_t snapshot_count; /* drawn from snapshots: how many; 0 for logs */
 } plot;
 
-/* Draw `p` into `path`. False, with the reason printed on stderr, if the
- * file cannot be written. */
-bool plot_write_svg(const plot *p, const char *path);
+/* Draw `p` into `f` (the --svg output; a write error is the caller's to
+ * find when it commits the file). */
+void plot_write_svg(const plot *p, FILE *f);
 
 /* True if the file at `path` looks like a snapshot (JSON: its first
  * character is '{') rather than a log; a file named *.csv is a log. */

@@ -222,12 +222,7 @@ static void draw_legend(FILE *f, const plot *p) {
   text(f, x, y + 28, "start", 11, "fill='#555'", line);
 }
 
-bool plot_write_svg(const plot *p, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    fprintf(stderr, "mrctx plot: cannot write '%s': %s\n", path, strerror(errno));
-    return false;
-  }
+void plot_write_svg(const plot *p, FILE *f) {
   double unit;
   const char *unit_name;
   byte_unit(p->peak, &unit, &unit_name);
@@ -261,8 +256,4 @@ bool plot_write_svg(const plot *p, const char *path) {
   draw_peak(f, p, ymax, unit, unit_name);
   draw_legend(f, p);
   fputs("</svg>\n", f);
-  bool ok = !ferror(f);
-  if (fclose(f) != 0) ok = false;
-  if (!ok) fprintf(stderr, "mrctx plot: writing '%s' failed\n", path);
-  return ok;
 }

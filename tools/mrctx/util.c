@@ -120,3 +120,39 @@ bool mrctx_read_all(FILE *file, size_t limit, char **text, size_t *length) {
   errno = error;
   return false;
 }
+
+/* ---- output files ---------------------------------------------------------------- */
+
+FILE *mrctx_output_open(mri_output *out, const char *verb, const char *path,
+                        const char *const *inputs, size_t input_count) {
+  char why[1024];
+  if (mri_output_open(out, path, 0, inputs, input_count, why, sizeof why) != 0) {
+    fprintf(stderr, "mrctx %s: cannot write '%s': %s\n", verb, path, why);
+    return NULL;
+  }
+  FILE *stream = mri_output_stream(out);
+  if (stream == NULL) {
+    fprintf(stderr, "mrctx %s: cannot write '%s': %s\n", verb, path, strerror(errno));
+    mri_output_abort(out);
+  }
+  return stream;
+}
+
+bool mrctx_output_commit(mri_output *out, const char *verb) {
+  char why[1024];
+  if (mri_output_commit(out, 0, why, sizeof why) == 0) return true;
+  fprintf(stderr, "mrctx %s: writing '%s' failed: %s\n", verb, out->path, why);
+  return false;
+}
+
+void mrctx_output_abort(mri_output *out) { mri_output_abort(out); }
+
+const char **mrctx_input_paths(char *const *args, size_t count) {
+  const char **paths = calloc(count > 0 ? count : 1, sizeof *paths);
+  for (size_t i = 0; paths != NULL && i < count; i++) {
+    char *name = NULL;
+    paths[i] = mrctx_name_and_path(args[i], &name);
+    free(name);
+  }
+  return paths;
+}
