@@ -641,6 +641,23 @@ def check_fake_bench_trace(mrctx, sanitized):
                        "--json: a log name with control characters, escaped", out + err)
         except (OSError, ValueError, KeyError, TypeError) as e:
             expect(False, "bench --json with control characters in the log's name: %r" % e)
+        # --json and --svg are outputs as export's -o is: the trace they
+        # read is refused as one (and left as it was), and a link to a file
+        # is not written through.
+        before = open(odd, "rb").read()
+        for option in ("--json", "--svg"):
+            rc, out, err = run(mrctx, "bench", "--only", "trace", "--trace", odd, option, odd,
+                               "--quiet", env=quick)
+            expect(rc != 0 and "it is the input" in err and open(odd, "rb").read() == before,
+                   "bench %s TRACE: refused, the trace intact" % option, out + err)
+        victim, link = os.path.join(folder, "victim"), os.path.join(folder, "link.json")
+        with open(victim, "w") as f:
+            f.write("the victim's data\n")
+        os.symlink(victim, link)
+        rc, out, err = run(mrctx, "bench", "--only", "trace", "--trace", THREADS_LOG, "--json",
+                           link, "--quiet", env=quick)
+        expect(rc != 0 and "symbolic link" in err and open(victim).read() == "the victim's data\n",
+               "bench --json LINK: refused, the link's target untouched", out + err)
     missing = "/nonexistent/trace.csv"
     rc, out, err = run(mrctx, "bench", "--only", "trace", "--trace", missing, env=quick)
     expect(rc == 1 and out.endswith("mrctx bench: --trace: %s: cannot open: No such file or "

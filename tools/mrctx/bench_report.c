@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "commands.h"
 #include "core/text.h"
 
 void bench_results_add(bench_results *r, bench_result result) {
@@ -263,11 +264,10 @@ static void json_row_counts(FILE *f, const bench_results *r, const bench_result 
 
 bool bench_write_json(const char *path, const bench_cuda *cu, const bench_results *r,
                       const bench_target *targets, size_t count) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    perror(path);
-    return false;
-  }
+  /* The trace the run read is its input: never written over. */
+  mri_output out;
+  FILE *f = mrctx_output_open(&out, "bench", path, &r->trace, r->trace != NULL ? 1 : 0);
+  if (f == NULL) return false;
   fputs("{\n  \"device\": ", f);
   mri_json_write_string(f, cu->device_name);
   fprintf(f, ",\n  \"driver_version\": %d,\n  \"mrctx_version\": ", cu->version);
@@ -324,10 +324,7 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
             i + 1 < count ? "," : "");
   }
   fputs("  ]\n}\n", f);
-  bool ok = !ferror(f);
-  if (fclose(f) != 0) ok = false;
-  if (!ok) perror(path);
-  return ok;
+  return mrctx_output_commit(&out, "bench");
 }
 
 /* ---- SVG ----------------------------------------------------------------------- */
@@ -461,11 +458,9 @@ static void svg_bars(FILE *f, const bench_results *r, const char *workload, cons
 
 /* The two plots of `chart`, side by side. */
 bool bench_write_svg(const char *path, const bench_results *r, const bench_chart *chart) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    perror(path);
-    return false;
-  }
+  mri_output out;
+  FILE *f = mrctx_output_open(&out, "bench", path, &r->trace, r->trace != NULL ? 1 : 0);
+  if (f == NULL) return false;
   const double W = 1100, H = 460, top = 50, plot_h = 320;
   fprintf(f,
           "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' "
@@ -474,8 +469,5 @@ bool bench_write_svg(const char *path, const bench_results *r, const bench_chart
   svg_scaling(f, r, chart->scaling, top, plot_h);
   svg_bars(f, r, chart->bars, chart->bar_sizes, top, plot_h);
   fputs("</svg>\n", f);
-  bool ok = !ferror(f);
-  if (fclose(f) != 0) ok = false;
-  if (!ok) perror(path);
-  return ok;
+  return mrctx_output_commit(&out, "bench");
 }
