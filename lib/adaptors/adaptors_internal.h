@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "core/core.h"
+#include "core/reclaim.h"
 #include "core/stats.h"
 
 /* ---- the adaptor skeleton (adaptor.c) ------------------------------------

@@ -73,8 +73,9 @@ typedef struct arena_state {
    * between them cannot fail. */
   arena_chunk **current, **idle;
   size_t current_count, idle_count, slots;
-  mri_ptrmap *large;    /* requests larger than a chunk */
-  mri_size_check check; /* MRCTX_DEBUG: the live allocations' sizes */
+  mri_ptrmap *large;       /* requests larger than a chunk */
+  mri_size_check check;    /* MRCTX_DEBUG: the live allocations' sizes */
+  mri_reclaimer reclaimer; /* the process-wide reclaim's (core/reclaim.h) */
 } arena_state;
 MRI_ADAPTOR_STATE(arena_state);
 
@@ -387,8 +388,10 @@ static mr_status settle(arena_state *a) {
   return MR_OK;
 }
 
-static mr_status arena_trim(void *self) {
-  arena_state *a = self;
+/* Give every chunk nothing lives in back upstream, after waiting for the
+ * device; *released gets their bytes. */
+static mr_status arena_release_all(arena_state *a, size_t *released) {
+  *released = 0;
   pthread_mutex_lock(&a->lock);
   mr_status settled = settle(a);
   if (settled != MR_OK) {
@@ -421,17 +424,43 @@ static mr_status arena_trim(void *self) {
     }
     pthread_mutex_unlock(&a->lock);
     if (c != NULL) {
+      *released += a->chunk_size;
       mri_waits_fini(&c->waits);
       free(c);
     }
   }
   free(out);
+  return result;
+}
+
+static mr_status arena_trim(void *self) {
+  arena_state *a = self;
+  size_t released;
+  mr_status result = arena_release_all(a, &released);
   mr_status st = mr_resource_trim(a->upstream);
   return result != MR_OK ? result : st;
 }
 
+/* The process-wide reclaim's way in: a trim not passed upstream. */
+static mr_status arena_reclaim(void *obj, size_t goal, size_t *released) {
+  (void)goal;
+  return arena_release_all(obj, released);
+}
+
+/* Chunks nothing lives in. */
+static size_t arena_idle(void *obj) {
+  arena_state *a = obj;
+  size_t unused = 0;
+  pthread_mutex_lock(&a->lock);
+  for (size_t i = 0; i < a->chunks.count; i++)
+    unused += ((arena_chunk *)a->chunks.items[i].owner)->live == 0;
+  pthread_mutex_unlock(&a->lock);
+  return unused * a->chunk_size;
+}
+
 static void arena_destroy(void *self) {
   arena_state *a = self;
+  mri_reclaimer_unregister(&a->reclaimer);
   settle(a); /* at process exit the driver may be gone: then so is the work */
   /* Every chunk goes back, in use or not (a caller should have freed all),
    * once the streams that freed into it got past the frees. */
@@ -489,8 +518,17 @@ mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resou
   mri_fork_register_mutex(&a->lock_fork, &a->lock, MRI_FORK_RANK_RESOURCE);
   mri_size_check_init(&a->check);
   a->large = mri_ptrmap_create();
-  return mri_adaptor_create(&arena_ops, a, MRI_ADAPTOR_KEEPS,
-                            a->large != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);
+  st = mri_adaptor_create(&arena_ops, a, MRI_ADAPTOR_KEEPS,
+                          a->large != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);
+  if (st == MR_OK) {
+    a->reclaimer = (mri_reclaimer){.release = arena_reclaim,
+                                   .idle = arena_idle,
+                                   .obj = a,
+                                   .device = mri_reclaim_device_of(&upstream->props),
+                                   .what = a->description};
+    mri_reclaimer_register(&a->reclaimer);
+  }
+  return st;
 }
 
 mr_status mri_arena_counts(const mr_resource *mr, size_t *chunks, size_t *idle, size_t *large) {

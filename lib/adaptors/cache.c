@@ -198,6 +198,7 @@ typedef struct cache_state {
   mri_size_check check;   /* MRCTX_DEBUG: the live blocks' sizes */
 
   struct cache_state *prev, *next; /* registry, for thread-exit and fork hooks */
+  mri_reclaimer reclaimer;         /* the process-wide reclaim's (core/reclaim.h) */
 } cache_state;
 MRI_ADAPTOR_STATE(cache_state);
 
@@ -1440,8 +1441,8 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
  * device is synchronized, so that every free so far is past and every idle
  * segment can be freed on the legacy stream. A segment whose upstream free
  * fails stays cached, and the first failure is reported. */
-static mr_status cache_trim(void *self) {
-  cache_state *c = self;
+static mr_status cache_release_all(cache_state *c, size_t *released) {
+  *released = 0;
   cache_slot *slots[MRI_MAX_SLOTS];
   int n = all_slots(c, slots);
   slots_revoke(slots, n, false);
@@ -1459,16 +1460,55 @@ static mr_status cache_trim(void *self) {
     take_idle(h, true, 0, &idle);
     take_idle(h, false, 0, &idle);
     cache_lock_give(&h->lock);
+    size_t bytes = 0;
+    for (cache_segment *seg = idle.first; seg != NULL; seg = seg->next) bytes += seg->size;
     st = give_back(c, h, &idle, NULL);
+    if (st == MR_OK) *released += bytes;
     heap_reclaim_locked(c, h);
   }
   pthread_mutex_unlock(&c->table_lock);
   if (st != MR_OK) return mri_error_prefix(st, "cache: trim: giving a segment back upstream");
-  return mr_resource_trim(c->upstream);
+  return MR_OK;
+}
+
+static mr_status cache_trim(void *self) {
+  size_t released;
+  mr_status st = cache_release_all(self, &released);
+  if (st != MR_OK) return st;
+  return mr_resource_trim(((cache_state *)self)->upstream);
+}
+
+/* The process-wide reclaim's way in: every thread's stacks and every idle
+ * segment, as a trim, without passing it upstream (the pools below are
+ * reclaimed on their own, and one marked keep stays as it is). */
+static mr_status cache_reclaim(void *obj, size_t goal, size_t *released) {
+  (void)goal;
+  return cache_release_all(obj, released);
+}
+
+/* Idle now: the threads' stacks and the heaps' idle segments. */
+static size_t cache_idle(void *obj) {
+  cache_state *c = obj;
+  size_t idle = 0;
+  for (int i = 0; i < MRI_MAX_SLOTS; i++) {
+    cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+    if (s == NULL) continue;
+    for (int j = 0; j < BINS_PER_SLOT; j++)
+      idle += atomic_load_explicit(&s->bins[j].bytes, memory_order_relaxed);
+  }
+  pthread_mutex_lock(&c->table_lock);
+  FOR_EACH_HEAP(c, h) {
+    cache_lock_take(&h->lock);
+    idle += h->small.idle_bytes + h->large.idle_bytes + h->pending_bytes;
+    cache_lock_give(&h->lock);
+  }
+  pthread_mutex_unlock(&c->table_lock);
+  return idle;
 }
 
 static void cache_destroy(void *self) {
   cache_state *c = self;
+  mri_reclaimer_unregister(&c->reclaimer);
   mri_fork_unregister(&c->fork);
   registry_remove(c);
   /* Errors are ignored: at process exit the driver may be gone, and then
@@ -1541,6 +1581,12 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   if (st == MR_OK) {
     c->ready = true;
     registry_add(c);
+    c->reclaimer = (mri_reclaimer){.release = cache_reclaim,
+                                   .idle = cache_idle,
+                                   .obj = c,
+                                   .device = mri_reclaim_device_of(&upstream->props),
+                                   .what = c->description};
+    mri_reclaimer_register(&c->reclaimer);
     c->fork = (mri_fork_lockable){
         .rank = MRI_FORK_RANK_RESOURCE, .lock = lock_cache, .unlock = unlock_cache, .obj = c};
     mri_fork_register(&c->fork);

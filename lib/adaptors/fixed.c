@@ -59,7 +59,8 @@ typedef struct fixed_state {
   fixed_block **free_blocks;
   size_t free_count, free_capacity;
   mri_ptrmap *large;
-  mri_size_check check; /* MRCTX_DEBUG: the live blocks' sizes */
+  mri_size_check check;    /* MRCTX_DEBUG: the live blocks' sizes */
+  mri_reclaimer reclaimer; /* the process-wide reclaim's (core/reclaim.h) */
 } fixed_state;
 MRI_ADAPTOR_STATE(fixed_state);
 
@@ -298,8 +299,10 @@ static size_t collect_idle_slabs(fixed_state *f, fixed_slab **out) {
   return n;
 }
 
-/* Return idle slabs upstream (not passing the trim on). */
-static mr_status release_idle_slabs(fixed_state *f) {
+/* Return idle slabs upstream (not passing the trim on); *released (if not
+ * NULL) gets their bytes. */
+static mr_status release_idle_slabs(fixed_state *f, size_t *released) {
+  if (released != NULL) *released = 0;
   pthread_mutex_lock(&f->lock);
   size_t slab_count = f->slabs.count;
   fixed_slab **out = slab_count ? mri_host_malloc(slab_count * sizeof *out) : NULL;
@@ -323,6 +326,7 @@ static mr_status release_idle_slabs(fixed_state *f) {
       continue;
     }
     free_slab(out[i], f->count);
+    if (released != NULL) *released += f->slab_bytes;
     pthread_mutex_lock(&f->lock);
     f->releasing--;
     pthread_mutex_unlock(&f->lock);
@@ -333,13 +337,41 @@ static mr_status release_idle_slabs(fixed_state *f) {
 
 static mr_status fixed_trim(void *self) {
   fixed_state *f = self;
-  mr_status result = release_idle_slabs(f);
+  mr_status result = release_idle_slabs(f, NULL);
   mr_status st = mr_resource_trim(f->upstream);
   return result != MR_OK ? result : st;
 }
 
+/* The process-wide reclaim's way in: the idle slabs, once the device got
+ * past the work queued before their frees (a trim waits for nothing; a
+ * reclaim waits, core/reclaim.h says why). */
+static mr_status fixed_reclaim(void *obj, size_t goal, size_t *released) {
+  fixed_state *f = obj;
+  (void)goal;
+  *released = 0;
+  if (f->ordered) {
+    mr_status st = mri_synchronize_devices(f->device);
+    if (st != MR_OK) return mri_error_prefix(st, "%s: waiting for the device", f->description);
+  }
+  return release_idle_slabs(f, released);
+}
+
+/* Slabs none of whose blocks is taken. */
+static size_t fixed_idle(void *obj) {
+  fixed_state *f = obj;
+  size_t idle = 0;
+  pthread_mutex_lock(&f->lock);
+  for (size_t i = 0; i < f->slabs.count; i++) {
+    fixed_slab *s = f->slabs.items[i].owner;
+    if (s->free_count == f->count) idle += f->slab_bytes;
+  }
+  pthread_mutex_unlock(&f->lock);
+  return idle;
+}
+
 static void fixed_destroy(void *self) {
   fixed_state *f = self;
+  mri_reclaimer_unregister(&f->reclaimer);
   for (size_t i = 0; i < f->slabs.count; i++) {
     fixed_slab *s = f->slabs.items[i].owner;
     mri_waits_wait_all(&s->ready);
@@ -431,8 +463,18 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   f->large = mri_ptrmap_create();
   st = f->large == NULL ? MR_ERR_OUT_OF_MEMORY : MR_OK;
   /* Only described (mrctx resolve, core.h): no memory is taken. */
-  if (st == MR_OK && !mri_describe_only()) st = first_slab(f);
-  return mri_adaptor_create(&fixed_ops, f, MRI_ADAPTOR_KEEPS, st, out);
+  bool build = !mri_describe_only();
+  if (st == MR_OK && build) st = first_slab(f);
+  st = mri_adaptor_create(&fixed_ops, f, MRI_ADAPTOR_KEEPS, st, out);
+  if (st == MR_OK && build) {
+    f->reclaimer = (mri_reclaimer){.release = fixed_reclaim,
+                                   .idle = fixed_idle,
+                                   .obj = f,
+                                   .device = mri_reclaim_device_of(&upstream->props),
+                                   .what = f->description};
+    mri_reclaimer_register(&f->reclaimer);
+  }
+  return st;
 }
 
 mr_status mri_fixed_release_idle(mr_resource *mr) {
@@ -440,7 +482,7 @@ mr_status mri_fixed_release_idle(mr_resource *mr) {
   if (f == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s is not a fixed resource",
                      mr_resource_describe(mr));
-  return release_idle_slabs(f);
+  return release_idle_slabs(f, NULL);
 }
 
 bool mri_fixed_owns(const mr_resource *mr, const void *ptr) {

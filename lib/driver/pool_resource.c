@@ -105,10 +105,112 @@ mr_status mri_pool_grant_access(CUmemoryPool pool, mr_pool_kind kind, int owner)
   return MR_OK;
 }
 
+/* ---- idle memory of pools, for the process-wide reclaim -------------------- */
+
+/* Give `pool`'s idle reservation back to the system. cuMemPoolTrimTo
+ * releases only memory no allocation holds and whose frees the host has
+ * seen complete: the devices are synchronized first (stream order: the
+ * reclaim waits, core/reclaim.h says why), so that memory freed just before
+ * (an adaptor's trim in this same reclaim) goes back too. */
+static mr_status pool_release_reserved(CUmemoryPool pool, mr_pool_kind kind, int device,
+                                       size_t *released) {
+  *released = 0;
+  const mri_cuda_api *cu = mri_cuda();
+  if (cu == NULL) return MR_OK;
+  mr_status st = mri_synchronize_devices(kind == MR_POOL_DEVICE ? device : -1);
+  if (st != MR_OK) return mri_error_prefix(st, "reclaiming a %s pool", mr_pool_kind_name(kind));
+  cuuint64_t before = 0, after = 0;
+  CUresult r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &before);
+  if (r == CUDA_SUCCESS) r = cu->cuMemPoolTrimTo(pool, 0);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &after);
+  if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "cuMemPoolTrimTo(%s pool, device %d)", mr_pool_kind_name(kind), device);
+  *released = before > after ? (size_t)(before - after) : 0;
+  return MR_OK;
+}
+
+/* Reserved and not in use. */
+static size_t pool_idle_reserved(CUmemoryPool pool) {
+  const mri_cuda_api *cu = mri_cuda();
+  cuuint64_t reserved = 0, used = 0;
+  if (cu == NULL ||
+      cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) !=
+          CUDA_SUCCESS ||
+      cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used) != CUDA_SUCCESS)
+    return 0;
+  return reserved > used ? (size_t)(reserved - used) : 0;
+}
+
+static mr_status owned_pool_release(void *obj, size_t goal, size_t *released) {
+  mri_pool_state *s = obj;
+  (void)goal;
+  return pool_release_reserved(s->pool, s->kind, s->device, released);
+}
+
+static size_t owned_pool_idle(void *obj) {
+  return pool_idle_reserved(((mri_pool_state *)obj)->pool);
+}
+
+/* Default pools whose release threshold mrctx raised: they keep what the
+ * process frees, so each is registered for reclaims, once, for the rest of
+ * the process (the driver's default pools live as long). */
+typedef struct default_pool_reclaimer {
+  mri_reclaimer reclaimer;
+  CUmemoryPool pool;
+  mr_pool_kind kind;
+  int device;
+} default_pool_reclaimer;
+
+#define MAX_DEFAULT_POOL_RECLAIMERS 256
+static default_pool_reclaimer default_reclaimers[MAX_DEFAULT_POOL_RECLAIMERS];
+static size_t default_reclaimer_count;
+static pthread_mutex_t default_reclaimer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static mr_status default_pool_release(void *obj, size_t goal, size_t *released) {
+  default_pool_reclaimer *d = obj;
+  (void)goal;
+  return pool_release_reserved(d->pool, d->kind, d->device, released);
+}
+
+static size_t default_pool_idle(void *obj) {
+  return pool_idle_reserved(((default_pool_reclaimer *)obj)->pool);
+}
+
+static void register_default_pool(CUmemoryPool pool, mr_pool_kind kind, int device) {
+  default_pool_reclaimer *d = NULL;
+  pthread_mutex_lock(&default_reclaimer_lock);
+  bool known = false;
+  for (size_t i = 0; i < default_reclaimer_count; i++)
+    known = known || default_reclaimers[i].pool == pool;
+  if (!known && default_reclaimer_count < MAX_DEFAULT_POOL_RECLAIMERS) {
+    d = &default_reclaimers[default_reclaimer_count++];
+    *d = (default_pool_reclaimer){.pool = pool, .kind = kind, .device = device};
+    d->reclaimer = (mri_reclaimer){.release = default_pool_release,
+                                   .idle = default_pool_idle,
+                                   .obj = d,
+                                   .device = mri_pool_reclaim_device(kind, device),
+                                   .what = kind == MR_POOL_DEVICE   ? "the default device pool"
+                                           : kind == MR_POOL_PINNED ? "the default pinned pool"
+                                                                    : "the default managed pool",
+                                   .pool = true};
+  }
+  pthread_mutex_unlock(&default_reclaimer_lock);
+  if (d != NULL) mri_reclaimer_register(&d->reclaimer);
+}
+
+bool mri_pool_reclaim_after_oom(mr_pool_kind kind, int device, size_t bytes,
+                                mri_reclaim_result *result) {
+  uint64_t generation = mri_reclaim_generation();
+  return mri_reclaim_after_oom(mri_pool_reclaim_device(kind, device), bytes, generation, result);
+}
+
 /* A default pool whose release threshold is 0 hands memory back to the OS
  * at every synchronization, so allocation stalls; raise it to the maximum
- * the first time we use it. Pools the application set or created are left
- * as they are. */
+ * the first time we use it, and register the pool for the process-wide
+ * reclaim, which gives what it keeps back when anything runs out. Pools
+ * the application set or created are left as they are. */
 static mr_status apply_threshold_rule(mri_pool_state *s, CUmemoryPool pool) {
   const mri_cuda_api *cu = mri_cuda();
   if (!s->owned) {
@@ -123,6 +225,8 @@ static mr_status apply_threshold_rule(mri_pool_state *s, CUmemoryPool pool) {
         threshold = UINT64_MAX;
         r = cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
       }
+      if (r == CUDA_SUCCESS && threshold == UINT64_MAX)
+        register_default_pool(pool, s->kind, s->device);
       if (r != CUDA_SUCCESS)
         return mri_cuda_fail(r, "raising the release threshold of the default %s pool",
                              mr_pool_kind_name(s->kind));
@@ -172,9 +276,20 @@ static mr_status pool_allocate(void *self, size_t bytes, size_t alignment, mr_st
   MRI_CALL_ON_STREAM(stream, s->device, r,
                      cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream));
   if (MRI_UNLIKELY(r != CUDA_SUCCESS)) {
-    *ptr = NULL;
-    return mri_cuda_fail(r, "%s pool: cuMemAllocFromPoolAsync of %zu bytes (device %d, stream %p)",
-                         pool_what(s), bytes, s->device, (void *)stream);
+    mri_reclaim_result reclaimed = {0};
+    /* Out of memory: take idle memory back from the whole process, then
+     * once more (core/reclaim.h). */
+    if (r == CUDA_ERROR_OUT_OF_MEMORY &&
+        mri_pool_reclaim_after_oom(s->kind, s->device, bytes, &reclaimed))
+      MRI_CALL_ON_STREAM(stream, s->device, r,
+                         cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream));
+    if (r != CUDA_SUCCESS) {
+      *ptr = NULL;
+      mr_status st =
+          mri_cuda_fail(r, "%s pool: cuMemAllocFromPoolAsync of %zu bytes (device %d, stream %p)",
+                        pool_what(s), bytes, s->device, (void *)stream);
+      return r == CUDA_ERROR_OUT_OF_MEMORY ? mri_reclaim_explain(st, &reclaimed) : st;
+    }
   }
   *ptr = (void *)(uintptr_t)dptr;
   return MR_OK;
@@ -210,6 +325,7 @@ static mr_status pool_trim(void *self) {
 
 static void pool_destroy(void *self) {
   mri_pool_state *s = self;
+  mri_reclaimer_unregister(&s->reclaimer);
   const mri_cuda_api *cu = mri_cuda();
   /* The driver frees an owned pool once its last allocation is freed. */
   if (s->owned && cu != NULL) cu->cuMemPoolDestroy(s->pool);
@@ -236,7 +352,18 @@ mr_status mri_pool_resource_create(mri_pool_state *state, const char *descriptio
     return st;
   }
   atomic_init(&state->checked_pool, NULL);
-  return mri_resource_create(&pool_ops, state, &props, NULL, description, out);
+  mr_status st = mri_resource_create(&pool_ops, state, &props, NULL, description, out);
+  if (st == MR_OK && state->owned) {
+    state->reclaimer =
+        (mri_reclaimer){.release = owned_pool_release,
+                        .idle = owned_pool_idle,
+                        .obj = state,
+                        .device = mri_pool_reclaim_device(state->kind, state->device),
+                        .what = (*out)->description,
+                        .pool = true};
+    mri_reclaimer_register(&state->reclaimer);
+  }
+  return st;
 }
 
 mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device, mr_pool_info *info) {

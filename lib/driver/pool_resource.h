@@ -7,6 +7,7 @@
 #ifndef MRCTX_LIB_DRIVER_POOL_RESOURCE_H
 #define MRCTX_LIB_DRIVER_POOL_RESOURCE_H
 
+#include "core/reclaim.h"
 #include "driver/cuda_api.h"
 
 typedef struct mri_pool_state {
@@ -27,6 +28,9 @@ typedef struct mri_pool_state {
    * right pool. */
   mr_pool_handle handle_type;
   uint64_t ipc_id;
+  /* Owned pools: in the process-wide registry of idle memory
+   * (core/reclaim.h) while the resource lives. */
+  mri_reclaimer reclaimer;
 } mri_pool_state;
 
 /* The pool state of a pool-backed resource, NULL for any other resource
@@ -73,5 +77,20 @@ mr_status mri_pool_info(CUmemoryPool pool, mr_pool_kind kind, int device, mr_poo
 /* Reset a pool's reserved and used high-water marks to their current
  * values (`kind` names the pool in messages). */
 mr_status mri_pool_reset_peak(CUmemoryPool pool, mr_pool_kind kind);
+
+/* The device a reclaim for memory of `kind` on `device` matches
+ * (core/reclaim.h): the device for device memory, MRI_RECLAIM_HOST for
+ * pinned and managed memory. */
+static inline int mri_pool_reclaim_device(mr_pool_kind kind, int device) {
+  return kind == MR_POOL_DEVICE ? device : MRI_RECLAIM_HOST;
+}
+
+/* After the driver answered CUDA_ERROR_OUT_OF_MEMORY to an allocation of
+ * `bytes` of `kind` on `device`: whether to try once more, after the
+ * process-wide reclaim of idle memory (or another thread's, shared).
+ * *result says what this thread's reclaim did, for the message of a
+ * failure that stays (mri_reclaim_explain). */
+bool mri_pool_reclaim_after_oom(mr_pool_kind kind, int device, size_t bytes,
+                                mri_reclaim_result *result);
 
 #endif

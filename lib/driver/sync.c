@@ -75,6 +75,9 @@ static mr_status sync_allocate(void *self, size_t bytes, size_t alignment, mr_st
   if (st != MR_OK) return st;
   CUresult r;
   const char *call;
+  mri_reclaim_result reclaimed = {0};
+  bool reclaim = true;
+again:
   switch (s->kind) {
   case MR_POOL_DEVICE: {
     CUdeviceptr p = 0;
@@ -95,11 +98,19 @@ static mr_status sync_allocate(void *self, size_t bytes, size_t alignment, mr_st
     break;
   }
   }
+  /* Out of memory: take idle memory back from the whole process (the
+   * driver pools' reservations included, which cuMemAlloc cannot use),
+   * then once more (core/reclaim.h). */
+  if (r == CUDA_ERROR_OUT_OF_MEMORY && reclaim) {
+    reclaim = false;
+    if (mri_pool_reclaim_after_oom(s->kind, s->device, bytes, &reclaimed)) goto again;
+  }
   mri_pop_context(pushed);
   if (r != CUDA_SUCCESS) {
     *ptr = NULL;
-    return mri_cuda_fail(r, "%s: %s of %zu bytes (device %d)", sync_name(s->kind), call, bytes,
-                         s->device);
+    st = mri_cuda_fail(r, "%s: %s of %zu bytes (device %d)", sync_name(s->kind), call, bytes,
+                       s->device);
+    return r == CUDA_ERROR_OUT_OF_MEMORY ? mri_reclaim_explain(st, &reclaimed) : st;
   }
   return MR_OK;
 }

@@ -1,0 +1,145 @@
+/*
+ * reclaim.c: the process-wide registry of resources that keep idle memory,
+ * and the reclaim that walks it (core/reclaim.h says the rules).
+ *
+ * Sharing. Threads that run out together share one reclaim: each reads the
+ * generation (completed reclaims) when its allocation fails; the first to
+ * take the registry's lock reclaims and bumps it; the others, finding it
+ * bumped once they get the lock, retry at once instead of walking the
+ * registry again.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/reclaim.h"
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static mri_reclaimer *registry;
+static _Atomic uint64_t generation;
+static _Thread_local bool reclaiming;
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static mri_fork_lockable registry_fork;
+
+/* The registry's lock is held while resources' locks are taken (a reclaim
+ * trims them): it ranks with the other process-wide registries. */
+static void register_fork(void) {
+  mri_fork_register_mutex(&registry_fork, &registry_lock, MRI_FORK_RANK_REGISTRY);
+}
+
+void mri_reclaimer_register(mri_reclaimer *r) {
+  pthread_once(&fork_once, register_fork);
+  atomic_init(&r->reclaims, 0);
+  atomic_init(&r->reclaimed_bytes, 0);
+  atomic_init(&r->reclaim_ns, 0);
+  pthread_mutex_lock(&registry_lock);
+  r->prev = NULL;
+  r->next = registry;
+  if (registry != NULL) registry->prev = r;
+  registry = r;
+  r->registered = true;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+void mri_reclaimer_unregister(mri_reclaimer *r) {
+  pthread_mutex_lock(&registry_lock);
+  if (r->registered) {
+    if (r->prev != NULL)
+      r->prev->next = r->next;
+    else
+      registry = r->next;
+    if (r->next != NULL) r->next->prev = r->prev;
+    r->registered = false;
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static bool matches(const mri_reclaimer *r, int device) {
+  return device == MRI_RECLAIM_ALL || r->device == device;
+}
+
+/* The walk, registry lock held: adaptors first, then the driver pools they
+ * gave their memory back to. A byte an adaptor gives back to a pool that
+ * is then trimmed counts once: the pools' part counts only past what the
+ * adaptors gave (an adaptor over a pool no reclaim trims, the
+ * application's, is the exception this undercounts). */
+static void reclaim_locked(int device, size_t goal, mri_reclaim_result *result) {
+  size_t from_adaptors = 0, from_pools = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      from_adaptors = result->released;
+      result->released = 0;
+    }
+    for (mri_reclaimer *r = registry; r != NULL; r = r->next) {
+      if (r->pool != (pass == 1) || !matches(r, device)) continue;
+      if (atomic_load_explicit(&r->keep, memory_order_relaxed)) continue;
+      if (goal != 0 && pass == 0 && result->released >= goal) break;
+      size_t released = 0;
+      uint64_t start = mri_monotonic_ns();
+      mr_status st = r->release(r->obj, goal == 0 ? 0 : goal - result->released, &released);
+      if (st != MR_OK && result->status == MR_OK) result->status = st;
+      if (released == 0) continue;
+      atomic_fetch_add_explicit(&r->reclaims, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&r->reclaimed_bytes, released, memory_order_relaxed);
+      atomic_fetch_add_explicit(&r->reclaim_ns, mri_monotonic_ns() - start, memory_order_relaxed);
+      result->released += released;
+      result->resources++;
+    }
+  }
+  from_pools = result->released;
+  result->released = from_adaptors + (from_pools > from_adaptors ? from_pools - from_adaptors : 0);
+  /* What stays idle: marked keep, or not yet past its streams' work. */
+  for (mri_reclaimer *r = registry; r != NULL; r = r->next)
+    if (matches(r, device) && r->idle != NULL) result->kept += r->idle(r->obj);
+}
+
+void mri_reclaim(int device, size_t goal, mri_reclaim_result *result) {
+  memset(result, 0, sizeof *result);
+  if (reclaiming) return;
+  reclaiming = true;
+  pthread_mutex_lock(&registry_lock);
+  reclaim_locked(device, goal, result);
+  atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+  pthread_mutex_unlock(&registry_lock);
+  reclaiming = false;
+}
+
+uint64_t mri_reclaim_generation(void) {
+  return atomic_load_explicit(&generation, memory_order_acquire);
+}
+
+bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t seen, mri_reclaim_result *result) {
+  memset(result, 0, sizeof *result);
+  if (reclaiming) return false;
+  reclaiming = true;
+  pthread_mutex_lock(&registry_lock);
+  bool retry;
+  if (atomic_load_explicit(&generation, memory_order_acquire) != seen) {
+    retry = true; /* a reclaim ended after this failure: share it */
+  } else {
+    /* Everything idle on the device, not just `bytes`: what is left after
+     * a partial reclaim may be too fragmented to serve the request, and
+     * the next allocation would pay for another walk. */
+    (void)bytes;
+    reclaim_locked(device, 0, result);
+    atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+    retry = result->released > 0;
+  }
+  pthread_mutex_unlock(&registry_lock);
+  reclaiming = false;
+  return retry;
+}
+
+mr_status mri_reclaim_explain(mr_status status, const mri_reclaim_result *result) {
+  char released[32], kept[32];
+  mri_format_bytes_human(result->released, released, sizeof released);
+  mri_format_bytes_human(result->kept, kept, sizeof kept);
+  char saved[MRI_ERROR_CAPACITY];
+  snprintf(saved, sizeof saved, "%s", mr_last_error());
+  return mri_error(status,
+                   "%s (the process-wide reclaim took back %s of idle memory from %zu "
+                   "resource%s; %s stays idle in resources marked keep=yes or not yet past "
+                   "their streams' work)",
+                   saved, released, result->resources, result->resources == 1 ? "" : "s", kept);
+}

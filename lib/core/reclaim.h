@@ -1,0 +1,115 @@
+/*
+ * core/reclaim.h (internal): one process, one memory.
+ *
+ * Every resource that keeps idle memory (a cache's segments and threads'
+ * stacks, an arena's chunks, fixed blocks and so bins, the driver pools
+ * mrctx owns or whose release threshold it raised) registers a reclaimer
+ * here at creation and unregisters it at destroy. An allocation that runs
+ * out of memory in the driver (lib/driver) then takes idle memory back from
+ * every registered resource of the process on that device -- every
+ * context's, every tag's, resources made directly -- and retries once,
+ * before any retry adaptor or OOM handler above sees the failure;
+ * mr_release_idle does the same on demand (docs/semantics.md, "One
+ * process, one memory").
+ *
+ * Locks. The registry's lock is held across a whole reclaim: a resource
+ * cannot be destroyed (its unregister waits) while a reclaim may call it,
+ * and reclaims run one at a time. A reclaimer's `release` may take its
+ * resource's own locks: no built-in resource holds one of its locks while
+ * it calls its upstream, so the thread whose allocation failed holds none,
+ * and no thread waits for the registry's lock while holding a resource's.
+ * `release` never allocates device memory: a reclaim cannot recurse into
+ * another (and a thread that is reclaiming, say through an OOM handler
+ * running under one, never starts a second).
+ *
+ * Stream order. `release` gives back only memory no stream can still use:
+ * it waits for the device first (a reclaim is the out-of-memory slow path
+ * or an explicit request; a device synchronization there costs little
+ * beside failing, and skipping would leave the most recently freed memory,
+ * usually the bulk, where no one else can get it).
+ */
+#ifndef MRCTX_LIB_CORE_RECLAIM_H
+#define MRCTX_LIB_CORE_RECLAIM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mrctx/mrctx.h>
+
+/* Give back idle memory of `obj`, about `goal` bytes or more (0: all of
+ * it); *released gets the bytes that went back. Live memory is never
+ * touched. An error leaves the memory that could not go back where it was. */
+typedef mr_status (*mri_release_idle_fn)(void *obj, size_t goal, size_t *released);
+/* The bytes `obj` keeps idle now (for messages and statistics). */
+typedef size_t (*mri_idle_bytes_fn)(void *obj);
+
+/* Device matched by reclaims: a device id for device memory, -1 for memory
+ * on the host side (pinned, managed). */
+#define MRI_RECLAIM_HOST (-1)
+/* The device a resource over memory with `props` registers with. */
+static inline int mri_reclaim_device_of(const mr_resource_props *props) {
+  return props->kind == MR_MEMORY_DEVICE ? props->device : MRI_RECLAIM_HOST;
+}
+
+/* mri_reclaim's `device` for every resource of the process. */
+#define MRI_RECLAIM_ALL (-2)
+
+typedef struct mri_reclaimer {
+  mri_release_idle_fn release;
+  mri_idle_bytes_fn idle; /* may be NULL */
+  void *obj;
+  int device;
+  const char *what; /* the resource's description (the resource owns it) */
+  /* Driver pools: reclaimed after every adaptor of the device, which give
+   * their idle memory back to them first. */
+  bool pool;
+  /* Excluded from process-wide reclaims (keep=yes); its own trim still
+   * gives the memory back. */
+  _Atomic bool keep;
+  /* What reclaims took back from it. */
+  _Atomic uint64_t reclaims, reclaimed_bytes, reclaim_ns;
+  struct mri_reclaimer *prev, *next; /* the registry's, under its lock */
+  bool registered;
+} mri_reclaimer;
+
+/* Add `r` (its release, idle, obj, device, what and pool set); no lock of the
+ * resource may be held. */
+void mri_reclaimer_register(mri_reclaimer *r);
+/* Remove `r` (no-op if not registered); waits for a reclaim in progress
+ * to end, so call it before the resource's state goes, with none of its
+ * locks held. */
+void mri_reclaimer_unregister(mri_reclaimer *r);
+
+/* What one reclaim did. */
+typedef struct mri_reclaim_result {
+  size_t released;  /* bytes given back */
+  size_t resources; /* reclaimers that gave something back */
+  size_t kept;      /* idle bytes left on the device: marked keep, or still in use by streams */
+  mr_status status; /* the first failure of a release; MR_OK if none */
+} mri_reclaim_result;
+
+/* Take idle memory back from every reclaimer of `device` (MRI_RECLAIM_ALL:
+ * of all), until `goal` bytes went back (0: everything). Reclaimers
+ * marked keep are skipped. On a thread already reclaiming, nothing. */
+void mri_reclaim(int device, size_t goal, mri_reclaim_result *result);
+
+/* Counts completed reclaims. An allocation that failed reads it at its
+ * failure and passes it to mri_reclaim_after_oom. */
+uint64_t mri_reclaim_generation(void);
+
+/* After an allocation on `device` of `bytes` failed for want of memory:
+ * true if it should try once more. If a reclaim ended after `generation`
+ * was read (another thread's, sharing it), at once; otherwise after a
+ * reclaim of the device, if that gave anything back. false on a thread
+ * that is reclaiming already (an OOM handler under a reclaim). *result
+ * says what this thread's reclaim did (zeros when it shared another's). */
+bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t generation,
+                           mri_reclaim_result *result);
+
+/* Append to this thread's error message what a reclaim that did not help
+ * took back and what stayed idle. Returns `status`. */
+mr_status mri_reclaim_explain(mr_status status, const mri_reclaim_result *result);
+
+#endif /* MRCTX_LIB_CORE_RECLAIM_H */
