@@ -186,6 +186,21 @@ MR_NODISCARD MR_API mr_status mr_resource_synchronize(mr_resource *mr, mr_stream
  * use stays. Safe to call from any thread at any time. */
 MR_NODISCARD MR_API mr_status mr_resource_trim(mr_resource *mr);
 
+/** Give idle memory back, process-wide: from every resource of the process
+ * that keeps some (caches, every thread's stacks included; arenas; fixed
+ * blocks and bins; the driver pools mrctx created or whose release
+ * threshold it raised), of every context and tag and those made directly,
+ * except resources marked keep=yes. `device`: a device's memory, or -1 for
+ * every device and the host-side (pinned, managed) memory too. `bytes`: stop
+ * once at least this much went back; 0: everything. Live blocks are never
+ * touched; the devices are synchronized first, so memory freed on any
+ * stream goes back too. The same reclaim runs by itself when an
+ * allocation runs out of memory (docs/semantics.md, "One process, one
+ * memory"). OUT: *released (may be NULL): the bytes that went back, also
+ * when a resource failed to give its memory back (then the first failure
+ * is returned). Safe from any thread. */
+MR_NODISCARD MR_API mr_status mr_release_idle(int device, size_t bytes, size_t *released);
+
 /** The resource's properties. OUT: *props (set props->size first; on return
  * it says how many bytes were filled). */
 MR_NODISCARD MR_API mr_status mr_resource_get_props(const mr_resource *mr,

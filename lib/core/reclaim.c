@@ -143,3 +143,15 @@ mr_status mri_reclaim_explain(mr_status status, const mri_reclaim_result *result
                    "their streams' work)",
                    saved, released, result->resources, result->resources == 1 ? "" : "s", kept);
 }
+
+mr_status mr_release_idle(int device, size_t bytes, size_t *released) {
+  if (released != NULL) *released = 0;
+  if (device < -1)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_release_idle: device %d is not a device (-1: every device)", device);
+  mri_reclaim_result result;
+  mri_reclaim(device == -1 ? MRI_RECLAIM_ALL : device, bytes, &result);
+  if (released != NULL) *released = result.released;
+  if (result.status != MR_OK) return mri_error_prefix(result.status, "mr_release_idle");
+  return MR_OK;
+}

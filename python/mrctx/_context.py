@@ -85,6 +85,23 @@ def device_memory(device: Optional[int] = None) -> DeviceMemory:
     return DeviceMemory(free.value, total.value)
 
 
+def release_idle(device: int = -1, nbytes: int = 0) -> int:
+    """Give idle memory back, process-wide (mr_release_idle): what every
+    mrctx resource of the process keeps idle -- caches (every thread's
+    stacks too), arenas, fixed blocks, bins, and the driver pools mrctx
+    configured -- on ``device`` (-1: every device, and pinned and managed
+    memory), except resources marked ``keep=yes``; ``nbytes``: stop once at
+    least this much went back (0: everything). Live memory stays. Returns
+    the bytes that went back, for PyTorch's or CuPy's own allocations, say,
+    which cannot reach mrctx's idle memory themselves."""
+    device = _check.device("release_idle", "device", device, lowest=-1)
+    nbytes = _check.size("release_idle", "nbytes", nbytes)
+    released = ctypes.c_size_t(0)
+    check(_lib.lib().mr_release_idle(device, nbytes, ctypes.byref(released)),
+          f"mrctx: release_idle({device}, {nbytes}): ")
+    return released.value
+
+
 def _pool_info(info: _lib.PoolInfo) -> PoolInfo:
     return PoolInfo(
         kind=_lib.pool_kind_name(info.kind),

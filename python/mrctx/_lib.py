@@ -220,6 +220,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
                                       ctypes.c_size_t]),
     "mr_resource_synchronize": (c_status, [c_resource_p, ctypes.c_void_p]),
     "mr_resource_trim": (c_status, [c_resource_p]),
+    "mr_release_idle": (c_status, [ctypes.c_int, ctypes.c_size_t, _P(ctypes.c_size_t)]),
     "mr_record_stream": (c_status, [c_resource_p, ctypes.c_void_p, ctypes.c_void_p]),
     "mr_resource_get_props": (c_status, [c_resource_p, _P(ResourceProps)]),
     "mr_resource_describe": (ctypes.c_char_p, [c_resource_p]),

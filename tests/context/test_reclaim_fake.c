@@ -196,6 +196,33 @@ static void test_idle_on_a_live_thread(void **state) {
   mr_context_destroy(a.ctx);
 }
 
+/* On demand: mr_release_idle gives back what A keeps idle (its chunks,
+ * then the default pool's reservation they went to) and says how much,
+ * each byte once; the fake device's memory is all free again. */
+static void test_release_idle(void **state) {
+  library a;
+  library_create(&a, "liba", "arena(device, chunk=1GiB)");
+  mr_resource *amr = mr_context_get_mr_on(a.ctx, WORK, 0);
+  void *blocks[A_BLOCKS];
+  a_allocate(amr, blocks);
+  a_free(amr, blocks);
+  uint64_t free_before = 0, total = 0;
+  assert_ok(mr_device_get_memory(0, &free_before, &total));
+  assert_true(free_before <= total - A_BLOCKS * GiB);
+  size_t released = 0;
+  assert_status(mr_release_idle(-2, 0, &released), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("device -2");
+  assert_ok(mr_release_idle(1, 0, &released)); /* another device: nothing of A's */
+  assert_int_equal(released, 0);
+  assert_ok(mr_release_idle(0, 0, &released));
+  assert_int_equal(released, A_BLOCKS * GiB);
+  uint64_t free_after = 0;
+  assert_ok(mr_device_get_memory(0, &free_after, &total));
+  assert_int_equal(free_after, total);
+  assert_ok(mr_release_idle(-1, 0, NULL));
+  mr_context_destroy(a.ctx);
+}
+
 /* Threads that run out together: each keeps 16 MiB idle in a cache of its
  * own, then all ask a shared `device` resource for 16 MiB on a 64 MiB
  * device at once. Each allocation needs the others' idle memory; all
@@ -258,6 +285,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_device, setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_device_then_cuda_malloc, setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_idle_on_a_live_thread, setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_release_idle, setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_failures_share_reclaims, setup,
                                       fake_teardown),
   };

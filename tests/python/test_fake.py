@@ -287,3 +287,22 @@ def test_hook_cost_example_runs(fake):
     assert result["example"] == "hook_cost" and result["pairs"] == 1000
     assert result["cache_hits"] == 2000, result
     assert 0 < result["us_per_pair_min"] <= result["us_per_pair_median"]
+
+
+def test_release_idle(library_name, fake):
+    """mrctx.release_idle gives back what a cache keeps idle, and says how
+    much; its arguments are checked before they reach C."""
+    # Devices 1 and 2: earlier tests leave resources on 0 and 3 that hold
+    # memory of a fake reset since (the PyTorch route keeps its own).
+    gc.collect()
+    with mrctx.Context(library_name, {"temp": "cache(device)"}) as ctx:
+        resource = ctx.get_resource("temp", 1)
+        ptr = resource.allocate(64 << 20)
+        resource.deallocate(ptr, 64 << 20)
+        assert mrctx.release_idle(device=2) == 0
+        assert mrctx.release_idle(device=1) == 64 << 20
+        assert mrctx.release_idle(device=1, nbytes=1) == 0
+        with pytest.raises(ValueError):
+            mrctx.release_idle(device=-2)
+        with pytest.raises(ValueError):
+            mrctx.release_idle(nbytes=-1)
