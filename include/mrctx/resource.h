@@ -201,6 +201,16 @@ MR_NODISCARD MR_API mr_status mr_resource_trim(mr_resource *mr);
  * is returned). Safe from any thread. */
 MR_NODISCARD MR_API mr_status mr_release_idle(int device, size_t bytes, size_t *released);
 
+/** Keep `mr`'s idle memory out of the process-wide reclaim (`keep` true), or
+ * let it go again (false): for memory a library must keep, such as pinned
+ * staging buffers an application relies on. Its own trim (mr_resource_trim)
+ * still gives it back. For cache, arena, fixed and bin (whose every class
+ * it covers); MR_ERR_INVALID_ARGUMENT for a resource that keeps no idle
+ * memory of its own. Its description gains (or loses) ", keep=yes", as the
+ * spec option `keep=yes` of those names, which calls this, reads. Call it
+ * before the resource is shared: the description changes. */
+MR_NODISCARD MR_API mr_status mr_resource_keep_idle(mr_resource *mr, bool keep);
+
 /** The resource's properties. OUT: *props (set props->size first; on return
  * it says how many bytes were filled). */
 MR_NODISCARD MR_API mr_status mr_resource_get_props(const mr_resource *mr,

@@ -145,6 +145,9 @@ bool mri_fixed_owns(const mr_resource *mr, const void *ptr);
 /* Return a fixed resource's idle slabs upstream without passing the trim
  * on (bin trims its classes, then its upstream once). */
 mr_status mri_fixed_release_idle(mr_resource *mr);
+/* A bin's class: its idle memory is kept or reclaimed as the bin's
+ * (`group`: the bin's state; mr_resource_keep_idle). */
+void mri_fixed_set_reclaim_group(mr_resource *mr, const void *group);
 
 /* track(UP, stacks=N)'s N, for snapshots (which copy that many frames per
  * block under the tracker's lock); 0 for a tracker without stacks or a

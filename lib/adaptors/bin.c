@@ -158,6 +158,7 @@ mr_status mr_bin_resource_create(mr_resource *upstream, size_t min, size_t max, 
   mri_size_check_init(&b->check);
   for (size_t i = 0; i < classes && st == MR_OK; i++) {
     st = mr_fixed_resource_create(upstream, min << i, count, &b->classes[i]);
+    if (st == MR_OK) mri_fixed_set_reclaim_group(b->classes[i], b);
     if (st == MR_OK) b->class_count++;
   }
   if (st != MR_OK)

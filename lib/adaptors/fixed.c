@@ -485,6 +485,11 @@ mr_status mri_fixed_release_idle(mr_resource *mr) {
   return release_idle_slabs(f, NULL);
 }
 
+void mri_fixed_set_reclaim_group(mr_resource *mr, const void *group) {
+  fixed_state *f = mr_resource_state(mr, &fixed_ops);
+  if (f != NULL) mri_reclaimer_set_group(&f->reclaimer, group);
+}
+
 bool mri_fixed_owns(const mr_resource *mr, const void *ptr) {
   fixed_state *f = mr_resource_state(mr, &fixed_ops);
   if (f == NULL) return false;

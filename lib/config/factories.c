@@ -226,33 +226,60 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
   return mr_align_resource_create(upstream, alignment, out);
 }
 
-/* arena(UP, chunk=SIZE): chunks taken on first use. */
+/* keep=yes|no (cache, arena, fixed, bin): after the constructor, the C
+ * call a program would make (mr_resource_keep_idle). */
+static mr_status read_keep(const mr_spec_args *args, bool *keep) {
+  static const char *const answers[] = {"no", "yes", NULL};
+  int answer = 0;
+  mr_status st = mr_spec_args_choice(args, "keep", answers, 0, &answer);
+  *keep = answer == 1;
+  return st;
+}
+
+static mr_status apply_keep(bool keep, mr_status st, mr_resource **out) {
+  if (st != MR_OK || !keep) return st;
+  st = mr_resource_keep_idle(*out, true);
+  if (st != MR_OK) {
+    mr_resource_release(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* arena(UP, chunk=SIZE, keep=yes|no): chunks taken on first use. */
 static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t chunk;
+  bool keep;
   mr_status st = rounded_size_param(args, "chunk", 0, &chunk);
+  if (st == MR_OK) st = read_keep(args, &keep);
   if (st != MR_OK) return st;
-  return mr_arena_resource_create(upstream, chunk, out);
+  return apply_keep(keep, mr_arena_resource_create(upstream, chunk, out), out);
 }
 
-/* fixed(UP, block=SIZE, count=N): the first `count` blocks taken at
- * creation. */
+/* fixed(UP, block=SIZE, count=N, keep=yes|no): the first `count` blocks
+ * taken at creation. */
 static mr_status build_fixed(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t block, count;
+  bool keep;
   mr_status st = rounded_size_param(args, "block", 0, &block);
   if (st == MR_OK) st = count_param(args, "count", 0, &count);
+  if (st == MR_OK) st = read_keep(args, &keep);
   if (st != MR_OK) return st;
-  return mr_fixed_resource_create(upstream, block, count, out);
+  return apply_keep(keep, mr_fixed_resource_create(upstream, block, count, out), out);
 }
 
-/* bin(UP, min=SIZE, max=SIZE, count=N): every class's blocks taken at
- * creation (by default classes 256B..64KiB, 64 blocks each: about 8MiB). */
+/* bin(UP, min=SIZE, max=SIZE, count=N, keep=yes|no): every class's blocks
+ * taken at creation (by default classes 256B..64KiB, 64 blocks each: about
+ * 8MiB). */
 static mr_status build_bin(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t min, max, count;
+  bool keep;
   mr_status st = size_param(args, "min", 0, &min);
   if (st == MR_OK) st = size_param(args, "max", 0, &max);
   if (st == MR_OK) st = count_param(args, "count", 0, &count);
+  if (st == MR_OK) st = read_keep(args, &keep);
   if (st != MR_OK) return st;
-  return mr_bin_resource_create(upstream, min, max, count, out);
+  return apply_keep(keep, mr_bin_resource_create(upstream, min, max, count, out), out);
 }
 
 /* retry(UP, attempts=N). Spec-built retries use the process-wide OOM
@@ -279,12 +306,14 @@ static mr_status build_track(mr_resource *upstream, const mr_spec_args *args, mr
   return mr_track_resource_create_stacks(upstream, (size_t)stacks, out);
 }
 
-/* cache(UP, max=SIZE) */
+/* cache(UP, max=SIZE, keep=yes|no) */
 static mr_status build_cache(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t max_cached;
+  bool keep;
   mr_status st = size_param(args, "max", 0, &max_cached);
+  if (st == MR_OK) st = read_keep(args, &keep);
   if (st != MR_OK) return st;
-  return mr_cache_resource_create(upstream, max_cached, out);
+  return apply_keep(keep, mr_cache_resource_create(upstream, max_cached, out), out);
 }
 
 static const adaptor_factory adaptor_factories[] = {

@@ -9,6 +9,7 @@
  * registry again.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -52,6 +53,12 @@ void mri_reclaimer_unregister(mri_reclaimer *r) {
     if (r->next != NULL) r->next->prev = r->prev;
     r->registered = false;
   }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+void mri_reclaimer_set_group(mri_reclaimer *r, const void *group) {
+  pthread_mutex_lock(&registry_lock);
+  r->group = group;
   pthread_mutex_unlock(&registry_lock);
 }
 
@@ -153,5 +160,50 @@ mr_status mr_release_idle(int device, size_t bytes, size_t *released) {
   mri_reclaim(device == -1 ? MRI_RECLAIM_ALL : device, bytes, &result);
   if (released != NULL) *released = result.released;
   if (result.status != MR_OK) return mri_error_prefix(result.status, "mr_release_idle");
+  return MR_OK;
+}
+
+/* The description with ", keep=yes" before its closing parenthesis, or
+ * without it: what parses back to the same resource. NULL if host memory
+ * ran out. */
+static char *keep_description(const char *description, bool keep) {
+  static const char mark[] = ", keep=yes";
+  size_t length = strlen(description);
+  size_t marked = sizeof mark - 1;
+  bool has = length > marked + 1 && description[length - 1] == ')' &&
+             memcmp(description + length - 1 - marked, mark, marked) == 0;
+  if (has == keep) return mri_strdup(description);
+  if (!keep) return mri_asprintf("%.*s)", (int)(length - 1 - marked), description);
+  return mri_asprintf("%.*s%s)", (int)(length - 1), description, mark);
+}
+
+mr_status mr_resource_keep_idle(mr_resource *mr, bool keep) {
+  if (mr == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_resource_keep_idle: resource is NULL");
+  size_t length = strlen(mr->description);
+  if (length == 0 || mr->description[length - 1] != ')')
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_resource_keep_idle: %s keeps no idle memory of its own (keep= applies to "
+                     "cache, arena, fixed and bin)",
+                     mr->description);
+  size_t found = 0;
+  pthread_mutex_lock(&registry_lock);
+  for (mri_reclaimer *r = registry; r != NULL; r = r->next) {
+    if ((r->group != NULL ? r->group : r->obj) != mr->self) continue;
+    atomic_store_explicit(&r->keep, keep, memory_order_relaxed);
+    found++;
+  }
+  pthread_mutex_unlock(&registry_lock);
+  /* A resource only described (mrctx resolve) has no memory to keep, but
+   * its description says what it would keep. */
+  if (found == 0 && !mri_describe_only())
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_resource_keep_idle: %s keeps no idle memory of its own (keep= applies to "
+                     "cache, arena, fixed and bin)",
+                     mr->description);
+  char *description = keep_description(mr->description, keep);
+  if (description == NULL) return MR_ERR_OUT_OF_MEMORY;
+  free(mr->description);
+  mr->description = description;
   return MR_OK;
 }

@@ -68,6 +68,9 @@ typedef struct mri_reclaimer {
   /* Excluded from process-wide reclaims (keep=yes); its own trim still
    * gives the memory back. */
   _Atomic bool keep;
+  /* Whose keep setting applies: the state (self) of the resource the
+   * application sees; NULL: obj's (a bin's classes take the bin's). */
+  const void *group;
   /* What reclaims took back from it. */
   _Atomic uint64_t reclaims, reclaimed_bytes, reclaim_ns;
   struct mri_reclaimer *prev, *next; /* the registry's, under its lock */
@@ -81,6 +84,9 @@ void mri_reclaimer_register(mri_reclaimer *r);
  * to end, so call it before the resource's state goes, with none of its
  * locks held. */
 void mri_reclaimer_unregister(mri_reclaimer *r);
+
+/* Set `r`'s group (see above): before the resource is returned to anyone. */
+void mri_reclaimer_set_group(mri_reclaimer *r, const void *group);
 
 /* What one reclaim did. */
 typedef struct mri_reclaim_result {

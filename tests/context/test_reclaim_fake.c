@@ -223,6 +223,64 @@ static void test_release_idle(void **state) {
   mr_context_destroy(a.ctx);
 }
 
+/* keep=yes: what A keeps idle stays A's, whatever runs out; B's failure
+ * says how much stayed idle; A's own trim still gives it back. A bin's
+ * keep covers its classes. C and the spec build the same object. */
+static void test_keep(void **state) {
+  library a, b;
+  library_create(&a, "liba", "fixed(device, block=1GiB, count=11, keep=yes)");
+  library_create(&b, "libb", "device");
+  mr_resource *amr = mr_context_get_mr_on(a.ctx, WORK, 0);
+  mr_resource *fixed = amr;
+  while (fixed != NULL && strcmp(mr_resource_name(fixed), "fixed") != 0)
+    fixed = mr_resource_upstream(fixed);
+  assert_non_null(fixed);
+  assert_string_equal(mr_resource_describe(fixed), "fixed(device, block=1GiB, count=11, keep=yes)");
+  void *blocks[A_BLOCKS];
+  a_allocate(amr, blocks);
+  a_free(amr, blocks);
+
+  mr_resource *bmr = mr_context_get_mr_on(b.ctx, WORK, 0);
+  void *p = NULL;
+  assert_status(mr_allocate(bmr, 8 * GiB, 0, NULL, &p), MR_ERR_OUT_OF_MEMORY);
+  assert_error_contains("11.0 GiB stays idle");
+  size_t released = 1;
+  assert_ok(mr_release_idle(0, 0, &released));
+  assert_int_equal(released, 0);
+
+  assert_ok(mr_resource_trim(fixed));
+  assert_ok(mr_allocate(bmr, 8 * GiB, 0, NULL, &p));
+  assert_ok(mr_deallocate(bmr, p, 8 * GiB, 0, NULL));
+  mr_context_destroy(b.ctx);
+  mr_context_destroy(a.ctx);
+
+  /* keep=no, and a bin's classes (the default pool emptied first: it
+   * keeps what B and A's trim gave it). */
+  assert_ok(mr_release_idle(0, 0, NULL));
+  mr_resource *bin = NULL;
+  assert_ok(mr_resource_from_spec("bin(device, min=1MiB, max=2MiB, count=4, keep=yes)", 0, &bin));
+  assert_string_equal(mr_resource_describe(bin),
+                      "bin(device, min=1MiB, max=2MiB, count=4, keep=yes)");
+  assert_ok(mr_release_idle(0, 0, &released));
+  assert_int_equal(released, 0);
+  assert_ok(mr_resource_keep_idle(bin, false));
+  assert_string_equal(mr_resource_describe(bin), "bin(device, min=1MiB, max=2MiB, count=4)");
+  assert_ok(mr_release_idle(0, 0, &released));
+  assert_int_equal(released, 12 * MiB);
+  mr_resource_release(bin);
+
+  mr_resource *device = NULL;
+  assert_ok(mr_resource_from_spec("device", 0, &device));
+  assert_status(mr_resource_keep_idle(device, true), MR_ERR_INVALID_ARGUMENT);
+  assert_error_contains("keeps no idle memory");
+  mr_resource *cache = NULL;
+  assert_status(mr_resource_from_spec("cache(device, keep=maybe)", 0, &cache), MR_ERR_CONFIG);
+  assert_ok(mr_resource_from_spec("cache(device, keep=no)", 0, &cache));
+  assert_string_equal(mr_resource_describe(cache), "cache(device)");
+  mr_resource_release(cache);
+  mr_resource_release(device);
+}
+
 /* Threads that run out together: each keeps 16 MiB idle in a cache of its
  * own, then all ask a shared `device` resource for 16 MiB on a 64 MiB
  * device at once. Each allocation needs the others' idle memory; all
@@ -286,6 +344,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_device_then_cuda_malloc, setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_idle_on_a_live_thread, setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_release_idle, setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_keep, setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_failures_share_reclaims, setup,
                                       fake_teardown),
   };
