@@ -109,8 +109,7 @@ mr_status mr_record_stream(mr_resource *mr, void *ptr, mr_stream stream) {
   if (st != MR_OK) return st;
   CUresult r = cu->cuStreamGetCtx(use.stream, &use.ctx);
   if (r != CUDA_SUCCESS)
-    return mri_cuda_fail(r, "mr_record_stream(%p, stream %p): cuStreamGetCtx", ptr,
-                         (void *)stream);
+    return mri_cuda_fail(r, "mr_record_stream(%p, stream %p): cuStreamGetCtx", ptr, (void *)stream);
   bool capturing = false;
   st = mri_stream_is_capturing(stream, &capturing);
   /* A capturing stream has no ID to ask for (asking would end the capture). */

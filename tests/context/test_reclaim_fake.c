@@ -157,8 +157,7 @@ static void *worker_main(void *arg) {
   mr_status st = MR_OK;
   for (int i = 0; i < A_BLOCKS && st == MR_OK; i++)
     st = mr_allocate(w->mr, UNIT, 0, NULL, &blocks[i]);
-  for (int i = 0; i < 16 && st == MR_OK; i++)
-    st = mr_allocate(w->mr, 64 << 10, 0, NULL, &small[i]);
+  for (int i = 0; i < 16 && st == MR_OK; i++) st = mr_allocate(w->mr, 64 << 10, 0, NULL, &small[i]);
   for (int i = 0; i < 16 && st == MR_OK; i++)
     st = mr_deallocate(w->mr, small[i], 64 << 10, 0, NULL);
   for (int i = 0; i < A_BLOCKS && st == MR_OK; i++)

@@ -13,7 +13,9 @@
 
 #include "fake_test.h"
 
-static bool stream_pending(CUstream s) { return fake_cu()->cuStreamQuery(s) == CUDA_ERROR_NOT_READY; }
+static bool stream_pending(CUstream s) {
+  return fake_cu()->cuStreamQuery(s) == CUDA_ERROR_NOT_READY;
+}
 
 static void test_arguments(void **state) {
   mr_resource *mr = NULL;
