@@ -22,21 +22,32 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "context/json.h"
 #include "context/snapshot_internal.h"
 
+/* Computed here, not by gmtime_r: glibc's gmtime_r and localtime_r take a
+ * process-wide lock (tzset_lock) that fork() leaves as it was, so a child
+ * forked while another thread was inside one of them (this function in a
+ * snapshot, or the application's own time formatting) would wait for it
+ * forever at its first snapshot (docs/semantics.md, "fork()"). The date of
+ * day `days` after 1970-01-01 in the proleptic Gregorian calendar is
+ * Howard Hinnant's civil_from_days, for days >= 0. */
 void mri_format_time_utc(uint64_t unix_ns, char *buf, size_t cap) {
-  time_t seconds = (time_t)(unix_ns / 1000000000u);
-  struct tm utc;
-  if (gmtime_r(&seconds, &utc) == NULL) {
-    snprintf(buf, cap, "%" PRIu64 " ns after 1970", unix_ns);
-    return;
-  }
-  char date[40];
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
-  snprintf(buf, cap, "%s.%03uZ", date, (unsigned)(unix_ns / 1000000u % 1000u));
+  uint64_t seconds = unix_ns / 1000000000u;
+  uint64_t days = seconds / 86400u, of_day = seconds % 86400u;
+  uint64_t shifted = days + 719468u; /* days since 0000-03-01 */
+  uint64_t era = shifted / 146097u;  /* 400-year cycles */
+  uint64_t of_era = shifted - era * 146097u;
+  uint64_t year_of_era = (of_era - of_era / 1460u + of_era / 36524u - of_era / 146096u) / 365u;
+  uint64_t of_year = of_era - (365u * year_of_era + year_of_era / 4u - year_of_era / 100u);
+  uint64_t march_month = (5u * of_year + 2u) / 153u; /* 0 is March */
+  unsigned day = (unsigned)(of_year - (153u * march_month + 2u) / 5u + 1u);
+  unsigned month = (unsigned)(march_month < 10u ? march_month + 3u : march_month - 9u);
+  uint64_t year = era * 400u + year_of_era + (month <= 2u);
+  snprintf(buf, cap, "%04" PRIu64 "-%02u-%02uT%02u:%02u:%02u.%03uZ", year, month, day,
+           (unsigned)(of_day / 3600u), (unsigned)(of_day / 60u % 60u), (unsigned)(of_day % 60u),
+           (unsigned)(unix_ns / 1000000u % 1000u));
 }
 
 static void format_age(uint64_t ns, char *buf, size_t cap) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "context/context_internal.h"
@@ -966,8 +967,36 @@ static void test_info_and_tags(void **state) {
   mr_context_destroy(b);
 }
 
+/* A snapshot's time, which the library computes itself (gmtime_r's lock
+ * would hang a forked child), reads as gmtime_r reads it: every day
+ * boundary of 1970-2600 (the last a snapshot can hold: 2^64 ns is in 2554),
+ * leap days and centuries, and odd moments between. */
+static void test_time_format(void **state) {
+  uint64_t rng = 42;
+  for (uint64_t day = 0; day <= 230000; day++) {
+    for (int k = 0; k < 2; k++) {
+      uint64_t seconds = day * 86400u + (k == 0 ? 0 : test_rand(&rng) % 86400u);
+      uint64_t ns = seconds * 1000000000u + (k == 0 ? 0 : test_rand(&rng) % 1000000000u);
+      if (ns / 1000000000u != seconds) continue; /* past 2^64 ns */
+      char got[64], want[64], date[40];
+      mri_format_time_utc(ns, got, sizeof got);
+      time_t t = (time_t)seconds;
+      struct tm utc;
+      assert_non_null(gmtime_r(&t, &utc));
+      strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
+      snprintf(want, sizeof want, "%s.%03uZ", date, (unsigned)(ns / 1000000u % 1000u));
+      if (strcmp(got, want) != 0)
+        fail_msg("%llu ns: %s, gmtime_r says %s", (unsigned long long)ns, got, want);
+    }
+  }
+  char last[64];
+  mri_format_time_utc(UINT64_MAX, last, sizeof last);
+  assert_string_equal(last, "2554-07-21T23:34:33.709Z");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_time_format),
       cmocka_unit_test(test_two_contexts),
       cmocka_unit_test(test_largest_blocks_option),
       cmocka_unit_test(test_call_sites),

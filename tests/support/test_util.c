@@ -114,3 +114,14 @@ bool test_make_null_device(const char *path) {
     fail_msg("mknod %s (1, 3): %s", path, strerror(errno));
   return true;
 }
+
+unsigned test_watchdog_seconds(unsigned seconds) {
+  const char *text = getenv("TIMEOUT_MULTIPLIER");
+  char *end = NULL;
+  double factor = text != NULL ? strtod(text, &end) : 1.0;
+  if (text == NULL || end == text || *end != '\0' || !(factor >= 1.0) || factor > 1000.0)
+    factor = 1.0;
+  double limit = seconds * factor;
+  unsigned whole = (unsigned)limit;
+  return whole < limit ? whole + 1 : whole;
+}

@@ -89,6 +89,16 @@ long faulty_bad_frees(const faulty_resource *f);
  * no-ops. Thread-safe. */
 mr_status vspace_resource_create(mr_resource **out);
 
+/* The limit of a watchdog (alarm()) that only guards against a hang:
+ * `seconds` times TIMEOUT_MULTIPLIER from the environment, the factor
+ * .ci/run passes to meson test's --timeout-multiplier for a slow or busy
+ * machine (meson test -t N does not tell the tests: set the variable too).
+ * 1 if it is unset, not a number or below 1. A test waits for events,
+ * never for time: a watchdog is a last resort, generous enough that only a
+ * hang reaches it, so that a test run by hand never hangs forever and a
+ * hang is reported before meson's timeout where it can be. */
+unsigned test_watchdog_seconds(unsigned seconds);
+
 /* Fill with a deterministic pseudo-random sequence (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
 
