@@ -5,17 +5,19 @@
  *
  * usage: log_exit_helper SCENARIO FILE
  *   pthread-exit  main logs 10 pairs on stream 0x1000, starts a thread and
- *                 calls pthread_exit(NULL); the thread logs 10 pairs on
- *                 stream 0x2000 once main is gone, and returns. The log is
- *                 never released.
+ *                 calls pthread_exit(NULL); the thread joins main (so main
+ *                 is gone), logs 10 pairs on stream 0x2000, and returns.
+ *                 The log is never released.
  *   return        a context whose tag is "log(host, file=FILE)" logs 10
  *                 pairs; main returns without destroying it.
  *   exit-thread   main logs pairs on stream 0x1000 until the process ends;
- *                 a second thread logs 100 pairs on stream 0x2000, prints
- *                 "main-allocates N" (the allocations main had logged by
- *                 then) and calls exit(0).
- *   exit-blocked  main waits to join a second thread, which logs 100 pairs
- *                 on stream 0x2000 and calls exit(0).
+ *                 a second thread waits until main has logged one, logs
+ *                 100 pairs on stream 0x2000, prints "main-allocates N"
+ *                 (the allocations main had logged by then) and calls
+ *                 exit(0).
+ *   exit-blocked  main waits to join a second thread, which waits until
+ *                 main sleeps in the join, logs 100 pairs on stream 0x2000
+ *                 and calls exit(0).
  *   exit-churn    like exit-thread, but main keeps creating a second log
  *                 on FILE.churn, logging 3 pairs, flushing and releasing
  *                 it, so the exit meets logs being created and destroyed.
@@ -40,12 +42,17 @@
  *                 the flush must leave it pending, as it is not the
  *                 log's; it prints "pending kept" and discards it.
  * A pair is an allocation of 64 bytes of host memory and its free. Exits 2
- * on a usage or library error (printed to stderr).
+ * on a usage or library error (printed to stderr). What must happen before
+ * what is waited for, never slept for: on a busy machine a sleep orders
+ * nothing.
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +69,13 @@
 static mr_resource *log_mr;
 static mr_context *ctx; /* global: a leak checker sees it is still reachable */
 static atomic_long main_allocates;
+static sem_t main_logged; /* posted once, when main has logged its first allocation */
+static pthread_t main_thread;
+
+/* Count one of main's allocations; the first lets the other thread go. */
+static void count_main_allocate(void) {
+  if (atomic_fetch_add(&main_allocates, 1) == 0) sem_post(&main_logged);
+}
 
 static void check(mr_status st, const char *what) {
   if (st != MR_OK) {
@@ -73,13 +87,29 @@ static void check(mr_status st, const char *what) {
 static void pair(mr_stream stream) {
   void *p = NULL;
   check(mr_allocate(log_mr, 64, 0, stream, &p), "allocate");
-  if (stream == STREAM_MAIN) atomic_fetch_add(&main_allocates, 1);
+  if (stream == STREAM_MAIN) count_main_allocate();
   check(mr_deallocate(log_mr, p, 64, 0, stream), "deallocate");
 }
 
-static void sleep_ms(long ms) {
-  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&t, NULL);
+/* Wait until main sleeps (in pthread_join: it does nothing else that
+ * sleeps once the thread exists), read from /proc/self/task/PID/stat. */
+static void wait_until_main_sleeps(void) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)getpid());
+  for (;;) {
+    FILE *f = fopen(path, "r");
+    char stat[512] = "";
+    size_t n = f != NULL ? fread(stat, 1, sizeof stat - 1, f) : 0;
+    if (f != NULL) fclose(f);
+    stat[n] = '\0';
+    const char *end = strrchr(stat, ')'); /* after the command's name */
+    if (end == NULL) {
+      fprintf(stderr, "log_exit_helper: cannot read %s\n", path);
+      exit(2);
+    }
+    if (end[1] == ' ' && end[2] == 'S') return;
+    sched_yield();
+  }
 }
 
 static void open_log(const char *path) {
@@ -90,7 +120,12 @@ static void open_log(const char *path) {
 }
 
 static void *after_main_exits(void *arg) {
-  sleep_ms(50); /* main has called pthread_exit by now */
+  /* The main thread of a process may be joined: this returns once it is
+   * gone. */
+  if (pthread_join(main_thread, NULL) != 0) {
+    fprintf(stderr, "log_exit_helper: cannot join main\n");
+    exit(2);
+  }
   for (int i = 0; i < 10; i++) pair(STREAM_OTHER);
   return NULL;
 }
@@ -106,7 +141,7 @@ static void churn_logs(const char *path) {
     for (int i = 0; i < 3; i++) {
       void *p = NULL;
       check(mr_allocate(mr, 64, 0, STREAM_MAIN, &p), "allocate");
-      atomic_fetch_add(&main_allocates, 1);
+      count_main_allocate();
       check(mr_deallocate(mr, p, 64, 0, STREAM_MAIN), "deallocate");
     }
     /* It may fail, saying the process is exiting: the log's content is what
@@ -118,7 +153,12 @@ static void churn_logs(const char *path) {
 }
 
 static void *log_then_exit(void *arg) {
-  sleep_ms(20); /* let main get going */
+  /* Main is busy logging (exit-thread, exit-churn) or waits in the join
+   * (exit-blocked) when the exit comes. */
+  if (arg != NULL)
+    wait_until_main_sleeps();
+  else
+    while (sem_wait(&main_logged) != 0) continue;
   for (int i = 0; i < 100; i++) pair(STREAM_OTHER);
   printf("main-allocates %ld\n", atomic_load(&main_allocates));
   fflush(stdout);
@@ -133,6 +173,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *scenario = argv[1], *path = argv[2];
+  main_thread = pthread_self();
+  if (sem_init(&main_logged, 0, 0) != 0) return 2;
   if (strcmp(scenario, "pthread-exit") == 0) {
     open_log(path);
     for (int i = 0; i < 10; i++) pair(STREAM_MAIN);
@@ -160,8 +202,9 @@ int main(int argc, char **argv) {
       strcmp(scenario, "exit-churn") == 0) {
     open_log(path);
     pthread_t t;
-    if (pthread_create(&t, NULL, log_then_exit, NULL) != 0) return 2;
-    if (strcmp(scenario, "exit-blocked") == 0) {
+    bool blocked = strcmp(scenario, "exit-blocked") == 0;
+    if (pthread_create(&t, NULL, log_then_exit, blocked ? &main_thread : NULL) != 0) return 2;
+    if (blocked) {
       pthread_join(t, NULL);
       return 3; /* not reached: the thread exits the process */
     }

@@ -5,7 +5,8 @@
  * arena, pinned fixed blocks, plain pinned memory), uses them on a stream
  * with work queued, leaves allocations live, and then, by MODE:
  *   return        returns from main without destroying anything;
- *   exit-thread   another thread calls exit(0) while main keeps allocating;
+ *   exit-thread   another thread calls exit(0) while main keeps allocating
+ *                 (once main has made a round: waited for, not slept for);
  *   pthread-exit  main calls pthread_exit while another thread works on and
  *                 then returns.
  * Before ending it prints "events N": log lines the log must hold (at
@@ -13,6 +14,7 @@
  * Usage: exit_child MODE LOGFILE
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,8 @@
 enum { TEMP, SCRATCH, STAGING, PINNED, TAG_COUNT };
 
 static mr_context *ctx;
-static _Atomic long logged; /* events on the logged tag so far */
+static _Atomic long logged;   /* events on the logged tag so far */
+static sem_t main_allocating; /* exit-thread: main made its first round */
 
 static void die(const char *what) {
   fprintf(stderr, "exit_child: %s: %s\n", what, mr_last_error());
@@ -54,7 +57,7 @@ static bool round_trip(mr_stream stream, bool keep, bool fatal) {
 }
 
 static void *exit_soon(void *arg) {
-  usleep(20000);
+  while (sem_wait(&main_allocating) != 0) continue;
   printf("events %ld\n", (long)logged);
   fflush(stdout);
   exit(0);
@@ -96,7 +99,10 @@ int main(int argc, char **argv) {
   }
   pthread_t t;
   if (strcmp(mode, "exit-thread") == 0) {
+    if (sem_init(&main_allocating, 0, 0) != 0) die("sem_init");
     pthread_create(&t, NULL, exit_soon, NULL);
+    round_trip(NULL, false, true); /* no exit has begun: a failure is one */
+    sem_post(&main_allocating);
     while (round_trip(NULL, false, false)) continue; /* until the other thread exits */
     for (;;) pause();
   }

@@ -531,7 +531,8 @@ static void test_config_file_errors(void **state) {
                "directory");
   /* Only regular files are read: a FIFO, a directory or a device is
    * refused at once, without waiting for a writer that may never come. A
-   * FIFO used to block forever: the alarm turns that into a failure. */
+   * FIFO used to block forever: the alarm, a last resort with a limit only
+   * a hang reaches (test_watchdog_seconds), turns that into a failure. */
   char dir[] = "/tmp/mrctx-context-XXXXXX";
   assert_non_null(mkdtemp(dir));
   char expected[256];
@@ -545,7 +546,7 @@ static void test_config_file_errors(void **state) {
   desc.config_file = fifo;
   snprintf(expected, sizeof expected, "config file '%s' is not a regular file (it is a FIFO)",
            fifo);
-  alarm(20);
+  alarm(test_watchdog_seconds(60));
   create_fails(&desc, MR_ERR_CONFIG, expected);
   alarm(0);
   unlink(fifo);

@@ -3,8 +3,9 @@
  * however they end while contexts are live — returning from main, exit()
  * from another thread, pthread_exit from main — with the real driver, whose
  * own teardown runs at exit too. Each case runs exit_child with a bounded
- * wait (killed after 30 s: a hang fails, never blocks the suite). Exits 77
- * without a GPU.
+ * wait (killed after 30 s times TIMEOUT_MULTIPLIER, test_watchdog_seconds:
+ * a hang fails, never blocks the suite; only a hang takes that long).
+ * Exits 77 without a GPU.
  */
 #include <errno.h>
 #include <signal.h>
@@ -83,7 +84,8 @@ static bool driver_lets_pthread_exit_end(void) {
     int status = 0;
     long events = 0;
     bool in_time = false;
-    run_child("pthread-exit-control", "/dev/null", 5, &status, &events, &in_time);
+    run_child("pthread-exit-control", "/dev/null", (int)test_watchdog_seconds(5), &status, &events,
+              &in_time);
     control_ends = in_time && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!control_ends)
       fprintf(stderr, "note: a process that only used the CUDA driver does not end after "
@@ -102,12 +104,13 @@ static void check_mode(const char *mode) {
   long events = 0;
   bool in_time = false;
   bool must_end = strcmp(mode, "pthread-exit") != 0 || driver_lets_pthread_exit_end();
-  run_child(mode, log, must_end ? DEADLINE_S : 5, &status, &events, &in_time);
+  int deadline_s = (int)test_watchdog_seconds(must_end ? DEADLINE_S : 5);
+  run_child(mode, log, deadline_s, &status, &events, &in_time);
   bool header_ok = false;
   long lines = count_lines(log, &header_ok);
   unlink(log);
   if (!in_time && must_end) {
-    print_error("%s: the process did not end within %d s\n", mode, DEADLINE_S);
+    print_error("%s: the process did not end within %d s\n", mode, deadline_s);
     fail();
   }
   if (in_time && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {

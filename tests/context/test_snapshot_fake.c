@@ -326,7 +326,8 @@ static void test_dump_refuses_a_symlink(void **state) {
 }
 
 /* A FIFO with no reader at the path would hold the failing allocation
- * until one came: it is refused at once (the alarm fails the test if it
+ * until one came: it is refused at once (the alarm, a last resort with a
+ * limit only a hang reaches, test_watchdog_seconds, fails the test if it
  * waits), and left as it was. */
 static void test_dump_refuses_a_fifo_with_no_reader(void **state) {
   char dir[] = "/tmp/mrctx-oom-fifo-XXXXXX";
@@ -337,7 +338,7 @@ static void test_dump_refuses_a_fifo_with_no_reader(void **state) {
   set_dump_path(fifo);
   scene s = set_up();
   char said[1024];
-  alarm(20);
+  alarm(test_watchdog_seconds(60));
   run_out_capturing(&s, said, sizeof said);
   alarm(0);
   char expected[256];

@@ -17,7 +17,8 @@
 #include "test_util.h"
 
 /* Call once per process, with a context current: allocates the gate word
- * (pinned, mapped host memory) and arms a watchdog of `seconds`. */
+ * (pinned, mapped host memory) and arms a watchdog of `seconds` times
+ * TIMEOUT_MULTIPLIER (test_watchdog_seconds). */
 void held_streams_init(unsigned seconds);
 
 /* 1. Freed on A while A is held; allocated on B: never the same block
