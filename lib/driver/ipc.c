@@ -196,6 +196,18 @@ mr_status mr_ipc_ptr_export(const mr_resource *mr, const void *ptr, size_t bytes
   CUmemPoolPtrExportData data;
   memset(&data, 0, sizeof data);
   r = cu->cuMemPoolExportPointer(&data, address);
+  if (r == CUDA_ERROR_INVALID_VALUE) {
+    /* Seen with driver 580 (CUDA 13.0): a pointer of a pool whose handle
+     * was never exported is refused as an invalid value. Exporting the
+     * pool's handle once (and closing it: the caller sends its own with
+     * mr_ipc_pool_send) lets the pointer go, whatever the caller's order. */
+    int handle = -1;
+    if (cu->cuMemPoolExportToShareableHandle(
+            &handle, s->pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) == CUDA_SUCCESS) {
+      close(handle);
+      r = cu->cuMemPoolExportPointer(&data, address);
+    }
+  }
   if (r != CUDA_SUCCESS)
     return mri_cuda_fail(r, "mr_ipc_ptr_export: cuMemPoolExportPointer(%p)", ptr);
   _Static_assert(sizeof data == sizeof out->data, "the driver's export data is 64 bytes");

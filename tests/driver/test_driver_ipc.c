@@ -758,6 +758,13 @@ static void test_fake_refuses_what_the_driver_refuses(void **state) {
                    CUDA_ERROR_INVALID_VALUE);
   /* Another pool's pointer does not import. */
   assert_int_equal(cu->cuMemAllocFromPoolAsync(&b, 512, other, NULL), CUDA_SUCCESS);
+  /* As driver 580: no pointer of a pool whose handle was never exported. */
+  assert_int_equal(cu->cuMemPoolExportPointer(&data, b), CUDA_ERROR_INVALID_VALUE);
+  int other_fd = -1;
+  assert_int_equal(cu->cuMemPoolExportToShareableHandle(
+                       &other_fd, other, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                   CUDA_SUCCESS);
+  close(other_fd);
   assert_int_equal(cu->cuMemPoolExportPointer(&data, b), CUDA_SUCCESS);
   assert_int_equal(cu->cuMemPoolImportPointer(&a, imported, &data), CUDA_ERROR_INVALID_VALUE);
   /* Its own pool's does, and shares the bytes. */

@@ -90,6 +90,9 @@ struct CUmemPoolHandle_st {
    * first page holds a header naming the pool (fake_ipc_header). */
   int ipc_fd; /* -1: not shared */
   bool imported;
+  /* Its handle was exported once: only then are its pointers (as the real
+   * driver 580 refuses a pointer of a pool never exported) */
+  bool handle_exported;
   unsigned char *ipc_base;
   size_t ipc_span;
   size_t ipc_next; /* exporter: the next free offset (never reused) */

@@ -151,6 +151,7 @@ static CUresult do_export_pool(void *handle_out, CUmemoryPool pool, CUmemAllocat
     return CUDA_ERROR_INVALID_VALUE;
   int fd = fcntl(p->ipc_fd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  p->handle_exported = true;
   memcpy(handle_out, &fd, sizeof fd);
   return CUDA_SUCCESS;
 }
@@ -221,7 +222,8 @@ static CUresult do_export_pointer(CUmemPoolPtrExportData *data, CUdeviceptr ptr)
   const fake_alloc *a = find_alloc((const void *)(uintptr_t)ptr);
   if (a == NULL || a->kind != ALLOC_POOL) return CUDA_ERROR_INVALID_VALUE;
   const struct CUmemPoolHandle_st *p = a->pool;
-  if (p->ipc_fd < 0 || p->imported) return CUDA_ERROR_INVALID_VALUE;
+  /* As driver 580 on the GPU: refused until the pool's handle was exported. */
+  if (p->ipc_fd < 0 || p->imported || !p->handle_exported) return CUDA_ERROR_INVALID_VALUE;
   fake_ipc_export e = {.magic = FAKE_IPC_MAGIC,
                        .pool_id = p->ipc_id,
                        .offset = (unsigned long long)((unsigned char *)a->ptr - p->ipc_base)};
