@@ -20,8 +20,11 @@ The wheel holds what the package needs at run time and nothing else:
 no headers, pkg-config or CMake files, static library or man pages. Every
 binary finds libmrctx beside it (RUNPATH $ORIGIN). The package is ctypes and
 the binaries do not link libpython, so the tag is py3-none-PLATFORM: one
-wheel installs into any CPython >= 3.9 of that platform. It is built for the
-machine it is built on (its glibc and later), not manylinux.
+wheel installs into any CPython >= 3.9 of that platform. PLATFORM is the
+manylinux_2_X_ARCH its binaries truly meet (tools/wheel_policy.py reads the
+glibc and libstdc++ symbol versions they need, and tools/check-wheel checks
+a built wheel's tag against them): the glibc of the machine it is built on
+sets X only as far as the binaries use symbols of that glibc.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ import time
 import zipfile
 from pathlib import Path
 from typing import Iterable, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import wheel_policy  # noqa: E402  (tools/, beside this file)
 
 SOURCE = Path(__file__).resolve().parent.parent
 
@@ -135,12 +141,24 @@ def _metadata() -> tuple[str, str, str]:
     return name, version, "\n".join(lines) + "\n\n" + readme
 
 
-def _platform_tag() -> str:
-    return re.sub(r"[^A-Za-z0-9]", "_", sysconfig.get_platform())
+def _platform_tag(files: list[tuple[str, Path]]) -> str:
+    """manylinux_2_X_ARCH for the binaries among `files`, as
+    tools/check-wheel checks it; the interpreter's platform (linux_x86_64,
+    macosx_...) only where none of them is ELF."""
+    binaries = {arcname: data for arcname, path in files
+                if (data := path.read_bytes())[:4] == b"\x7fELF"}
+    try:
+        found = wheel_policy.policy(binaries)
+    except wheel_policy.PolicyError as e:
+        raise BuildError(f"no manylinux tag fits the wheel: {e}") from None
+    if found is None:
+        return re.sub(r"[^A-Za-z0-9]", "_", sysconfig.get_platform())
+    _say(f"tag {found.tag}: " + "; ".join(found.because))
+    return found.tag
 
 
-def wheel_name(version: Optional[str] = None) -> str:
-    return f"mrctx-{version or _meson_version()}-py3-none-{_platform_tag()}.whl"
+def wheel_name(version: str, platform: str) -> str:
+    return f"mrctx-{version}-py3-none-{platform}.whl"
 
 
 # ---- building -------------------------------------------------------------------
@@ -222,6 +240,7 @@ def _record_hash(data: bytes) -> str:
 
 def write_wheel(out_dir: Path, files: list[tuple[str, Path]]) -> Path:
     name, version, metadata = _metadata()
+    platform = _platform_tag(files)
     dist_info = f"{name}-{version}.dist-info"
     entries: list[tuple[str, bytes, int]] = []
     for arcname, path in files:
@@ -232,7 +251,7 @@ def write_wheel(out_dir: Path, files: list[tuple[str, Path]]) -> Path:
         "Wheel-Version: 1.0\n"
         "Generator: mrctx_wheel (tools/mrctx_wheel.py)\n"
         "Root-Is-Purelib: false\n"
-        f"Tag: py3-none-{_platform_tag()}\n").encode("ascii"), 0o644))
+        f"Tag: py3-none-{platform}\n").encode("ascii"), 0o644))
     # The `mrctx` command: the C command the wheel carries, or where it has
     # none, python -m mrctx (pyproject.toml's [project.scripts]).
     entries.append((f"{dist_info}/entry_points.txt",
@@ -246,7 +265,7 @@ def write_wheel(out_dir: Path, files: list[tuple[str, Path]]) -> Path:
     entries.append((f"{dist_info}/RECORD", record.getvalue().encode("utf-8"), 0o644))
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    wheel = out_dir / wheel_name(version)
+    wheel = out_dir / wheel_name(version, platform)
     # A fixed timestamp (SOURCE_DATE_EPOCH where set): the same tree makes
     # the same archive.
     stamp = time.gmtime(max(int(os.environ.get("SOURCE_DATE_EPOCH", "315532800")), 315532800))

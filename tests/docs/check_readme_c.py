@@ -2,12 +2,17 @@
 """check_readme_c.py: README.md's C example builds and runs as shown.
 
     check_readme_c.py README.md BUILD_DIR
+    check_readme_c.py README.md --installed PKGCONFIG_DIR
 
 Takes the first ```c block after "## In a library" and the first ```sh
 block after it that runs pkg-config, writes the C where the command line
 expects it (the .c file it names), and runs the line with sh in a
 temporary directory against BUILD_DIR uninstalled, as README says:
 PKG_CONFIG_PATH=BUILD_DIR/meson-uninstalled, LD_LIBRARY_PATH=BUILD_DIR/lib.
+With --installed, against an install to a prefix instead, as a user of it
+builds: PKG_CONFIG_PATH=PKGCONFIG_DIR (the prefix's LIBDIR/pkgconfig) and
+no LD_LIBRARY_PATH, so that the program runs only if the line gave it a
+run path to the installed library (tests/consumers/run prefix).
 With the driver MRCTX_CUDA_DRIVER names (the fake one) it must exit 0 and
 print the tags' statistics; with none it must exit 1 saying why, as README
 promises for a machine without a GPU. With MRCTX_STATS_AT_EXIT=stderr
@@ -28,10 +33,11 @@ def blocks(text, start):
 
 
 def main():
-    if len(sys.argv) != 3:
+    installed = len(sys.argv) == 4 and sys.argv[2] == "--installed"
+    if len(sys.argv) != 3 and not installed:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    readme, build = sys.argv[1], os.path.abspath(sys.argv[2])
+    readme, build = sys.argv[1], os.path.abspath(sys.argv[-1])
     with open(readme, encoding="utf-8") as f:
         found = blocks(f.read(), "\n## In a library\n")
     c_code = next((body for lang, body in found if lang == "c"), None)
@@ -49,9 +55,13 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, source.group(1)), "w", encoding="utf-8") as f:
             f.write(c_code)
-        env = dict(os.environ,
-                   PKG_CONFIG_PATH=os.path.join(build, "meson-uninstalled"),
-                   LD_LIBRARY_PATH=os.path.join(build, "lib"))
+        if installed:
+            env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+            env["PKG_CONFIG_PATH"] = build
+        else:
+            env = dict(os.environ,
+                       PKG_CONFIG_PATH=os.path.join(build, "meson-uninstalled"),
+                       LD_LIBRARY_PATH=os.path.join(build, "lib"))
         run = subprocess.run(["sh", "-c", line], cwd=tmp, env=env, capture_output=True,
                              text=True, timeout=120)
         shown = f"$ {line}\n{run.stdout}{run.stderr}"
