@@ -36,8 +36,12 @@ def expect(condition, what, output=""):
 def run(mrctx, *args):
     # The timeout is a guard against a hang (a FIFO waited on), not a wait:
     # a command that waits fails the check.
+    # No MALLOC_PERTURB_ (meson sets a random one): glibc would then fill
+    # each block the replay's host spec allocates, the log's 4 GiB one too,
+    # and a slow machine would take minutes over it.
+    env = dict(os.environ, MALLOC_PERTURB_="0")
     try:
-        p = subprocess.run([mrctx, *args], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([mrctx, *args], capture_output=True, text=True, timeout=60, env=env)
     except subprocess.TimeoutExpired:
         return 124, "", "mrctx %s: still running after 60 s (it waited), killed" % args[0]
     return p.returncode, p.stdout, p.stderr
