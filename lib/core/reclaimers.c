@@ -85,10 +85,8 @@ static void fork_child(void *obj) {
 
 /* Nothing is taken under the registry's lock, and no call is made. */
 static void register_fork(void) {
-  lock_fork = (mri_fork_lockable){.rank = MRI_FORK_RANK_LEAF,
-                                  .lock = fork_lock,
-                                  .unlock = fork_unlock,
-                                  .child = fork_child};
+  lock_fork = (mri_fork_lockable){
+      .rank = MRI_FORK_RANK_LEAF, .lock = fork_lock, .unlock = fork_unlock, .child = fork_child};
   mri_fork_register(&lock_fork);
 }
 
@@ -99,12 +97,10 @@ static void free_reclaimer(mr_reclaimer *r) {
 
 mr_status mr_reclaimer_register(mr_reclaim_fn fn, void *user, const char *name,
                                 mr_reclaimer **out) {
-  if (out == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_reclaimer_register: out is NULL");
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_reclaimer_register: out is NULL");
   *out = NULL;
   if (fn == NULL)
-    return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "mr_reclaimer_register(%s): the function is NULL",
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_reclaimer_register(%s): the function is NULL",
                      name != NULL ? name : "reclaimer");
   pthread_once(&fork_once, register_fork);
   mr_reclaimer *r = mri_calloc(1, sizeof *r);
@@ -185,8 +181,7 @@ mr_status mr_reclaimer_get_stats(const mr_reclaimer *r, mr_reclaimer_stats *stat
       .bytes = atomic_load_explicit(&r->bytes, memory_order_relaxed),
       .nanoseconds = atomic_load_explicit(&r->ns, memory_order_relaxed),
   };
-  return MRI_STRUCT_WRITE(stats, &full, mr_reclaimer_stats, nanoseconds,
-                          "mr_reclaimer_get_stats");
+  return MRI_STRUCT_WRITE(stats, &full, mr_reclaimer_stats, nanoseconds, "mr_reclaimer_get_stats");
 }
 
 void mri_reclaimers_set_wait_hook(void (*fn)(void)) {

@@ -183,9 +183,9 @@ static void test_own_idle_first(void **state) {
 typedef struct gate {
   pthread_mutex_t lock;
   pthread_cond_t cond;
-  bool entered, go, ended;       /* the callback's */
-  bool unregister_waits;         /* the wait hook was called */
-  bool unregistered, saw_ended;  /* the unregistering thread's */
+  bool entered, go, ended;      /* the callback's */
+  bool unregister_waits;        /* the wait hook was called */
+  bool unregistered, saw_ended; /* the unregistering thread's */
   mr_status unregister_status;
   mr_reclaimer *handle;
 } gate;
