@@ -9,6 +9,7 @@
 #include <mrctx/common.h>
 #include <mrctx/status.h>
 #include <mrctx/resource.h>
+#include <mrctx/reclaim.h>
 #include <mrctx/stats.h>
 #include <mrctx/host.h>
 #include <mrctx/driver.h>

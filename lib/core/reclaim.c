@@ -14,6 +14,7 @@
 
 #include "core/core.h"
 #include "core/reclaim.h"
+#include "core/reclaimers.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static mri_reclaimer *registry;
@@ -116,9 +117,25 @@ uint64_t mri_reclaim_generation(void) {
   return atomic_load_explicit(&generation, memory_order_acquire);
 }
 
+/* mr_release_idle's end, and mri_reclaim_after_oom's stage 2 (also when
+ * its stage 1 gave nothing back): the reclaimers outside mrctx, with the
+ * registry's lock not held (core/reclaimers.h). */
+static void reclaim_external(int device, size_t bytes, mri_reclaim_result *result) {
+  result->stage = 2;
+  reclaiming = true;
+  mri_reclaimers_call(device, bytes, &result->external_called, &result->external_released);
+  reclaiming = false;
+}
+
+static bool retry_after_external(int device, size_t bytes, mri_reclaim_result *result) {
+  reclaim_external(device, bytes, result);
+  return result->external_called > 0;
+}
+
 bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t seen, mri_reclaim_result *result) {
-  memset(result, 0, sizeof *result);
-  if (reclaiming) return false;
+  if (reclaiming || result->stage >= 2) return false;
+  if (result->stage == 1) return retry_after_external(device, bytes, result);
+  result->stage = 1;
   reclaiming = true;
   pthread_mutex_lock(&registry_lock);
   bool retry;
@@ -128,14 +145,24 @@ bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t seen, mri_reclaim_
     /* Everything idle on the device, not just `bytes`: what is left after
      * a partial reclaim may be too fragmented to serve the request, and
      * the next allocation would pay for another walk. */
-    (void)bytes;
     reclaim_locked(device, 0, result);
     atomic_fetch_add_explicit(&generation, 1, memory_order_release);
     retry = result->released > 0;
   }
   pthread_mutex_unlock(&registry_lock);
   reclaiming = false;
-  return retry;
+  return retry || retry_after_external(device, bytes, result);
+}
+
+/* What the reclaimers outside mrctx did, after the rest of the message. */
+static mr_status explain_external(mr_status status, const mri_reclaim_result *result) {
+  if (result->external_called == 0) return status;
+  char external[32];
+  mri_format_bytes_human(result->external_released, external, sizeof external);
+  char saved[MRI_ERROR_CAPACITY];
+  snprintf(saved, sizeof saved, "%s", mr_last_error());
+  return mri_error(status, "%s (then %zu reclaimer%s outside mrctx reported giving back %s)", saved,
+                   result->external_called, result->external_called == 1 ? "" : "s", external);
 }
 
 mr_status mri_reclaim_explain(mr_status status, const mri_reclaim_result *result) {
@@ -144,11 +171,12 @@ mr_status mri_reclaim_explain(mr_status status, const mri_reclaim_result *result
   mri_format_bytes_human(result->kept, kept, sizeof kept);
   char saved[MRI_ERROR_CAPACITY];
   snprintf(saved, sizeof saved, "%s", mr_last_error());
-  return mri_error(status,
-                   "%s (the process-wide reclaim took back %s of idle memory from %zu "
-                   "resource%s; %s stays idle in resources marked keep=yes or not yet past "
-                   "their streams' work)",
-                   saved, released, result->resources, result->resources == 1 ? "" : "s", kept);
+  status = mri_error(status,
+                     "%s (the process-wide reclaim took back %s of idle memory from %zu "
+                     "resource%s; %s stays idle in resources marked keep=yes or not yet past "
+                     "their streams' work)",
+                     saved, released, result->resources, result->resources == 1 ? "" : "s", kept);
+  return explain_external(status, result);
 }
 
 mr_status mr_release_idle(int device, size_t bytes, size_t *released) {
@@ -157,8 +185,13 @@ mr_status mr_release_idle(int device, size_t bytes, size_t *released) {
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_release_idle: device %d is not a device (-1: every device)", device);
   mri_reclaim_result result;
-  mri_reclaim(device == -1 ? MRI_RECLAIM_ALL : device, bytes, &result);
-  if (released != NULL) *released = result.released;
+  int which = device == -1 ? MRI_RECLAIM_ALL : device;
+  mri_reclaim(which, bytes, &result);
+  /* Then memory held outside mrctx, when its own was not enough (and not
+   * from within a reclaimer's callback). */
+  if (!reclaiming && (bytes == 0 || result.released < bytes))
+    reclaim_external(which, bytes == 0 ? 0 : bytes - result.released, &result);
+  if (released != NULL) *released = result.released + result.external_released;
   if (result.status != MR_OK) return mri_error_prefix(result.status, "mr_release_idle");
   return MR_OK;
 }

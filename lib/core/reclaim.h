@@ -94,6 +94,12 @@ typedef struct mri_reclaim_result {
   size_t resources; /* reclaimers that gave something back */
   size_t kept;      /* idle bytes left on the device: marked keep, or still in use by streams */
   mr_status status; /* the first failure of a release; MR_OK if none */
+  /* Reclaimers outside mrctx (mrctx/reclaim.h, core/reclaimers.h): how many
+   * were called, the bytes they reported. */
+  size_t external_called, external_released;
+  /* mri_reclaim_after_oom's progress: 0 none yet, 1 mrctx's own idle
+   * memory, 2 the reclaimers outside mrctx too. */
+  int stage;
 } mri_reclaim_result;
 
 /* Take idle memory back from every reclaimer of `device` (MRI_RECLAIM_ALL:
@@ -106,11 +112,17 @@ void mri_reclaim(int device, size_t goal, mri_reclaim_result *result);
 uint64_t mri_reclaim_generation(void);
 
 /* After an allocation on `device` of `bytes` failed for want of memory:
- * true if it should try once more. If a reclaim ended after `generation`
- * was read (another thread's, sharing it), at once; otherwise after a
- * reclaim of the device, if that gave anything back. false on a thread
- * that is reclaiming already (an OOM handler under a reclaim). *result
- * says what this thread's reclaim did (zeros when it shared another's). */
+ * true if it should try once more. Call it again each time the retry
+ * fails, with the same *result (zeroed before the first call): it goes
+ * one stage further each time and says false when none is left.
+ * Stage 1, mrctx's own idle memory: if a reclaim ended after `generation`
+ * was read (another thread's, sharing it), true at once; otherwise after a
+ * reclaim of the device, if that gave anything back. Stage 2 (also at once
+ * when stage 1 gave nothing back), the reclaimers outside mrctx: true if
+ * any was called, with no lock held (core/reclaimers.h). false on a thread
+ * that is reclaiming already (an OOM handler under a reclaim, or a
+ * reclaimer's callback). *result says what this thread's reclaims did
+ * (zeros when it shared another's). */
 bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t generation,
                            mri_reclaim_result *result);
 

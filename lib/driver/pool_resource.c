@@ -278,9 +278,10 @@ static mr_status pool_allocate(void *self, size_t bytes, size_t alignment, mr_st
   if (MRI_UNLIKELY(r != CUDA_SUCCESS)) {
     mri_reclaim_result reclaimed = {0};
     /* Out of memory: take idle memory back from the whole process, then
-     * once more (core/reclaim.h). */
-    if (r == CUDA_ERROR_OUT_OF_MEMORY &&
-        mri_pool_reclaim_after_oom(s->kind, s->device, bytes, &reclaimed))
+     * once more; then from the reclaimers outside mrctx, and once more
+     * (core/reclaim.h). */
+    while (r == CUDA_ERROR_OUT_OF_MEMORY &&
+           mri_pool_reclaim_after_oom(s->kind, s->device, bytes, &reclaimed))
       MRI_CALL_ON_STREAM(stream, s->device, r,
                          cu->cuMemAllocFromPoolAsync(&dptr, bytes, pool, (CUstream)stream));
     if (r != CUDA_SUCCESS) {

@@ -87,7 +87,9 @@ static inline int mri_pool_reclaim_device(mr_pool_kind kind, int device) {
 
 /* After the driver answered CUDA_ERROR_OUT_OF_MEMORY to an allocation of
  * `bytes` of `kind` on `device`: whether to try once more, after the
- * process-wide reclaim of idle memory (or another thread's, shared).
+ * process-wide reclaim of idle memory (or another thread's, shared), or
+ * after the reclaimers outside mrctx; call again after each failed retry
+ * with the same *result, zeroed at first (mri_reclaim_after_oom).
  * *result says what this thread's reclaim did, for the message of a
  * failure that stays (mri_reclaim_explain). */
 bool mri_pool_reclaim_after_oom(mr_pool_kind kind, int device, size_t bytes,

@@ -76,7 +76,6 @@ static mr_status sync_allocate(void *self, size_t bytes, size_t alignment, mr_st
   CUresult r;
   const char *call;
   mri_reclaim_result reclaimed = {0};
-  bool reclaim = true;
 again:
   switch (s->kind) {
   case MR_POOL_DEVICE: {
@@ -100,11 +99,11 @@ again:
   }
   /* Out of memory: take idle memory back from the whole process (the
    * driver pools' reservations included, which cuMemAlloc cannot use),
-   * then once more (core/reclaim.h). */
-  if (r == CUDA_ERROR_OUT_OF_MEMORY && reclaim) {
-    reclaim = false;
-    if (mri_pool_reclaim_after_oom(s->kind, s->device, bytes, &reclaimed)) goto again;
-  }
+   * then once more; then from the reclaimers outside mrctx, and once more
+   * (core/reclaim.h: each call goes one stage further). */
+  if (r == CUDA_ERROR_OUT_OF_MEMORY &&
+      mri_pool_reclaim_after_oom(s->kind, s->device, bytes, &reclaimed))
+    goto again;
   mri_pop_context(pushed);
   if (r != CUDA_SUCCESS) {
     *ptr = NULL;

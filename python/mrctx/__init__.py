@@ -54,6 +54,7 @@ from ._context import (
     version,
 )
 from ._results import PoolInfo, Stats
+from ._reclaimers import Reclaimer, framework_reclaimers, register_reclaimer
 from ._scopes import Scope, ScopeRecord, ScopeStats, profiler
 from .buffer import Buffer
 from .ipc import SharedBuffer, SharedPool, import_pool, imported_pools
@@ -104,6 +105,7 @@ __all__ = [
     "OutOfMemoryError",
     "PoolInfo",
     "Props",
+    "Reclaimer",
     "Resource",
     "Scope",
     "ScopeRecord",
@@ -125,6 +127,8 @@ __all__ = [
     "last_error",
     "library_path",
     "release_idle",
+    "register_reclaimer",
+    "framework_reclaimers",
     "merge_snapshots",
     "merge_snapshots_text",
     "profiler",

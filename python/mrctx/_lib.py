@@ -187,6 +187,12 @@ class IpcPtr(ctypes.Structure):
     ]
 
 
+class ReclaimerStats(ctypes.Structure):
+    """mr_reclaimer_stats (include/mrctx/reclaim.h)."""
+    _fields_ = [("size", ctypes.c_size_t), ("calls", ctypes.c_uint64),
+                ("bytes", ctypes.c_uint64), ("nanoseconds", ctypes.c_uint64)]
+
+
 class SnapshotOptions(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("largest_blocks", ctypes.c_size_t)]
 
@@ -221,6 +227,10 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_resource_synchronize": (c_status, [c_resource_p, ctypes.c_void_p]),
     "mr_resource_trim": (c_status, [c_resource_p]),
     "mr_release_idle": (c_status, [ctypes.c_int, ctypes.c_size_t, _P(ctypes.c_size_t)]),
+    "mr_reclaimer_register": (c_status, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
+                                         _P(ctypes.c_void_p)]),
+    "mr_reclaimer_unregister": (c_status, [ctypes.c_void_p]),
+    "mr_reclaimer_get_stats": (c_status, [ctypes.c_void_p, _P(ReclaimerStats)]),
     "mr_record_stream": (c_status, [c_resource_p, ctypes.c_void_p, ctypes.c_void_p]),
     "mr_resource_get_props": (c_status, [c_resource_p, _P(ResourceProps)]),
     "mr_resource_describe": (ctypes.c_char_p, [c_resource_p]),
@@ -358,6 +368,10 @@ def lib() -> ctypes.CDLL:
                 tried.append(f"{path} ({where}): {error}")
                 continue
             _library, _library_path, _library_where = library, path, where
+            # The frameworks' reclaimers, inert until each framework is
+            # imported (_reclaimers.py says why here).
+            from . import _reclaimers
+            _reclaimers.install_frameworks(library)
             return library
         if not tried:
             tried.append("no candidate found")

@@ -26,6 +26,16 @@ from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.cupy"
 
+# CuPy's pools that use()/use_pinned() routed to a tag: the package's
+# reclaimer (mrctx._reclaimers) leaves those alone.
+_routed: set[str] = set()
+
+
+def routed() -> frozenset[str]:
+    """Which of CuPy's allocations go to mrctx tags: "device" after use(),
+    "pinned" after use_pinned(); empty after reset()."""
+    return frozenset(_routed)
+
 
 def _cupy() -> Any:
     return import_framework("cupy", HOOK, "cupy-cuda13x")
@@ -109,6 +119,7 @@ def use(ctx: Context, tag: TagKey) -> None:
         return cupy.cuda.MemoryPointer(memory, 0)
 
     cupy.cuda.set_allocator(_allocator(ctx, index, make))
+    _routed.add("device")
 
 
 def use_pinned(ctx: Context, tag: TagKey) -> None:
@@ -120,6 +131,7 @@ def use_pinned(ctx: Context, tag: TagKey) -> None:
         return cupy.cuda.PinnedMemoryPointer(block, 0)
 
     cupy.cuda.set_pinned_memory_allocator(_allocator(ctx, index, make))
+    _routed.add("pinned")
 
 
 def reset() -> None:
@@ -127,3 +139,4 @@ def reset() -> None:
     cupy = _cupy()
     cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
     cupy.cuda.set_pinned_memory_allocator(cupy.get_default_pinned_memory_pool().malloc)
+    _routed.clear()

@@ -72,6 +72,54 @@ static void test_arena_cuda_malloc(void **state) {
 static void test_fixed(void **state) { row("fixed", "device"); }
 static void test_stats_cache(void **state) { row("stats(cache(device))", "device"); }
 
+/* Memory held outside mrctx (mrctx/reclaim.h): another allocator keeps 70%
+ * in live cuMemAlloc blocks (a sync_device resource, whose live blocks no
+ * mrctx reclaim takes); B's 50% succeeds only through its reclaimer. */
+typedef struct holder {
+  mr_resource *mr;
+  void *blocks[MAX_BLOCKS];
+  size_t count, calls;
+} holder;
+
+static size_t holder_reclaim(void *user, int device, size_t bytes) {
+  holder *h = user;
+  (void)device, (void)bytes;
+  h->calls++;
+  size_t freed = 0;
+  for (; h->count > 0; h->count--)
+    if (mr_deallocate_sync(h->mr, h->blocks[h->count - 1], GiB, 0) == MR_OK) freed += GiB;
+  return freed;
+}
+
+static void test_external_reclaimer(void **state) {
+  holder h = {0};
+  assert_ok(mr_resource_from_spec("sync_device", 0, &h.mr));
+  for (; h.count < a_blocks; h.count++)
+    assert_ok(mr_allocate_sync(h.mr, GiB, 0, &h.blocks[h.count]));
+  mr_tag tb;
+  mr_context *b = create("libb", "device", &tb);
+  mr_resource *bmr = mr_context_get_mr_on(b, 0, 0);
+  void *p = NULL;
+  assert_status(mr_allocate(bmr, b_bytes, 0, NULL, &p), MR_ERR_OUT_OF_MEMORY);
+  mr_reclaimer *r = NULL;
+  assert_ok(mr_reclaimer_register(holder_reclaim, &h, "holder", &r));
+  assert_ok(mr_allocate(bmr, b_bytes, 0, NULL, &p));
+  gpu_fill(p, 1 << 20, 0x5a, NULL);
+  assert_true(gpu_all_equal(p, 1 << 20, 0x5a, NULL));
+  assert_int_equal(h.calls, 1);
+  mr_reclaimer_stats stats = {.size = sizeof stats};
+  assert_ok(mr_reclaimer_get_stats(r, &stats));
+  fprintf(stderr, "external reclaimer: %llu calls, %llu GiB, %.3f ms\n",
+          (unsigned long long)stats.calls, (unsigned long long)(stats.bytes / GiB),
+          (double)stats.nanoseconds / 1e6);
+  assert_int_equal(stats.bytes, a_blocks * GiB);
+  assert_ok(mr_deallocate(bmr, p, b_bytes, 0, NULL));
+  assert_ok(mr_reclaimer_unregister(r));
+  mr_context_destroy(b);
+  mr_resource_release(h.mr);
+  assert_ok(mr_release_idle(0, 0, NULL));
+}
+
 int main(void) {
   GPU_TEST_REQUIRE();
   uint64_t free_bytes = 0, total = 0;
@@ -87,10 +135,15 @@ int main(void) {
     return GPU_TEST_SKIP;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_device), cmocka_unit_test(test_device_cuda_malloc),
-      cmocka_unit_test(test_cache),  cmocka_unit_test(test_cache_cuda_malloc),
-      cmocka_unit_test(test_arena),  cmocka_unit_test(test_arena_cuda_malloc),
-      cmocka_unit_test(test_fixed),  cmocka_unit_test(test_stats_cache),
+      cmocka_unit_test(test_device),
+      cmocka_unit_test(test_device_cuda_malloc),
+      cmocka_unit_test(test_cache),
+      cmocka_unit_test(test_cache_cuda_malloc),
+      cmocka_unit_test(test_arena),
+      cmocka_unit_test(test_arena_cuda_malloc),
+      cmocka_unit_test(test_fixed),
+      cmocka_unit_test(test_stats_cache),
+      cmocka_unit_test(test_external_reclaimer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -664,3 +664,58 @@ def test_record_stream_keeps_memory_from_the_main_stream():
             assert r.returncode == 0, (spec, r.returncode)
         print("PASS")
     """)
+
+
+def test_torch_cache_and_mrctx_share_the_device():
+    """Issue 35's targets, both ways, with PyTorch's own allocator (not on a
+    tag). PyTorch keeps 70% of the device cached: an mrctx tag's 50% comes
+    through the package's torch reclaimer. mrctx keeps 70% idle in a cache:
+    PyTorch's 50% comes after mrctx.release_idle() (PyTorch does not ask
+    mrctx when it runs out)."""
+    run("""
+        import torch
+        import mrctx
+        free, total = torch.cuda.mem_get_info()
+        chunk = 1 << 30
+        big = int(total * 0.7) // chunk
+        half = int(total * 0.5) // chunk * chunk
+        print(f"device: {total / chunk:.1f} GiB, {free / chunk:.1f} free")
+
+        # PyTorch's cache holds 70%: mrctx's 50% needs it back.
+        blocks = [torch.empty(chunk, dtype=torch.uint8, device="cuda") for _ in range(big)]
+        del blocks
+        reserved = torch.cuda.memory_reserved()
+        print(f"PyTorch keeps {reserved / chunk:.1f} GiB cached")
+        assert reserved >= big * chunk
+        torch_reclaimer = mrctx.framework_reclaimers()[0]
+        ctx = mrctx.Context("sharelib", {"work": "device"})
+        resource = ctx.get_resource("work", 0)
+        ptr = resource.allocate(half)
+        stats = torch_reclaimer.stats()
+        print(f"mrctx got {half / chunk:.0f} GiB; torch reclaimer: {stats}")
+        assert stats["calls"] >= 1 and stats["bytes"] >= half // 2, stats
+        assert torch.cuda.memory_reserved() < reserved
+        resource.deallocate(ptr, half)
+        resource.synchronize()
+
+        # mrctx keeps 70% idle: PyTorch's 50% after release_idle.
+        cache = mrctx.Context("cachelib", {"work": "cache(device)"})
+        cached = cache.get_resource("work", 0)
+        ptrs = [cached.allocate(chunk) for _ in range(big)]
+        for p in ptrs:
+            cached.deallocate(p, chunk)
+        try:
+            x = torch.empty(half, dtype=torch.uint8, device="cuda")
+            print("PyTorch got its 50% before release_idle (the idle time returned it)")
+            del x
+        except RuntimeError as error:  # torch.OutOfMemoryError
+            assert "out of memory" in str(error), error
+            print("PyTorch ran out with mrctx's memory idle, as documented")
+        released = mrctx.release_idle()
+        print(f"release_idle gave back {released / chunk:.1f} GiB")
+        x = torch.empty(half, dtype=torch.uint8, device="cuda")
+        del x
+        cache.close()
+        ctx.close()
+        print("PASS")
+    """)
