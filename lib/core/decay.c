@@ -57,8 +57,8 @@ mr_status mri_duration_parse(const char *text, const char *what, uint64_t *ns) {
   for (size_t i = 0; i < MRI_ARRAY_SIZE(units); i++) {
     if (strcmp(p, units[i].name) != 0) continue;
     if (value != 0 && (value == UINT64_MAX || value > (UINT64_MAX - 1) / units[i].ns))
-      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s=%s is too long (at most about 584 years)",
-                       what, text);
+      return mri_error(MR_ERR_INVALID_ARGUMENT, "%s=%s is too long (at most about 584 years)", what,
+                       text);
     *ns = value * units[i].ns;
     return MR_OK;
   }
@@ -138,8 +138,8 @@ static uint64_t period_of(uint64_t idle) {
 
 typedef struct tick_state {
   uint64_t now;
-  uint64_t period; /* the shortest of the decaying reclaimers'; UINT64_MAX: none */
-  bool pools;      /* this walk's: driver pools, after the adaptors */
+  uint64_t period;            /* the shortest of the decaying reclaimers'; UINT64_MAX: none */
+  bool pools;                 /* this walk's: driver pools, after the adaptors */
   size_t given[DEVICE_SLOTS]; /* what adaptors gave their pools this tick */
   uint64_t released;
 } tick_state;
@@ -231,7 +231,7 @@ static pthread_mutex_t control = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
 static pthread_cond_t ticked;
-static bool conds_ready, running, stopping, wake_pending, manual, at_exit_set;
+static bool running, stopping, wake_pending, manual, at_exit_set, exiting;
 static uint64_t sleep_period = UINT64_MAX; /* the thread's current one */
 static pthread_t thread;
 
@@ -245,7 +245,6 @@ static void init_conds(void) {
   pthread_cond_init(&wake, &attr);
   pthread_condattr_destroy(&attr);
   pthread_cond_init(&ticked, NULL);
-  conds_ready = true;
 }
 
 static void fork_nothing(void *obj) { (void)obj; }
@@ -299,15 +298,21 @@ static void *decay_main(void *arg) {
   return NULL;
 }
 
-static void stop_at_exit(void) { mri_decay_stop(); }
+/* For good: a resource made by a later exit handler starts no thread. */
+static void stop_at_exit(void) {
+  pthread_mutex_lock(&lock);
+  exiting = true;
+  pthread_mutex_unlock(&lock);
+  mri_decay_stop();
+}
 
 /* Start the thread, or wake it if `period` is shorter than its sleep. */
 static void ensure(uint64_t period) {
   pthread_once(&init_once, init);
   pthread_mutex_lock(&control);
   pthread_mutex_lock(&lock);
-  if (manual) {
-    /* tests tick by hand */
+  if (manual || exiting) {
+    /* tests tick by hand; at exit nothing decays any more */
   } else if (!running) {
     /* Exit stops the thread before the driver's own exit handlers (the
      * driver was loaded, and registered them, before any reclaimer). */
@@ -317,9 +322,10 @@ static void ensure(uint64_t period) {
     stopping = false;
     running = at_exit_set && pthread_create(&thread, NULL, decay_main, NULL) == 0;
     if (!running)
-      fprintf(stderr, "mrctx: could not start the thread that gives idle memory back (%s); "
-                      "idle memory stays until mr_release_idle or an allocation runs out\n",
-                      at_exit_set ? strerror(errno) : "atexit refused");
+      fprintf(stderr,
+              "mrctx: could not start the thread that gives idle memory back (%s); "
+              "idle memory stays until mr_release_idle or an allocation runs out\n",
+              at_exit_set ? strerror(errno) : "atexit refused");
   } else if (period < sleep_period) {
     wake_pending = true;
     pthread_cond_signal(&wake);
@@ -406,8 +412,9 @@ static char *idle_description(const char *description, const char *mark) {
       break;
     }
   }
-  char *without = cut < length ? mri_asprintf("%.*s%s", (int)cut, description, description + cut_end)
-                               : mri_strdup(description);
+  char *without = cut < length
+                      ? mri_asprintf("%.*s%s", (int)cut, description, description + cut_end)
+                      : mri_strdup(description);
   if (without == NULL || mark == NULL) return without;
   static const char keep[] = ", keep=yes)";
   size_t n = strlen(without), k = sizeof keep - 1;
@@ -456,7 +463,8 @@ mr_status mr_resource_set_idle_time(mr_resource *mr, uint64_t idle_ns) {
                      mr->description);
   char mark[32];
   if (idle_ns != MR_IDLE_TIME_PROCESS) mri_duration_format(idle_ns, mark, sizeof mark);
-  char *description = idle_description(mr->description, idle_ns == MR_IDLE_TIME_PROCESS ? NULL : mark);
+  char *description =
+      idle_description(mr->description, idle_ns == MR_IDLE_TIME_PROCESS ? NULL : mark);
   if (description == NULL) return MR_ERR_OUT_OF_MEMORY;
   free(mr->description);
   mr->description = description;

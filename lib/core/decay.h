@@ -34,6 +34,15 @@
  *
  * Fork. The child has no decay thread; the next registration (a resource
  * made) or idle time set starts one again.
+ *
+ * Graph capture. The thread gives memory upstream on the legacy stream and
+ * a cache's window release synchronizes the device: done while another
+ * thread captures in cudaStreamCaptureModeGlobal, either is refused and
+ * may invalidate that capture (the release fails, the memory stays, the
+ * next window tries again). The thread does not yet switch itself to the
+ * relaxed capture mode (cuThreadExchangeStreamCaptureMode is not in the
+ * driver table); a program that captures graphs sets MRCTX_IDLE_TIME=off
+ * or keep=yes meanwhile.
  */
 #ifndef MRCTX_LIB_CORE_DECAY_H
 #define MRCTX_LIB_CORE_DECAY_H
