@@ -92,8 +92,7 @@ static void test_duration_parse(void **state) {
   assert_error_contains("unknown unit \"d\"");
   assert_status(mri_duration_parse("", "idle", &ns), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("idle is empty");
-  assert_status(mri_duration_parse("99999999999999999999h", "idle", &ns),
-                MR_ERR_INVALID_ARGUMENT);
+  assert_status(mri_duration_parse("99999999999999999999h", "idle", &ns), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("too long");
   assert_status(mri_duration_parse("6000000h", "idle", &ns), MR_ERR_INVALID_ARGUMENT);
   assert_error_contains("too long");
@@ -163,8 +162,7 @@ static void test_option(void **state) {
   assert_status(mr_resource_from_spec("fixed(device, idle=later)", 0, &mr), MR_ERR_CONFIG);
   assert_error_contains("idle=later is not a duration");
   /* Only the keeping resources take it. */
-  assert_status(mr_resource_from_spec("limit(device, bytes=1GiB, idle=1s)", 0, &mr),
-                MR_ERR_CONFIG);
+  assert_status(mr_resource_from_spec("limit(device, bytes=1GiB, idle=1s)", 0, &mr), MR_ERR_CONFIG);
   assert_error_contains("idle");
   mr = make("device");
   assert_status(mr_resource_set_idle_time(mr, SEC), MR_ERR_INVALID_ARGUMENT);
