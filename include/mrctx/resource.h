@@ -211,6 +211,24 @@ MR_NODISCARD MR_API mr_status mr_release_idle(int device, size_t bytes, size_t *
  * before the resource is shared: the description changes. */
 MR_NODISCARD MR_API mr_status mr_resource_keep_idle(mr_resource *mr, bool keep);
 
+/** mr_resource_set_idle_time's `idle_ns` for the process's idle time
+ * (MRCTX_IDLE_TIME, 10 s if unset). */
+#define MR_IDLE_TIME_PROCESS UINT64_MAX
+
+/** Give `mr`'s idle memory back by itself once it stayed idle for `idle_ns`
+ * nanoseconds (0: never; MR_IDLE_TIME_PROCESS: the process's idle time,
+ * which applies until this is called). What goes back is what stayed idle
+ * for a whole idle time: memory used in every such window stays. A
+ * resource marked keep (mr_resource_keep_idle) keeps its memory anyway.
+ * For cache, arena, fixed and bin (whose every class it covers);
+ * MR_ERR_INVALID_ARGUMENT for a resource that keeps no idle memory of its
+ * own. Its description gains ", idle=10s" (", idle=off" for 0), as the
+ * spec option `idle=` of those names, which calls this, reads. Call it
+ * before the resource is shared: the description changes. A background
+ * thread of the library gives the memory back (docs/semantics.md, "Idle
+ * memory goes back by itself"). */
+MR_NODISCARD MR_API mr_status mr_resource_set_idle_time(mr_resource *mr, uint64_t idle_ns);
+
 /** The resource's properties. OUT: *props (set props->size first; on return
  * it says how many bytes were filled). */
 MR_NODISCARD MR_API mr_status mr_resource_get_props(const mr_resource *mr,

@@ -357,10 +357,15 @@ static mr_status arena_deallocate(void *self, void *ptr, size_t bytes, size_t al
  * stream: the streams that used them may be gone by now. They leave the
  * bookkeeping; their room in it stays reserved (releasing) until they are
  * gone. */
-static size_t collect_unused_chunks(arena_state *a, arena_chunk **out) {
+/* `waited`: the device was synchronized after every free so far. Without
+ * it, a chunk still current for its stream is left: its owner's frees
+ * record no event (nothing says they are past) unless other streams use
+ * the arena and an event covers its emptying. */
+static size_t collect_unused_chunks(arena_state *a, arena_chunk **out, size_t most, bool waited) {
   size_t n = 0;
-  for (size_t i = 0; i < a->chunks.count; i++) {
+  for (size_t i = 0; i < a->chunks.count && n < most; i++) {
     arena_chunk *c = a->chunks.items[i].owner;
+    if (a->ordered && !waited && c->current && !c->empty_recorded) continue;
     if (c->live == 0 && (!a->ordered || mri_waits_ready_all(&c->waits))) out[n++] = c;
   }
   for (size_t i = 0; i < n; i++) {
@@ -388,19 +393,22 @@ static mr_status settle(arena_state *a) {
   return MR_OK;
 }
 
-/* Give every chunk nothing lives in back upstream, after waiting for the
- * device; *released gets their bytes. */
-static mr_status arena_release_all(arena_state *a, size_t *released) {
+/* Give chunks nothing lives in back upstream, enough for `goal` bytes (0:
+ * every one); *released gets their bytes. `wait`: after waiting for the
+ * device; otherwise only chunks whose streams' work is known done (an
+ * event query), for the decay, which never waits (core/decay.h). */
+static mr_status arena_release(arena_state *a, size_t goal, bool wait, size_t *released) {
   *released = 0;
   pthread_mutex_lock(&a->lock);
-  mr_status settled = settle(a);
+  mr_status settled = wait ? settle(a) : MR_OK;
   if (settled != MR_OK) {
     pthread_mutex_unlock(&a->lock);
     return settled;
   }
   size_t chunk_count = a->chunks.count;
+  size_t most = goal == 0 ? SIZE_MAX : goal / a->chunk_size + (goal % a->chunk_size != 0);
   arena_chunk **out = chunk_count ? mri_host_malloc(chunk_count * sizeof *out) : NULL;
-  size_t n = out != NULL ? collect_unused_chunks(a, out) : 0;
+  size_t n = out != NULL ? collect_unused_chunks(a, out, most, wait) : 0;
   pthread_mutex_unlock(&a->lock);
   if (chunk_count != 0 && out == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", a->description);
@@ -436,7 +444,7 @@ static mr_status arena_release_all(arena_state *a, size_t *released) {
 static mr_status arena_trim(void *self) {
   arena_state *a = self;
   size_t released;
-  mr_status result = arena_release_all(a, &released);
+  mr_status result = arena_release(a, 0, true, &released);
   mr_status st = mr_resource_trim(a->upstream);
   return result != MR_OK ? result : st;
 }
@@ -444,7 +452,12 @@ static mr_status arena_trim(void *self) {
 /* The process-wide reclaim's way in: a trim not passed upstream. */
 static mr_status arena_reclaim(void *obj, size_t goal, size_t *released) {
   (void)goal;
-  return arena_release_all(obj, released);
+  return arena_release(obj, 0, true, released);
+}
+
+/* The decay's: `goal` bytes of chunks past their streams' work. */
+static mr_status arena_decay(void *obj, size_t goal, size_t *released) {
+  return arena_release(obj, goal, false, released);
 }
 
 /* Chunks nothing lives in. */
@@ -522,6 +535,7 @@ mr_status mr_arena_resource_create(mr_resource *upstream, size_t chunk, mr_resou
                           a->large != NULL ? MR_OK : MR_ERR_OUT_OF_MEMORY, out);
   if (st == MR_OK) {
     a->reclaimer = (mri_reclaimer){.release = arena_reclaim,
+                                   .release_nowait = arena_decay,
                                    .idle = arena_idle,
                                    .obj = a,
                                    .device = mri_reclaim_device_of(&upstream->props),

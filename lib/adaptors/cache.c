@@ -1486,6 +1486,63 @@ static mr_status cache_reclaim(void *obj, size_t goal, size_t *released) {
   return cache_release_all(obj, released);
 }
 
+/* The decay's way in (core/decay.h): a new window, and with `release` the
+ * idle segments that stayed idle since the previous call -- each pool's low-water mark of idle bytes,
+ * which count_idle keeps where an idle segment gets used -- go back, the
+ * largest first, and a new window starts. Threads' stacks stay: they are
+ * the fast path, bounded, and their blocks keep their segments in use. The
+ * device is waited for first, as a trim does (idle segments carry no
+ * event to query), but only when something stayed idle. */
+static void reset_lows(cache_heap *h) {
+  h->small.idle_low = h->small.idle_bytes;
+  h->large.idle_low = h->large.idle_bytes;
+}
+
+static mr_status cache_decay(void *obj, bool release, size_t *released) {
+  cache_state *c = obj;
+  *released = 0;
+  bool due = false;
+  pthread_mutex_lock(&c->table_lock);
+  FOR_EACH_HEAP(c, h) {
+    cache_lock_take(&h->lock);
+    due = due || (release && h->small.idle_low + h->large.idle_low > 0);
+    cache_lock_give(&h->lock);
+  }
+  if (!due) {
+    FOR_EACH_HEAP(c, h) {
+      cache_lock_take(&h->lock);
+      reset_lows(h);
+      cache_lock_give(&h->lock);
+    }
+  }
+  pthread_mutex_unlock(&c->table_lock);
+  if (!due) return MR_OK;
+  /* The low-water marks only fall meanwhile: what they say after the wait
+   * stayed idle through it too. */
+  mr_status st = c->ordered ? settle(c) : MR_OK;
+  if (st != MR_OK) return mri_error_prefix(st, "cache: giving idle memory back");
+  uint64_t safe = safe_epoch(c);
+  pthread_mutex_lock(&c->table_lock);
+  FOR_EACH_HEAP(c, h) {
+    if (st != MR_OK) break;
+    segment_list idle = {NULL};
+    cache_lock_take(&h->lock);
+    cache_heap_settle_pending(h, safe);
+    take_idle(h, true, h->small.idle_bytes - h->small.idle_low, &idle);
+    take_idle(h, false, h->large.idle_bytes - h->large.idle_low, &idle);
+    reset_lows(h);
+    cache_lock_give(&h->lock);
+    size_t bytes = 0;
+    for (cache_segment *seg = idle.first; seg != NULL; seg = seg->next) bytes += seg->size;
+    st = give_back(c, h, &idle, NULL);
+    if (st == MR_OK) *released += bytes;
+    heap_reclaim_locked(c, h);
+  }
+  pthread_mutex_unlock(&c->table_lock);
+  if (st != MR_OK) return mri_error_prefix(st, "cache: giving idle memory back upstream");
+  return MR_OK;
+}
+
 /* Idle now: the threads' stacks and the heaps' idle segments. */
 static size_t cache_idle(void *obj) {
   cache_state *c = obj;
@@ -1583,6 +1640,7 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
     registry_add(c);
     c->reclaimer = (mri_reclaimer){.release = cache_reclaim,
                                    .idle = cache_idle,
+                                   .release_window = cache_decay,
                                    .obj = c,
                                    .device = mri_reclaim_device_of(&upstream->props),
                                    .what = c->description};

@@ -279,6 +279,7 @@ static void count_idle(cache_heap *h, cache_pool *p, cache_segment *s, int sign)
   } else {
     p->idle_bytes -= s->size;
     p->idle_segments--;
+    if (p->idle_bytes < p->idle_low) p->idle_low = p->idle_bytes;
     if (h->idle_total != NULL)
       atomic_fetch_sub_explicit(h->idle_total, s->size, memory_order_relaxed);
   }

@@ -124,6 +124,9 @@ typedef struct cache_pool {
   size_t segment_bytes; /* held from upstream */
   size_t free_bytes;    /* in free blocks */
   size_t idle_bytes;    /* in idle segments */
+  /* The least idle_bytes since the decay last looked (core/decay.h): kept
+   * where an idle segment gets used, off the fast path. */
+  size_t idle_low;
   size_t segments, idle_segments;
   /* The most bytes in use lately: the highest of this window of takes and
    * the one before (cache_pool_peak), what a pool about to grow compares

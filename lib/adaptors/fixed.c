@@ -278,9 +278,9 @@ static mr_status fixed_deallocate(void *self, void *ptr, size_t bytes, size_t al
 
 /* Release every slab none of whose blocks is in use or awaited by a
  * stream (the lock held). OUT: the slabs, removed from the bookkeeping. */
-static size_t collect_idle_slabs(fixed_state *f, fixed_slab **out) {
+static size_t collect_idle_slabs(fixed_state *f, fixed_slab **out, size_t most) {
   size_t n = 0;
-  for (size_t i = 0; i < f->slabs.count; i++) {
+  for (size_t i = 0; i < f->slabs.count && n < most; i++) {
     fixed_slab *s = f->slabs.items[i].owner;
     if (s->free_count != f->count) continue;
     bool ready = !f->ordered || mri_waits_ready_all(&s->ready);
@@ -299,14 +299,15 @@ static size_t collect_idle_slabs(fixed_state *f, fixed_slab **out) {
   return n;
 }
 
-/* Return idle slabs upstream (not passing the trim on); *released (if not
- * NULL) gets their bytes. */
-static mr_status release_idle_slabs(fixed_state *f, size_t *released) {
+/* Return idle slabs upstream (not passing the trim on), enough for `goal`
+ * bytes (0: every one); *released (if not NULL) gets their bytes. */
+static mr_status release_idle_slabs(fixed_state *f, size_t goal, size_t *released) {
   if (released != NULL) *released = 0;
   pthread_mutex_lock(&f->lock);
   size_t slab_count = f->slabs.count;
+  size_t most = goal == 0 ? SIZE_MAX : goal / f->slab_bytes + (goal % f->slab_bytes != 0);
   fixed_slab **out = slab_count ? mri_host_malloc(slab_count * sizeof *out) : NULL;
-  size_t n = out != NULL ? collect_idle_slabs(f, out) : 0;
+  size_t n = out != NULL ? collect_idle_slabs(f, out, most) : 0;
   pthread_mutex_unlock(&f->lock);
   if (slab_count != 0 && out == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "%s: trim: out of host memory", f->description);
@@ -337,7 +338,7 @@ static mr_status release_idle_slabs(fixed_state *f, size_t *released) {
 
 static mr_status fixed_trim(void *self) {
   fixed_state *f = self;
-  mr_status result = release_idle_slabs(f, NULL);
+  mr_status result = release_idle_slabs(f, 0, NULL);
   mr_status st = mr_resource_trim(f->upstream);
   return result != MR_OK ? result : st;
 }
@@ -353,7 +354,13 @@ static mr_status fixed_reclaim(void *obj, size_t goal, size_t *released) {
     mr_status st = mri_synchronize_devices(f->device);
     if (st != MR_OK) return mri_error_prefix(st, "%s: waiting for the device", f->description);
   }
-  return release_idle_slabs(f, released);
+  return release_idle_slabs(f, 0, released);
+}
+
+/* The decay's: `goal` bytes of idle slabs whose streams' work is known done
+ * (an event query); it never waits for the device (core/decay.h). */
+static mr_status fixed_decay(void *obj, size_t goal, size_t *released) {
+  return release_idle_slabs(obj, goal, released);
 }
 
 /* Slabs none of whose blocks is taken. */
@@ -468,6 +475,7 @@ mr_status mr_fixed_resource_create(mr_resource *upstream, size_t block, size_t c
   st = mri_adaptor_create(&fixed_ops, f, MRI_ADAPTOR_KEEPS, st, out);
   if (st == MR_OK && build) {
     f->reclaimer = (mri_reclaimer){.release = fixed_reclaim,
+                                   .release_nowait = fixed_decay,
                                    .idle = fixed_idle,
                                    .obj = f,
                                    .device = mri_reclaim_device_of(&upstream->props),
@@ -482,7 +490,7 @@ mr_status mri_fixed_release_idle(mr_resource *mr) {
   if (f == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "%s is not a fixed resource",
                      mr_resource_describe(mr));
-  return release_idle_slabs(f, NULL);
+  return release_idle_slabs(f, 0, NULL);
 }
 
 void mri_fixed_set_reclaim_group(mr_resource *mr, const void *group) {

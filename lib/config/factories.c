@@ -19,9 +19,11 @@
  *              most MR_ALIGN_MAX_ALIGNMENT, 2GiB)
  */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config/config_internal.h"
+#include "core/decay.h"
 #include "driver/driver_internal.h"
 
 /* ---- driver resources: device-bound, no parameters ------------------------ */
@@ -226,19 +228,37 @@ static mr_status build_align(mr_resource *upstream, const mr_spec_args *args, mr
   return mr_align_resource_create(upstream, alignment, out);
 }
 
-/* keep=yes|no (cache, arena, fixed, bin): after the constructor, the C
- * call a program would make (mr_resource_keep_idle). */
-static mr_status read_keep(const mr_spec_args *args, bool *keep) {
+/* keep=yes|no and idle=DURATION|off (cache, arena, fixed, bin): after the
+ * constructor, the C calls a program would make (mr_resource_keep_idle,
+ * mr_resource_set_idle_time). */
+typedef struct keeping {
+  bool keep;
+  bool idle_given;
+  uint64_t idle_ns; /* 0: never */
+} keeping;
+
+static mr_status read_keeping(const mr_spec_args *args, keeping *k) {
   static const char *const answers[] = {"no", "yes", NULL};
   int answer = 0;
+  *k = (keeping){0};
   mr_status st = mr_spec_args_choice(args, "keep", answers, 0, &answer);
-  *keep = answer == 1;
-  return st;
+  k->keep = answer == 1;
+  const char *idle = NULL;
+  if (st == MR_OK) st = mr_spec_args_word(args, "idle", NULL, &idle);
+  if (st != MR_OK || idle == NULL) return st;
+  if (mri_duration_parse(idle, "idle", &k->idle_ns) != MR_OK) {
+    char reason[MRI_ERROR_CAPACITY];
+    snprintf(reason, sizeof reason, "%s", mr_last_error());
+    return mr_spec_args_error(args, "idle", "%s", reason);
+  }
+  k->idle_given = true;
+  return MR_OK;
 }
 
-static mr_status apply_keep(bool keep, mr_status st, mr_resource **out) {
-  if (st != MR_OK || !keep) return st;
-  st = mr_resource_keep_idle(*out, true);
+static mr_status apply_keeping(const keeping *k, mr_status st, mr_resource **out) {
+  if (st != MR_OK) return st;
+  if (k->keep) st = mr_resource_keep_idle(*out, true);
+  if (st == MR_OK && k->idle_given) st = mr_resource_set_idle_time(*out, k->idle_ns);
   if (st != MR_OK) {
     mr_resource_release(*out);
     *out = NULL;
@@ -246,40 +266,40 @@ static mr_status apply_keep(bool keep, mr_status st, mr_resource **out) {
   return st;
 }
 
-/* arena(UP, chunk=SIZE, keep=yes|no): chunks taken on first use. */
+/* arena(UP, chunk=SIZE, keep=yes|no, idle=DURATION): chunks taken on first use. */
 static mr_status build_arena(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t chunk;
-  bool keep;
+  keeping keep;
   mr_status st = rounded_size_param(args, "chunk", 0, &chunk);
-  if (st == MR_OK) st = read_keep(args, &keep);
+  if (st == MR_OK) st = read_keeping(args, &keep);
   if (st != MR_OK) return st;
-  return apply_keep(keep, mr_arena_resource_create(upstream, chunk, out), out);
+  return apply_keeping(&keep, mr_arena_resource_create(upstream, chunk, out), out);
 }
 
-/* fixed(UP, block=SIZE, count=N, keep=yes|no): the first `count` blocks
+/* fixed(UP, block=SIZE, count=N, keep=yes|no, idle=DURATION): the first `count` blocks
  * taken at creation. */
 static mr_status build_fixed(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t block, count;
-  bool keep;
+  keeping keep;
   mr_status st = rounded_size_param(args, "block", 0, &block);
   if (st == MR_OK) st = count_param(args, "count", 0, &count);
-  if (st == MR_OK) st = read_keep(args, &keep);
+  if (st == MR_OK) st = read_keeping(args, &keep);
   if (st != MR_OK) return st;
-  return apply_keep(keep, mr_fixed_resource_create(upstream, block, count, out), out);
+  return apply_keeping(&keep, mr_fixed_resource_create(upstream, block, count, out), out);
 }
 
-/* bin(UP, min=SIZE, max=SIZE, count=N, keep=yes|no): every class's blocks
+/* bin(UP, min=SIZE, max=SIZE, count=N, keep=yes|no, idle=DURATION): every class's blocks
  * taken at creation (by default classes 256B..64KiB, 64 blocks each: about
  * 8MiB). */
 static mr_status build_bin(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t min, max, count;
-  bool keep;
+  keeping keep;
   mr_status st = size_param(args, "min", 0, &min);
   if (st == MR_OK) st = size_param(args, "max", 0, &max);
   if (st == MR_OK) st = count_param(args, "count", 0, &count);
-  if (st == MR_OK) st = read_keep(args, &keep);
+  if (st == MR_OK) st = read_keeping(args, &keep);
   if (st != MR_OK) return st;
-  return apply_keep(keep, mr_bin_resource_create(upstream, min, max, count, out), out);
+  return apply_keeping(&keep, mr_bin_resource_create(upstream, min, max, count, out), out);
 }
 
 /* retry(UP, attempts=N). Spec-built retries use the process-wide OOM
@@ -306,14 +326,14 @@ static mr_status build_track(mr_resource *upstream, const mr_spec_args *args, mr
   return mr_track_resource_create_stacks(upstream, (size_t)stacks, out);
 }
 
-/* cache(UP, max=SIZE, keep=yes|no) */
+/* cache(UP, max=SIZE, keep=yes|no, idle=DURATION) */
 static mr_status build_cache(mr_resource *upstream, const mr_spec_args *args, mr_resource **out) {
   size_t max_cached;
-  bool keep;
+  keeping keep;
   mr_status st = size_param(args, "max", 0, &max_cached);
-  if (st == MR_OK) st = read_keep(args, &keep);
+  if (st == MR_OK) st = read_keeping(args, &keep);
   if (st != MR_OK) return st;
-  return apply_keep(keep, mr_cache_resource_create(upstream, max_cached, out), out);
+  return apply_keeping(&keep, mr_cache_resource_create(upstream, max_cached, out), out);
 }
 
 static const adaptor_factory adaptor_factories[] = {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/decay.h"
 #include "core/reclaim.h"
 #include "core/reclaimers.h"
 
@@ -41,7 +42,9 @@ void mri_reclaimer_register(mri_reclaimer *r) {
   if (registry != NULL) registry->prev = r;
   registry = r;
   r->registered = true;
+  r->decay_start = 0;
   pthread_mutex_unlock(&registry_lock);
+  mri_decay_registered(r);
 }
 
 void mri_reclaimer_unregister(mri_reclaimer *r) {
@@ -109,6 +112,15 @@ void mri_reclaim(int device, size_t goal, mri_reclaim_result *result) {
   pthread_mutex_lock(&registry_lock);
   reclaim_locked(device, goal, result);
   atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+  pthread_mutex_unlock(&registry_lock);
+  reclaiming = false;
+}
+
+void mri_reclaim_walk(void (*fn)(mri_reclaimer *r, void *user), void *user) {
+  if (reclaiming) return;
+  reclaiming = true;
+  pthread_mutex_lock(&registry_lock);
+  for (mri_reclaimer *r = registry; r != NULL; r = r->next) fn(r, user);
   pthread_mutex_unlock(&registry_lock);
   reclaiming = false;
 }

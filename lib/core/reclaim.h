@@ -44,6 +44,11 @@
 typedef mr_status (*mri_release_idle_fn)(void *obj, size_t goal, size_t *released);
 /* The bytes `obj` keeps idle now (for messages and statistics). */
 typedef size_t (*mri_idle_bytes_fn)(void *obj);
+/* Start a new window of `obj`'s low-water mark of idle memory, which it
+ * tracks itself; with `release`, first give back what stayed idle since
+ * the previous call. *released gets the bytes that went back
+ * (core/decay.h). */
+typedef mr_status (*mri_decay_window_fn)(void *obj, bool release, size_t *released);
 
 /* Device matched by reclaims: a device id for device memory, -1 for memory
  * on the host side (pinned, managed). */
@@ -73,6 +78,15 @@ typedef struct mri_reclaimer {
   const void *group;
   /* What reclaims took back from it. */
   _Atomic uint64_t reclaims, reclaimed_bytes, reclaim_ns;
+  /* Idle memory goes back by itself (core/decay.h): its idle time
+   * (MRI_IDLE_PROCESS, the zero of an initializer: MRCTX_IDLE_TIME's), a
+   * way to give back without waiting for any stream, and the decay's own
+   * state (its thread's, under the registry's lock). */
+  _Atomic uint64_t idle_time;
+  mri_release_idle_fn release_nowait;
+  mri_decay_window_fn release_window;
+  uint64_t decay_start;
+  size_t decay_low;
   struct mri_reclaimer *prev, *next; /* the registry's, under its lock */
   bool registered;
 } mri_reclaimer;
@@ -87,6 +101,12 @@ void mri_reclaimer_unregister(mri_reclaimer *r);
 
 /* Set `r`'s group (see above): before the resource is returned to anyone. */
 void mri_reclaimer_set_group(mri_reclaimer *r, const void *group);
+
+/* Call `fn` on every registered reclaimer, the registry's lock held and
+ * this thread marked reclaiming (as mri_reclaim's walk): the decay's way
+ * in (core/decay.c). Completed reclaims are not counted: an allocation
+ * that runs out still reclaims for itself. */
+void mri_reclaim_walk(void (*fn)(mri_reclaimer *r, void *user), void *user);
 
 /* What one reclaim did. */
 typedef struct mri_reclaim_result {

@@ -131,6 +131,27 @@ static mr_status pool_release_reserved(CUmemoryPool pool, mr_pool_kind kind, int
   return MR_OK;
 }
 
+/* The decay's (core/decay.h): give back about `goal` bytes of `pool`'s
+ * idle reservation without waiting for the device. cuMemPoolTrimTo keeps
+ * what allocations hold and memory whose frees the host has not yet seen
+ * complete, so memory the GPU may still use stays until a later tick. */
+static mr_status pool_decay_reserved(CUmemoryPool pool, mr_pool_kind kind, int device, size_t goal,
+                                     size_t *released) {
+  *released = 0;
+  const mri_cuda_api *cu = mri_cuda();
+  if (cu == NULL) return MR_OK;
+  cuuint64_t before = 0, after = 0;
+  CUresult r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &before);
+  if (r == CUDA_SUCCESS) r = cu->cuMemPoolTrimTo(pool, before > goal ? (size_t)(before - goal) : 0);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &after);
+  if (r == CUDA_ERROR_DEINITIALIZED) return MR_OK;
+  if (r != CUDA_SUCCESS)
+    return mri_cuda_fail(r, "cuMemPoolTrimTo(%s pool, device %d)", mr_pool_kind_name(kind), device);
+  *released = before > after ? (size_t)(before - after) : 0;
+  return MR_OK;
+}
+
 /* Reserved and not in use. */
 static size_t pool_idle_reserved(CUmemoryPool pool) {
   const mri_cuda_api *cu = mri_cuda();
@@ -147,6 +168,11 @@ static mr_status owned_pool_release(void *obj, size_t goal, size_t *released) {
   mri_pool_state *s = obj;
   (void)goal;
   return pool_release_reserved(s->pool, s->kind, s->device, released);
+}
+
+static mr_status owned_pool_decay(void *obj, size_t goal, size_t *released) {
+  mri_pool_state *s = obj;
+  return pool_decay_reserved(s->pool, s->kind, s->device, goal, released);
 }
 
 static size_t owned_pool_idle(void *obj) {
@@ -174,6 +200,11 @@ static mr_status default_pool_release(void *obj, size_t goal, size_t *released) 
   return pool_release_reserved(d->pool, d->kind, d->device, released);
 }
 
+static mr_status default_pool_decay(void *obj, size_t goal, size_t *released) {
+  default_pool_reclaimer *d = obj;
+  return pool_decay_reserved(d->pool, d->kind, d->device, goal, released);
+}
+
 static size_t default_pool_idle(void *obj) {
   return pool_idle_reserved(((default_pool_reclaimer *)obj)->pool);
 }
@@ -188,6 +219,7 @@ static void register_default_pool(CUmemoryPool pool, mr_pool_kind kind, int devi
     d = &default_reclaimers[default_reclaimer_count++];
     *d = (default_pool_reclaimer){.pool = pool, .kind = kind, .device = device};
     d->reclaimer = (mri_reclaimer){.release = default_pool_release,
+                                   .release_nowait = default_pool_decay,
                                    .idle = default_pool_idle,
                                    .obj = d,
                                    .device = mri_pool_reclaim_device(kind, device),
@@ -209,7 +241,10 @@ bool mri_pool_reclaim_after_oom(mr_pool_kind kind, int device, size_t bytes,
 /* A default pool whose release threshold is 0 hands memory back to the OS
  * at every synchronization, so allocation stalls; raise it to the maximum
  * the first time we use it, and register the pool for the process-wide
- * reclaim, which gives what it keeps back when anything runs out. Pools
+ * reclaim, which gives what it keeps back when anything runs out, and for
+ * the decay, which gives back what stayed reserved above use for an idle
+ * time (core/decay.h): the threshold keeps the working set between
+ * synchronizations, the idle time bounds how long the rest stays. Pools
  * the application set or created are left as they are. */
 static mr_status apply_threshold_rule(mri_pool_state *s, CUmemoryPool pool) {
   const mri_cuda_api *cu = mri_cuda();
@@ -357,6 +392,7 @@ mr_status mri_pool_resource_create(mri_pool_state *state, const char *descriptio
   if (st == MR_OK && state->owned) {
     state->reclaimer =
         (mri_reclaimer){.release = owned_pool_release,
+                        .release_nowait = owned_pool_decay,
                         .idle = owned_pool_idle,
                         .obj = state,
                         .device = mri_pool_reclaim_device(state->kind, state->device),

@@ -264,7 +264,7 @@ static void test_adaptor_specs(void **state) {
   assert_error_contains("align: alignment=4GiB is more than 2GiB, the largest align serves");
   spec_describes("align(host, alignment=2GiB)", "align(host, alignment=2GiB)");
   spec_fails("arena(host, chnk=1)", MR_ERR_CONFIG,
-             "spec, column 13: arena: unknown parameter 'chnk' (known: chunk, keep)\n"
+             "spec, column 13: arena: unknown parameter 'chnk' (known: chunk, keep, idle)\n"
              "  arena(host, chnk=1)\n"
              "              ^");
   spec_fails("fixed(host, count=4294967296)", MR_ERR_CONFIG,
@@ -299,7 +299,7 @@ static void test_adaptor_specs(void **state) {
   assert_error_contains("fixed: block=9223372036854775553 is too large: at most "
                         "9223372036854775552 bytes (it is rounded up to a multiple of 256)");
   spec_fails("bin(host, mn=256)", MR_ERR_CONFIG, NULL);
-  assert_error_contains("bin: unknown parameter 'mn' (known: min, max, count, keep)");
+  assert_error_contains("bin: unknown parameter 'mn' (known: min, max, count, keep, idle)");
   spec_fails("retry(host, attempts=99999999999)", MR_ERR_CONFIG, NULL);
   assert_error_contains("spec, column 13: retry: attempts=99999999999 is more than 2147483647");
   spec_fails("log(host, file=/nonexistent/dir/x.csv)", MR_ERR_CONFIG, NULL);

@@ -41,13 +41,15 @@
 #define CHILD_SECONDS 60 /* before test_watchdog_seconds */
 
 /* ThreadSanitizer: a forked child inherits the parent's other threads as
- * finished and never joins them (they are the parent's): not leaks. Races
- * and deadlocks are still reported. TSAN_OPTIONS, set by .ci/run, adds to
- * these defaults. */
+ * finished and never joins them (they are the parent's): not leaks. A
+ * child's first resource starts the library's decay thread again
+ * (core/decay.h), which TSan refuses after a multi-threaded fork unless
+ * die_after_fork=0. Races and deadlocks are still reported. TSAN_OPTIONS,
+ * set by .ci/run, adds to these defaults. */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 const char *__tsan_default_options(void);
-const char *__tsan_default_options(void) { return "report_thread_leaks=0"; }
+const char *__tsan_default_options(void) { return "report_thread_leaks=0:die_after_fork=0"; }
 #endif
 #endif
 

@@ -224,7 +224,7 @@ def check_resolve_bad_specs(mrctx):
     rc, out, err = resolve(mrctx, "--tag", "temp=arena(host, chnk=1)")
     expect_equal((rc, out, err),
                  (2, "", "mrctx resolve: default spec of resolve tag 'temp', column 13: arena: "
-                         "unknown parameter 'chnk' (known: chunk, keep)\n"
+                         "unknown parameter 'chnk' (known: chunk, keep, idle)\n"
                          "  arena(host, chnk=1)\n"
                          "              ^\n"),
                  "an unknown parameter in a default spec")
