@@ -317,6 +317,44 @@ def check_resolve_touches_nothing(mrctx, fake):
                    "resolve %s writes nothing near the log" % spec, str(os.listdir(folder)))
 
 
+def check_resolve_log_paths(mrctx):
+    """What resolve can check without touching anything: a log's file whose
+    directory does not exist, is not a directory, or that names a directory
+    is refused as creation would refuse it (exit 2, the spec's place), and
+    nothing is created. (As root, an unwritable directory cannot be shown.)"""
+    with tempfile.TemporaryDirectory() as folder:
+        plain = os.path.join(folder, "plain")
+        with open(plain, "w") as f:
+            f.write("x")
+        cases = [(os.path.join(folder, "missing", "x.csv"),
+                  "directory '%s': No such file or directory" % os.path.join(folder, "missing")),
+                 (os.path.join(plain, "x.csv"), "'%s' is not a directory" % plain),
+                 (folder, "it is a directory")]
+        for path, why in cases:
+            spec = "log(host, file=%s)" % path
+            rc, out, err = resolve(mrctx, "--tag", "temp=" + spec)
+            first = err.split("\n", 1)[0]
+            expect_equal((rc, out, first),
+                         (2, "", "mrctx resolve: default spec of resolve tag 'temp', column 1: "
+                                 "log(host, file=%s): cannot open '%s' for writing: %s"
+                                 % (path, path, why)),
+                         "resolve %s is refused" % spec)
+        expect_equal(sorted(os.listdir(folder)), ["plain"], "resolve created nothing")
+        rc, out, err = resolve(mrctx, "--tag", "temp=log(host, file=%s)"
+                               % os.path.join(folder, "new.csv"))
+        expect_equal((rc, err), (0, ""), "a log in a writable directory resolves")
+        expect_equal(sorted(os.listdir(folder)), ["plain"], "resolve created no log")
+        if os.geteuid() != 0:
+            os.chmod(folder, 0o500)
+            try:
+                rc, out, err = resolve(mrctx, "--tag", "temp=log(host, file=%s)"
+                                       % os.path.join(folder, "new.csv"))
+            finally:
+                os.chmod(folder, 0o700)
+            expect(rc == 2 and ("directory '%s' is not writable" % folder) in err,
+                   "an unwritable directory is refused", out + err)
+
+
 # ---- mrctx bench ---------------------------------------------------------------
 
 BENCH_ONLY_HELP = ("  --only LIST   workloads to run, comma-separated: lookup, pairs, threads,\n"
@@ -708,6 +746,7 @@ def main():
         check_resolve_sources(mrctx)
         check_resolve_bad_specs(mrctx)
         check_resolve_touches_nothing(mrctx, False)
+        check_resolve_log_paths(mrctx)
     elif mode == "fake-resolve":
         check_fake_resolve(mrctx)
         check_resolve_touches_nothing(mrctx, True)
