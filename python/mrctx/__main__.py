@@ -100,6 +100,8 @@ def _usage(out: TextIO) -> None:
         "                        `import torch` on, no code change (installed package,\n"
         "                        or `run`)\n"
         "  MRCTX_TORCH_MEMORY    overrides for that context (library torch, tag memory)\n"
+        "  MRCTX_TORCH_STRICT=1  a bad MRCTX_TORCH raises at `import torch` instead of\n"
+        "                        a warning and PyTorch's own allocator\n"
         "  MRCTX_TORCH_TIMING=1  time PyTorch's calls into the tag (mrctx.torch.timing)\n"
         "  MRCTX_TORCH_ALLOC     the PyTorch shim to load (default: the package's)\n"
         "  MRCTX_NUMBA_MEMORY    overrides for Numba's context under\n"
