@@ -245,6 +245,10 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
             continue
         current, default = _pool(library, 0, d), _pool(library, 1, d)
         failed |= _pool_failed(current) or _pool_failed(default)
+        free, total = ctypes.c_uint64(0), ctypes.c_uint64(0)
+        free_memory: Optional[int] = int(free.value) if library.mr_device_get_memory(
+            d, ctypes.byref(free), ctypes.byref(total)) == 0 else None
+        free_reason = _last_error(library) if free_memory is None else ""
         devices.append({"device": d, "available": True, "name": _text(dev.name),
                         "total_memory": int(dev.total_memory),
                         "compute_capability": f"{dev.compute_capability_major}."
@@ -253,6 +257,7 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
                         "host_memory_pools": bool(dev.host_memory_pools_supported),
                         "managed_memory": bool(dev.managed_memory),
                         "concurrent_managed_access": bool(dev.concurrent_managed_access),
+                        "free_memory": free_memory, "free_reason": free_reason,
                         "current_pool": current, "default_pool": default})
     pinned, managed = _pool(library, 2, 0), _pool(library, 3, 0)
     failed |= _pool_failed(pinned) or _pool_failed(managed)
@@ -261,6 +266,7 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
         shown = []
         for dev in devices:
             dev = dict(dev)
+            dev.pop("free_reason", None)
             for key in ("current_pool", "default_pool"):
                 if key in dev:
                     dev[key] = _pool_json(dev[key])
@@ -282,6 +288,8 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
             continue
         lines += [f"device {dev['device']}: {dev['name']}",
                   _field("total memory:", format_bytes(dev["total_memory"])),
+                  _field("free memory:", format_bytes(dev["free_memory"])
+                         if dev["free_memory"] is not None else "unavailable: " + dev["free_reason"]),
                   _field("compute capability:", dev["compute_capability"]),
                   _field("memory pools:", yes[dev["memory_pools"]]),
                   _field("host memory pools:", yes[dev["host_memory_pools"]]),

@@ -95,7 +95,9 @@ def check_fake_info(mrctx):
         expect("device %d: Fake CUDA Device %d" % (d, d) in lines, "device %d's name" % d, out)
     def field(name, value):
         return "  %-27s %s" % (name + ":", value)
-    for name, value in (("total memory", "16 GiB"), ("compute capability", "9.0"),
+    # Free memory beside the total (the fake devices' 16 GiB are all free).
+    for name, value in (("total memory", "16 GiB"), ("free memory", "16 GiB"),
+                        ("compute capability", "9.0"),
                         ("memory pools", "yes"), ("host memory pools", "yes"),
                         ("managed memory", "yes"), ("concurrent managed access", "yes"),
                         ("current pool", "the default pool")):
@@ -114,7 +116,8 @@ def check_fake_info(mrctx):
                "--json: version and every device, in order", out)
         for d in info["devices"]:
             expect(d["available"] and d["current_pool"]["is_default"] and
-                   d["default_pool"]["release_threshold"] == 0 and d["total_memory"] == 16 << 30,
+                   d["default_pool"]["release_threshold"] == 0 and d["total_memory"] == 16 << 30
+                   and d["free_memory"] == 16 << 30,
                    "--json: device %d" % d["device"], out)
         expect(info["pinned_default_pool"]["kind"] == "pinned", "--json: pinned pool", out)
         expect(info["managed_default_pool"]["kind"] == "managed", "--json: managed pool", out)
