@@ -153,7 +153,8 @@ _INFO_USAGE = f"""usage: {PROG} info [--json]
 Say which libmrctx was loaded and why (MRCTX_LIBRARY, next to the package,
 the install prefix, a source checkout's build directory, the system's
 library path), then, as `mrctx info`: the CUDA driver's version, each device
-and the driver's memory pools. Reading changes no pool.
+(its total and free memory) and the driver's memory pools. Reading changes
+no pool.
 
   --json   the same as one JSON object
 

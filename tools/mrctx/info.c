@@ -219,8 +219,9 @@ static void print_json(int version, int count, const device_report *devices,
 static void info_usage(FILE *out) {
   fprintf(out, "usage: mrctx info [--json]\n"
                "\n"
-               "Show the CUDA driver's version, each device (name, memory, compute\n"
-               "capability, pool and managed-memory support) and the driver's memory\n"
+               "Show the CUDA driver's version, each device (name, total memory and\n"
+               "what is free now on the whole device, compute capability, pool and\n"
+               "managed-memory support) and the driver's memory\n"
                "pools: each device's current and default pool, the pinned and managed\n"
                "default pools, with release threshold (max: keeps all freed memory),\n"
                "reserved and used bytes. Reading changes no pool.\n"
