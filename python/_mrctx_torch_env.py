@@ -19,8 +19,12 @@ from site directories).
 
 A bad value, or anything that stops use() (a tag that does not give device
 memory, a PyTorch too old for the pluggable allocator), is printed once on
-stderr, starting "mrctx: MRCTX_TORCH=", and PyTorch keeps its own
-allocator: the program runs, as it would without the variable.
+stderr, starting "mrctx: MRCTX_TORCH=" (a spec's error is placed in
+MRCTX_TORCH, not in the tag's default spec), and PyTorch keeps its own
+allocator: the program runs, as it would without the variable. With
+MRCTX_TORCH_STRICT=1 it is an exception instead, raised by ``import torch``
+(mrctx.FrameworkError, from the error that stopped it): for a job that must
+not run on PyTorch's allocator by mistake.
 """
 
 import os
@@ -30,6 +34,7 @@ VARIABLE = "MRCTX_TORCH"
 LIBRARY = "torch"
 TAG = "memory"
 OVERRIDES = "MRCTX_TORCH_MEMORY"
+STRICT = "MRCTX_TORCH_STRICT"
 
 _done = False
 
@@ -45,14 +50,23 @@ def setup() -> None:
         return
     _done = True
     spec = os.environ.get(VARIABLE, "")
+    strict = os.environ.get(STRICT, "")
     try:
+        if strict not in ("", "0", "1"):
+            raise ValueError(f"{STRICT}={strict!r}: expected 1 (a bad {VARIABLE} raises) or 0")
         import mrctx
         import mrctx.torch
         ctx = mrctx.Context(LIBRARY, {TAG: spec}, env_var=OVERRIDES)
         mrctx.torch.use(ctx, TAG, patch=True)
-    except Exception as error:  # the program goes on, on PyTorch's own allocator
+    except Exception as error:
+        # The spec is the variable's: say so, not "default spec of torch tag".
+        why = str(error).replace(f"default spec of {LIBRARY} tag '{TAG}'", VARIABLE)
+        if strict == "1":
+            import mrctx
+            raise mrctx.FrameworkError(f"mrctx: {VARIABLE}={spec!r} ({STRICT}=1): {why}") from error
+        # The program goes on, on PyTorch's own allocator.
         sys.stderr.write(f"mrctx: {VARIABLE}={spec!r}: PyTorch keeps its own CUDA allocator: "
-                         f"{error}\n")
+                         f"{why}\n")
         sys.stderr.flush()
 
 

@@ -102,9 +102,12 @@ typedef struct mr_context_desc {
  * no memory is taken (fixed and bin preallocate nothing). Each tag's
  * resource has the description and properties the real one would have,
  * and mr_context_get_source the same status, but every allocation fails
- * with MR_ERR_UNSUPPORTED. What `mrctx resolve` shows. Checks that need
- * the effect are not made: whether a log's file can be written, whether a
- * pool's initial reservation fits. */
+ * with MR_ERR_UNSUPPORTED. What `mrctx resolve` shows. What can be checked
+ * without touching anything is checked, and fails creation as the real
+ * build would (MR_ERR_CONFIG): a log(...)'s file that names a directory, or
+ * whose directory does not exist or cannot be written into by this
+ * process. Checks that need the effect are not made: whether the file
+ * itself can be replaced, whether a pool's initial reservation fits. */
 #define MR_CONTEXT_DESCRIBE_ONLY ((uint32_t)1)
 
 /** Create a context. OUT: *ctx. A malformed or unresolvable spec from any

@@ -576,6 +576,35 @@ static mr_status open_file(log_state *s, const char *path) {
   return MR_OK;
 }
 
+/* Only described (mrctx resolve): what can be known without touching the
+ * path, so that resolve refuses what creation would -- a directory for the
+ * file, a directory that does not exist or that this process cannot write
+ * into. Nothing is created, opened or changed. Whether the file itself
+ * could then be replaced is left to creation (a link, a FIFO with no reader). */
+static mr_status check_writable(const char *what, const char *path) {
+  struct stat there;
+  if (stat(path, &there) == 0 && S_ISDIR(there.st_mode))
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: it is a directory",
+                     what, path);
+  char *dir = mri_strdup(strchr(path, '/') != NULL ? path : ".");
+  if (dir == NULL) return MR_ERR_OUT_OF_MEMORY;
+  char *slash = strrchr(dir, '/');
+  if (slash != NULL) slash[slash == dir ? 1 : 0] = '\0'; /* "/x.csv": the directory "/" */
+  mr_status st = MR_OK;
+  if (stat(dir, &there) != 0)
+    st = mri_error(MR_ERR_INVALID_ARGUMENT, "%s: cannot open '%s' for writing: directory '%s': %s",
+                   what, path, dir, strerror(errno));
+  else if (!S_ISDIR(there.st_mode))
+    st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "%s: cannot open '%s' for writing: '%s' is not a directory", what, path, dir);
+  else if (access(dir, W_OK | X_OK) != 0)
+    st = mri_error(MR_ERR_INVALID_ARGUMENT,
+                   "%s: cannot open '%s' for writing: directory '%s' is not writable: %s", what,
+                   path, dir, strerror(errno));
+  free(dir);
+  return st;
+}
+
 mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_resource **out) {
   mr_status st = mri_adaptor_check(&log_ops, upstream, out);
   if (st != MR_OK) return st;
@@ -592,8 +621,16 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
                                    mr_resource_describe(upstream), file);
   free(file);
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
-  /* Only described (mrctx resolve): the file is left as it is. */
-  if (mri_describe_only()) return mri_adaptor_describe_only(s, MRI_ADAPTOR_PASSES, out);
+  /* Only described (mrctx resolve): the file is left as it is, but a path
+   * creation would refuse is refused now. */
+  if (mri_describe_only()) {
+    st = check_writable(s->description, path);
+    if (st != MR_OK) {
+      mri_adaptor_free(s);
+      return st;
+    }
+    return mri_adaptor_describe_only(s, MRI_ADAPTOR_PASSES, out);
+  }
   s->fd = -1;
   pthread_mutex_init(&s->lock, NULL);
   init_conds(s);

@@ -317,6 +317,13 @@ static mr_status lex(parser *p, token *t) {
     }
     advance(p);
     t->kind = TOK_STRING;
+  } else if (c == '\'') {
+    /* The spec language has no single quotes: a shell's quotes came along,
+     * written inside another quoting (a file, a Python string, "'x'"). */
+    return fail_at(p, p->at,
+                   "unexpected character ''' (a shell quote reached the spec: quote the "
+                   "value once, as in MYLIB_MEMORY='temp=cache(device)', and write no quotes "
+                   "in a file, Python string or override text)");
   } else if (c >= 0x20 && c < 0x7f) {
     return fail_at(p, p->at, "unexpected character '%c'", c);
   } else {
@@ -509,8 +516,21 @@ static mr_status arg_list_push(arg_list *list, mri_spec_arg arg) {
   return MR_OK;
 }
 
-/* arg := spec | key '=' value */
-static mr_status parse_arg(parser *p, int depth, arg_list *list) {
+/* The parameter a value given without its key most likely meant, for a
+ * positional argument that is not a resource: limit(device, 8GiB) is
+ * limit(device, bytes=8GiB). "key" for a call not listed. */
+static const char *likely_key(const char *call) {
+  static const char *const keys[][2] = {{"limit", "bytes"},     {"arena", "chunk"},
+                                        {"fixed", "block"},     {"cache", "max"},
+                                        {"align", "alignment"}, {"retry", "attempts"}};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strcmp(call, keys[i][0]) == 0) return keys[i][1];
+  return "key";
+}
+
+/* arg := spec | key '=' value. `call`: the name of the call it is an
+ * argument of, for messages. */
+static mr_status parse_arg(parser *p, const char *call, int depth, arg_list *list) {
   const token *t;
   mr_status st = peek(p, &t);
   if (st != MR_OK) return st;
@@ -546,8 +566,8 @@ static mr_status parse_arg(parser *p, int depth, arg_list *list) {
     int n = first.length > 40 ? 40 : (int)first.length;
     return fail_at(p, first.pos,
                    "expected a resource name or key=value, found '%.*s' (did you mean "
-                   "key=%.*s?)",
-                   n, p->text + first.start, n, p->text + first.start);
+                   "%s=%.*s?)",
+                   n, p->text + first.start, likely_key(call), n, p->text + first.start);
   }
   st = parse_call(p, &first, depth, &arg.value);
   return st == MR_OK ? arg_list_push(list, arg) : st;
@@ -576,7 +596,7 @@ static mr_status parse_call_rest(parser *p, mri_spec_node *node, int depth) {
                      open.pos.column);
         break;
       }
-      st = parse_arg(p, depth + 1, &list);
+      st = parse_arg(p, node->text, depth + 1, &list);
       if (st != MR_OK) break;
       st = peek(p, &t);
       if (st != MR_OK) break;

@@ -209,6 +209,12 @@ void mri_oom_report(const char *library, const char *tag, int device, size_t byt
       pthread_mutex_lock(&dump_lock);
       if (write_dump(path, &oom)) written = path;
       pthread_mutex_unlock(&dump_lock);
+      /* Say where, so that whoever reads the error finds the dump. */
+      if (written != NULL)
+        fprintf(stderr,
+                "mrctx: out of memory in %s:%s on device %d: snapshot written to '%s' "
+                "(mrctx snapshot %s shows it)\n",
+                library, tag, device, path, path);
     }
   }
 

@@ -24,7 +24,8 @@ writes it for ``mrctx snapshot PATH``); mrctx.read_snapshot(path) reads such
 a file back, the out-of-memory dump included (MRCTX_OOM_SNAPSHOT);
 mrctx.merge_snapshots(paths) shows several processes' snapshots (the ranks
 of a torchrun job, the workers of a Dask cluster: mrctx.dask) as one view.
-``python -m mrctx`` has the command's info, resolve and snapshot verbs.
+``python -m mrctx`` runs the command's verbs (the mrctx command a wheel
+carries; without it, info, resolve and snapshot are the package's own).
 
 libmrctx is loaded on first use, from the first of: MRCTX_LIBRARY (that file
 only); next to the package (a wheel); the prefix ``meson install`` used; in

@@ -1,16 +1,19 @@
-"""``python -m mrctx``: the mrctx command's info, resolve and snapshot verbs,
-through the package (so a pip-only install can read an out-of-memory dump).
+"""``python -m mrctx`` and the ``mrctx`` script a wheel installs: the mrctx
+command's verbs through the package.
 
-    python -m mrctx info [--json]
-    python -m mrctx resolve --tag NAME=SPEC ... [--env VAR] [--config FILE]
-                            [--set TEXT] [--library NAME]
-    python -m mrctx snapshot FILE [FILE...] [--json] [--merged]
+    python -m mrctx VERB [ARGS...]     (info, resolve, snapshot, export,
+                                        replay, plot, bench: man mrctx)
     python -m mrctx run SCRIPT [ARGS...] | run -m MODULE [ARGS...]
 
-They print what the C command prints (``man mrctx``); ``info`` first says
-which libmrctx was loaded and why. Other verbs (replay, plot, bench) are the
-C command's: a wheel carries it, and runs it for them. Exit status: 0
-success, 1 failure, 2 bad usage, 3 (info) no driver or no device.
+Every verb but ``run`` is the C command's: where the package carries it (a
+wheel does, beside this file) the process becomes that command (execv),
+so there is one implementation of each verb (``info`` first says which
+libmrctx the package loads and why). Where it does not (a source
+checkout on PYTHONPATH), info, resolve and snapshot fall back to the
+re-implementations below, which print what the C command prints (``info``
+first says which libmrctx was loaded and why); export, replay, plot and
+bench say that they need the command. Exit status: 0 success, 1 failure,
+2 bad usage, 3 (info) no driver or no device.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import signal
 import sys
 from typing import Callable, Optional, TextIO
 
@@ -37,6 +41,34 @@ def _bundled_tool() -> Optional[str]:
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
+# The C command's verbs (its --help list). With the command beside the
+# package, every one of them is the command's; without it, those in VERBS
+# below fall back to this module, and the others are refused with a reason.
+TOOL_VERBS = ("info", "resolve", "replay", "plot", "export", "snapshot", "bench")
+
+
+def _exec_tool(tool: str, args: list[str]) -> None:
+    """Become the C command (does not return). Python ignores SIGPIPE and
+    an ignored signal stays ignored across execv: the command would see
+    EPIPE and say "Broken pipe" under `mrctx snapshot FILE | head`, so the
+    default action (a quiet end) comes back first."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.execv(tool, ["mrctx"] + args)
+
+
+def _say_which_library() -> None:
+    """`info`'s first line through the package: which libmrctx Python
+    loads and why (the command's own lines follow; --json is the
+    command's alone)."""
+    try:
+        sys.stdout.write(f"libmrctx: {_lib.library_path()} ({_lib.library_where()})\n")
+    except Error as e:
+        sys.stdout.write(f"libmrctx: not loaded: {e}\n")
+
+
 def _usage(out: TextIO) -> None:
     tool = _bundled_tool()
     out.write(
@@ -45,14 +77,20 @@ def _usage(out: TextIO) -> None:
         f"       {PROG} --version\n"
         "\n"
         "The mrctx command's verbs, through the Python package:\n"
-        "  info       which libmrctx is loaded and why; the CUDA driver, the devices\n"
-        "             and their memory pools\n"
+        "  info       the CUDA driver, the devices and their memory pools\n"
         "  resolve    show what a context's tags and overrides resolve to\n"
         "  snapshot   show a snapshot file: who held the memory, by library and tag\n"
+        "  export     write logs or snapshots as a trace for Perfetto\n"
+        "  replay     replay an allocation log against resource specs\n"
+        "  plot       draw memory in use over time from allocation logs as SVG\n"
+        "  bench      time mrctx against the raw driver pools on a GPU\n"
         "  run        run a Python script or module with MRCTX_TORCH's switch, as\n"
         "             an installed package's mrctx-torch.pth does\n"
-        + ("  replay, plot, bench: run by the mrctx command the wheel carries\n" if tool else
-           "  replay, plot, bench: the mrctx command's (build it: docs/packaging.md)\n")
+        + ("All but run are the mrctx command's, which this package carries.\n" if tool else
+           "This install does not carry the mrctx command (a wheel does): info (which\n"
+           "also says which libmrctx was loaded and why), resolve and snapshot are\n"
+           "the package's own; export, replay, plot and bench need the command\n"
+           "(build it: docs/packaging.md).\n")
         + "\n"
         "environment, read by the package:\n"
         "  MRCTX_LIBRARY         the libmrctx to load, and no other\n"
@@ -62,6 +100,8 @@ def _usage(out: TextIO) -> None:
         "                        `import torch` on, no code change (installed package,\n"
         "                        or `run`)\n"
         "  MRCTX_TORCH_MEMORY    overrides for that context (library torch, tag memory)\n"
+        "  MRCTX_TORCH_STRICT=1  a bad MRCTX_TORCH raises at `import torch` instead of\n"
+        "                        a warning and PyTorch's own allocator\n"
         "  MRCTX_TORCH_TIMING=1  time PyTorch's calls into the tag (mrctx.torch.timing)\n"
         "  MRCTX_TORCH_ALLOC     the PyTorch shim to load (default: the package's)\n"
         "  MRCTX_NUMBA_MEMORY    overrides for Numba's context under\n"
@@ -113,7 +153,8 @@ _INFO_USAGE = f"""usage: {PROG} info [--json]
 Say which libmrctx was loaded and why (MRCTX_LIBRARY, next to the package,
 the install prefix, a source checkout's build directory, the system's
 library path), then, as `mrctx info`: the CUDA driver's version, each device
-and the driver's memory pools. Reading changes no pool.
+(its total and free memory) and the driver's memory pools. Reading changes
+no pool.
 
   --json   the same as one JSON object
 
@@ -205,6 +246,10 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
             continue
         current, default = _pool(library, 0, d), _pool(library, 1, d)
         failed |= _pool_failed(current) or _pool_failed(default)
+        free, total = ctypes.c_uint64(0), ctypes.c_uint64(0)
+        free_memory: Optional[int] = int(free.value) if library.mr_device_get_memory(
+            d, ctypes.byref(free), ctypes.byref(total)) == 0 else None
+        free_reason = _last_error(library) if free_memory is None else ""
         devices.append({"device": d, "available": True, "name": _text(dev.name),
                         "total_memory": int(dev.total_memory),
                         "compute_capability": f"{dev.compute_capability_major}."
@@ -213,6 +258,7 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
                         "host_memory_pools": bool(dev.host_memory_pools_supported),
                         "managed_memory": bool(dev.managed_memory),
                         "concurrent_managed_access": bool(dev.concurrent_managed_access),
+                        "free_memory": free_memory, "free_reason": free_reason,
                         "current_pool": current, "default_pool": default})
     pinned, managed = _pool(library, 2, 0), _pool(library, 3, 0)
     failed |= _pool_failed(pinned) or _pool_failed(managed)
@@ -221,6 +267,7 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
         shown = []
         for dev in devices:
             dev = dict(dev)
+            dev.pop("free_reason", None)
             for key in ("current_pool", "default_pool"):
                 if key in dev:
                     dev[key] = _pool_json(dev[key])
@@ -242,6 +289,8 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
             continue
         lines += [f"device {dev['device']}: {dev['name']}",
                   _field("total memory:", format_bytes(dev["total_memory"])),
+                  _field("free memory:", format_bytes(dev["free_memory"])
+                         if dev["free_memory"] is not None else "unavailable: " + dev["free_reason"]),
                   _field("compute capability:", dev["compute_capability"]),
                   _field("memory pools:", yes[dev["memory_pools"]]),
                   _field("host memory pools:", yes[dev["host_memory_pools"]]),
@@ -269,7 +318,8 @@ _RESOLVE_USAGE = f"""usage: {PROG} resolve --tag NAME=SPEC [--tag NAME=SPEC ...]
 Resolve a context with these tags, as a library would, and show for each
 tag and device the resource it resolves to and where its spec came from.
 Nothing is built: no file is written (a log's file is left as it is), no
-pool is created, no memory is taken.
+pool is created, no memory is taken. A log's file that creation would
+refuse (its directory missing or not writable) is an error here too.
 
   --tag NAME=SPEC  a tag and its default spec (the library's choice)
   --env VAR        read overrides from the environment variable VAR
@@ -547,13 +597,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     if first.startswith("-"):
         sys.stderr.write(f"{PROG}: unknown option '{first}' ({PROG} --help lists the verbs)\n")
         return EXIT_USAGE
+    tool = _bundled_tool()
+    if first in TOOL_VERBS and tool is not None:
+        if first == "info" and not any(a.startswith("-") for a in args[1:]):
+            _say_which_library()
+        _exec_tool(tool, args)
     verb = VERBS.get(first)
     if verb is None:
-        tool = _bundled_tool()
-        if first in ("replay", "plot", "bench"):
-            if tool is not None:
-                sys.stdout.flush()
-                os.execv(tool, ["mrctx"] + args)
+        if first in TOOL_VERBS:
             sys.stderr.write(f"{PROG}: {first} is a verb of the mrctx command, which this "
                              "install does not carry (a wheel does; or build it: "
                              "docs/packaging.md)\n")
@@ -571,9 +622,8 @@ def tool_main() -> int:
     """The ``mrctx`` command a wheel installs: the C command it carries
     (every verb), or, where the wheel has none, this module's verbs."""
     tool = _bundled_tool()
-    if tool is not None:
-        sys.stdout.flush()
-        os.execv(tool, ["mrctx"] + sys.argv[1:])
+    if tool is not None and sys.argv[1:2] != ["run"]:
+        _exec_tool(tool, sys.argv[1:])
     return main()
 
 

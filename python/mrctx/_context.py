@@ -180,9 +180,11 @@ class Resource:
     ValueError) for a size, address or stream handle C cannot take.
     """
 
-    def __init__(self, handle: int, what: str):
+    def __init__(self, handle: int, what: str, place: Optional[str] = None):
         """Takes over one reference to ``handle``; ``what`` names it in
-        messages ("library 'x' tag 'temp' on device 0")."""
+        messages ("library 'x' tag 'temp' on device 0"). ``place``: how the
+        C library's own messages name it ("x:temp on device 0"); a message
+        that starts with it already says where, and gets no second place."""
         self._handle: Optional[int] = None
         handle = _check.pointer("Resource", "handle", handle)
         if handle == 0:
@@ -191,6 +193,7 @@ class Resource:
             raise _check._type_error("Resource", "what", "a str", what)
         self._handle = handle
         self._what = what
+        self._place = place
         self._lock = _forksafe.lock()
 
     @property
@@ -228,7 +231,8 @@ class Resource:
         return f"<mrctx.Resource {self._what}: {state}>"
 
     def _ok(self, status: int) -> None:
-        check(status, f"mrctx: {self._what}: ")
+        if status != 0:
+            raise failure(status, _prefix(self._what, self._place))
 
     def describe(self) -> str:
         """The resolved spec text, e.g. "cache(device)"."""
@@ -373,6 +377,16 @@ class Resource:
         ``trims`` since it was made, and ``cached_bytes``, ``cached_blocks``
         held now. InvalidArgumentError if the chain has no cache."""
         return _cache_stats(self.handle, f"mrctx: {self._what}")
+
+
+def _prefix(what: str, place: Optional[str]) -> str:
+    """The prefix of a failed call's message: "mrctx: WHAT: ", or only
+    "mrctx: " where this thread's message already starts with ``place``
+    (an unavailable tag's reason names its library, tag and device), so
+    that no message says the place twice."""
+    if place is not None and text(_lib.lib().mr_last_error()).startswith(place + ":"):
+        return "mrctx: "
+    return f"mrctx: {what}: "
 
 
 def _cache_stats(mr: int, who: str) -> dict[str, int]:
@@ -640,6 +654,10 @@ class Context:
     def _where(self, tag: int, device: int) -> str:
         return f"library {self._library!r} tag {self._tags[tag]!r} on device {device}"
 
+    def _place(self, tag: int, device: int) -> str:
+        """How the C library's messages name the tag on the device."""
+        return f"{self._library}:{self._tags[tag]} on device {device}"
+
     def _borrowed(self, tag: TagKey, device: Optional[int], who: str) -> tuple[int, int, int]:
         handle = self.handle
         index = self.tag_index(tag)
@@ -656,7 +674,7 @@ class Context:
         current device). The Resource holds its own reference."""
         mr, index, d = self._borrowed(tag, device, "Context.get_resource")
         _lib.lib().mr_resource_retain(mr)
-        return Resource(mr, self._where(index, d))
+        return Resource(mr, self._where(index, d), self._place(index, d))
 
     def describe(self, tag: TagKey, device: Optional[int] = None) -> str:
         """The tag's resolved spec on ``device``, e.g. "stats(cache(device))"."""
@@ -694,7 +712,9 @@ class Context:
         for index in indices:
             for d in range(self.device_count):
                 mr = library.mr_context_get_mr_on(self.handle, index, d)
-                check(library.mr_resource_trim(mr), f"mrctx: {self._where(index, d)}: ")
+                status = library.mr_resource_trim(mr)
+                if status != 0:
+                    raise failure(status, _prefix(self._where(index, d), self._place(index, d)))
 
     # ---- statistics ---------------------------------------------------------
 

@@ -171,7 +171,7 @@ class Buffer:
                                            "source; a Resource has its own device")
             handle = source.handle  # ClosedError for a closed Resource
             _lib.lib().mr_resource_retain(handle)
-            resource = Resource(handle, source._what)
+            resource = Resource(handle, source._what, source._place)
         elif isinstance(source, tuple) and len(source) == 2 and isinstance(source[0], Context):
             resource = source[0].get_resource(source[1], device)
         else:

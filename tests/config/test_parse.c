@@ -267,6 +267,13 @@ static void test_error_device_number(void **state) {
 static void test_error_characters(void **state) {
   expect_error("temp=host!",
                "TEST_VAR, column 10: unexpected character '!'\n  temp=host!\n           ^");
+  /* A shell's quotes that came along get a hint about them. */
+  expect_error("temp='cache(device)'",
+               "TEST_VAR, column 6: unexpected character ''' (a shell quote reached the spec: "
+               "quote the value once, as in MYLIB_MEMORY='temp=cache(device)', and write no "
+               "quotes in a file, Python string or override text)\n"
+               "  temp='cache(device)'\n"
+               "       ^");
   expect_error("temp=arena(device, chunk=\"64MiB)",
                "TEST_VAR, column 26: unterminated string: a closing '\"' is missing\n"
                "  temp=arena(device, chunk=\"64MiB)\n"
@@ -316,11 +323,23 @@ static void test_error_arguments(void **state) {
                "TEST_VAR, column 33: parameter 'chunk' given twice (first at column 20)\n"
                "  temp=arena(device, chunk=64MiB, chunk=1)\n"
                "                                  ^");
+  /* A value without its key: the hint names the parameter it most likely
+   * is (limit's bytes=, arena's chunk=), key= for a call it does not know. */
   expect_error("temp=arena(device, 64MiB)",
                "TEST_VAR, column 20: expected a resource name or key=value, found '64MiB' (did "
-               "you mean key=64MiB?)\n"
+               "you mean chunk=64MiB?)\n"
                "  temp=arena(device, 64MiB)\n"
                "                     ^");
+  expect_error("temp=limit(device, 8GiB)",
+               "TEST_VAR, column 20: expected a resource name or key=value, found '8GiB' (did "
+               "you mean bytes=8GiB?)\n"
+               "  temp=limit(device, 8GiB)\n"
+               "                     ^");
+  expect_error("temp=mine(device, 8GiB)",
+               "TEST_VAR, column 19: expected a resource name or key=value, found '8GiB' (did "
+               "you mean key=8GiB?)\n"
+               "  temp=mine(device, 8GiB)\n"
+               "                    ^");
   expect_error("temp=arena(device, 1x=2)",
                "TEST_VAR, column 20: '1x' is not a parameter name (letters, digits and '_')\n"
                "  temp=arena(device, 1x=2)\n"

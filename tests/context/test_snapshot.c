@@ -746,6 +746,25 @@ static char *read_all(const char *path) {
   return text;
 }
 
+/* run_out(ctx) with stderr in a file; what it said (the caller frees it). */
+static char *run_out_saying(mr_context *ctx) {
+  char err_path[] = "/tmp/mrctx-oom-stderr-XXXXXX";
+  int err_fd = mkstemp(err_path);
+  assert_true(err_fd >= 0);
+  fflush(stderr);
+  int saved = dup(2);
+  assert_int_equal(dup2(err_fd, 2), 2);
+  run_out(ctx);
+  fflush(stderr);
+  assert_int_equal(dup2(saved, 2), 2);
+  close(saved);
+  close(err_fd);
+  char *said = read_all(err_path);
+  unlink(err_path);
+  assert_non_null(said);
+  return said;
+}
+
 static void test_oom_observer_and_dump(void **state) {
   char dir[] = "/tmp/mrctx-oom-XXXXXX";
   assert_non_null(mkdtemp(dir));
@@ -772,10 +791,18 @@ static void test_oom_observer_and_dump(void **state) {
   assert_non_null(strstr(s.message, "limit of 4096 bytes"));
   assert_int_equal(access(path, F_OK), -1);
 
-  /* Asked for: the file names both libraries and what they hold. */
+  /* Asked for: the file names both libraries and what they hold, and a
+   * line on stderr says where it went. */
   assert_int_equal(setenv("MRCTX_OOM_SNAPSHOT", template, 1), 0);
   mri_oom_forget_env();
-  run_out(a);
+  char *said = run_out_saying(a);
+  char where[512];
+  snprintf(where, sizeof where,
+           "mrctx: out of memory in liba:small on device 0: snapshot written to '%s' "
+           "(mrctx snapshot %s shows it)\n",
+           path, path);
+  assert_string_equal(said, where);
+  free(said);
   assert_int_equal(s.calls, 2);
   assert_string_equal(s.path, path);
   char *json = read_all(path);

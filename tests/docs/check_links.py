@@ -12,7 +12,8 @@ the file it names, relative to the page, must exist in ROOT's tree, and an
 the heading's text lowercased, punctuation but `-` and `_` dropped, spaces
 as `-`, a repeated heading's anchor suffixed -1, -2, ...) or an explicit
 `<a id="...">`/`<a name="...">`. Prints each broken link as
-PAGE:LINE: target: why, and exits 1 if there is one.
+PAGE:LINE: target: why, and exits 1 if there is one. A page that cites an
+issue by number ("issue 22"), which its readers cannot open, fails too.
 """
 import glob
 import os
@@ -93,6 +94,9 @@ def check(root, page):
     return problems
 
 
+ISSUE = re.compile(r"\bissues? *#?[0-9]+|\bissue-[0-9]+", re.I)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
@@ -108,6 +112,15 @@ def main():
         for number, target, why in check(root, page):
             print(f"{os.path.relpath(page, root)}:{number}: {target}: {why}", file=sys.stderr)
             broken += 1
+        # A reader cannot open the project's issues: the docs say what an
+        # issue settled, not its number (CHANGELOG.md may cite them).
+        with open(page, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                cited = ISSUE.search(line)
+                if cited:
+                    print(f"{os.path.relpath(page, root)}:{number}: cites '{cited.group(0)}', "
+                          "an issue readers cannot see: say what it settled", file=sys.stderr)
+                    broken += 1
     if broken:
         return 1
     print(f"check_links: {links} links in {len(pages)} pages, every relative one resolves")

@@ -17,7 +17,11 @@ With the driver MRCTX_CUDA_DRIVER names (the fake one) it must exit 0 and
 print the tags' statistics; with none it must exit 1 saying why, as README
 promises for a machine without a GPU. With MRCTX_STATS_AT_EXIT=stderr
 the report at exit lists its context, which it destroyed before
-returning, with the 4 MiB peak of its temp tag.
+returning, with the 4 MiB peak of its temp tag. With MYLIB_MEMORY=
+'result=host' it must exit 1 saying the tag needs device memory (the
+example's tag_requires). Then the operator's block: its `mrctx resolve`
+line, run with its MYLIB_MEMORY over two fake devices, must print the
+table shown in the block after it.
 """
 import os
 import re
@@ -30,6 +34,30 @@ def blocks(text, start):
     at = text.index(start)
     return [(m.group(1), m.group(2)) for m in
             re.finditer(r"^```(\w+)\n(.*?)^```$", text[at:], re.S | re.M)]
+
+
+def check_resolve_block(found, build, env):
+    """The operator's block: the `export MYLIB_MEMORY=...` and the
+    `build/tools/mrctx resolve` line (continued with backslashes), run over
+    two fake devices; the next block, the table it prints."""
+    at = next((i for i, (lang, body) in enumerate(found)
+               if lang == "sh" and "mrctx resolve" in body), None)
+    if at is None or at + 1 >= len(found) or found[at + 1][0] != "text":
+        return ["no ```sh block with an mrctx resolve line, followed by its output (```text)"]
+    script = found[at][1].replace("\\\n", " ")
+    export = re.search(r"^export (MYLIB_MEMORY)='([^']*)'$", script, re.M)
+    line = next((l for l in script.splitlines() if "mrctx resolve" in l), "")
+    if export is None or not line.startswith("build/tools/mrctx "):
+        return ["the resolve block wants `export MYLIB_MEMORY='...'` and a line "
+                "`build/tools/mrctx resolve ...`:\n" + script]
+    tool = os.path.join(build, "tools", "mrctx")
+    run = subprocess.run(["sh", "-c", line.replace("build/tools/mrctx", tool, 1)],
+                         capture_output=True, text=True, timeout=120,
+                         env=dict(env, MYLIB_MEMORY=export.group(2), FAKECUDA_DEVICES="2"))
+    if run.returncode != 0 or run.stdout != found[at + 1][1]:
+        return ["README's resolve table is not what the line prints over two fake devices:\n"
+                f"$ {line}\n{run.stdout}{run.stderr}\nREADME shows:\n{found[at + 1][1]}"]
+    return []
 
 
 def main():
@@ -85,6 +113,15 @@ def main():
                             "and the temp tag's 4 MiB peak in the report\n"
                             f"$ MRCTX_STATS_AT_EXIT=stderr {rerun}\n"
                             f"{at_exit.stdout}{at_exit.stderr}")
+        refused = subprocess.run(["sh", "-c", rerun], cwd=tmp, capture_output=True, text=True,
+                                 env=dict(env, MYLIB_MEMORY="result=host"), timeout=120)
+        if refused.returncode != 1 or "'result'" not in refused.stderr \
+                or "device" not in refused.stderr:
+            failures.append("with MYLIB_MEMORY='result=host': wanted exit 1, refused by "
+                            "tag_requires\n"
+                            f"$ MYLIB_MEMORY='result=host' {rerun}\n"
+                            f"{refused.stdout}{refused.stderr}")
+        failures += check_resolve_block(found, build, env)
     for failure in failures:
         print("check_readme_c: " + failure, file=sys.stderr)
     if failures:

@@ -166,9 +166,10 @@ def test_usage(capsys):
                           (["info", "--bogus"], "unknown argument '--bogus'")):
         status, out, err = main(args, capsys)
         assert status == 2 and message in err and out == "", err
-    # replay, plot and bench are the C command's; without it, a clear refusal.
-    status, out, err = main(["replay", "x.csv"], capsys)
-    assert status == 2 and "replay is a verb of the mrctx command" in err
+    # export, replay, plot and bench are the C command's; without it, a clear refusal.
+    for verb in ("export", "replay", "plot", "bench"):
+        status, out, err = main([verb, "x.csv"], capsys)
+        assert status == 2 and f"{verb} is a verb of the mrctx command" in err
 
 
 def test_usage_lists_every_variable(capsys):
@@ -239,6 +240,66 @@ def test_snapshot_from_standard_input():
         p = subprocess.run([sys.executable, "-m", "mrctx", "snapshot", "-"], stdin=dump,
                            capture_output=True, text=True, env=merged, timeout=120)
     assert p.returncode == 0 and p.stdout == mrctx._snapshot.read_snapshot_text(OOM_DUMP)
+
+
+# ---- python -m mrctx with the command beside the package (a wheel's layout) ----
+
+def with_tool(tmp_path):
+    """A copy of the package with the built mrctx command beside it, as a
+    wheel carries it (a link: the command finds its libmrctx by run path)."""
+    site = tmp_path / "site"
+    shutil.copytree(SOURCE / "python" / "mrctx", site / "mrctx",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    os.symlink(TOOL, site / "mrctx" / "mrctx")
+    return site
+
+
+def tool_verbs():
+    """The verbs `mrctx --help` lists."""
+    out = run_tool(["--help"]).stdout
+    block = out.split("verbs:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split()[0] for line in block.splitlines() if line.startswith("  ")]
+
+
+@needs_tool
+def test_every_verb_of_the_command_is_forwarded(tmp_path):
+    """Every verb of the C command's --help is accepted by python -m mrctx
+    and is the command's own (its help, word for word); without the command
+    each is either the package's fallback or refused with the reason."""
+    verbs = tool_verbs()
+    assert {"info", "resolve", "snapshot", "export", "replay", "plot", "bench"} <= set(verbs)
+    site = with_tool(tmp_path)
+    for verb in verbs:
+        c = run_tool([verb, "--help"])
+        p = run(["-m", "mrctx", verb, "--help"], env={"MRCTX_LIBRARY": LIBRARY}, pythonpath=site)
+        assert (p.returncode, p.stdout) == (c.returncode, c.stdout), (verb, p.stderr)
+        assert "unknown verb" not in p.stderr
+        p = run(["-m", "mrctx", verb, "--help"], env={"MRCTX_LIBRARY": LIBRARY})
+        assert "unknown verb" not in p.stderr, (verb, p.stderr)
+        assert p.returncode == 0 or "a verb of the mrctx command" in p.stderr, (verb, p.stderr)
+
+
+@needs_tool
+def test_forwarded_verb_ends_quietly_on_a_closed_pipe(tmp_path):
+    """`mrctx snapshot FILE | head` through the package: the command dies of
+    SIGPIPE, as it does from a shell, instead of saying "Broken pipe"."""
+    import signal
+
+    site = with_tool(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PYTHONPATH=str(site), MRCTX_LIBRARY=LIBRARY)
+    script = ("import sys; from mrctx.__main__ import tool_main; "
+              f"sys.argv = ['mrctx', 'snapshot', {str(OOM_DUMP)!r}]; sys.exit(tool_main())")
+    for entry in (["-m", "mrctx", "snapshot", str(OOM_DUMP)], ["-c", script]):  # pip's script
+        read, write = os.pipe()
+        os.close(read)  # the reader has left before anything is written
+        try:
+            p = subprocess.run([sys.executable, *entry], stdout=write, stderr=subprocess.PIPE,
+                               text=True, env=env, timeout=120)
+        finally:
+            os.close(write)
+        assert "Broken pipe" not in p.stderr and p.stderr == "", (entry, p.stderr)
+        assert p.returncode == -signal.SIGPIPE, (entry, p.returncode, p.stderr)
 
 
 # ---- read_snapshot -------------------------------------------------------------

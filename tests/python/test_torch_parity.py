@@ -444,6 +444,38 @@ def test_switch_bad_value_says_so_once_and_leaves_torch_alone(site):
         assert len(lines) == 1, out
         assert lines[0].startswith(f"mrctx: MRCTX_TORCH={value!r}: "), lines
         assert "PyTorch keeps its own" in lines[0] and words in done.stderr, done.stderr
+        # A spec's error is placed in the variable, not in "default spec of torch tag".
+        assert "default spec of" not in done.stderr, done.stderr
+    done = run(SITE.format(site=site) + "    import torch\n", MRCTX_TORCH="cach(device)")
+    assert done.returncode == 0, done.stderr
+    assert "MRCTX_TORCH, column 1: unknown resource 'cach'" in done.stderr, done.stderr
+
+
+def test_switch_strict_raises_at_import(site):
+    """MRCTX_TORCH_STRICT=1: a bad value stops `import torch` with an error
+    naming the variable, instead of running on PyTorch's own allocator."""
+    done = run(SITE.format(site=site) + """
+    import mrctx
+    try:
+        import torch
+    except mrctx.FrameworkError as e:
+        print("raised:", e)
+        assert isinstance(e.__cause__, mrctx.ConfigError), repr(e.__cause__)
+        print("PASS")
+    """, MRCTX_TORCH="cach(device)", MRCTX_TORCH_STRICT="1")
+    passed(done)
+    assert ("raised: mrctx: MRCTX_TORCH='cach(device)' (MRCTX_TORCH_STRICT=1): "
+            "MRCTX_TORCH, column 1: unknown resource 'cach'") in done.stdout, done.stdout
+    assert "PyTorch keeps its own" not in done.stderr, done.stderr
+    # A good value is as without it; a bad MRCTX_TORCH_STRICT is said, not ignored.
+    passed(run(SITE.format(site=site) + """
+    import torch, mrctx.torch as mt
+    assert mt.installed() == "torch/memory"
+    print("PASS")
+    """, MRCTX_TORCH="device", MRCTX_TORCH_STRICT="1"))
+    done = run(SITE.format(site=site) + "    import torch\n", MRCTX_TORCH="device",
+               MRCTX_TORCH_STRICT="yes")
+    assert "MRCTX_TORCH_STRICT='yes': expected 1" in done.stderr, done.stderr
 
 
 def test_python_m_mrctx_run(tmp_path):

@@ -213,6 +213,15 @@ def test_device_tags_without_driver(library_name):
         assert f"{library_name}:dev" in str(info.value)
         assert info.value.status_name == "MR_ERR_NO_DRIVER"
         assert ctx.stats("dev")["failed_count"] == 1
+        # The place is said once: the unavailable tag's reason names it.
+        for allocate in (lambda: ctx.get_resource("dev", 0).allocate(1024),
+                         lambda: mrctx.Buffer((ctx, "dev"), 1024, device=0),
+                         lambda: mrctx.Buffer(ctx.get_resource("dev", 0), 1024)):
+            with pytest.raises(mrctx.NoDriverError) as info:
+                allocate()
+            message = str(info.value)
+            assert message.startswith(f"mrctx: {library_name}:dev on device 0: "), message
+            assert message.count("on device 0") == 1 and "tag 'dev'" not in message, message
     with pytest.raises(mrctx.NoDriverError):
         mrctx.device_count()
     with pytest.raises(mrctx.NoDriverError):

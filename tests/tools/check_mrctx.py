@@ -95,7 +95,9 @@ def check_fake_info(mrctx):
         expect("device %d: Fake CUDA Device %d" % (d, d) in lines, "device %d's name" % d, out)
     def field(name, value):
         return "  %-27s %s" % (name + ":", value)
-    for name, value in (("total memory", "16 GiB"), ("compute capability", "9.0"),
+    # Free memory beside the total (the fake devices' 16 GiB are all free).
+    for name, value in (("total memory", "16 GiB"), ("free memory", "16 GiB"),
+                        ("compute capability", "9.0"),
                         ("memory pools", "yes"), ("host memory pools", "yes"),
                         ("managed memory", "yes"), ("concurrent managed access", "yes"),
                         ("current pool", "the default pool")):
@@ -114,7 +116,8 @@ def check_fake_info(mrctx):
                "--json: version and every device, in order", out)
         for d in info["devices"]:
             expect(d["available"] and d["current_pool"]["is_default"] and
-                   d["default_pool"]["release_threshold"] == 0 and d["total_memory"] == 16 << 30,
+                   d["default_pool"]["release_threshold"] == 0 and d["total_memory"] == 16 << 30
+                   and d["free_memory"] == 16 << 30,
                    "--json: device %d" % d["device"], out)
         expect(info["pinned_default_pool"]["kind"] == "pinned", "--json: pinned pool", out)
         expect(info["managed_default_pool"]["kind"] == "managed", "--json: managed pool", out)
@@ -315,6 +318,44 @@ def check_resolve_touches_nothing(mrctx, fake):
                    "%d lines of %d left:\n%s" % (now.count("\n"), content.count("\n"), now[:200]))
             expect(os.stat(log).st_mtime_ns == stamp and os.listdir(folder) == ["job.csv"],
                    "resolve %s writes nothing near the log" % spec, str(os.listdir(folder)))
+
+
+def check_resolve_log_paths(mrctx):
+    """What resolve can check without touching anything: a log's file whose
+    directory does not exist, is not a directory, or that names a directory
+    is refused as creation would refuse it (exit 2, the spec's place), and
+    nothing is created. (As root, an unwritable directory cannot be shown.)"""
+    with tempfile.TemporaryDirectory() as folder:
+        plain = os.path.join(folder, "plain")
+        with open(plain, "w") as f:
+            f.write("x")
+        cases = [(os.path.join(folder, "missing", "x.csv"),
+                  "directory '%s': No such file or directory" % os.path.join(folder, "missing")),
+                 (os.path.join(plain, "x.csv"), "'%s' is not a directory" % plain),
+                 (folder, "it is a directory")]
+        for path, why in cases:
+            spec = "log(host, file=%s)" % path
+            rc, out, err = resolve(mrctx, "--tag", "temp=" + spec)
+            first = err.split("\n", 1)[0]
+            expect_equal((rc, out, first),
+                         (2, "", "mrctx resolve: default spec of resolve tag 'temp', column 1: "
+                                 "log(host, file=%s): cannot open '%s' for writing: %s"
+                                 % (path, path, why)),
+                         "resolve %s is refused" % spec)
+        expect_equal(sorted(os.listdir(folder)), ["plain"], "resolve created nothing")
+        rc, out, err = resolve(mrctx, "--tag", "temp=log(host, file=%s)"
+                               % os.path.join(folder, "new.csv"))
+        expect_equal((rc, err), (0, ""), "a log in a writable directory resolves")
+        expect_equal(sorted(os.listdir(folder)), ["plain"], "resolve created no log")
+        if os.geteuid() != 0:
+            os.chmod(folder, 0o500)
+            try:
+                rc, out, err = resolve(mrctx, "--tag", "temp=log(host, file=%s)"
+                                       % os.path.join(folder, "new.csv"))
+            finally:
+                os.chmod(folder, 0o700)
+            expect(rc == 2 and ("directory '%s' is not writable" % folder) in err,
+                   "an unwritable directory is refused", out + err)
 
 
 # ---- mrctx bench ---------------------------------------------------------------
@@ -708,6 +749,7 @@ def main():
         check_resolve_sources(mrctx)
         check_resolve_bad_specs(mrctx)
         check_resolve_touches_nothing(mrctx, False)
+        check_resolve_log_paths(mrctx)
     elif mode == "fake-resolve":
         check_fake_resolve(mrctx)
         check_resolve_touches_nothing(mrctx, True)

@@ -132,6 +132,14 @@ def check_usage(mrctx, folder):
     rc, out, err = run(mrctx, "plot", "--svg", os.path.join(folder, "no", "x.svg"), log)
     expect(rc == 1 and "mrctx plot: cannot write '" in err,
            "--svg into a missing folder: exit 1", out + err)
+    # -o and --output, as export takes them, are --svg.
+    for option in ("-o", "--output"):
+        svg = os.path.join(folder, "o%s.svg" % option.strip("-"))
+        rc, out, err = run(mrctx, "plot", option, svg, log)
+        expect(rc == 0 and err == "" and os.path.isfile(svg),
+               "plot %s FILE writes the SVG" % option, out + err)
+        with open(svg, "rb") as f:
+            expect(f.read(5) == b"<?xml", "plot %s FILE: an SVG" % option)
 
 
 # ---- bad logs ----------------------------------------------------------------------

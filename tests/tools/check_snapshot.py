@@ -6,7 +6,8 @@ usage: check_snapshot.py MRCTX SNAPSHOT_JSON
 
 SNAPSHOT_JSON is an out-of-memory dump in the canonical form (what
 `mrctx snapshot --json` writes back): two libraries on device 0 of a fake
-driver, solver's results tag tracked, codec's frames tag cached.
+driver, solver's results tag tracked, codec's frames tag cached, taken on
+host gpu07 with 24 MiB of device 0 free.
 """
 import json
 import os
@@ -38,8 +39,13 @@ def check_shown(mrctx, path, text):
     lines = out.splitlines()
     expect(lines[0] == "mrctx snapshot of pid 4242 at 2026-01-01T00:00:00.123Z (mrctx 0.2.0)",
            "the first line says whose snapshot and when", out)
-    expect(lines[1].startswith("out of memory: solver:results on device 0 asked for 40.0 MiB "
+    expect(lines[1] == "host gpu07", "the host it was taken on", out)
+    expect(lines[2].startswith("out of memory: solver:results on device 0 asked for 40.0 MiB "
                                "(41943040 bytes)"), "the failed allocation is named", out)
+    expect("device memory (every process's use counts)\n"
+           "device 0: 24.0 MiB free of 16.0 GiB (100% in use)\n"
+           "device 1: 16.0 GiB free of 16.0 GiB (0% in use)\n" in out,
+           "each device's free memory", out)
     rows = [l.split()[0] for l in lines if l.startswith(("solver:", "codec:"))]
     expect(rows[:4] == ["solver:results", "solver:temp", "codec:frames", "codec:staging"],
            "rows by current bytes, largest first", out)

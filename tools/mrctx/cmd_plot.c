@@ -37,7 +37,8 @@ static void usage(FILE *out) {
         "devices summed, each value held until the next snapshot; a dump at\n"
         "out-of-memory marks a failed allocation.\n"
         "\n"
-        "  --svg FILE    the SVG file to write (required)\n"
+        "  --svg FILE    the SVG file to write (required); -o FILE, --output FILE\n"
+        "                are the same, as export takes them\n"
         "  --title TEXT  the chart's title (default: Memory in use)\n"
         "  --skip-bad    skip bad lines of a log and count them, instead of\n"
         "                stopping at the first\n"
@@ -60,12 +61,13 @@ typedef struct plot_options {
 static int parse_options(int argc, char **argv, plot_options *o) {
   static const struct option longopts[] = {
       {"svg", required_argument, NULL, 's'},
+      {"output", required_argument, NULL, 'o'}, /* export's name for it */
       {"title", required_argument, NULL, 't'},
       MRCTX_READ_OPTIONS_END,
   };
-  mrctx_string_option strings[] = {{'s', &o->svg}, {'t', &o->title}, {0, NULL}};
-  int status = mrctx_read_options(argc, argv, "h", longopts, usage, &o->skip_bad, mrctx_take_string,
-                                  strings);
+  mrctx_string_option strings[] = {{'s', &o->svg}, {'o', &o->svg}, {'t', &o->title}, {0, NULL}};
+  int status = mrctx_read_options(argc, argv, "ho:", longopts, usage, &o->skip_bad,
+                                  mrctx_take_string, strings);
   if (status >= 0) return status;
   o->logs = argv + optind;
   o->log_count = (size_t)(argc - optind);

@@ -26,6 +26,9 @@ typedef struct device_report {
   mr_status status;
   char reason[512];
   mr_device_info info;
+  mr_status memory_status; /* of mr_device_get_memory: free memory now */
+  char memory_reason[512];
+  uint64_t free_memory;
   pool_report current, default_pool;
 } device_report;
 
@@ -44,6 +47,13 @@ static void read_device(int device, device_report *r) {
     snprintf(r->reason, sizeof r->reason, "%s", mr_last_error());
     return;
   }
+  /* Free memory is the whole device's, every process's allocations
+   * counted; reading it takes the device's primary context (created if no
+   * one has), and a failure is shown, not fatal. */
+  uint64_t total = 0;
+  r->memory_status = mr_device_get_memory(device, &r->free_memory, &total);
+  if (r->memory_status != MR_OK)
+    snprintf(r->memory_reason, sizeof r->memory_reason, "%s", mr_last_error());
   read_pool(MR_DRIVER_POOL_DEVICE_CURRENT, device, &r->current);
   read_pool(MR_DRIVER_POOL_DEVICE_DEFAULT, device, &r->default_pool);
 }
@@ -99,6 +109,13 @@ static void print_device(int device, const device_report *r) {
   mri_format_bytes(d->total_memory, true, total, sizeof total);
   printf("device %d: %s\n", device, d->name);
   printf(FIELD "%s\n", "total memory:", total);
+  if (r->memory_status == MR_OK) {
+    char free_text[32];
+    mri_format_bytes(r->free_memory, true, free_text, sizeof free_text);
+    printf(FIELD "%s\n", "free memory:", free_text);
+  } else {
+    printf(FIELD "unavailable: %s\n", "free memory:", r->memory_reason);
+  }
   printf(FIELD "%d.%d\n", "compute capability:", d->compute_capability_major,
          d->compute_capability_minor);
   printf(FIELD "%s\n", "memory pools:", yes_no(d->memory_pools_supported));
@@ -175,11 +192,16 @@ static void print_json(int version, int count, const device_report *devices,
     json_string(i->name);
     printf(", \"total_memory\": %llu, \"compute_capability\": \"%d.%d\", "
            "\"memory_pools\": %s, \"host_memory_pools\": %s, \"managed_memory\": %s, "
-           "\"concurrent_managed_access\": %s,\n   \"current_pool\": ",
+           "\"concurrent_managed_access\": %s, ",
            (unsigned long long)i->total_memory, i->compute_capability_major,
            i->compute_capability_minor, i->memory_pools_supported ? "true" : "false",
            i->host_memory_pools_supported ? "true" : "false", i->managed_memory ? "true" : "false",
            i->concurrent_managed_access ? "true" : "false");
+    if (r->memory_status == MR_OK)
+      printf("\"free_memory\": %llu,", (unsigned long long)r->free_memory);
+    else
+      printf("\"free_memory\": null,");
+    printf("\n   \"current_pool\": ");
     json_pool(&r->current);
     printf(",\n   \"default_pool\": ");
     json_pool(&r->default_pool);
@@ -197,8 +219,9 @@ static void print_json(int version, int count, const device_report *devices,
 static void info_usage(FILE *out) {
   fprintf(out, "usage: mrctx info [--json]\n"
                "\n"
-               "Show the CUDA driver's version, each device (name, memory, compute\n"
-               "capability, pool and managed-memory support) and the driver's memory\n"
+               "Show the CUDA driver's version, each device (name, total memory and\n"
+               "what is free now on the whole device, compute capability, pool and\n"
+               "managed-memory support) and the driver's memory\n"
                "pools: each device's current and default pool, the pinned and managed\n"
                "default pools, with release threshold (max: keeps all freed memory),\n"
                "reserved and used bytes. Reading changes no pool.\n"
