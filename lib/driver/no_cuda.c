@@ -67,6 +67,14 @@ mr_status mr_driver_pool_trim(mr_driver_pool which, int device, uint64_t keep_by
   return no_driver("mr_driver_pool_trim");
 }
 
+mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *desc,
+                                        mr_resource **out) {
+  mr_expandable_desc given;
+  mr_status st = mri_expandable_desc_read(desc, out, &given);
+  if (st != MR_OK) return st;
+  return no_driver("expandable");
+}
+
 #define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)    \
   mr_status function(int device, mr_resource **out) { \
     if (out != NULL) *out = NULL;                     \
