@@ -148,7 +148,8 @@ static void test_export_to_another_process(void **state) {
     CUmemGenericAllocationHandle imported = 0;
     CUdeviceptr at = 0;
     if (cu->cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd,
-                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != CUDA_SUCCESS)
+                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) !=
+        CUDA_SUCCESS)
       _exit(2);
     if (cu->cuMemAddressReserve(&at, 2 * MiB, 0, 0, 0) != CUDA_SUCCESS ||
         cu->cuMemMap(at, 2 * MiB, 0, imported, 0) != CUDA_SUCCESS ||

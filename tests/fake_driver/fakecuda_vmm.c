@@ -107,7 +107,8 @@ static CUresult do_granularity(size_t *granularity, const CUmemAllocationProp *p
   if (granularity == NULL || !valid_prop(prop)) return CUDA_ERROR_INVALID_VALUE;
   if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
     return CUDA_ERROR_INVALID_VALUE;
-  if (!devices[prop->location.id].attributes[CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED])
+  if (!devices[prop->location.id]
+           .attributes[CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED])
     return CUDA_ERROR_NOT_SUPPORTED;
   *granularity = FAKE_VMM_GRANULARITY;
   return CUDA_SUCCESS;
