@@ -49,12 +49,16 @@
  * page at the top of each range.
  *
  * IPC (ipc=fd). Pages are created shareable as POSIX file descriptors
- * (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR); docs/resources.md says how a
- * block's pages reach another process.
+ * (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR); a block reaches another
+ * process as the pages it touches (mr_ipc_pages_export / _import, at the
+ * end of this file; docs/driver.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <mrctx/ipc.h>
 
 #include "driver/pool_resource.h"
 
@@ -67,11 +71,11 @@ typedef struct free_span {
 typedef struct exp_range {
   mri_stream_id stream_id;
   CUdeviceptr base;
-  size_t size;  /* reserved bytes: a multiple of the page */
-  size_t pages; /* size / page */
+  size_t size;                          /* reserved bytes: a multiple of the page */
+  size_t pages;                         /* size / page */
   CUmemGenericAllocationHandle *handle; /* per page; 0: not mapped */
   uint32_t *live;                       /* live blocks on each page */
-  free_span *free; /* sorted by offset, neighbours merged */
+  free_span *free;                      /* sorted by offset, neighbours merged */
   size_t free_count, free_capacity;
   size_t live_blocks;
   size_t mapped_pages;
@@ -209,8 +213,8 @@ static mr_status range_new(expandable_state *s, mri_stream_id id, exp_range **ou
   if (res != CUDA_SUCCESS) {
     r->base = 0;
     range_free(s, r);
-    return mri_cuda_fail(res, "expandable: cuMemAddressReserve of %zu bytes (device %d)", s->reserve,
-                         s->device);
+    return mri_cuda_fail(res, "expandable: cuMemAddressReserve of %zu bytes (device %d)",
+                         s->reserve, s->device);
   }
   r->next = s->ranges;
   s->ranges = r;
@@ -361,8 +365,7 @@ static mr_status range_allocate(expandable_state *s, exp_range *r, size_t asked,
 }
 
 /* During a capture: from the device's current pool, as the graph needs. */
-static mr_status capture_allocate(expandable_state *s, size_t bytes, mr_stream stream,
-                                  void **ptr) {
+static mr_status capture_allocate(expandable_state *s, size_t bytes, mr_stream stream, void **ptr) {
   const mri_cuda_api *cu = mri_cuda();
   CUmemLocation where = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = s->device};
   CUmemoryPool pool = NULL;
@@ -406,8 +409,7 @@ static mr_status expandable_allocate(void *self, size_t bytes, size_t alignment,
     *ptr = NULL;
     /* Out of memory: take idle memory back from the whole process (our own
      * idle pages in other streams' ranges too), then once more. */
-    if (!oom || attempt > 0 ||
-        !mri_reclaim_after_oom(s->device, rounded, generation, &reclaimed))
+    if (!oom || attempt > 0 || !mri_reclaim_after_oom(s->device, rounded, generation, &reclaimed))
       return oom ? mri_reclaim_explain(st, &reclaimed) : st;
   }
 }
@@ -566,8 +568,7 @@ mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *de
   st = mri_check_device(device);
   if (st != MR_OK) return mri_error_prefix(st, "expandable");
   int vmm = 0;
-  st = mri_device_attribute(device, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
-                               &vmm);
+  st = mri_device_attribute(device, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, &vmm);
   if (st != MR_OK) return mri_error_prefix(st, "expandable");
   if (!vmm)
     return mri_error(MR_ERR_UNSUPPORTED,
@@ -595,8 +596,8 @@ mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *de
                                   ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
                                   : CU_MEM_HANDLE_TYPE_NONE;
   size_t granularity = 0;
-  CUresult r =
-      mri_cuda()->cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  CUresult r = mri_cuda()->cuMemGetAllocationGranularity(&granularity, &prop,
+                                                         CU_MEM_ALLOC_GRANULARITY_MINIMUM);
   if (r != CUDA_SUCCESS)
     return mri_cuda_fail(r, "expandable: cuMemGetAllocationGranularity (device %d)", device);
   if (granularity == 0 || !mri_is_pow2(granularity)) granularity = MRI_DRIVER_GRANULARITY;
@@ -605,7 +606,8 @@ mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *de
   size_t page = given.page_size != 0 ? (size_t)given.page_size : granularity;
   size_t reserve = 0;
   if (!mri_round_up_checked(page, granularity, &page) ||
-      (given.reserve_size != 0 && !mri_round_up_checked((size_t)given.reserve_size, page, &reserve)))
+      (given.reserve_size != 0 &&
+       !mri_round_up_checked((size_t)given.reserve_size, page, &reserve)))
     return mri_error(MR_ERR_INVALID_ARGUMENT, "expandable: page=%llu or reserve=%llu is too large",
                      (unsigned long long)given.page_size, (unsigned long long)given.reserve_size);
   given.reserve_size = reserve;
@@ -638,5 +640,191 @@ mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *de
                                  .what = (*out)->description,
                                  .pool = true};
   mri_reclaimer_register(&s->reclaimer);
+  return MR_OK;
+}
+
+/* ---- blocks shared with other processes (ipc=fd) ------------------------------------ */
+
+/* Sharing a block shares the pages it touches: one descriptor per page
+ * (cuMemExportToShareableHandle), and in the importer a reserved range of
+ * as many pages, each imported, mapped and granted to the importer's
+ * device, the block at its offset in the first page. The importer's
+ * mappings keep the physical pages alive whatever the exporter does later
+ * (the driver counts them), but the exporter must not free the block
+ * before every importer closed it: a freed block's pages may serve the
+ * exporter's next block. */
+
+mr_status mr_ipc_pages_export(const mr_resource *mr, const void *ptr, size_t bytes,
+                              mr_ipc_pages *out, int *fds, size_t fd_capacity) {
+  if (out == NULL || fds == NULL || ptr == NULL || bytes == 0)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_pages_export: out, fds and ptr must not be NULL, bytes not 0");
+  memset(out, 0, sizeof *out);
+  expandable_state *s = mr != NULL ? mr_resource_state(mr, &expandable_ops) : NULL;
+  if (s == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pages_export: %s is not expandable(...)",
+                     mr != NULL ? mr_resource_describe(mr) : "NULL");
+  if (s->handle_type != MR_POOL_HANDLE_FD)
+    return mri_error(MR_ERR_UNSUPPORTED,
+                     "mr_ipc_pages_export: %s was made without ipc=fd: its pages cannot be "
+                     "shared",
+                     mr_resource_describe(mr));
+  const mri_cuda_api *cu = mri_cuda();
+  size_t rounded = (bytes + BLOCK_GRANULE - 1) & ~(BLOCK_GRANULE - 1);
+  pthread_mutex_lock(&s->lock);
+  exp_range *r = range_of_ptr(s, (uintptr_t)ptr);
+  size_t offset = r != NULL ? (uintptr_t)ptr - (uintptr_t)r->base : 0;
+  if (r == NULL || rounded < bytes || rounded > r->size - offset ||
+      overlaps_free(r, offset, rounded)) {
+    pthread_mutex_unlock(&s->lock);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_pages_export: %p (%zu bytes) is not a live block of %s", ptr, bytes,
+                     mr_resource_describe(mr));
+  }
+  size_t first = offset / s->page, last = (offset + rounded - 1) / s->page;
+  size_t count = last - first + 1;
+  if (count > fd_capacity || count > UINT32_MAX) {
+    pthread_mutex_unlock(&s->lock);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_pages_export: %p (%zu bytes) spans %zu pages, room for %zu "
+                     "descriptors was given",
+                     ptr, bytes, count, fd_capacity);
+  }
+  CUresult res = CUDA_SUCCESS;
+  size_t made = 0;
+  for (; made < count && res == CUDA_SUCCESS; made++) {
+    int fd = -1;
+    res = cu->cuMemExportToShareableHandle(&fd, r->handle[first + made],
+                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    fds[made] = fd;
+  }
+  pthread_mutex_unlock(&s->lock);
+  if (res != CUDA_SUCCESS) {
+    for (size_t i = 0; i + 1 < made; i++) close(fds[i]);
+    return mri_cuda_fail(res, "mr_ipc_pages_export: cuMemExportToShareableHandle of page %zu",
+                         first + made - 1);
+  }
+  *out = (mr_ipc_pages){.magic = MR_IPC_MAGIC,
+                        .version = 1,
+                        .page_size = s->page,
+                        .offset = offset - first * s->page,
+                        .bytes = bytes,
+                        .page_count = (uint32_t)count,
+                        .exporter_device = s->device};
+  return MR_OK;
+}
+
+/* Imports alive in this process, for mr_ipc_pages_close. */
+typedef struct page_import {
+  CUdeviceptr base;
+  size_t size, page, pages, mapped;
+  uintptr_t ptr;
+  CUmemGenericAllocationHandle *handle;
+  struct page_import *next;
+} page_import;
+
+static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
+static page_import *imports;
+static mri_fork_lockable imports_fork;
+static pthread_once_t imports_once = PTHREAD_ONCE_INIT;
+
+static void imports_register_fork(void) {
+  mri_fork_register_mutex(&imports_fork, &imports_lock, MRI_FORK_RANK_LEAF);
+}
+
+static void import_undo(page_import *im) {
+  const mri_cuda_api *cu = mri_cuda();
+  for (size_t i = 0; i < im->pages; i++) {
+    if (i < im->mapped) cu->cuMemUnmap(im->base + (CUdeviceptr)(i * im->page), im->page);
+    if (im->handle[i] != 0) cu->cuMemRelease(im->handle[i]);
+  }
+  if (im->base != 0) cu->cuMemAddressFree(im->base, im->size);
+  free(im->handle);
+  free(im);
+}
+
+mr_status mr_ipc_pages_import(int device, const mr_ipc_pages *pages, const int *fds, void **ptr) {
+  if (ptr == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_ipc_pages_import: ptr is NULL");
+  *ptr = NULL;
+  if (pages == NULL || fds == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_pages_import: pages and fds must not be NULL");
+  bool zero = true;
+  for (size_t i = 0; i < sizeof pages->reserved; i++) zero = zero && pages->reserved[i] == 0;
+  if (pages->magic != MR_IPC_MAGIC || pages->version != 1 || !zero || pages->page_size == 0 ||
+      pages->page_size % MRI_DRIVER_GRANULARITY != 0 || pages->page_size > SIZE_MAX / 2 ||
+      pages->page_count == 0 || pages->page_count > SIZE_MAX / pages->page_size ||
+      pages->offset >= pages->page_size || pages->bytes == 0 ||
+      pages->bytes > (uint64_t)pages->page_count * pages->page_size - pages->offset)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_pages_import: not a record from mr_ipc_pages_export (magic, version, "
+                     "reserved bytes, page size %llu, %u pages, offset %llu and %llu bytes must "
+                     "agree)",
+                     (unsigned long long)pages->page_size, (unsigned)pages->page_count,
+                     (unsigned long long)pages->offset, (unsigned long long)pages->bytes);
+  mr_status st = mri_check_device(device);
+  if (st != MR_OK) return mri_error_prefix(st, "mr_ipc_pages_import");
+  const mri_cuda_api *cu = mri_cuda();
+  page_import *im = mri_host_calloc(1, sizeof *im);
+  if (im != NULL) im->handle = mri_host_calloc(pages->page_count, sizeof *im->handle);
+  if (im == NULL || im->handle == NULL) {
+    free(im);
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_ipc_pages_import: no host memory for its books");
+  }
+  im->page = (size_t)pages->page_size;
+  im->pages = pages->page_count;
+  im->size = im->page * im->pages;
+  CUresult res = cu->cuMemAddressReserve(&im->base, im->size, im->page, 0, 0);
+  const char *what = "cuMemAddressReserve";
+  CUmemAccessDesc access = {.location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = device},
+                            .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+  for (size_t i = 0; i < im->pages && res == CUDA_SUCCESS; i++) {
+    what = "cuMemImportFromShareableHandle";
+    res = cu->cuMemImportFromShareableHandle(&im->handle[i], (void *)(intptr_t)fds[i],
+                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    if (res != CUDA_SUCCESS) {
+      im->handle[i] = 0;
+      break;
+    }
+    what = "cuMemMap";
+    res = cu->cuMemMap(im->base + (CUdeviceptr)(i * im->page), im->page, 0, im->handle[i], 0);
+    if (res == CUDA_SUCCESS) im->mapped = i + 1;
+  }
+  if (res == CUDA_SUCCESS) {
+    what = "cuMemSetAccess";
+    res = cu->cuMemSetAccess(im->base, im->size, &access, 1);
+  }
+  if (res != CUDA_SUCCESS) {
+    if (strcmp(what, "cuMemAddressReserve") == 0) im->base = 0;
+    import_undo(im);
+    return mri_cuda_fail(res, "mr_ipc_pages_import: %s (%u pages of %llu bytes, device %d)", what,
+                         (unsigned)pages->page_count, (unsigned long long)pages->page_size, device);
+  }
+  im->ptr = (uintptr_t)im->base + (uintptr_t)pages->offset;
+  pthread_once(&imports_once, imports_register_fork);
+  pthread_mutex_lock(&imports_lock);
+  im->next = imports;
+  imports = im;
+  pthread_mutex_unlock(&imports_lock);
+  *ptr = (void *)im->ptr;
+  return MR_OK;
+}
+
+mr_status mr_ipc_pages_close(void *ptr) {
+  page_import *found = NULL;
+  pthread_mutex_lock(&imports_lock);
+  for (page_import **link = &imports; *link != NULL; link = &(*link)->next)
+    if ((*link)->ptr == (uintptr_t)ptr && ptr != NULL) {
+      found = *link;
+      *link = found->next;
+      break;
+    }
+  pthread_mutex_unlock(&imports_lock);
+  if (found == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "mr_ipc_pages_close: %p is not a block mr_ipc_pages_import mapped (or it was "
+                     "closed already)",
+                     ptr);
+  import_undo(found);
   return MR_OK;
 }
