@@ -16,6 +16,8 @@
  *                      from every device;
  *  - [managed]         the managed default pool;
  *  - [pool(...)]       a pool this resource creates and owns;
+ *  - [expandable(...)] reserved address ranges backed by physical pages
+ *                      mapped as they grow (virtual memory management);
  *  - [sync_device], [sync_pinned], [sync_managed]: cuMemAlloc,
  *                      cuMemHostAlloc, cuMemAllocManaged (synchronous: the
  *                      stream argument only orders the free after prior work;
@@ -224,6 +226,38 @@ MR_NODISCARD MR_API mr_status mr_managed_resource_create(int device, mr_resource
  * pool once its last allocation is freed). */
 MR_NODISCARD MR_API mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc,
                                                       mr_resource **out);
+/** An expandable resource: expandable(page=..., reserve=..., ipc=...).
+ * Start from mr_expandable_desc_init. */
+typedef struct mr_expandable_desc {
+  size_t size;                /**< sizeof(mr_expandable_desc): required */
+  uint64_t page_size;         /**< bytes of physical memory mapped at a time;
+                                   0: the driver's granularity (2 MiB);
+                                   rounded up to a multiple of it */
+  uint64_t reserve_size;      /**< virtual address space reserved per stream;
+                                   0: the device's total memory */
+  mr_pool_handle handle_type; /**< MR_POOL_HANDLE_FD: pages shareable with
+                                   other processes */
+} mr_expandable_desc;
+
+/** Defaults: the driver's page, the device's memory per stream, not
+ * shareable; `size` as this header sees it. */
+static inline void mr_expandable_desc_init(mr_expandable_desc *desc) {
+  if (desc == NULL) return;
+  memset(desc, 0, sizeof *desc);
+  desc->size = sizeof *desc;
+  desc->handle_type = MR_POOL_HANDLE_NONE;
+}
+
+/** Device memory over the driver's virtual memory management
+ * (docs/resources.md, "expandable"): one reserved address range per stream,
+ * physical pages mapped as blocks land on them and given back (after the
+ * stream's work on them) by trim, mr_release_idle and the process-wide
+ * reclaim. A cache over it (cache(expandable)) gets segments that are
+ * neighbours in one range. `desc` NULL: the defaults. MR_ERR_UNSUPPORTED on
+ * a device without virtual memory management. */
+MR_NODISCARD MR_API mr_status mr_expandable_resource_create(int device,
+                                                            const mr_expandable_desc *desc,
+                                                            mr_resource **out);
 /** Synchronous legacy allocation: cuMemAlloc / cuMemFree. */
 MR_NODISCARD MR_API mr_status mr_sync_device_resource_create(int device, mr_resource **out);
 /** cuMemHostAlloc (portable, device-mapped) / cuMemFreeHost. */

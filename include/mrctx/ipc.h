@@ -1,7 +1,8 @@
 /**
  * @file
  * ipc.h: pools shared between processes (docs/driver.md, "Sharing a pool
- * between processes").
+ * between processes"), and blocks of expandable(..., ipc=fd) (at the end:
+ * mr_ipc_pages_*; docs/driver.md, "expandable").
  *
  * A pool created with MR_POOL_HANDLE_FD (spec: pool(kind=device, ipc=fd))
  * can be exported as a POSIX file descriptor and imported by another
@@ -149,6 +150,45 @@ MR_NODISCARD MR_API mr_status mr_ipc_pool_receive(int socket, mr_resource **out)
 /** OUT: *live, the blocks imported into `imported` and not yet freed.
  * MR_ERR_INVALID_ARGUMENT if it is not an imported pool. */
 MR_NODISCARD MR_API mr_status mr_ipc_imports_live(const mr_resource *imported, size_t *live);
+
+/** One block of an expandable(..., ipc=fd) resource, exported: plain bytes
+ * that travel with one file descriptor per page the block touches (in
+ * order). A page may hold other blocks too: the importer sees their bytes,
+ * so share blocks from a resource used for sharing. */
+typedef struct mr_ipc_pages {
+  uint32_t magic;             /**< MR_IPC_MAGIC */
+  uint32_t version;           /**< 1 */
+  uint64_t page_size;         /**< the exporter's page */
+  uint64_t offset;            /**< where the block starts in its first page */
+  uint64_t bytes;             /**< the block's size, as exported */
+  uint32_t page_count;        /**< descriptors that go with it */
+  int32_t exporter_device;    /**< the device's ordinal in the exporter */
+  unsigned char reserved[16]; /**< zero */
+} mr_ipc_pages;
+
+/** OUT: *out and fds[0 .. out->page_count - 1], new descriptors for the
+ * pages of the live block `ptr` (`bytes`, as allocated) of `mr`, an
+ * expandable(..., ipc=fd) resource; the caller sends them (mr_ipc_send,
+ * one each) and closes them. MR_ERR_INVALID_ARGUMENT for any other
+ * resource (adaptors are not looked through), a pointer that is not a
+ * live block, or fewer than the block's pages in `fd_capacity` (the
+ * message says how many); MR_ERR_UNSUPPORTED without ipc=fd. The exporter
+ * frees the block only after every importer closed it. */
+MR_NODISCARD MR_API mr_status mr_ipc_pages_export(const mr_resource *mr, const void *ptr,
+                                                  size_t bytes, mr_ipc_pages *out, int *fds,
+                                                  size_t fd_capacity);
+
+/** OUT: *ptr, the block `pages` and `fds` (pages->page_count descriptors,
+ * which the caller keeps and closes) describe, mapped into this process
+ * for `device` to read and write (a range of its own, reserved here). The
+ * record is checked, not trusted (MR_ERR_INVALID_ARGUMENT). Close it with
+ * mr_ipc_pages_close once this process's work on it is done. */
+MR_NODISCARD MR_API mr_status mr_ipc_pages_import(int device, const mr_ipc_pages *pages,
+                                                  const int *fds, void **ptr);
+
+/** Unmap a block mr_ipc_pages_import mapped (after the work on it is
+ * done); MR_ERR_INVALID_ARGUMENT for any other pointer. */
+MR_NODISCARD MR_API mr_status mr_ipc_pages_close(void *ptr);
 
 MR_EXTERN_C_END
 

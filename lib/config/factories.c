@@ -9,6 +9,8 @@
  * Defaults (docs/configuration.md lists them):
  *   pool       kind=device, release=max, max=0 (no limit), initial=0,
  *              access=all, ipc=none
+ *   expandable page=the driver's granularity (2MiB), reserve=the device's
+ *              memory (per stream), ipc=none
  *   adaptors   a size or count left out is passed as 0, which the
  *              constructor turns into its default (the MR_*_DEFAULT_*
  *              macros of adaptors.h), so a spec and a C call with 0 build
@@ -101,6 +103,24 @@ static mr_status make_pool(void *user, const mr_spec_args *args, mr_resource **o
       mri_memory_kind_props(mri_pool_memory_kind(desc.kind), device, true, MR_DEFAULT_ALIGNMENT);
   mri_spec_args_hint_props(args, &props);
   return mr_pool_resource_create(device, &desc, out);
+}
+
+/* expandable(page=SIZE, reserve=SIZE, ipc=none|fd) */
+static mr_status make_expandable(void *user, const mr_spec_args *args, mr_resource **out) {
+  static const char *const handles[] = {"none", "fd", NULL};
+  mr_expandable_desc desc;
+  mr_expandable_desc_init(&desc);
+  int handle = MR_POOL_HANDLE_NONE;
+  mr_status st = mr_spec_args_size(args, "page", 0, &desc.page_size);
+  if (st == MR_OK) st = mr_spec_args_size(args, "reserve", 0, &desc.reserve_size);
+  if (st == MR_OK) st = mr_spec_args_choice(args, "ipc", handles, MR_POOL_HANDLE_NONE, &handle);
+  if (st != MR_OK) return st;
+  desc.handle_type = (mr_pool_handle)handle;
+  int device = mr_spec_args_device(args);
+  mr_resource_props props =
+      mri_memory_kind_props(MR_MEMORY_DEVICE, device, true, MR_DEFAULT_ALIGNMENT);
+  mri_spec_args_hint_props(args, &props);
+  return mr_expandable_resource_create(device, &desc, out);
 }
 
 /* ---- host ---------------------------------------------------------------- */
@@ -355,5 +375,6 @@ mr_status mri_register_builtin_factories(mr_status (*add)(const char *name, mr_f
   }
   mr_status st = add("host", make_host, NULL);
   if (st == MR_OK) st = add("pool", make_pool, NULL);
+  if (st == MR_OK) st = add("expandable", make_expandable, NULL);
   return st;
 }

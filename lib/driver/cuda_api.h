@@ -65,6 +65,16 @@
   X(cuMemHostAlloc, 2020)                      \
   X(cuMemFreeHost, 2000)                       \
   X(cuMemAllocManaged, 6000)                   \
+  X(cuMemAddressReserve, 10020)                \
+  X(cuMemAddressFree, 10020)                   \
+  X(cuMemCreate, 10020)                        \
+  X(cuMemRelease, 10020)                       \
+  X(cuMemMap, 10020)                           \
+  X(cuMemUnmap, 10020)                         \
+  X(cuMemSetAccess, 10020)                     \
+  X(cuMemGetAllocationGranularity, 10020)      \
+  X(cuMemExportToShareableHandle, 10020)       \
+  X(cuMemImportFromShareableHandle, 10020)     \
   X(cuMemsetD8Async, 3020)                     \
   X(cuMemcpyAsync, 4000)                       \
   X(cuPointerGetAttribute, 4000)               \

@@ -24,6 +24,13 @@
  * sizes valid. */
 mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_pool_desc *given);
 
+/* mr_expandable_resource_create's checks of its arguments, as
+ * mri_pool_desc_read's: `out` not NULL (*out becomes NULL), `desc` (NULL:
+ * the defaults) read as a versioned struct into `given`, handle type
+ * valid, sizes that fit size_t. */
+mr_status mri_expandable_desc_read(const mr_expandable_desc *desc, mr_resource **out,
+                                   mr_expandable_desc *given);
+
 /* What the driver rounds every allocation up to at most: device memory
  * comes in 2 MiB pages. A size that this rounding would take past
  * SIZE_MAX is refused before the driver sees it (mri_size_overflow), so

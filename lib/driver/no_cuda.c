@@ -8,6 +8,8 @@
  * driver/driver_internal.h; what only the driver's own files use
  * (driver/cuda_api.h) has no counterpart here.
  */
+#include <string.h>
+
 #include <mrctx/ipc.h>
 
 #include "driver/driver_internal.h"
@@ -66,6 +68,27 @@ mr_status mr_pool_resource_reset_peak(const mr_resource *mr) {
 mr_status mr_driver_pool_trim(mr_driver_pool which, int device, uint64_t keep_bytes) {
   return no_driver("mr_driver_pool_trim");
 }
+
+mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *desc,
+                                        mr_resource **out) {
+  mr_expandable_desc given;
+  mr_status st = mri_expandable_desc_read(desc, out, &given);
+  if (st != MR_OK) return st;
+  return no_driver("expandable");
+}
+
+mr_status mr_ipc_pages_export(const mr_resource *mr, const void *ptr, size_t bytes,
+                              mr_ipc_pages *out, int *fds, size_t fd_capacity) {
+  if (out != NULL) memset(out, 0, sizeof *out);
+  return no_driver("mr_ipc_pages_export");
+}
+
+mr_status mr_ipc_pages_import(int device, const mr_ipc_pages *pages, const int *fds, void **ptr) {
+  if (ptr != NULL) *ptr = NULL;
+  return no_driver("mr_ipc_pages_import");
+}
+
+mr_status mr_ipc_pages_close(void *ptr) { return no_driver("mr_ipc_pages_close"); }
 
 #define MRI_NO_DRIVER_CONSTRUCTOR_(function, spec)    \
   mr_status function(int device, mr_resource **out) { \

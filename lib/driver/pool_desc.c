@@ -53,3 +53,23 @@ mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_poo
     return mri_error(MR_ERR_INVALID_ARGUMENT, "pool: sizes do not fit this platform's size_t");
   return MR_OK;
 }
+
+mr_status mri_expandable_desc_read(const mr_expandable_desc *desc, mr_resource **out,
+                                   mr_expandable_desc *given) {
+  if (out == NULL) return mri_error(MR_ERR_INVALID_ARGUMENT, "expandable: out is NULL");
+  *out = NULL;
+  mr_expandable_desc_init(given);
+  if (desc == NULL) return MR_OK;
+  mr_status st = MRI_STRUCT_READ(given, desc, mr_expandable_desc, handle_type,
+                                 "mr_expandable_resource_create");
+  if (st != MR_OK) return st;
+  if (given->handle_type != MR_POOL_HANDLE_NONE && given->handle_type != MR_POOL_HANDLE_FD)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "expandable: unknown handle type %d",
+                     (int)given->handle_type);
+  if (given->page_size > SIZE_MAX / 2 || given->reserve_size > SIZE_MAX / 2)
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "expandable: page=%llu or reserve=%llu bytes is more than this platform "
+                     "can address",
+                     (unsigned long long)given->page_size, (unsigned long long)given->reserve_size);
+  return MR_OK;
+}

@@ -100,6 +100,8 @@ static const stress_spec stress_specs[] = {
     {"limited", "stats(limit(device, bytes=64MiB))", 256},
     {"tracked", "track(device)", 256},
     {"aligned", "align(device, alignment=4096)", 4096},
+    {"expandable", "expandable(reserve=1GiB)", 256},
+    {"cache_expandable", "cache(expandable(reserve=1GiB))", 256},
 };
 #define SPEC_COUNT (sizeof stress_specs / sizeof stress_specs[0])
 

@@ -26,9 +26,13 @@ int fake_group_setup(void **state) {
 static bool fake_is_clean(char *why, size_t cap) {
   long allocations = fake_cuda_live_allocations(), pools = fake_cuda_live_pools();
   long streams = fake_cuda_live_streams(), events = fake_cuda_live_events();
-  snprintf(why, cap, "%ld allocations, %ld created pools, %ld streams, %ld events", allocations,
-           pools, streams, events);
-  return allocations == 0 && pools == 0 && streams == 0 && events == 0;
+  fake_vmm_books vmm = fake_cuda_vmm_books();
+  snprintf(why, cap,
+           "%ld allocations, %ld created pools, %ld streams, %ld events, %zu reserved ranges, "
+           "%zu physical handles",
+           allocations, pools, streams, events, vmm.reserved_ranges, vmm.handles);
+  return allocations == 0 && pools == 0 && streams == 0 && events == 0 &&
+         vmm.reserved_ranges == 0 && vmm.handles == 0;
 }
 
 void assert_fake_clean_at(const char *file, int line) {

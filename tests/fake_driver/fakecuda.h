@@ -63,6 +63,13 @@
  *    ordinal).
  *    Copies (cuMemcpyAsync) do not check pool access: the access flags are
  *    bookkeeping, read back with cuMemPoolGetAccess.
+ *  - Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap,
+ *    cuMemSetAccess, cuMemUnmap, cuMemRelease, cuMemAddressFree, and the
+ *    export and import of handles as POSIX file descriptors) over real
+ *    address space: a mapped page without access faults as it would on a
+ *    GPU; fakecuda_vmm.c says what is modelled. The device attribute
+ *    VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED (1 by default) set to 0 makes
+ *    cuMemCreate and cuMemGetAllocationGranularity CUDA_ERROR_NOT_SUPPORTED.
  *  - Before cuInit every call but cuInit, cuDriverGetVersion, cuGetErrorName
  *    and cuGetErrorString returns CUDA_ERROR_NOT_INITIALIZED.
  *
@@ -150,6 +157,20 @@ FAKE_CUDA_API size_t fake_cuda_imported_bytes(void);
 /* The access `device` has to `pool` (cuMemPoolSetAccess), PROT_NONE for an
  * invalid pool or device. */
 FAKE_CUDA_API CUmemAccess_flags fake_cuda_pool_access(CUmemoryPool pool, int device);
+/* Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap;
+ * fakecuda_vmm.c): granularity 2 MiB on every device; physical memory is
+ * charged to its device (fake_cuda_used_memory counts it) from cuMemCreate
+ * until it is released and unmapped. */
+typedef struct fake_vmm_books {
+  size_t reserved_ranges; /* cuMemAddressReserve not yet freed */
+  size_t reserved_bytes;
+  size_t mapped_bytes;   /* cuMemMap not yet unmapped */
+  size_t handles;        /* physical handles alive (created or imported) */
+  size_t physical_bytes; /* of the created ones (imported ones are another
+                            process's) */
+} fake_vmm_books;
+FAKE_CUDA_API fake_vmm_books fake_cuda_vmm_books(void);
+
 /* The calling thread's current context (NULL if none), without counting a
  * call. */
 FAKE_CUDA_API CUcontext fake_cuda_current_context(void);

@@ -164,6 +164,13 @@ long fake_cuda_live_events(void) {
   return n;
 }
 
+fake_vmm_books fake_cuda_vmm_books(void) {
+  lock_state();
+  fake_vmm_books b = vmm_books();
+  unlock_state();
+  return b;
+}
+
 size_t fake_cuda_used_memory(int device) {
   lock_state();
   size_t n = device < 0 ? host_used : valid_device(device) ? devices[device].used : 0;

@@ -18,6 +18,8 @@
  *                       modules, kernels)
  *   fakecuda_control.c  the control API and random failures
  *   fakecuda_ipc.c      pools shared between processes, device UUIDs
+ *   fakecuda_vmm.c      virtual memory management: reserved ranges,
+ *                       physical handles, mappings, their export
  *
  * The state and the helpers are used with the lock held.
  */
@@ -278,5 +280,13 @@ CUresult ipc_pool_carve(struct CUmemPoolHandle_st *p, size_t bytes, void **out);
 bool inside_alloc(uintptr_t ptr, size_t bytes);
 /* The live allocation whose bytes include `ptr`, or NULL. */
 fake_alloc *find_alloc_containing(uintptr_t ptr);
+
+/* Virtual memory management (fakecuda_vmm.c). Its granularity; whether
+ * [ptr, ptr + size) is mapped with access (memset and copies accept it);
+ * free every range, mapping and handle (fake_cuda_reset); the books. */
+#define FAKE_VMM_GRANULARITY ((size_t)2 << 20)
+bool vmm_accessible(uintptr_t ptr, size_t size);
+void vmm_reset(void);
+fake_vmm_books vmm_books(void);
 
 #endif

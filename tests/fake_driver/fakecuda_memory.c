@@ -392,7 +392,8 @@ static CUresult do_memset_d8(CUdeviceptr dst, unsigned char value, size_t n, CUs
   CUresult r = resolve_stream(stream, &s);
   if (r != CUDA_SUCCESS) return r;
   if (n == 0) return CUDA_SUCCESS;
-  if (!inside_alloc((uintptr_t)dst, n)) return CUDA_ERROR_INVALID_VALUE;
+  if (!inside_alloc((uintptr_t)dst, n) && !vmm_accessible((uintptr_t)dst, n))
+    return CUDA_ERROR_INVALID_VALUE;
   memset((void *)(uintptr_t)dst, value, n);
   return CUDA_SUCCESS;
 }

@@ -122,6 +122,8 @@ static void device_reset(int d) {
   dev->attributes[CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES] =
       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   dev->attributes[CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY] = 1;
+  dev->attributes[CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED] = 1;
+  dev->attributes[CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED] = 1;
   dev->attributes[CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS] = 1;
   dev->attributes[CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING] = 1;
   dev->attributes[CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY] = 1;
@@ -152,6 +154,7 @@ static int default_device_count(void) {
 /* Free what tests and the library made; keep handles the library caches
  * (contexts, default pools). Called with the lock held. */
 static void free_everything(void) {
+  vmm_reset();
   for (int b = 0; b < ALLOC_BUCKETS; b++) {
     while (alloc_table[b] != NULL) {
       fake_alloc *a = alloc_table[b];

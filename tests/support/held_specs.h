@@ -10,6 +10,8 @@ static const char *const held_specs[] = {
     "cache(device)",
     "retry(cache(device))",
     "cache(pool(kind=device))",
+    "expandable",
+    "cache(expandable)",
     "cache(pinned)",
     "cache(managed)",
     "cache(sync_device)",

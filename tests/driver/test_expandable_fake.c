@@ -1,0 +1,243 @@
+/*
+ * test_expandable_fake.c: expandable(...) over the fake driver, whose
+ * virtual memory management keeps books a test can read
+ * (fake_cuda_vmm_books): one reserved range per stream, pages mapped as
+ * blocks land on them, kept when idle, given back by trim and the
+ * process-wide reclaim only after the stream's work on them, granularity
+ * rounding, out-of-memory through the reclaim, capture, bad frees, and a
+ * device without virtual memory management.
+ */
+#include <string.h>
+
+#include "fake_test.h"
+
+#define MiB ((size_t)1 << 20)
+
+static mr_resource *make(const char *spec) {
+  mr_resource *mr = NULL;
+  if (mr_resource_from_spec(spec, 0, &mr) != MR_OK) {
+    print_error("%s: %s\n", spec, mr_last_error());
+    fail();
+  }
+  return mr;
+}
+
+static void test_describes_and_rounds(void **state) {
+  mr_resource *mr = make("expandable");
+  assert_string_equal(mr_resource_describe(mr), "expandable");
+  mr_resource_release(mr);
+  /* A page is a whole number of the driver's 2 MiB granules; the
+   * description says what it became, and reads back the same. */
+  mr = make("expandable(page=3MiB, reserve=5MiB)");
+  assert_string_equal(mr_resource_describe(mr), "expandable(page=4MiB, reserve=8MiB)");
+  mr_resource *again = make(mr_resource_describe(mr));
+  assert_string_equal(mr_resource_describe(again), mr_resource_describe(mr));
+  mr_resource_release(again);
+  mr_resource_release(mr);
+  mr = make("expandable(page=2MiB, ipc=fd)");
+  assert_string_equal(mr_resource_describe(mr), "expandable(ipc=fd)");
+  mr_resource_props props = {.size = sizeof props};
+  assert_ok(mr_resource_get_props(mr, &props));
+  assert_int_equal(props.kind, MR_MEMORY_DEVICE);
+  assert_int_equal(props.device, 0);
+  assert_true(props.stream_ordered);
+  mr_resource_release(mr);
+  /* The C constructor with NULL builds the default. */
+  assert_ok(mr_expandable_resource_create(0, NULL, &mr));
+  assert_string_equal(mr_resource_describe(mr), "expandable");
+  mr_resource_release(mr);
+  /* Nothing was reserved: ranges come with the first allocation. */
+  assert_int_equal(fake_cuda_vmm_books().reserved_ranges, 0);
+}
+
+/* Blocks on one stream share one range; pages are mapped as the blocks
+ * reach them, in the device's memory, and stay mapped when idle. */
+static void test_grows_by_pages(void **state) {
+  mr_resource *mr = make("expandable(reserve=64MiB)");
+  CUstream s = fake_new_stream();
+  void *a = NULL, *b = NULL, *c = NULL;
+  assert_ok(mr_allocate(mr, 4096, 0, s, &a));
+  fake_vmm_books books = fake_cuda_vmm_books();
+  assert_int_equal(books.reserved_ranges, 1);
+  assert_int_equal(books.reserved_bytes, 64 * MiB);
+  assert_int_equal(books.mapped_bytes, 2 * MiB);
+  assert_int_equal(fake_cuda_used_memory(0), 2 * MiB);
+  /* 3 MiB after the first 4 KiB: pages 0 and 1. */
+  assert_ok(mr_allocate(mr, 3 * MiB, 0, s, &b));
+  assert_ptr_equal(b, (char *)a + 4096);
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 4 * MiB);
+  memset(b, 0x7e, 3 * MiB); /* mapped with access: the host can write it */
+  assert_ok(mr_allocate(mr, 256, 0, s, &c));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 4 * MiB); /* lands on page 1 */
+  assert_ok(mr_deallocate(mr, b, 3 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, a, 4096, 0, s));
+  /* Freed space is reused lowest first, on pages still mapped. */
+  void *d = NULL;
+  assert_ok(mr_allocate(mr, MiB, 0, s, &d));
+  assert_ptr_equal(d, a);
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 4 * MiB);
+  assert_ok(mr_deallocate(mr, d, MiB, 0, s));
+  assert_ok(mr_deallocate(mr, c, 256, 0, s));
+  /* Idle pages stay mapped until someone asks for them. */
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 4 * MiB);
+  /* A second stream gets its own range. */
+  CUstream t = fake_new_stream();
+  assert_ok(mr_allocate(mr, 4096, 0, t, &a));
+  assert_int_equal(fake_cuda_vmm_books().reserved_ranges, 2);
+  assert_ok(mr_deallocate(mr, a, 4096, 0, t));
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuStreamDestroy(t), CUDA_SUCCESS);
+  assert_fake_clean();
+  assert_int_equal(fake_cuda_used_memory(0), 0);
+}
+
+/* Idle pages go back only after the stream's work on them: trim waits
+ * for the free's event, which in the fake lets the busy stream's work
+ * finish; the pages and the range then go. */
+static void test_trim_after_stream_work(void **state) {
+  mr_resource *mr = make("expandable(reserve=64MiB)");
+  CUstream s = fake_new_stream();
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 5 * MiB, 0, s, &p));
+  assert_int_equal(fake_cuda_set_stream_busy(s, true), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(mr, p, 5 * MiB, 0, s));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 6 * MiB);
+  assert_int_equal(fake_cu()->cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+  long waits = fake_cuda_calls("cuEventSynchronize");
+  assert_ok(mr_resource_trim(mr));
+  assert_true(fake_cuda_calls("cuEventSynchronize") > waits);
+  /* The wait came first: the stream's work is done, then nothing is left. */
+  assert_int_equal(fake_cu()->cuStreamQuery(s), CUDA_SUCCESS);
+  fake_vmm_books books = fake_cuda_vmm_books();
+  assert_int_equal(books.mapped_bytes, 0);
+  assert_int_equal(books.handles, 0);
+  assert_int_equal(books.reserved_ranges, 0);
+  assert_int_equal(fake_cuda_used_memory(0), 0);
+  /* Live blocks keep their pages through a trim. */
+  void *q = NULL, *r = NULL;
+  assert_ok(mr_allocate(mr, MiB, 0, s, &q));
+  assert_ok(mr_allocate(mr, 2 * MiB, 0, s, &r)); /* pages 0 and 1 */
+  assert_ok(mr_deallocate(mr, r, 2 * MiB, 0, s));
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 2 * MiB); /* page 0, under q */
+  memset(q, 1, MiB);
+  assert_ok(mr_deallocate(mr, q, MiB, 0, s));
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
+/* mr_release_idle and an allocation that runs out reach expandable's idle
+ * pages (the process-wide reclaim). */
+static void test_reclaim(void **state) {
+  mr_resource *mr = make("expandable(reserve=64MiB)");
+  CUstream s = fake_new_stream(), t = fake_new_stream();
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &p));
+  assert_ok(mr_deallocate(mr, p, 4 * MiB, 0, s));
+  size_t released = 0;
+  assert_ok(mr_release_idle(0, 0, &released));
+  assert_true(released >= 4 * MiB);
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 0);
+  assert_int_equal(fake_cuda_used_memory(0), 0);
+
+  /* 8 MiB in all: stream s's idle 6 MiB must go back for t's 6 MiB. */
+  assert_int_equal(fake_cuda_set_total_memory(0, 8 * MiB), CUDA_SUCCESS);
+  assert_ok(mr_allocate(mr, 6 * MiB, 0, s, &p));
+  assert_ok(mr_deallocate(mr, p, 6 * MiB, 0, s));
+  assert_int_equal(fake_cuda_used_memory(0), 6 * MiB);
+  void *q = NULL;
+  assert_ok(mr_allocate(mr, 6 * MiB, 0, t, &q));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 6 * MiB);
+  /* Live memory is never taken: a second 6 MiB fails, and says so. */
+  assert_int_equal(mr_allocate(mr, 6 * MiB, 0, s, &p), MR_ERR_OUT_OF_MEMORY);
+  assert_null(p);
+  assert_non_null(strstr(mr_last_error(), "cuMemCreate"));
+  assert_ok(mr_deallocate(mr, q, 6 * MiB, 0, t));
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuStreamDestroy(t), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
+/* A block freed on another stream goes back after that stream's work; a
+ * range too small for a block says what to change. */
+static void test_other_stream_and_limits(void **state) {
+  mr_resource *mr = make("expandable(reserve=4MiB)");
+  CUstream s = fake_new_stream(), t = fake_new_stream();
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, MiB, 0, s, &p));
+  assert_int_equal(fake_cuda_set_stream_busy(t, true), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(mr, p, MiB, 0, t));
+  assert_int_equal(fake_cu()->cuStreamQuery(t), CUDA_SUCCESS); /* waited for */
+  void *q = NULL;
+  assert_ok(mr_allocate(mr, MiB, 0, s, &q));
+  assert_ptr_equal(q, p);
+  assert_ok(mr_deallocate(mr, q, MiB, 0, s));
+
+  assert_int_equal(mr_allocate(mr, 6 * MiB, 0, s, &q), MR_ERR_OUT_OF_MEMORY);
+  assert_non_null(strstr(mr_last_error(), "reserve="));
+  /* Bad frees are refused, not believed. */
+  assert_ok(mr_allocate(mr, MiB, 0, s, &q));
+  assert_int_equal(mr_deallocate(mr, (char *)q + 8 * MiB, 256, 0, s), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mr_deallocate(mr, (void *)(uintptr_t)0x1000, 256, 0, s),
+                   MR_ERR_INVALID_ARGUMENT);
+  assert_ok(mr_deallocate(mr, q, MiB, 0, s));
+  assert_int_equal(mr_deallocate(mr, q, MiB, 0, s), MR_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mr_last_error(), "not a live block"));
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuStreamDestroy(t), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
+/* During a capture, blocks come from the device's pool (graph-safe). */
+static void test_capture(void **state) {
+  mr_resource *mr = make("expandable(reserve=64MiB)");
+  CUstream s = fake_new_stream();
+  assert_int_equal(fake_cuda_set_stream_capturing(s, true), CUDA_SUCCESS);
+  void *p = NULL;
+  assert_ok(mr_allocate(mr, 4096, 0, s, &p));
+  assert_non_null(fake_cuda_allocation_pool(p));
+  assert_int_equal(fake_cuda_vmm_books().reserved_ranges, 0);
+  assert_ok(mr_deallocate(mr, p, 4096, 0, s));
+  assert_int_equal(fake_cuda_set_stream_capturing(s, false), CUDA_SUCCESS);
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
+static void test_unsupported_and_bad_arguments(void **state) {
+  mr_resource *mr = NULL;
+  fake_cuda_set_attribute(1, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0);
+  assert_int_equal(mr_expandable_resource_create(1, NULL, &mr), MR_ERR_UNSUPPORTED);
+  assert_null(mr);
+  assert_non_null(strstr(mr_last_error(), "device 1 has no virtual memory management"));
+  fake_cuda_set_attribute(0, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0);
+  mr_expandable_desc desc;
+  mr_expandable_desc_init(&desc);
+  desc.handle_type = MR_POOL_HANDLE_FD;
+  assert_int_equal(mr_expandable_resource_create(0, &desc, &mr), MR_ERR_UNSUPPORTED);
+  desc.handle_type = (mr_pool_handle)7;
+  assert_int_equal(mr_expandable_resource_create(0, &desc, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mr_expandable_resource_create(0, NULL, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mr_expandable_resource_create(99, NULL, &mr), MR_ERR_NO_DEVICE);
+  assert_int_equal(mr_resource_from_spec("expandable(pages=2MiB)", 0, &mr), MR_ERR_CONFIG);
+  assert_int_equal(mr_resource_from_spec("expandable(ipc=socket)", 0, &mr), MR_ERR_CONFIG);
+  assert_fake_clean();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_describes_and_rounds, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_grows_by_pages, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_trim_after_stream_work, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_reclaim, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_other_stream_and_limits, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_capture, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_unsupported_and_bad_arguments, fake_test_setup,
+                                      fake_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
