@@ -417,8 +417,8 @@ static mr_status arena_release(arena_state *a, size_t goal, bool wait, size_t *r
   for (size_t i = 0; i < n; i++) {
     arena_chunk *c = out[i];
     mri_nvtx_heap_remove((void *)c->base);
-    mr_status st =
-        mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT, NULL);
+    mr_status st = mri_deallocate(a->upstream, (void *)c->base, a->chunk_size, ARENA_ALIGNMENT,
+                                  MRI_STREAM_PER_THREAD);
     pthread_mutex_lock(&a->lock);
     a->releasing--;
     if (st != MR_OK) {

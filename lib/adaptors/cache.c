@@ -577,8 +577,8 @@ static void take_idle(cache_heap *h, bool small, size_t keep, segment_list *out)
 }
 
 /* Free the listed segments of `h` upstream on `stream` (alive, and safe
- * for every one of them: h's own stream, or the legacy stream after a
- * device synchronization). Heap not locked. Returns the first failure;
+ * for every one of them: h's own stream, or the per-thread default stream
+ * after a device synchronization, MRI_STREAM_PER_THREAD). Heap not locked. Returns the first failure;
  * what failed goes back into `h`, and from then on belongs to whichever
  * thread takes it there: it is not touched again after the lock is given
  * (another thread may detach it at once and free its record). */
@@ -1462,7 +1462,7 @@ static mr_status cache_release_all(cache_state *c, size_t *released) {
     cache_lock_give(&h->lock);
     size_t bytes = 0;
     for (cache_segment *seg = idle.first; seg != NULL; seg = seg->next) bytes += seg->size;
-    st = give_back(c, h, &idle, NULL);
+    st = give_back(c, h, &idle, MRI_STREAM_PER_THREAD);
     if (st == MR_OK) *released += bytes;
     heap_reclaim_locked(c, h);
   }
@@ -1534,7 +1534,7 @@ static mr_status cache_decay(void *obj, bool release, size_t *released) {
     cache_lock_give(&h->lock);
     size_t bytes = 0;
     for (cache_segment *seg = idle.first; seg != NULL; seg = seg->next) bytes += seg->size;
-    st = give_back(c, h, &idle, NULL);
+    st = give_back(c, h, &idle, MRI_STREAM_PER_THREAD);
     if (st == MR_OK) *released += bytes;
     heap_reclaim_locked(c, h);
   }

@@ -314,8 +314,8 @@ static mr_status release_idle_slabs(fixed_state *f, size_t goal, size_t *release
   mr_status result = MR_OK;
   for (size_t i = 0; i < n; i++) {
     mri_nvtx_heap_remove((void *)out[i]->base);
-    mr_status st =
-        mri_deallocate(f->upstream, (void *)out[i]->base, f->slab_bytes, FIXED_ALIGNMENT, NULL);
+    mr_status st = mri_deallocate(f->upstream, (void *)out[i]->base, f->slab_bytes, FIXED_ALIGNMENT,
+                                  MRI_STREAM_PER_THREAD);
     if (st != MR_OK) {
       mri_nvtx_heap_add((void *)out[i]->base, f->slab_bytes, f->description);
       /* Still ours: put it back (its room was never given up). */

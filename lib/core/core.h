@@ -19,6 +19,13 @@
 
 #define MRI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MRI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The driver's CU_STREAM_PER_THREAD handle (layers without cuda.h). A
+ * resource gives memory upstream on it once that memory's work is known
+ * done (a trim, a reclaim, the decay): unlike the legacy stream it orders
+ * nothing against other blocking streams, so it neither waits for their
+ * work nor is refused while one of them is being captured. */
+#define MRI_STREAM_PER_THREAD ((mr_stream)(uintptr_t)0x2)
 #define MRI_CACHE_LINE 64
 #define MRI_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -204,7 +204,18 @@ static void tick_one(mri_reclaimer *r, void *user) {
   if (given != NULL) *given += released;
 }
 
+static _Atomic(mri_capture_relax_fn) capture_relax;
+static _Atomic(mri_capture_restore_fn) capture_restore;
+
+void mri_decay_set_capture_hooks(mri_capture_relax_fn relax, mri_capture_restore_fn restore) {
+  atomic_store_explicit(&capture_restore, restore, memory_order_relaxed);
+  atomic_store_explicit(&capture_relax, relax, memory_order_release);
+}
+
 uint64_t mri_decay_tick(uint64_t now_ns) {
+  /* Relaxed capture mode for the tick (decay.h, "Graph capture"). */
+  mri_capture_relax_fn relax = atomic_load_explicit(&capture_relax, memory_order_acquire);
+  int saved = relax != NULL ? relax() : -1;
   tick_state t;
   memset(&t, 0, sizeof t);
   t.now = now_ns != 0 ? now_ns : 1; /* 0 marks a window not started */
@@ -213,6 +224,7 @@ uint64_t mri_decay_tick(uint64_t now_ns) {
   t.pools = true;
   mri_reclaim_walk(tick_one, &t);
   if (t.released > 0) atomic_fetch_add_explicit(&total_released, t.released, memory_order_relaxed);
+  if (saved >= 0) atomic_load_explicit(&capture_restore, memory_order_relaxed)(saved);
   return t.period;
 }
 

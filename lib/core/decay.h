@@ -35,14 +35,14 @@
  * Fork. The child has no decay thread; the next registration (a resource
  * made) or idle time set starts one again.
  *
- * Graph capture. The thread gives memory upstream on the legacy stream and
- * a cache's window release synchronizes the device: done while another
- * thread captures in cudaStreamCaptureModeGlobal, either is refused and
- * may invalidate that capture (the release fails, the memory stays, the
- * next window tries again). The thread does not yet switch itself to the
- * relaxed capture mode (cuThreadExchangeStreamCaptureMode is not in the
- * driver table); a program that captures graphs sets MRCTX_IDLE_TIME=off
- * or keep=yes meanwhile.
+ * Graph capture. Another thread may be capturing a graph while a tick
+ * runs (PyTorch's torch.cuda.graph captures in the global mode). A tick
+ * therefore runs in the relaxed capture mode (cuThreadExchangeStreamCaptureMode,
+ * through the hooks the driver layer sets at load), in which the driver
+ * lets it synchronize the device without refusing the call or
+ * invalidating that capture, and resources give memory upstream on the
+ * per-thread default stream (MRI_STREAM_PER_THREAD), never on the legacy
+ * stream, which a capturing blocking stream makes unusable.
  */
 #ifndef MRCTX_LIB_CORE_DECAY_H
 #define MRCTX_LIB_CORE_DECAY_H
@@ -91,6 +91,13 @@ void mri_decay_registered(const mri_reclaimer *r);
 /* One tick at `now_ns` (the thread's body; tests call it with a clock of
  * their own). Returns the period until the next one. */
 uint64_t mri_decay_tick(uint64_t now_ns);
+
+/* Set by the driver layer when the driver loads: enter the relaxed capture
+ * mode on the calling thread, returning what restores the previous one
+ * (negative: nothing to restore), and restore it. */
+typedef int (*mri_capture_relax_fn)(void);
+typedef void (*mri_capture_restore_fn)(int saved);
+void mri_decay_set_capture_hooks(mri_capture_relax_fn relax, mri_capture_restore_fn restore);
 
 /* Tests: true keeps the thread from starting (and stops it), so that only
  * mri_decay_tick decays. */

@@ -89,6 +89,7 @@
   X(cuStreamWaitEvent, 3020)                   \
   X(cuStreamBeginCapture, 10010)               \
   X(cuStreamEndCapture, 10000)                 \
+  X(cuThreadExchangeStreamCaptureMode, 10010)  \
   X(cuGraphInstantiateWithFlags, 11040)        \
   X(cuGraphLaunch, 10000)                      \
   X(cuGraphExecDestroy, 10000)                 \

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/decay.h"
 #include "core/nvtx.h"
 #include "driver/cuda_api.h"
 
@@ -60,6 +61,18 @@ static bool pool_memory_query(const void *ptr, bool *starts_allocation) {
                                                    address) == CUDA_SUCCESS &&
                          start == address;
   return true;
+}
+
+/* The decay's ticks run in the relaxed capture mode (core/decay.h). */
+static int capture_relax(void) {
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (loaded.cuThreadExchangeStreamCaptureMode(&mode) != CUDA_SUCCESS) return -1;
+  return (int)mode;
+}
+
+static void capture_restore(int saved) {
+  CUstreamCaptureMode mode = (CUstreamCaptureMode)saved;
+  (void)loaded.cuThreadExchangeStreamCaptureMode(&mode);
 }
 
 static void load_driver(void) {
@@ -138,6 +151,7 @@ static void load_driver(void) {
   load_status = MR_OK;
   atomic_store_explicit(&mri_cuda_table, &loaded, memory_order_release);
   mri_nvtx_set_pool_query(pool_memory_query);
+  mri_decay_set_capture_hooks(capture_relax, capture_restore);
 }
 
 mr_status mri_cuda_load(const mri_cuda_api **cu) {

@@ -198,6 +198,44 @@ static void idle_goes_back(const char *spec, size_t back) {
 }
 
 static void test_cache(void **state) { idle_goes_back("cache(device, idle=1s)", 4); }
+
+/* A graph capture (global mode, on a blocking stream, as PyTorch's
+ * torch.cuda.graph does) goes on while the decay gives memory back: ticks
+ * run in the relaxed capture mode and give memory upstream on the
+ * per-thread stream, so the capture ends valid and the memory still goes
+ * back. The fake driver, as CUDA, refuses a device synchronization from a
+ * thread in the global mode and legacy-stream work meanwhile, and
+ * invalidates the capture. */
+static void capture_survives(const char *spec, size_t back) {
+  size_t before = fake_cuda_used_memory(0);
+  mr_resource *mr = make(spec);
+  void *p[4];
+  for (int i = 0; i < 4; i++) assert_ok(mr_allocate(mr, BLOCK, 0, NULL, &p[i]));
+  for (int i = 0; i < 4; i++) assert_ok(mr_deallocate(mr, p[i], BLOCK, 0, NULL));
+  size_t held = fake_cuda_used_memory(0);
+  assert_true(held >= before + 4 * BLOCK);
+  CUstream blocking = NULL;
+  assert_int_equal(fake_cu()->cuStreamCreate(&blocking, CU_STREAM_DEFAULT), CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuStreamBeginCapture(blocking, CU_STREAM_CAPTURE_MODE_GLOBAL),
+                   CUDA_SUCCESS);
+  tick_after(SEC / 8);
+  tick_after(SEC / 2);
+  tick_after(SEC / 2);
+  CUgraph graph = NULL;
+  CUresult ended = fake_cu()->cuStreamEndCapture(blocking, &graph);
+  assert_int_equal(fake_cu()->cuStreamDestroy(blocking), CUDA_SUCCESS);
+  assert_int_equal(ended, CUDA_SUCCESS);
+  assert_true(fake_cuda_used_memory(0) <= held - back * BLOCK);
+  mr_resource_release(mr);
+}
+
+static void test_capture_cache(void **state) { capture_survives("cache(device, idle=1s)", 4); }
+static void test_capture_arena(void **state) {
+  capture_survives("arena(device, chunk=64MiB, idle=1s)", 3);
+}
+static void test_capture_fixed(void **state) {
+  capture_survives("fixed(device, block=64MiB, count=1, idle=1s)", 4);
+}
 /* The chunk still current for its stream stays: its owner's frees record
  * no event, and the decay never waits for the device. */
 static void test_arena(void **state) { idle_goes_back("arena(device, chunk=64MiB, idle=1s)", 3); }
@@ -379,6 +417,9 @@ int main(void) {
       cmocka_unit_test_setup(test_off, setup),
       cmocka_unit_test_setup(test_busy_stream_skipped, setup),
       cmocka_unit_test_setup(test_current_chunk_stays, setup),
+      cmocka_unit_test_setup(test_capture_cache, setup),
+      cmocka_unit_test_setup(test_capture_arena, setup),
+      cmocka_unit_test_setup(test_capture_fixed, setup),
       cmocka_unit_test_setup(test_thread, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,8 @@ CUresult fake_cuDriverGetVersion(int *version) {
   X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing")    \
   X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,                                                        \
     "operation failed due to a previous error during capture")                                    \
+  X(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,                                                           \
+    "operation would make the legacy stream depend on a capturing blocking stream")               \
   X(CUDA_ERROR_CAPTURED_EVENT,                                                                    \
     "operation not permitted on an event last recorded in a capturing stream")                    \
   X(CUDA_ERROR_TIMEOUT, "wait operation timed out")                                               \
@@ -272,6 +274,8 @@ CUresult fake_cuCtxGetDevice(CUdevice *device, CUcontext ctx) {
 
 static CUresult do_ctx_synchronize(CUcontext ctx) {
   CUresult r = resolve_ctx(ctx, &ctx);
+  if (r != CUDA_SUCCESS) return r;
+  r = capture_conflict(true, NULL);
   if (r != CUDA_SUCCESS) return r;
   for (fake_work *w = works; w != NULL; w = w->next)
     if (w->ctx == ctx) w->done = true;

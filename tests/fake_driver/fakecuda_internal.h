@@ -58,6 +58,11 @@ struct CUstream_st {
   fake_work *work;       /* the latest work given to it, or NULL */
   bool capturing;
   bool capture_invalidated; /* a call the capture does not permit was made */
+  /* Begun by cuStreamBeginCapture (not fake_cuda_set_stream_capturing),
+   * in this mode: such a capture enforces the driver's rules on other
+   * threads (capture_conflict). */
+  bool capture_begun;
+  CUstreamCaptureMode capture_mode;
   struct CUstream_st *next; /* created streams only */
 };
 
@@ -238,6 +243,14 @@ bool valid_ctx(CUcontext ctx);
 
 /* Streams, events and their work. */
 CUresult resolve_stream(CUstream handle, struct CUstream_st **out);
+/* What the driver refuses while another stream captures (a capture begun
+ * with cuStreamBeginCapture): with `sync`, a device-wide synchronization
+ * from a thread not in relaxed capture mode while a global-mode capture
+ * runs (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED); with `s`, work on a legacy
+ * stream while a blocking stream of its context captures, whatever the
+ * thread's mode (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT). Either invalidates
+ * the captures it conflicts with, as the driver does. */
+CUresult capture_conflict(bool sync, const struct CUstream_st *s);
 struct CUevent_st *find_event(CUevent handle);
 bool stream_busy(const struct CUstream_st *s);
 CUresult add_work(struct CUstream_st *s, const volatile cuuint32_t *gate, cuuint32_t gate_value);

@@ -308,6 +308,7 @@ CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryP
 static CUresult do_free_async(CUdeviceptr dptr, CUstream stream) {
   struct CUstream_st *s;
   CUresult r = resolve_stream(stream, &s);
+  if (r == CUDA_SUCCESS) r = capture_conflict(false, s);
   if (r != CUDA_SUCCESS) return r;
   if (dptr == 0) return CUDA_SUCCESS;
   return free_alloc((void *)(uintptr_t)dptr, KIND_BIT(ALLOC_POOL));

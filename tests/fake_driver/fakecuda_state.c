@@ -261,6 +261,27 @@ CUresult resolve_stream(CUstream handle, struct CUstream_st **out) {
   return *out != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* The calling thread's stream capture mode (cuThreadExchangeStreamCaptureMode). */
+_Thread_local CUstreamCaptureMode fake_thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+CUresult capture_conflict(bool sync, const struct CUstream_st *s) {
+  bool legacy = s != NULL && s == &s->ctx->legacy;
+  CUresult r = CUDA_SUCCESS;
+  for (struct CUstream_st *c = streams; c != NULL; c = c->next) {
+    if (!c->capturing || !c->capture_begun) continue;
+    if (sync && fake_thread_capture_mode != CU_STREAM_CAPTURE_MODE_RELAXED &&
+        c->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL) {
+      c->capture_invalidated = true;
+      r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    if (legacy && c->ctx == s->ctx && !(c->flags & CU_STREAM_NON_BLOCKING)) {
+      c->capture_invalidated = true;
+      r = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    }
+  }
+  return r;
+}
+
 struct CUevent_st *find_event(CUevent handle) {
   for (struct CUevent_st *e = events; e != NULL; e = e->next)
     if (e == handle) return e;

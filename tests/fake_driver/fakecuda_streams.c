@@ -171,6 +171,8 @@ static CUresult do_begin_capture(CUstream stream, CUstreamCaptureMode mode) {
   if (r != CUDA_SUCCESS) return r;
   if (s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   s->capturing = true;
+  s->capture_begun = true;
+  s->capture_mode = mode;
   return CUDA_SUCCESS;
 }
 
@@ -186,6 +188,7 @@ static CUresult do_end_capture(CUstream stream, CUgraph *graph) {
   if (r != CUDA_SUCCESS) return r;
   if (!s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   s->capturing = false;
+  s->capture_begun = false;
   *graph = NULL;
   if (s->capture_invalidated) {
     s->capture_invalidated = false;
@@ -196,6 +199,23 @@ static CUresult do_end_capture(CUstream stream, CUgraph *graph) {
 
 CUresult fake_cuStreamEndCapture(CUstream stream, CUgraph *graph) {
   FAKE_CALL(cuStreamEndCapture, NEEDS_INIT, do_end_capture(stream, graph));
+}
+
+extern _Thread_local CUstreamCaptureMode fake_thread_capture_mode;
+
+static CUresult do_exchange_capture_mode(CUstreamCaptureMode *mode) {
+  if (mode == NULL) return CUDA_ERROR_INVALID_VALUE;
+  if (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL && *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+      *mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUstreamCaptureMode previous = fake_thread_capture_mode;
+  fake_thread_capture_mode = *mode;
+  *mode = previous;
+  return CUDA_SUCCESS;
+}
+
+CUresult fake_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  FAKE_CALL(cuThreadExchangeStreamCaptureMode, NEEDS_INIT, do_exchange_capture_mode(mode));
 }
 
 /* ---- not modelled: graphs, modules, kernels ----------------------------------- */
