@@ -832,7 +832,7 @@ static void print_row(FILE *out, int tag_width, const char *tag, const char *dev
  * resource (tag=@other) is not listed again. */
 static void print_idle(const mr_context *ctx, FILE *out, int tag_width) {
   bool first = true;
-  uint64_t total = 0, taken = 0;
+  uint64_t total = 0;
   for (size_t t = 0; t < ctx->tag_count; t++) {
     for (int d = 0; d < ctx->device_count; d++) {
       const mr_resource *inner =
@@ -857,15 +857,13 @@ static void print_idle(const mr_context *ctx, FILE *out, int tag_width) {
                 idle, f.reclaims, back, (double)f.reclaim_ns / 1e6,
                 mri_printable(f.what, spec, sizeof spec));
         total += f.idle_bytes;
-        taken += f.reclaimed_bytes;
       }
     }
   }
   if (first) return;
-  char sum[32], sum_taken[32];
+  char sum[32];
   mri_format_bytes_human(total, sum, sizeof sum);
-  mri_format_bytes_human(taken, sum_taken, sizeof sum_taken);
-  fprintf(out, "%-*s %6s %10s %8s %10s\n", tag_width, "total", "", sum, "", sum_taken);
+  fprintf(out, "%-*s %6s %10s\n", tag_width, "total", "", sum);
 }
 
 /* With `idle`, the idle memory table too: not at exit (MRCTX_STATS_AT_EXIT),

@@ -273,7 +273,7 @@ static bool write_idle(FILE *out, const mr_snapshot *snap, const row *rows, size
                "runs out, except keep=yes)\n");
   fprintf(out, "%-*s %6s %10s %8s %10s %9s  %s\n", width, "library:tag", "device", "idle",
           "reclaims", "taken back", "ms", "resource");
-  uint64_t total = 0, taken = 0;
+  uint64_t total = 0;
   for (size_t i = 0; i < n; i++) {
     const mri_snap_idle *e = lines[i].idle;
     char idle[32], back[32], device[16];
@@ -288,12 +288,13 @@ static bool write_idle(FILE *out, const mr_snapshot *snap, const row *rows, size
     mri_write_printable(out, e->resource);
     fputc('\n', out);
     if (__builtin_add_overflow(total, e->idle_bytes, &total)) total = UINT64_MAX;
-    if (__builtin_add_overflow(taken, e->reclaimed_bytes, &taken)) taken = UINT64_MAX;
   }
-  char sum[32], sum_taken[32];
+  /* Idle bytes add up (a cache's are in use for its pool); what reclaims
+   * took back does not: a pool's count includes what adaptors gave it. */
+  char sum[32];
   mri_format_bytes_human(total, sum, sizeof sum);
-  mri_format_bytes_human(taken, sum_taken, sizeof sum_taken);
-  fprintf(out, "%-*s %6s %10s %8s %10s\n", width, "total", "", sum, "", sum_taken);
+  if (total == UINT64_MAX) snprintf(sum, sizeof sum, "> 16 EiB");
+  fprintf(out, "%-*s %6s %10s\n", width, "total", "", sum);
   free(lines);
   return true;
 }

@@ -172,9 +172,9 @@ static _Thread_local mri_reclaim_result failure;
 void mri_reclaim_note_failure(const mri_reclaim_result *result) {
   /* The next reclaim after the one noted (or the same one, shared): the
    * same allocation's next attempt, as a retry adaptor makes them. */
-  bool next = failure_noted && failure.device == result->device &&
-              (result->generation == failure.generation + 1 ||
-               result->generation == failure.generation);
+  bool next =
+      failure_noted && failure.device == result->device &&
+      (result->generation == failure.generation + 1 || result->generation == failure.generation);
   if (!next) {
     failure = *result;
     failure_noted = true;
@@ -211,8 +211,8 @@ typedef struct gathering {
   const char *exclude;
   holder holders[MAX_HOLDERS];
   size_t count;
-  size_t more;          /* holders past MAX_HOLDERS */
-  uint64_t more_bytes;  /* and what they held */
+  size_t more;         /* holders past MAX_HOLDERS */
+  uint64_t more_bytes; /* and what they held */
 } gathering;
 
 static void gather_one(void *user, mri_reclaimer *r) {
