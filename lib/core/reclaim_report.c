@@ -106,6 +106,12 @@ void mri_reclaimer_foreach(void (*fn)(void *user, const mri_reclaim_figures *f),
 static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool env_read, verbose;
 
+/* Across fork() (core/fork.h): nothing is taken under it. */
+static mri_fork_lockable env_fork;
+__attribute__((constructor)) static void env_fork_register(void) {
+  mri_fork_register_mutex(&env_fork, &env_lock, MRI_FORK_RANK_LEAF);
+}
+
 static bool is_verbose(void) {
   pthread_mutex_lock(&env_lock);
   if (!env_read) {
