@@ -212,8 +212,10 @@ MR_NODISCARD MR_API mr_status mr_context_get_stats(const mr_context *ctx, int ta
 MR_NODISCARD MR_API mr_status mr_context_reset_peak(const mr_context *ctx, int tag, int device);
 
 /** Print every tag's statistics as a table (one row per tag and device that
- * has allocated, and a total per tag). The library's name is escaped as
- * mr_snapshot_write_text escapes names. */
+ * has allocated, and a total per tag), then, where a tag's chain keeps idle
+ * memory (cache, arena, fixed, bin, an owned pool), what each such resource
+ * keeps idle now and what the process-wide reclaims took back from it.
+ * The library's name is escaped as mr_snapshot_write_text escapes names. */
 MR_NODISCARD MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
 
 /** Write now what MRCTX_STATS_AT_EXIT asks for (docs/observability.md):

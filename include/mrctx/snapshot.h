@@ -9,7 +9,10 @@
  * (current, peak and total bytes and counts, failures), the cache's
  * counters where a cache(...) is in the chain, and, where a track(...) is
  * in the chain, the largest live blocks with their sizes, streams and
- * ages (and with track(UP, stacks=N), their call sites, named). It records
+ * ages (and with track(UP, stacks=N), their call sites, named), and for
+ * each resource of the chain that keeps idle memory, the bytes it keeps
+ * idle and what the process-wide reclaims took back from it; and every
+ * such resource of the process, by library:tag. It records
  * where it was taken (the host, and the rank its launcher set: see
  * mr_snapshot_info), the free and total memory of each device the process
  * uses, and each driver pool's reserved and used bytes (the
@@ -88,7 +91,8 @@ MR_NODISCARD MR_API mr_status mr_snapshot_read(const char *json, size_t length,
 MR_NODISCARD MR_API mr_status mr_snapshot_write_json(const mr_snapshot *snapshot, FILE *out);
 
 /** Write the snapshot as tables for people: memory by library, tag and
- * device (largest first), cache counters, the largest live blocks, the
+ * device (largest first), cache counters, idle memory by library:tag
+ * (most first, with what reclaims took back), the largest live blocks, the
  * driver pools. Control characters, bytes that are not UTF-8 and the
  * backslash in its strings are written as \\xNN (the backslash as \\\\),
  * so no name can drive the terminal. */

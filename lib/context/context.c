@@ -28,6 +28,7 @@
 #include "context/json.h"
 #include "context/snapshot_internal.h"
 #include "context/sources.h"
+#include "core/reclaim.h"
 #include "driver/driver_internal.h"
 
 enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
@@ -553,6 +554,12 @@ static mr_status build_table(mr_context *ctx, bool describe_only) {
                                  &hooks, &ctx->table[i]);
     if (st != MR_OK) break;
     mri_resource_set_owner(ctx->table[i], owner);
+    /* The chain's resources that keep idle memory are named after the
+     * first tag that holds them, in snapshots, MRCTX_VERBOSE and the
+     * messages of allocations that still fail after a reclaim. */
+    if (!describe_only)
+      for (const mr_resource *r = s->inner; r != NULL; r = mr_resource_upstream(r))
+        mri_reclaimer_label(r, owner);
   }
   /* The wrappers hold the references now. */
   for (size_t i = 0; i < slots; i++) {
@@ -819,7 +826,50 @@ static void print_row(FILE *out, int tag_width, const char *tag, const char *dev
           (unsigned long long)s->failed_count);
 }
 
-mr_status mr_context_print_stats(const mr_context *ctx, FILE *out) {
+/* The tags' resources that keep idle memory (core/reclaim.h): what each
+ * keeps idle now and what the process-wide reclaims took back from it.
+ * Nothing when no chain keeps any. A tag that shares an earlier one's
+ * resource (tag=@other) is not listed again. */
+static void print_idle(const mr_context *ctx, FILE *out, int tag_width) {
+  bool first = true;
+  uint64_t total = 0;
+  for (size_t t = 0; t < ctx->tag_count; t++) {
+    for (int d = 0; d < ctx->device_count; d++) {
+      const mr_resource *inner =
+          mr_resource_upstream(ctx->table[t * (size_t)ctx->device_count + (size_t)d]);
+      bool shared = false;
+      for (size_t o = 0; o < t && !shared; o++)
+        shared =
+            mr_resource_upstream(ctx->table[o * (size_t)ctx->device_count + (size_t)d]) == inner;
+      for (const mr_resource *r = inner; r != NULL && !shared; r = mr_resource_upstream(r)) {
+        mri_reclaim_figures f;
+        if (!mri_reclaim_figures_of(r, &f)) continue;
+        if (first)
+          fprintf(out,
+                  "idle memory (the process-wide reclaim gives it back when memory runs "
+                  "out, except keep=yes)\n%-*s %6s %10s %8s %10s %9s  %s\n",
+                  tag_width, "tag", "device", "idle", "reclaims", "taken back", "ms", "resource");
+        first = false;
+        char idle[32], back[32], spec[512];
+        mri_format_bytes_human(f.idle_bytes, idle, sizeof idle);
+        mri_format_bytes_human(f.reclaimed_bytes, back, sizeof back);
+        fprintf(out, "%-*s %6d %10s %8" PRIu64 " %10s %9.3f  %s\n", tag_width, ctx->tag_names[t], d,
+                idle, f.reclaims, back, (double)f.reclaim_ns / 1e6,
+                mri_printable(f.what, spec, sizeof spec));
+        total += f.idle_bytes;
+      }
+    }
+  }
+  if (first) return;
+  char sum[32];
+  mri_format_bytes_human(total, sum, sizeof sum);
+  fprintf(out, "%-*s %6s %10s\n", tag_width, "total", "", sum);
+}
+
+/* With `idle`, the idle memory table too: not at exit (MRCTX_STATS_AT_EXIT),
+ * where an owned pool's figures would call a driver that may have shut
+ * down. */
+static mr_status print_stats(const mr_context *ctx, FILE *out, bool idle) {
   if (ctx == NULL || out == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_print_stats: NULL argument");
   int tag_width = 3;
@@ -847,10 +897,15 @@ mr_status mr_context_print_stats(const mr_context *ctx, FILE *out) {
     }
     print_row(out, tag_width, ctx->tag_names[t], "all", &sum);
   }
+  if (idle && !ctx->describe_only) print_idle(ctx, out, tag_width);
   if (ferror(out))
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_print_stats: writing failed: %s",
                      strerror(errno));
   return MR_OK;
+}
+
+mr_status mr_context_print_stats(const mr_context *ctx, FILE *out) {
+  return print_stats(ctx, out, true);
 }
 
 /* ---- operators: MRCTX_VERBOSE and MRCTX_STATS_AT_EXIT ------------------------------ */
@@ -973,7 +1028,7 @@ static void operators_on_create(const mr_context *ctx, bool describe_only) {
 static mr_status print_one(void *user, const mr_context *ctx, uint64_t id) {
   (void)id;
   FILE *out = user;
-  mr_status st = mr_context_print_stats(ctx, out);
+  mr_status st = print_stats(ctx, out, false);
   fputc('\n', out);
   return st;
 }

@@ -201,12 +201,14 @@ static char *copy_text(const char *s, bool *ok) {
   return copy;
 }
 
-/* Records hold no blocks (mri_snapshot_take_final). */
+/* Records hold no blocks nor idle figures (mri_snapshot_take_final). */
 static bool copy_slot(mri_snap_slot *to, const mri_snap_slot *from) {
   bool ok = true;
   *to = *from;
   to->blocks = NULL;
   to->block_count = 0;
+  to->idle = NULL;
+  to->idle_count = 0;
   to->spec = copy_text(from->spec, &ok);
   to->origin = copy_text(from->origin, &ok);
   to->status = copy_text(from->status, &ok);

@@ -20,6 +20,7 @@
 
 #include "context/context_internal.h"
 #include "context/snapshot_internal.h"
+#include "core/reclaim.h"
 
 static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool env_read;
@@ -190,6 +191,27 @@ void mri_oom_report(const char *library, const char *tag, int device, size_t byt
   tls_reporting = true;
   char message[MRI_ERROR_CAPACITY];
   snprintf(message, sizeof message, "%s", mr_last_error());
+  /* The process-wide reclaim ran and did not help: say where memory was
+   * idle besides this tag (what the reclaim took back from the others,
+   * and what stays: keep=yes, or work still queued on their streams). */
+  mri_reclaim_result reclaim;
+  bool reclaimed = mri_reclaim_take_failure(&reclaim);
+  if (reclaimed) {
+    char self[MRI_RECLAIM_LABEL_CAP], elsewhere[768], where[32];
+    snprintf(self, sizeof self, "%s:%s", library, tag);
+    if (reclaim.device == MRI_RECLAIM_HOST)
+      snprintf(where, sizeof where, "in host memory");
+    else
+      snprintf(where, sizeof where, "on device %d", reclaim.device);
+    size_t used = strlen(message);
+    if (mri_reclaim_idle_elsewhere(&reclaim, self, 4, elsewhere, sizeof elsewhere))
+      snprintf(message + used, sizeof message - used,
+               "; idle %s in other libraries' tags before the reclaim, most first: %s", where,
+               elsewhere);
+    else
+      snprintf(message + used, sizeof message - used,
+               "; no other library's tag held idle memory %s", where);
+  }
 
   char template[PATH_MAX], path[PATH_MAX];
   const char *written = NULL;
@@ -205,7 +227,13 @@ void mri_oom_report(const char *library, const char *tag, int device, size_t byt
                           .device = device,
                           .bytes = bytes,
                           .stream = (uint64_t)(uintptr_t)stream,
-                          .message = message};
+                          .message = message,
+                          .has_reclaim = reclaimed,
+                          .reclaim_shared = reclaimed && reclaim.shared,
+                          .reclaim_released = reclaimed ? reclaim.released : 0,
+                          .reclaim_resources = reclaimed ? reclaim.resources : 0,
+                          .reclaim_kept = reclaimed ? reclaim.kept : 0,
+                          .reclaim_ns = reclaimed ? reclaim.ns : 0};
       pthread_mutex_lock(&dump_lock);
       if (write_dump(path, &oom)) written = path;
       pthread_mutex_unlock(&dump_lock);

@@ -22,11 +22,21 @@
 #include "context/context_internal.h"
 #include "adaptors/adaptors_internal.h"
 #include "context/snapshot_internal.h"
+#include "core/reclaim.h"
 #include "driver/driver_internal.h"
 
 /* ---- freeing ------------------------------------------------------------------- */
 
+void mri_snap_idle_free(mri_snap_idle *idle, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free(idle[i].resource);
+    free(idle[i].owner);
+  }
+  free(idle);
+}
+
 static void free_slot(mri_snap_slot *s) {
+  mri_snap_idle_free(s->idle, s->idle_count);
   for (size_t b = 0; b < s->block_count; b++) {
     for (size_t f = 0; f < s->blocks[b].frame_count; f++) free(s->blocks[b].frames[f]);
     free(s->blocks[b].frames);
@@ -60,6 +70,7 @@ void mr_snapshot_destroy(mr_snapshot *snapshot) {
   }
   free(snapshot->pools);
   free(snapshot->devices);
+  mri_snap_idle_free(snapshot->idle, snapshot->idle_count);
   free(snapshot->host);
   free(snapshot->oom.library);
   free(snapshot->oom.tag);
@@ -225,7 +236,57 @@ typedef struct taker {
   /* A destroyed context's final figures (mri_snapshot_take_final): its
    * counters only, no live blocks, no pools. */
   bool final;
+  /* The keeping resources' idle memory and reclaims (core/reclaim.h):
+   * read where the driver may be called (not at exit: an owned pool's
+   * idle memory is the driver's to say). */
+  bool idle;
+  size_t idle_capacity;
 } taker;
+
+/* Append `f` to `*list` (growing it by doubling). */
+static mr_status add_idle(mri_snap_idle **list, size_t *count, size_t *capacity,
+                          const mri_reclaim_figures *f, bool with_owner) {
+  if (*count == *capacity) {
+    size_t grown_capacity = *capacity ? 2 * *capacity : 4;
+    mri_snap_idle *grown = mri_host_realloc(*list, grown_capacity * sizeof *grown);
+    if (grown == NULL) return MR_ERR_OUT_OF_MEMORY;
+    *list = grown;
+    *capacity = grown_capacity;
+  }
+  mri_snap_idle *i = &(*list)[(*count)++];
+  *i = (mri_snap_idle){.device = f->device,
+                       .keep = f->keep,
+                       .idle_bytes = f->idle_bytes,
+                       .reclaims = f->reclaims,
+                       .reclaimed_bytes = f->reclaimed_bytes,
+                       .reclaim_ns = f->reclaim_ns};
+  i->resource = mri_strdup(f->what);
+  if (with_owner && f->label[0] != '\0') i->owner = mri_strdup(f->label);
+  if (i->resource == NULL || (with_owner && f->label[0] != '\0' && i->owner == NULL))
+    return MR_ERR_OUT_OF_MEMORY;
+  return MR_OK;
+}
+
+typedef struct idle_taker {
+  taker *t;
+  mr_status status;
+} idle_taker;
+
+/* Under the registry's lock (host memory only). */
+static void take_one_idle(void *user, const mri_reclaim_figures *f) {
+  idle_taker *it = user;
+  if (it->status != MR_OK) return;
+  mr_snapshot *snap = it->t->snap;
+  it->status = add_idle(&snap->idle, &snap->idle_count, &it->t->idle_capacity, f, true);
+}
+
+/* Every keeping resource of the process. */
+static mr_status take_idle(taker *t) {
+  idle_taker it = {.t = t};
+  t->snap->has_idle = true;
+  mri_reclaimer_foreach(take_one_idle, &it);
+  return it.status;
+}
 
 static mr_status add_pool(taker *t, const char *which, const char *owner, const mr_pool_info *info,
                           const void *resource) {
@@ -264,6 +325,12 @@ static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner
                             const char *owner) {
   for (const mr_resource *r = inner; r != NULL; r = mr_resource_upstream(r)) {
     mr_status st = MR_OK;
+    mri_reclaim_figures f;
+    if (t->idle && mri_reclaim_figures_of(r, &f)) {
+      size_t capacity = s->idle_count; /* grown at each: chains keep one or two */
+      st = add_idle(&s->idle, &s->idle_count, &capacity, &f, false);
+      if (st != MR_OK) return st;
+    }
     if (mri_resource_is(r, "cache") && !s->has_cache) {
       s->cache = (mr_cache_stats){.size = sizeof s->cache};
       st = mr_cache_resource_get_stats(r, &s->cache);
@@ -462,7 +529,8 @@ mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_o
     if (st != MR_OK) return st;
   }
   taker t = {.largest_blocks =
-                 given.largest_blocks != 0 ? given.largest_blocks : MR_SNAPSHOT_DEFAULT_BLOCKS};
+                 given.largest_blocks != 0 ? given.largest_blocks : MR_SNAPSHOT_DEFAULT_BLOCKS,
+             .idle = pools};
   mr_snapshot *snap = mri_calloc(1, sizeof *snap);
   if (snap == NULL) goto oom;
   t.snap = snap;
@@ -476,7 +544,9 @@ mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_o
     snap->has_oom = true;
     if (copy_oom(&snap->oom, oom) != MR_OK) goto oom;
   }
-  if (pools && (take_driver_pools(&t) != MR_OK || take_device_memory(snap) != MR_OK)) goto oom;
+  if (pools && (take_driver_pools(&t) != MR_OK || take_device_memory(snap) != MR_OK ||
+                take_idle(&t) != MR_OK))
+    goto oom;
   mr_status st = mri_context_foreach_live(take_context, &t);
   if (st == MR_ERR_OUT_OF_MEMORY) goto oom;
   if (st != MR_OK) {

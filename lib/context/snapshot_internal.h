@@ -22,6 +22,16 @@ typedef struct mri_snap_block {
   size_t frame_count;
 } mri_snap_block;
 
+/* A resource that keeps idle memory (core/reclaim.h): what it keeps idle
+ * now and what the process-wide reclaims took back from it. */
+typedef struct mri_snap_idle {
+  char *resource; /* its description */
+  char *owner;    /* the process's list: "library:tag" of the first tag that holds it, or NULL */
+  int device;     /* the process's list: the device, -1 for host memory */
+  bool keep;      /* keep=yes: out of process-wide reclaims */
+  uint64_t idle_bytes, reclaims, reclaimed_bytes, reclaim_ns;
+} mri_snap_idle;
+
 /* One tag on one device. */
 typedef struct mri_snap_slot {
   int device;
@@ -37,6 +47,10 @@ typedef struct mri_snap_slot {
   uint64_t track_live_count, track_live_bytes;
   mri_snap_block *blocks; /* the largest live blocks, largest first */
   size_t block_count;
+  /* The chain's resources that keep idle memory, outermost first (none:
+   * the chain keeps nothing, or the snapshot predates these figures). */
+  mri_snap_idle *idle;
+  size_t idle_count;
 } mri_snap_slot;
 
 typedef struct mri_snap_tag {
@@ -80,6 +94,10 @@ typedef struct mri_snap_oom {
   int device;
   uint64_t bytes, stream;
   char *message;
+  /* The process-wide reclaim before the failure, where one ran. */
+  bool has_reclaim;
+  bool reclaim_shared; /* another thread's reclaim, which it shared */
+  uint64_t reclaim_released, reclaim_resources, reclaim_kept, reclaim_ns;
 } mri_snap_oom;
 
 struct mr_snapshot {
@@ -100,7 +118,16 @@ struct mr_snapshot {
   size_t pool_count;
   mri_snap_device *devices; /* devices whose memory was read */
   size_t device_count;
+  /* Every resource of the process that keeps idle memory (context tags'
+   * and those made directly, the driver's default pools), newest first;
+   * has_idle false: not read (at exit, or a file written before). */
+  bool has_idle;
+  mri_snap_idle *idle;
+  size_t idle_count;
 };
+
+/* Free an mri_snap_idle's strings. */
+void mri_snap_idle_free(mri_snap_idle *idle, size_t count);
 
 /* The UTC time of a snapshot as ISO 8601 with milliseconds
  * ("2025-06-01T10:00:00.123Z"). */

@@ -105,6 +105,45 @@ static void write_track(FILE *out, int indent, const mri_snap_slot *s) {
   fprintf(out, "]\n%*s}", indent, "");
 }
 
+/* One keeping resource, on one line; `owner` and `device` for the
+ * process's list only. */
+static void write_idle_entry(FILE *out, const mri_snap_idle *i, bool process) {
+  fputs("{\"resource\": ", out);
+  mri_json_write_string(out, i->resource);
+  if (process && i->owner != NULL) {
+    fputs(", \"owner\": ", out);
+    mri_json_write_string(out, i->owner);
+  }
+  if (process) fprintf(out, ", \"device\": %d", i->device);
+  fprintf(out,
+          ", \"keep\": %s, \"idle_bytes\": %" PRIu64 ", \"reclaims\": %" PRIu64
+          ", \"reclaimed_bytes\": %" PRIu64 ", \"reclaim_ns\": %" PRIu64 "}",
+          i->keep ? "true" : "false", i->idle_bytes, i->reclaims, i->reclaimed_bytes,
+          i->reclaim_ns);
+}
+
+/* The chain's keeping resources: their sums, then each (a member a reader
+ * of version 1 that does not know it skips). */
+static void write_slot_idle(FILE *out, int indent, const mri_snap_slot *s) {
+  uint64_t idle = 0, reclaims = 0, bytes = 0, ns = 0;
+  for (size_t i = 0; i < s->idle_count; i++) {
+    idle += s->idle[i].idle_bytes;
+    reclaims += s->idle[i].reclaims;
+    bytes += s->idle[i].reclaimed_bytes;
+    ns += s->idle[i].reclaim_ns;
+  }
+  put_key(out, indent, "idle");
+  fprintf(out,
+          "{\"idle_bytes\": %" PRIu64 ", \"reclaims\": %" PRIu64 ", \"reclaimed_bytes\": %" PRIu64
+          ", \"reclaim_ns\": %" PRIu64 ",\n%*s\"resources\": [",
+          idle, reclaims, bytes, ns, indent + 2, "");
+  for (size_t i = 0; i < s->idle_count; i++) {
+    fprintf(out, "%s\n%*s", i > 0 ? "," : "", indent + 4, "");
+    write_idle_entry(out, &s->idle[i], false);
+  }
+  fprintf(out, "\n%*s]}", indent + 2, "");
+}
+
 static void write_slot(FILE *out, int indent, const mri_snap_slot *s, bool last) {
   fprintf(out, "%*s{\n", indent, "");
   int in = indent + 2;
@@ -124,6 +163,10 @@ static void write_slot(FILE *out, int indent, const mri_snap_slot *s, bool last)
   if (s->has_track) {
     fputs(",\n", out);
     write_track(out, in, s);
+  }
+  if (s->idle_count > 0) {
+    fputs(",\n", out);
+    write_slot_idle(out, in, s);
   }
   fprintf(out, "\n%*s}%s\n", indent, "", last ? "" : ",");
 }
@@ -195,6 +238,13 @@ mr_status mr_snapshot_write_json(const mr_snapshot *snap, FILE *out) {
     put_int(out, 4, "device", o->device, false);
     put_u64(out, 4, "bytes", o->bytes, false);
     put_hex(out, 4, "stream", o->stream, false);
+    /* The process-wide reclaim that did not help (absent: none ran). */
+    if (o->has_reclaim)
+      fprintf(out,
+              "    \"reclaim\": {\"shared\": %s, \"released_bytes\": %" PRIu64
+              ", \"resources\": %" PRIu64 ", \"kept_bytes\": %" PRIu64 ", \"ns\": %" PRIu64 "},\n",
+              o->reclaim_shared ? "true" : "false", o->reclaim_released, o->reclaim_resources,
+              o->reclaim_kept, o->reclaim_ns);
     put_str(out, 4, "message", o->message, true);
     fputs("  },\n", out);
   }
@@ -217,6 +267,15 @@ mr_status mr_snapshot_write_json(const mr_snapshot *snap, FILE *out) {
               d->device, d->free_bytes, d->total_bytes, i + 1 == snap->device_count ? "" : ",");
     }
     fputs("  ]", out);
+  }
+  /* Every resource that keeps idle memory; absent when not read. */
+  if (snap->has_idle) {
+    fputs(",\n  \"idle_memory\": [", out);
+    for (size_t i = 0; i < snap->idle_count; i++) {
+      fputs(i > 0 ? ",\n    " : "\n    ", out);
+      write_idle_entry(out, &snap->idle[i], true);
+    }
+    fputs(snap->idle_count > 0 ? "\n  ]" : "]", out);
   }
   fputs("\n}\n", out);
   if (fflush(out) != 0 || ferror(out))
@@ -485,6 +544,48 @@ static mr_status read_track(path *p, const mri_json *slot, mri_snap_slot *s) {
   return st;
 }
 
+/* One keeping resource (`process`: of the process's list, with its
+ * device and owner). */
+static mr_status read_idle_entry(path *p, const mri_json *v, bool process, mri_snap_idle *i) {
+  mr_status st = get_str(p, v, "resource", false, &i->resource);
+  i->device = -1;
+  if (process && st == MR_OK) st = get_str(p, v, "owner", true, &i->owner);
+  if (process && st == MR_OK) st = get_device(p, v, "device", &i->device);
+  if (st == MR_OK) st = get_bool(p, v, "keep", &i->keep);
+  if (st == MR_OK) st = get_u64(p, v, "idle_bytes", &i->idle_bytes);
+  if (st == MR_OK) st = get_u64(p, v, "reclaims", &i->reclaims);
+  if (st == MR_OK) st = get_u64(p, v, "reclaimed_bytes", &i->reclaimed_bytes);
+  if (st == MR_OK) st = get_u64(p, v, "reclaim_ns", &i->reclaim_ns);
+  return st;
+}
+
+/* An array of keeping resources into *list (its sums, where written, are
+ * the writer's: recomputed from the entries). */
+static mr_status read_idle_list(path *p, const mri_json *object, const char *key, bool process,
+                                mri_snap_idle **list, size_t *count) {
+  mr_status st;
+  const mri_json *v = get_objects(p, object, key, &st);
+  if (v == NULL || v->count == 0) return st;
+  *list = mri_calloc(v->count, sizeof **list);
+  if (*list == NULL) return MR_ERR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < v->count && st == MR_OK; i++) {
+    size_t mark = path_push(p, "%s%s[%zu]", p->length > 0 ? "." : "", key, i);
+    st = read_idle_entry(p, &v->items[i], process, &(*list)[(*count)++]);
+    path_pop(p, mark);
+  }
+  return st;
+}
+
+static mr_status read_slot_idle(path *p, const mri_json *slot, mri_snap_slot *s) {
+  mr_status st;
+  const mri_json *v = member(p, slot, "idle", MRI_JSON_OBJECT, true, &st);
+  if (v == NULL) return st;
+  size_t mark = path_push(p, ".idle");
+  st = read_idle_list(p, v, "resources", false, &s->idle, &s->idle_count);
+  path_pop(p, mark);
+  return st;
+}
+
 static mr_status read_slot(path *p, const mri_json *v, mri_snap_slot *s) {
   mr_status st = get_device(p, v, "device", &s->device);
   if (st == MR_OK) st = get_str(p, v, "spec", false, &s->spec);
@@ -495,6 +596,7 @@ static mr_status read_slot(path *p, const mri_json *v, mri_snap_slot *s) {
   if (st == MR_OK) st = read_stats(p, v, &s->stats);
   if (st == MR_OK) st = read_cache(p, v, s);
   if (st == MR_OK) st = read_track(p, v, s);
+  if (st == MR_OK) st = read_slot_idle(p, v, s);
   return st;
 }
 
@@ -599,6 +701,17 @@ static mr_status read_oom(path *p, const mri_json *root, mr_snapshot *snap) {
   if (st == MR_OK) st = get_u64(p, v, "bytes", &o->bytes);
   if (st == MR_OK) st = get_hex(p, v, "stream", &o->stream);
   if (st == MR_OK) st = get_str(p, v, "message", false, &o->message);
+  const mri_json *r = st == MR_OK ? member(p, v, "reclaim", MRI_JSON_OBJECT, true, &st) : NULL;
+  if (r != NULL) {
+    size_t inner = path_push(p, ".reclaim");
+    o->has_reclaim = true;
+    st = get_bool(p, r, "shared", &o->reclaim_shared);
+    if (st == MR_OK) st = get_u64(p, r, "released_bytes", &o->reclaim_released);
+    if (st == MR_OK) st = get_u64(p, r, "resources", &o->reclaim_resources);
+    if (st == MR_OK) st = get_u64(p, r, "kept_bytes", &o->reclaim_kept);
+    if (st == MR_OK) st = get_u64(p, r, "ns", &o->reclaim_ns);
+    path_pop(p, inner);
+  }
   path_pop(p, mark);
   return st;
 }
@@ -676,6 +789,10 @@ static mr_status read_snapshot(path *p, const mri_json *root, mr_snapshot *snap)
     path_pop(p, mark);
   }
   if (st == MR_OK) st = read_devices(p, root, snap);
+  if (st == MR_OK && mri_json_member(root, "idle_memory") != NULL) {
+    snap->has_idle = true;
+    st = read_idle_list(p, root, "idle_memory", true, &snap->idle, &snap->idle_count);
+  }
   return st;
 }
 

@@ -124,6 +124,19 @@ static void write_header(const mr_snapshot *snap, FILE *out) {
           o->device, bytes, o->bytes, o->stream);
   mri_write_printable(out, o->message);
   fputc('\n', out);
+  if (!o->has_reclaim) return;
+  if (o->reclaim_shared) {
+    fputs("  it shared another thread's process-wide reclaim, which did not make room\n", out);
+    return;
+  }
+  char released[32], kept[32];
+  mri_format_bytes_human(o->reclaim_released, released, sizeof released);
+  mri_format_bytes_human(o->reclaim_kept, kept, sizeof kept);
+  fprintf(out,
+          "  the process-wide reclaim before it took back %s from %" PRIu64
+          " resource%s in %.3f ms; %s stayed idle\n",
+          released, o->reclaim_resources, o->reclaim_resources == 1 ? "" : "s",
+          (double)o->reclaim_ns / 1e6, kept);
 }
 
 static void write_rows(FILE *out, row *rows, size_t count, size_t idle) {
@@ -203,6 +216,87 @@ static void write_caches(FILE *out, const row *rows, size_t count) {
             name, s->device, s->cache.hits, s->cache.misses, s->cache.cross_stream,
             s->cache.bypassed, cached, s->cache.cached_blocks, s->cache.trims);
   }
+}
+
+/* One line of the idle table: a keeping resource and whose it is. */
+typedef struct idle_row {
+  char label[512];
+  int device;
+  const mri_snap_idle *idle;
+} idle_row;
+
+static int by_idle_bytes(const void *a, const void *b) {
+  const idle_row *x = a, *y = b;
+  if (x->idle->idle_bytes != y->idle->idle_bytes)
+    return x->idle->idle_bytes > y->idle->idle_bytes ? -1 : 1;
+  if (x->idle->reclaimed_bytes != y->idle->reclaimed_bytes)
+    return x->idle->reclaimed_bytes > y->idle->reclaimed_bytes ? -1 : 1;
+  int c = strcmp(x->label, y->label);
+  return c != 0 ? c : x->device - y->device;
+}
+
+/* Every resource that keeps idle memory, most idle first: the process's
+ * list where the snapshot has one (resources made directly and the
+ * driver's default pools too, "-" for whose), else the tags' chains. */
+static bool write_idle(FILE *out, const mr_snapshot *snap, const row *rows, size_t count) {
+  size_t n = 0;
+  if (snap->has_idle) {
+    n = snap->idle_count;
+  } else {
+    for (size_t i = 0; i < count; i++) n += rows[i].slot->idle_count;
+  }
+  if (n == 0) return true;
+  idle_row *lines = mri_calloc(n, sizeof *lines);
+  if (lines == NULL) return false;
+  size_t k = 0;
+  if (snap->has_idle) {
+    for (size_t i = 0; i < snap->idle_count; i++, k++) {
+      const mri_snap_idle *e = &snap->idle[i];
+      mri_printable(e->owner != NULL ? e->owner : "-", lines[k].label, sizeof lines[k].label);
+      lines[k].device = e->device;
+      lines[k].idle = e;
+    }
+  } else {
+    for (size_t i = 0; i < count; i++) {
+      for (size_t j = 0; j < rows[i].slot->idle_count; j++, k++) {
+        mri_snap_row_label(&rows[i], lines[k].label, sizeof lines[k].label);
+        lines[k].device = rows[i].slot->device;
+        lines[k].idle = &rows[i].slot->idle[j];
+      }
+    }
+  }
+  qsort(lines, n, sizeof *lines, by_idle_bytes);
+  int width = 11; /* "library:tag" */
+  for (size_t i = 0; i < n; i++)
+    if ((int)strlen(lines[i].label) > width) width = (int)strlen(lines[i].label);
+  fprintf(out, "\nidle memory, most first (the process-wide reclaim gives it back when memory "
+               "runs out, except keep=yes)\n");
+  fprintf(out, "%-*s %6s %10s %8s %10s %9s  %s\n", width, "library:tag", "device", "idle",
+          "reclaims", "taken back", "ms", "resource");
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    const mri_snap_idle *e = lines[i].idle;
+    char idle[32], back[32], device[16];
+    mri_format_bytes_human(e->idle_bytes, idle, sizeof idle);
+    mri_format_bytes_human(e->reclaimed_bytes, back, sizeof back);
+    if (lines[i].device >= 0)
+      snprintf(device, sizeof device, "%d", lines[i].device);
+    else
+      snprintf(device, sizeof device, "host");
+    fprintf(out, "%-*s %6s %10s %8" PRIu64 " %10s %9.3f  ", width, lines[i].label, device, idle,
+            e->reclaims, back, (double)e->reclaim_ns / 1e6);
+    mri_write_printable(out, e->resource);
+    fputc('\n', out);
+    if (__builtin_add_overflow(total, e->idle_bytes, &total)) total = UINT64_MAX;
+  }
+  /* Idle bytes add up (a cache's are in use for its pool); what reclaims
+   * took back does not: a pool's count includes what adaptors gave it. */
+  char sum[32];
+  mri_format_bytes_human(total, sum, sizeof sum);
+  if (total == UINT64_MAX) snprintf(sum, sizeof sum, "> 16 EiB");
+  fprintf(out, "%-*s %6s %10s\n", width, "total", "", sum);
+  free(lines);
+  return true;
 }
 
 static void write_blocks(FILE *out, const row *rows, size_t count) {
@@ -323,6 +417,10 @@ mr_status mr_snapshot_write_text(const mr_snapshot *snap, FILE *out) {
             snap->destroyed_not_kept, snap->destroyed_not_kept == 1 ? "" : "s");
   write_unavailable(out, snap);
   write_caches(out, rows, count);
+  if (!write_idle(out, snap, rows, count)) {
+    free(rows);
+    return mri_error(MR_ERR_OUT_OF_MEMORY, "mr_snapshot_write_text: out of host memory");
+  }
   write_blocks(out, rows, count);
   write_devices(out, snap);
   write_pools(out, snap);

@@ -76,6 +76,10 @@ static bool matches(const mri_reclaimer *r, int device) {
  * adaptors gave (an adaptor over a pool no reclaim trims, the
  * application's, is the exception this undercounts). */
 static void reclaim_locked(int device, size_t goal, mri_reclaim_result *result) {
+  uint64_t began = mri_monotonic_ns();
+  result->device = device;
+  result->generation = atomic_load_explicit(&generation, memory_order_relaxed) + 1;
+  result->first_generation = result->generation;
   size_t from_adaptors = 0, from_pools = 0;
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {
@@ -96,6 +100,8 @@ static void reclaim_locked(int device, size_t goal, mri_reclaim_result *result) 
       atomic_fetch_add_explicit(&r->reclaim_ns, mri_monotonic_ns() - start, memory_order_relaxed);
       result->released += released;
       result->resources++;
+      r->last_generation = result->generation;
+      r->last_released = released;
     }
   }
   from_pools = result->released;
@@ -103,9 +109,10 @@ static void reclaim_locked(int device, size_t goal, mri_reclaim_result *result) 
   /* What stays idle: marked keep, or not yet past its streams' work. */
   for (mri_reclaimer *r = registry; r != NULL; r = r->next)
     if (matches(r, device) && r->idle != NULL) result->kept += r->idle(r->obj);
+  result->ns = mri_monotonic_ns() - began;
 }
 
-void mri_reclaim(int device, size_t goal, mri_reclaim_result *result) {
+void mri_reclaim(int device, size_t goal, mri_reclaim_trigger trigger, mri_reclaim_result *result) {
   memset(result, 0, sizeof *result);
   if (reclaiming) return;
   reclaiming = true;
@@ -114,6 +121,7 @@ void mri_reclaim(int device, size_t goal, mri_reclaim_result *result) {
   atomic_fetch_add_explicit(&generation, 1, memory_order_release);
   pthread_mutex_unlock(&registry_lock);
   reclaiming = false;
+  mri_reclaim_log(trigger, goal, result);
 }
 
 void mri_reclaim_walk(void (*fn)(mri_reclaimer *r, void *user), void *user) {
@@ -153,6 +161,10 @@ bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t seen, mri_reclaim_
   bool retry;
   if (atomic_load_explicit(&generation, memory_order_acquire) != seen) {
     retry = true; /* a reclaim ended after this failure: share it */
+    result->shared = true;
+    result->device = device;
+    result->generation = atomic_load_explicit(&generation, memory_order_relaxed);
+    result->first_generation = result->generation;
   } else {
     /* Everything idle on the device, not just `bytes`: what is left after
      * a partial reclaim may be too fragmented to serve the request, and
@@ -163,6 +175,7 @@ bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t seen, mri_reclaim_
   }
   pthread_mutex_unlock(&registry_lock);
   reclaiming = false;
+  if (!result->shared) mri_reclaim_log(MRI_RECLAIM_ON_OOM, bytes, result);
   return retry || retry_after_external(device, bytes, result);
 }
 
@@ -178,6 +191,7 @@ static mr_status explain_external(mr_status status, const mri_reclaim_result *re
 }
 
 mr_status mri_reclaim_explain(mr_status status, const mri_reclaim_result *result) {
+  mri_reclaim_note_failure(result);
   char released[32], kept[32];
   mri_format_bytes_human(result->released, released, sizeof released);
   mri_format_bytes_human(result->kept, kept, sizeof kept);
@@ -198,7 +212,7 @@ mr_status mr_release_idle(int device, size_t bytes, size_t *released) {
                      "mr_release_idle: device %d is not a device (-1: every device)", device);
   mri_reclaim_result result;
   int which = device == -1 ? MRI_RECLAIM_ALL : device;
-  mri_reclaim(which, bytes, &result);
+  mri_reclaim(which, bytes, MRI_RECLAIM_ON_REQUEST, &result);
   /* Then memory held outside mrctx, when its own was not enough (and not
    * from within a reclaimer's callback). */
   if (!reclaiming && (bytes == 0 || result.released < bytes))
@@ -251,4 +265,10 @@ mr_status mr_resource_keep_idle(mr_resource *mr, bool keep) {
   free(mr->description);
   mr->description = description;
   return MR_OK;
+}
+
+void mri_reclaimer_walk_locked(void (*fn)(void *user, mri_reclaimer *r), void *user) {
+  pthread_mutex_lock(&registry_lock);
+  for (mri_reclaimer *r = registry; r != NULL; r = r->next) fn(user, r);
+  pthread_mutex_unlock(&registry_lock);
 }

@@ -61,6 +61,9 @@ static inline int mri_reclaim_device_of(const mr_resource_props *props) {
 /* mri_reclaim's `device` for every resource of the process. */
 #define MRI_RECLAIM_ALL (-2)
 
+/* A reclaimer's label: "library:tag", cut to fit. */
+#define MRI_RECLAIM_LABEL_CAP 128
+
 typedef struct mri_reclaimer {
   mri_release_idle_fn release;
   mri_idle_bytes_fn idle; /* may be NULL */
@@ -87,6 +90,15 @@ typedef struct mri_reclaimer {
   mri_decay_window_fn release_window;
   uint64_t decay_start;
   size_t decay_low;
+  /* What the last reclaim that took something took (its generation, see
+   * mri_reclaim_generation, and bytes), under the registry's lock: what an
+   * allocation that still fails names (reclaim_report.c). */
+  uint64_t last_generation;
+  size_t last_released;
+  /* "library:tag" of the first context tag whose chain holds it (""
+   * until one does: resources made directly, the driver's default pools),
+   * under the registry's lock (mri_reclaimer_label). */
+  char label[MRI_RECLAIM_LABEL_CAP];
   struct mri_reclaimer *prev, *next; /* the registry's, under its lock */
   bool registered;
 } mri_reclaimer;
@@ -110,10 +122,18 @@ void mri_reclaim_walk(void (*fn)(mri_reclaimer *r, void *user), void *user);
 
 /* What one reclaim did. */
 typedef struct mri_reclaim_result {
-  size_t released;  /* bytes given back */
-  size_t resources; /* reclaimers that gave something back */
-  size_t kept;      /* idle bytes left on the device: marked keep, or still in use by streams */
-  mr_status status; /* the first failure of a release; MR_OK if none */
+  size_t released;     /* bytes given back */
+  size_t resources;    /* reclaimers that gave something back */
+  size_t kept;         /* idle bytes left on the device: marked keep, or still in use by streams */
+  mr_status status;    /* the first failure of a release; MR_OK if none */
+  int device;          /* the device reclaimed (MRI_RECLAIM_ALL, MRI_RECLAIM_HOST) */
+  uint64_t ns;         /* how long the walk took */
+  uint64_t generation; /* the reclaim's number (mri_reclaim_generation once it ended) */
+  /* From mri_reclaim_take_failure: the first of the reclaims (one after
+   * the other) that the failed allocation went through, its retries'
+   * included, whose figures above are summed; else `generation`. */
+  uint64_t first_generation;
+  bool shared; /* another thread's reclaim served this failure: nothing else set */
   /* Reclaimers outside mrctx (mrctx/reclaim.h, core/reclaimers.h): how many
    * were called, the bytes they reported. */
   size_t external_called, external_released;
@@ -122,10 +142,17 @@ typedef struct mri_reclaim_result {
   int stage;
 } mri_reclaim_result;
 
+/* What started a reclaim: said in MRCTX_VERBOSE's line for it. */
+typedef enum mri_reclaim_trigger {
+  MRI_RECLAIM_ON_OOM,     /* an allocation ran out of device memory */
+  MRI_RECLAIM_ON_REQUEST, /* mr_release_idle (and Python's release_idle) */
+} mri_reclaim_trigger;
+
 /* Take idle memory back from every reclaimer of `device` (MRI_RECLAIM_ALL:
- * of all), until `goal` bytes went back (0: everything). Reclaimers
- * marked keep are skipped. On a thread already reclaiming, nothing. */
-void mri_reclaim(int device, size_t goal, mri_reclaim_result *result);
+ * of all), until `goal` bytes went back (0: everything), for `trigger`.
+ * Reclaimers marked keep are skipped. On a thread already reclaiming,
+ * nothing. */
+void mri_reclaim(int device, size_t goal, mri_reclaim_trigger trigger, mri_reclaim_result *result);
 
 /* Counts completed reclaims. An allocation that failed reads it at its
  * failure and passes it to mri_reclaim_after_oom. */
@@ -149,5 +176,60 @@ bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t generation,
 /* Append to this thread's error message what a reclaim that did not help
  * took back and what stayed idle. Returns `status`. */
 mr_status mri_reclaim_explain(mr_status status, const mri_reclaim_result *result);
+
+/* ---- what reclaims did, for people (reclaim_report.c) ---- */
+
+/* Label every reclaimer of `mr` (and of a bin's classes) that has none
+ * with `label` ("library:tag"): contexts call it for each resource of a
+ * tag's chain once the chain is built, so the first tag that holds a
+ * shared resource names it. Not on any allocation path. */
+void mri_reclaimer_label(const mr_resource *mr, const char *label);
+
+/* One reclaimer's figures (or a resource's, its reclaimers summed). The
+ * strings are the registry's: valid during the callback only. */
+typedef struct mri_reclaim_figures {
+  const char *what;  /* the resource's description */
+  const char *label; /* "library:tag", or "" */
+  int device;        /* as mri_reclaimer.device */
+  bool pool, keep;
+  uint64_t idle_bytes; /* idle now */
+  uint64_t reclaims, reclaimed_bytes, reclaim_ns;
+} mri_reclaim_figures;
+
+/* Call `fn` for every reclaimer, under the registry's lock (reclaim.c;
+ * for reclaim_report.c). */
+void mri_reclaimer_walk_locked(void (*fn)(void *user, mri_reclaimer *r), void *user);
+
+/* The figures of `mr`'s reclaimers (a bin's classes summed with it);
+ * false if it keeps no idle memory of its own (none registered). */
+bool mri_reclaim_figures_of(const mr_resource *mr, mri_reclaim_figures *out);
+
+/* Call `fn` for every reclaimer of the process, newest first, under the
+ * registry's lock: `fn` may allocate host memory, never device memory,
+ * and must not reclaim. */
+void mri_reclaimer_foreach(void (*fn)(void *user, const mri_reclaim_figures *f), void *user);
+
+/* After a reclaim ended (the registry's lock released): MRCTX_VERBOSE's
+ * line for it, one line on stderr. `bytes`: what the failed allocation
+ * asked (ON_OOM) or the goal (ON_REQUEST, 0: all). */
+void mri_reclaim_log(mri_reclaim_trigger trigger, size_t bytes, const mri_reclaim_result *result);
+/* Forget MRCTX_VERBOSE as read: the next reclaim reads it again (tests). */
+void mri_reclaim_forget_env(void);
+
+/* This thread's last allocation that still failed after a reclaim
+ * (recorded by mri_reclaim_explain): taken once, cleared by taking. false
+ * if there is none. The out-of-memory report (context/oom.c) takes it.
+ * Failures noted one after the other, with no reclaim between them (a
+ * retry adaptor's attempts), are summed into one. */
+bool mri_reclaim_take_failure(mri_reclaim_result *out);
+void mri_reclaim_note_failure(const mri_reclaim_result *result);
+
+/* "liba:work 11.0 GiB (keep=yes), libc:tmp 2.0 GiB": the idle memory of
+ * `device` that library:tags other than `exclude` (may be NULL) held
+ * before the reclaim `result` says of (what it took back from them and
+ * what stays), biggest first, `most` of them and a count of the rest.
+ * Written into `buf`; false (buf "") when no other one held any. */
+bool mri_reclaim_idle_elsewhere(const mri_reclaim_result *result, const char *exclude, size_t most,
+                                char *buf, size_t cap);
 
 #endif /* MRCTX_LIB_CORE_RECLAIM_H */

@@ -7,14 +7,20 @@
  * memory live, B fails cleanly, its message says what the reclaim took
  * back, and A's bytes are intact. Also: A's memory idle in the stacks of
  * another thread that is still alive, cudaMalloc users (sync_device) after
- * a plain `device` tag freed, and threads that run out together.
+ * a plain `device` tag freed, and threads that run out together. And what
+ * operators see of it: the idle memory and reclaims in snapshots and
+ * print_stats, MRCTX_VERBOSE's line per reclaim, the out-of-memory dump,
+ * and the message of an allocation that still fails.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "context/context_internal.h"
+#include "context/snapshot_internal.h"
 #include "core/reclaim.h"
 #include "fake_test.h"
 
@@ -408,6 +414,269 @@ static void test_reclaim_during_allocations(void **state) {
   mr_resource_release(shared);
 }
 
+/* ---- what operators see ------------------------------------------------------------ */
+
+/* The slot of `library`'s tag on device 0 in `snap`. */
+static const mri_snap_slot *slot_of(const mr_snapshot *snap, const char *name) {
+  for (size_t c = 0; c < snap->context_count; c++)
+    if (strcmp(snap->contexts[c].library, name) == 0) return &snap->contexts[c].tags[0].slots[0];
+  fail_msg("no context of %s in the snapshot", name);
+  return NULL;
+}
+
+/* The process's list's entry named after `owner`. */
+static const mri_snap_idle *listed(const mr_snapshot *snap, const char *owner) {
+  assert_true(snap->has_idle);
+  for (size_t i = 0; i < snap->idle_count; i++)
+    if (snap->idle[i].owner != NULL && strcmp(snap->idle[i].owner, owner) == 0)
+      return &snap->idle[i];
+  fail_msg("%s is not in the snapshot's idle_memory", owner);
+  return NULL;
+}
+
+/* What `write` puts out, as a string (malloc'd). */
+static char *text_of(mr_status (*write)(const mr_snapshot *, FILE *), const mr_snapshot *snap) {
+  char *text = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&text, &length);
+  assert_non_null(out);
+  assert_ok(write(snap, out));
+  assert_int_equal(fclose(out), 0);
+  return text;
+}
+
+/* The JSON of `snap` read back writes the same bytes. */
+static void assert_round_trip(const mr_snapshot *snap) {
+  char *json = text_of(mr_snapshot_write_json, snap);
+  mr_snapshot *back = NULL;
+  assert_ok(mr_snapshot_read(json, strlen(json), &back));
+  char *again = text_of(mr_snapshot_write_json, back);
+  assert_string_equal(json, again);
+  free(again);
+  free(json);
+  mr_snapshot_destroy(back);
+}
+
+/* A snapshot, print_stats and the `mrctx snapshot` tables show what a
+ * tag's cache keeps idle, none of it after mr_release_idle, and what the
+ * reclaims took back: one on demand, one when another library ran out. */
+static void test_snapshot_shows_idle_and_reclaims(void **state) {
+  library a, b;
+  library_create(&a, "liba", "cache(device)");
+  library_create(&b, "libb", "device");
+  mr_resource *amr = mr_context_get_mr_on(a.ctx, WORK, 0);
+  void *blocks[A_BLOCKS];
+  a_allocate(amr, blocks);
+  a_free(amr, blocks);
+
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_take(NULL, &snap));
+  const mri_snap_slot *s = slot_of(snap, "liba");
+  assert_int_equal(s->idle_count, 1);
+  assert_string_equal(s->idle[0].resource, "cache(device)");
+  /* What the cache holds: A's blocks, rounded up to its segments (1 MiB
+   * blocks under a sanitizer take 2 MiB segments). */
+  uint64_t held = s->idle[0].idle_bytes;
+  assert_in_range(held, A_BLOCKS * UNIT, 2 * A_BLOCKS * UNIT);
+  assert_int_equal(s->idle[0].reclaims, 0);
+  assert_false(s->idle[0].keep);
+  assert_int_equal(slot_of(snap, "libb")->idle_count, 0); /* device keeps nothing itself */
+  assert_int_equal(listed(snap, "liba:work")->idle_bytes, held);
+  assert_int_equal(listed(snap, "liba:work")->device, 0);
+  char *text = text_of(mr_snapshot_write_text, snap);
+  assert_non_null(strstr(text, "\nidle memory, most first"));
+  char human[32], line[160];
+  mri_format_bytes_human(held, human, sizeof human);
+  snprintf(line, sizeof line,
+           "\nliba:work        0 %10s        0        0 B     0.000  cache(device)\n", human);
+  assert_non_null(strstr(text, line));
+  free(text);
+  assert_round_trip(snap);
+  mr_snapshot_destroy(snap);
+
+  char *stats = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&stats, &length);
+  assert_ok(mr_context_print_stats(a.ctx, out));
+  assert_int_equal(fclose(out), 0);
+  assert_non_null(strstr(stats, "\nidle memory (the process-wide reclaim"));
+  snprintf(line, sizeof line, "\nwork      0 %10s        0        0 B     0.000  cache(device)\n",
+           human);
+  assert_non_null(strstr(stats, line));
+  free(stats);
+
+  /* On demand: nothing idle after, one reclaim that took it all. */
+  assert_ok(mr_release_idle(0, 0, NULL));
+  assert_ok(mr_snapshot_take(NULL, &snap));
+  s = slot_of(snap, "liba");
+  assert_int_equal(s->idle[0].idle_bytes, 0);
+  assert_int_equal(s->idle[0].reclaims, 1);
+  assert_int_equal(s->idle[0].reclaimed_bytes, held);
+  mr_snapshot_destroy(snap);
+
+  /* Another library runs out: the reclaim it triggers is counted too. */
+  a_allocate(amr, blocks);
+  a_free(amr, blocks);
+  mr_resource *bmr = mr_context_get_mr_on(b.ctx, WORK, 0);
+  void *p = NULL;
+  assert_ok(mr_allocate(bmr, 8 * UNIT, 0, NULL, &p));
+  assert_ok(mr_snapshot_take(NULL, &snap));
+  s = slot_of(snap, "liba");
+  assert_int_equal(s->idle[0].idle_bytes, 0);
+  assert_int_equal(s->idle[0].reclaims, 2);
+  assert_int_equal(s->idle[0].reclaimed_bytes, 2 * held);
+  assert_true(s->idle[0].reclaim_ns > 0);
+  assert_round_trip(snap);
+  mr_snapshot_destroy(snap);
+  assert_ok(mr_deallocate(bmr, p, 8 * UNIT, 0, NULL));
+  mr_context_destroy(b.ctx);
+  mr_context_destroy(a.ctx);
+}
+
+/* Everything `run` writes on stderr (malloc'd). */
+static char *capture_stderr(void (*run)(void *), void *arg) {
+  fflush(stderr);
+  char path[] = "/tmp/mrctx-reclaim-stderr-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  int saved = dup(2);
+  assert_int_equal(dup2(fd, 2), 2);
+  run(arg);
+  fflush(stderr);
+  assert_int_equal(dup2(saved, 2), 2);
+  close(saved);
+  close(fd);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char *said = calloc(1, 8192);
+  assert_non_null(said);
+  size_t n = fread(said, 1, 8191, f);
+  said[n] = '\0';
+  fclose(f);
+  unlink(path);
+  return said;
+}
+
+typedef struct two_libraries {
+  library a, b;
+  mr_status got;
+} two_libraries;
+
+/* A frees 11 UNIT into its cache; B asks for 8 (a reclaim); then an
+ * on-demand reclaim of everything that finds nothing. */
+static void run_out_and_release(void *arg) {
+  two_libraries *t = arg;
+  mr_resource *amr = mr_context_get_mr_on(t->a.ctx, WORK, 0);
+  void *blocks[A_BLOCKS];
+  a_allocate(amr, blocks);
+  a_free(amr, blocks);
+  mr_resource *bmr = mr_context_get_mr_on(t->b.ctx, WORK, 0);
+  void *p = NULL;
+  t->got = mr_allocate(bmr, 8 * UNIT, 0, NULL, &p);
+  if (t->got == MR_OK) t->got = mr_deallocate(bmr, p, 8 * UNIT, 0, NULL);
+  if (t->got == MR_OK) t->got = mr_release_idle(-1, 0, NULL);
+}
+
+/* MRCTX_VERBOSE: one line per reclaim, saying what started it, what it
+ * took back from how many resources, and how long it took. */
+static void test_verbose_line_per_reclaim(void **state) {
+  assert_int_equal(setenv("MRCTX_VERBOSE", "1", 1), 0);
+  mri_reclaim_forget_env();
+  two_libraries t;
+  library_create(&t.a, "liba", "cache(device)");
+  library_create(&t.b, "libb", "device");
+  char *said = capture_stderr(run_out_and_release, &t);
+  assert_int_equal(unsetenv("MRCTX_VERBOSE"), 0);
+  mri_reclaim_forget_env();
+  assert_ok(t.got);
+  const char *oom =
+      strstr(said, "mrctx: reclaim (out of memory on device 0 for 8.0 " UNIT_NAME "): took back ");
+  if (oom == NULL) fail_msg("no reclaim line for the out of memory in:\n%s", said);
+  assert_non_null(strstr(oom, " ms; 0 B stays idle\n"));
+  const char *request =
+      strstr(said, "mrctx: reclaim (release_idle on every device, everything): took back ");
+  if (request == NULL) fail_msg("no reclaim line for mr_release_idle in:\n%s", said);
+  assert_true(request > oom);
+  free(said);
+  mr_context_destroy(t.b.ctx);
+  mr_context_destroy(t.a.ctx);
+}
+
+/* An allocation that still fails after the reclaim: its message names the
+ * other libraries' tags that held idle memory, most first (one kept by
+ * keep=yes, one taken back), and the out-of-memory dump records what was
+ * idle where and what the reclaim took back. */
+static void test_failure_names_idle_elsewhere(void **state) {
+  char path[] = "/tmp/mrctx-reclaim-oom-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(setenv("MRCTX_OOM_SNAPSHOT", path, 1), 0);
+  mri_oom_forget_env();
+  library a, c, b;
+  library_create(&a, "liba", "fixed(device, block=1" UNIT_NAME ", count=11, keep=yes)");
+  library_create(&c, "libc", "cache(device)");
+  library_create(&b, "libb", "device");
+  void *blocks[A_BLOCKS];
+  mr_resource *amr = mr_context_get_mr_on(a.ctx, WORK, 0);
+  a_allocate(amr, blocks);
+  a_free(amr, blocks);
+  mr_resource *cmr = mr_context_get_mr_on(c.ctx, WORK, 0);
+  void *two = NULL;
+  assert_ok(mr_allocate(cmr, 2 * UNIT, 0, NULL, &two));
+  assert_ok(mr_deallocate(cmr, two, 2 * UNIT, 0, NULL));
+
+  mr_resource *bmr = mr_context_get_mr_on(b.ctx, WORK, 0);
+  void *p = NULL;
+  assert_status(mr_allocate(bmr, 8 * UNIT, 0, NULL, &p), MR_ERR_OUT_OF_MEMORY);
+  assert_error_contains("; idle on device 0 in other libraries' tags before the reclaim, most "
+                        "first: liba:work 11.0 " UNIT_NAME " (stays idle: keep=yes), libc:work "
+                        "2.0 " UNIT_NAME " (taken back)");
+  assert_int_equal(unsetenv("MRCTX_OOM_SNAPSHOT"), 0);
+  mri_oom_forget_env();
+
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  static char json[1 << 20];
+  size_t n = fread(json, 1, sizeof json - 1, f);
+  fclose(f);
+  unlink(path);
+  json[n] = '\0';
+  mr_snapshot *snap = NULL;
+  assert_ok(mr_snapshot_read(json, n, &snap));
+  assert_true(snap->has_oom);
+  assert_true(snap->oom.has_reclaim);
+  assert_false(snap->oom.reclaim_shared);
+  assert_int_equal(snap->oom.reclaim_released, 2 * UNIT);
+  assert_int_equal(snap->oom.reclaim_kept, A_BLOCKS * UNIT);
+  assert_non_null(strstr(snap->oom.message, "liba:work 11.0 " UNIT_NAME " (stays idle: keep=yes)"));
+  const mri_snap_idle *kept = listed(snap, "liba:work");
+  assert_true(kept->keep);
+  assert_int_equal(kept->idle_bytes, A_BLOCKS * UNIT);
+  assert_int_equal(kept->reclaims, 0);
+  const mri_snap_idle *taken = listed(snap, "libc:work");
+  assert_int_equal(taken->idle_bytes, 0);
+  assert_int_equal(taken->reclaims, 1);
+  assert_int_equal(taken->reclaimed_bytes, 2 * UNIT);
+  char *text = text_of(mr_snapshot_write_text, snap);
+  assert_non_null(
+      strstr(text, "\n  the process-wide reclaim before it took back 2.0 " UNIT_NAME " from "));
+  assert_non_null(strstr(text, "; 11.0 " UNIT_NAME " stayed idle\n"));
+  free(text);
+  mr_snapshot_destroy(snap);
+
+  /* Nothing idle elsewhere: said so. */
+  assert_ok(mr_resource_trim(mr_resource_upstream(amr)));
+  assert_ok(mr_release_idle(0, 0, NULL));
+  a_allocate(amr, blocks);
+  assert_status(mr_allocate(bmr, 8 * UNIT, 0, NULL, &p), MR_ERR_OUT_OF_MEMORY);
+  assert_error_contains("; no other library's tag held idle memory on device 0");
+  a_free(amr, blocks);
+  mr_context_destroy(b.ctx);
+  mr_context_destroy(c.ctx);
+  mr_context_destroy(a.ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cache, setup, fake_teardown),
@@ -422,6 +691,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_concurrent_failures_share_reclaims, setup,
                                       fake_teardown),
       cmocka_unit_test_setup_teardown(test_reclaim_during_allocations, setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_snapshot_shows_idle_and_reclaims, setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_verbose_line_per_reclaim, setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_failure_names_idle_elsewhere, setup, fake_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

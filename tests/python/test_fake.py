@@ -306,3 +306,36 @@ def test_release_idle(library_name, fake):
             mrctx.release_idle(device=-2)
         with pytest.raises(ValueError):
             mrctx.release_idle(nbytes=-1)
+
+
+def test_snapshot_idle_memory(library_name, fake):
+    """The snapshot dict says what a tag's cache keeps idle, per tag (its
+    chain's resources) and for the whole process, and what reclaims took
+    back from it."""
+    gc.collect()
+    with mrctx.Context(library_name, {"temp": "cache(device)"}) as ctx:
+        resource = ctx.get_resource("temp", 1)
+        ptr = resource.allocate(64 << 20)
+        resource.deallocate(ptr, 64 << 20)
+
+        def figures():
+            snap = mrctx.snapshot()
+            (context,) = [c for c in snap["contexts"] if c["library"] == library_name]
+            idle = context["tags"][0]["devices"][1]["idle"]
+            listed = [i for i in snap["idle_memory"] if i.get("owner") == library_name + ":temp"
+                      and i["device"] == 1]
+            return idle, listed
+
+        idle, listed = figures()
+        assert idle["idle_bytes"] == 64 << 20 and idle["reclaims"] == 0
+        assert idle["resources"] == [{"resource": "cache(device)", "keep": False,
+                                      "idle_bytes": 64 << 20, "reclaims": 0,
+                                      "reclaimed_bytes": 0, "reclaim_ns": 0}]
+        assert [i["idle_bytes"] for i in listed] == [64 << 20]
+        assert "idle memory, most first" in mrctx.snapshot_text()
+        assert mrctx.release_idle(device=1) == 64 << 20
+        idle, listed = figures()
+        assert idle["idle_bytes"] == 0
+        assert idle["reclaims"] == 1 and idle["reclaimed_bytes"] == 64 << 20
+        assert idle["reclaim_ns"] > 0
+        assert listed[0]["reclaims"] == 1

@@ -7,7 +7,8 @@ usage: check_snapshot.py MRCTX SNAPSHOT_JSON
 SNAPSHOT_JSON is an out-of-memory dump in the canonical form (what
 `mrctx snapshot --json` writes back): two libraries on device 0 of a fake
 driver, solver's results tag tracked, codec's frames tag cached, taken on
-host gpu07 with 24 MiB of device 0 free.
+host gpu07 with 24 MiB of device 0 free, after a process-wide reclaim that
+took 6 MiB back from codec's cache.
 """
 import json
 import os
@@ -55,6 +56,15 @@ def check_shown(mrctx, path, text):
     expect(any(l.split()[:3] == ["20.0", "MiB", "9.8"] for l in lines),
            "the largest block, with its age", out)
     expect("codec:frames on device 0: 1 hits, 2 misses" in out, "the cache's counters", out)
+    expect("  the process-wide reclaim before it took back 6.0 MiB from 1 resource "
+           "in 0.412 ms; 0 B stayed idle" in lines[:6], "what the reclaim before it did", out)
+    expect("\nidle memory, most first (" in out, "the idle memory table", out)
+    expect(any(l.split() == ["codec:frames", "0", "0", "B", "1", "6.0", "MiB", "0.201",
+                             "cache(device)"] for l in lines),
+           "the cache's idle bytes and what the reclaim took back, by library:tag", out)
+    expect(any(l.split()[:2] == ["-", "0"] and l.endswith("the default device pool")
+               for l in lines), "the driver's default pool, whose no tag is", out)
+    expect(any(l.split() == ["total", "0", "B"] for l in lines), "the total idle", out)
     expect("driver pools" in out and any(l.startswith("device 0 ") and "65.0 MiB" in l
                                          for l in lines), "the device pool's use", out)
 
