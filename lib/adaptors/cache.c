@@ -1126,6 +1126,27 @@ static void rebudget(cache_slot *s, thread_bin *b) {
   s->budget = budget;
 }
 
+/* After the budget fell: give blocks back from the thread's stacks until
+ * they hold no more than it, the largest classes first, from `b` (the
+ * caller's stream, alive) before the other bins (whose streams may be
+ * gone: their blocks wait as after a trim's flush). Slot locked. */
+static void fit_budget(cache_state *c, cache_slot *s, thread_bin *b, mr_stream stream) {
+  for (int i = -1; i < BINS_PER_SLOT; i++) {
+    thread_bin *x = i < 0 ? b : &s->bins[i];
+    if (!x->in_use || (i >= 0 && x == b)) continue;
+    for (unsigned k = CLASS_COUNT; k-- > 0;) {
+      uint32_t n = atomic_load_explicit(&x->counts[k], memory_order_relaxed);
+      while (n > 0 && atomic_load_explicit(&s->stack_bytes, memory_order_relaxed) > s->budget) {
+        n--;
+        give_block(c, x->heap, x->items[k][n], class_sizes[k], class_sizes[k], x->key,
+                   x == b ? stream : NULL, x == b, false);
+        atomic_store_explicit(&x->counts[k], n, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&s->stack_bytes, class_sizes[k], memory_order_relaxed);
+      }
+    }
+  }
+}
+
 /* ---- the common paths -------------------------------------------------------- */
 
 /* The key of `stream`: its ID where reuse follows streams. For an
@@ -1392,6 +1413,7 @@ static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t
         h = b->heap;
         if (small && !(kept = push(s, b, ptr, k))) {
           rebudget(s, b);
+          fit_budget(c, s, b, stream);
           kept = push(s, b, ptr, k);
         }
       }
