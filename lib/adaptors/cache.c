@@ -111,16 +111,19 @@ _Static_assert(CLASS_SIZE_(8) == 2304 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_S
 #define BINS_PER_SLOT 4
 /* Blocks per class a thread keeps per stream (the room its stacks have),
  * and the bytes all of a thread's stacks, every stream's together, may
- * hold: an eighth of what the small pool of the stream it last freed on has
- * in use, between the floor and the ceiling. Those bytes are memory held
+ * hold: a quarter of what the small pool of the stream it last freed on has
+ * in use, between the floor and the ceiling (an eighth, 1 to 16 MiB, took
+ * the books of mrctx bench's pairs from 1.43x to 1.37x but sent so many
+ * more of its random sizes to the heap's lock that a pair's own work took
+ * 1.5 times as long). Those bytes are memory held
  * from upstream that no request can use but the thread's own of the same
  * class, so they are what reserved/requested pays for the stacks; and a
  * heap about to grow takes back the growing thread's stack of its stream
  * first (drain_own_stack), so at a new peak they cost little. */
 #define STACK_DEPTH 16
-#define STACK_SHARE 8
-#define STACK_BUDGET_FLOOR ((size_t)1 << 20)
-#define STACK_BUDGET_CEILING ((size_t)16 << 20)
+#define STACK_SHARE 4
+#define STACK_BUDGET_FLOOR ((size_t)2 << 20)
+#define STACK_BUDGET_CEILING ((size_t)32 << 20)
 #define REBUDGET_EVERY 32
 /* A heap on a cache that has seen several streams records an event after
  * this many frees (or when a segment empties), so other streams can take
@@ -1113,7 +1116,7 @@ static cache_heap *thread_heap(cache_state *c, cache_slot *s, mri_stream_id key,
   return heap_get(c, key);
 }
 
-/* Raise or lower the thread's budget to an eighth of what the small pool
+/* Raise or lower the thread's budget to its share (STACK_SHARE) of what the small pool
  * of `b`'s stream has in use. Slot locked. */
 static void rebudget(cache_slot *s, thread_bin *b) {
   cache_lock_take(&b->heap->lock);
