@@ -138,6 +138,11 @@ mr_status mri_arena_counts(const mr_resource *mr, size_t *chunks, size_t *idle, 
 mr_status mri_fixed_counts(const mr_resource *mr, size_t *slabs, size_t *free_blocks,
                            size_t *large);
 
+/* The calling thread's stacks in the cache `mr`: the bytes they hold now,
+ * every stream's together, and the most they may hold now (the thread's
+ * byte bound). Zero for a thread that never used the cache. */
+mr_status mri_cache_thread_stacks(const mr_resource *mr, size_t *bytes, size_t *bound);
+
 /* True if `ptr` is a block of the fixed resource `mr` (in one of its slabs,
  * or one of its pass-through allocations). */
 bool mri_fixed_owns(const mr_resource *mr, const void *ptr);

@@ -44,7 +44,8 @@
  * 512-byte granularity from segments of 20 MiB (requests up to 10 MiB) or
  * of the request rounded to 2 MiB. Before a heap grows it gives idle
  * segments beyond a margin back upstream, so the upstream pool makes the
- * new segment from their memory rather than growing too.
+ * new segment from their memory rather than growing too; idle small
+ * segments beyond the small pool's margin go first (SMALL_IDLE_FLOOR).
  *
  * Capture. An allocation on a stream that is capturing a graph goes
  * straight upstream (the driver pools make graph-safe memory) and is
@@ -75,43 +76,54 @@
 
 /* Small blocks are cut at their class's size, so that any block a thread's
  * stack holds for a class serves every request of that class, and every
- * block starts 256-byte aligned: 256-byte steps up to 1 KiB, then four
- * classes per power of two (at most 25% lost to rounding, on blocks that
- * cost little) up to 1 MiB. */
-#define CLASS_COUNT 44
+ * block starts 256-byte aligned: 256-byte steps up to 2 KiB, then eight
+ * classes per power of two up to 1 MiB (at most 12.5% lost to rounding,
+ * 4% on average over sizes spread evenly; four classes lost twice that,
+ * and the classes cannot be as fine as PyTorch's 512-byte steps: a stack
+ * per class must find blocks of its class again, and 2048 classes would
+ * scatter a thread's few blocks too thinly to be found). */
+#define CLASS_COUNT 80
+#define CLASS_STEPS 8 /* classes per power of two above 2 KiB */
 
 static inline unsigned class_of(size_t bytes) {
-  if (bytes <= 1024) return bytes <= 256 ? 0 : (unsigned)((bytes - 1) >> 8);
+  if (bytes <= 2048) return bytes <= 256 ? 0 : (unsigned)((bytes - 1) >> 8);
   size_t t = bytes - 1;
   unsigned e = 63u - (unsigned)__builtin_clzll((unsigned long long)t);
-  return 4u + (e - 10u) * 4u + (unsigned)((t >> (e - 2)) & 3u);
+  return CLASS_STEPS + (e - 11u) * CLASS_STEPS + (unsigned)((t >> (e - 3)) & (CLASS_STEPS - 1));
 }
 
 #define CLASS_SIZE_(c)              \
-  ((c) < 4 ? (size_t)((c) + 1) << 8 \
-           : ((size_t)1 << (10 + ((c)-4) / 4)) + ((size_t)(((c)-4) % 4 + 1) << (8 + ((c)-4) / 4)))
+  ((c) < 8 ? (size_t)((c) + 1) << 8 \
+           : ((size_t)1 << (11 + ((c)-8) / 8)) + ((size_t)(((c)-8) % 8 + 1) << (8 + ((c)-8) / 8)))
 #define CLASS_SIZES_4_(c) CLASS_SIZE_(c), CLASS_SIZE_(c + 1), CLASS_SIZE_(c + 2), CLASS_SIZE_(c + 3)
 #define CLASS_SIZES_16_(c) \
   CLASS_SIZES_4_(c), CLASS_SIZES_4_(c + 4), CLASS_SIZES_4_(c + 8), CLASS_SIZES_4_(c + 12)
 static const size_t class_sizes[CLASS_COUNT] = {
-    CLASS_SIZES_16_(0), CLASS_SIZES_16_(16), CLASS_SIZES_4_(32),
-    CLASS_SIZES_4_(36), CLASS_SIZES_4_(40),
+    CLASS_SIZES_16_(0),  CLASS_SIZES_16_(16), CLASS_SIZES_16_(32),
+    CLASS_SIZES_16_(48), CLASS_SIZES_16_(64),
 };
-_Static_assert(CLASS_SIZE_(4) == 1280 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_SMALL_MAX,
-               "the classes step from 1 KiB and end at CACHE_SMALL_MAX");
+_Static_assert(CLASS_SIZE_(8) == 2304 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_SMALL_MAX,
+               "the classes step from 2 KiB and end at CACHE_SMALL_MAX");
 
 
 /* ---- tunables ------------------------------------------------------------- */
 
 #define BINS_PER_SLOT 4
-/* Blocks per class a thread keeps per stream, and the bytes they may add
- * up to: a quarter of what the stream's small pool has in use, between the
- * floor and the ceiling. Random sizes in a 64-block working set find their
- * class on the stack 35% of the time with 4 MiB of stacks, 82% with 16:
- * the rest pays the heap's lock. */
+/* Blocks per class a thread keeps per stream (the room its stacks have),
+ * and the bytes all of a thread's stacks, every stream's together, may
+ * hold: a quarter of what the small pool of the stream it last freed on has
+ * in use, between the floor and the ceiling (an eighth, 1 to 16 MiB, took
+ * the books of mrctx bench's pairs from 1.43x to 1.37x but sent so many
+ * more of its random sizes to the heap's lock that a pair's own work took
+ * 1.5 times as long). Those bytes are memory held
+ * from upstream that no request can use but the thread's own of the same
+ * class, so they are what reserved/requested pays for the stacks; and a
+ * heap about to grow takes back the growing thread's stack of its stream
+ * first (drain_own_stack), so at a new peak they cost little. */
 #define STACK_DEPTH 16
-#define BIN_BUDGET_FLOOR ((size_t)2 << 20)
-#define BIN_BUDGET_CEILING ((size_t)32 << 20)
+#define STACK_SHARE 4
+#define STACK_BUDGET_FLOOR ((size_t)2 << 20)
+#define STACK_BUDGET_CEILING ((size_t)32 << 20)
 #define REBUDGET_EVERY 32
 /* A heap on a cache that has seen several streams records an event after
  * this many frees (or when a segment empties), so other streams can take
@@ -125,19 +137,28 @@ _Static_assert(CLASS_SIZE_(4) == 1280 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_S
 /* The margin a pool may grow past its recent peak in use before it gives
  * idle segments back: an eighth of the peak, at least this much. */
 #define IDLE_FLOOR ((size_t)64 << 20)
+/* Idle small segments. No small request ever needs a new segment while
+ * one is idle (any fits), so they wait only for the small pool's own
+ * pattern: a free that empties one while the pool's idle segments add up
+ * to more than twice its recent peak in use (at least this much) gives
+ * the excess back upstream at once (the usage fell: a phase ended); and
+ * before the large pool grows, idle small segments beyond an eighth of
+ * the small pool's recent peak (at least this much) go back first, so that
+ * the upstream pool makes the large segment from their memory. A pattern
+ * that repeats (a training step empties and refills its segments) stays
+ * within both and keeps them. */
+#define SMALL_IDLE_FLOOR (2 * CACHE_SMALL_SEGMENT)
 
 /* ---- data ------------------------------------------------------------------ */
 
 /* A thread's small blocks freed on one stream. Written by the owner only
- * (see cache_slot); `bytes` and `counts` are read by statistics. */
+ * (see cache_slot); `counts` are read by statistics. */
 typedef struct thread_bin {
   mri_stream_id key;
   bool in_use;
   uint64_t last_use;
   cache_heap *heap;   /* `key`'s heap (a reference) */
-  size_t budget;      /* the most bytes the stacks hold */
   uint32_t overflows; /* frees that found the stacks full */
-  _Atomic size_t bytes;
   _Atomic uint32_t counts[CLASS_COUNT];
   void *items[CLASS_COUNT][STACK_DEPTH];
 } thread_bin;
@@ -153,6 +174,11 @@ typedef struct cache_slot {
   int index;
   int mru; /* the bin used last: checked first */
   uint64_t tick;
+  /* The bytes the stacks of all its bins hold (read by statistics and the
+   * reclaim), and the most they may: the bound is the thread's, not a
+   * stream's or a class's. */
+  _Atomic size_t stack_bytes;
+  size_t budget;
   _Atomic uint64_t hits, misses, cross_stream, bypassed;
   thread_bin bins[BINS_PER_SLOT];
 } __attribute__((aligned(MRI_CACHE_LINE))) cache_slot;
@@ -561,6 +587,14 @@ static void list_push(segment_list *l, cache_segment *s) {
   l->first = s;
 }
 
+/* The idle bytes a small pool keeps (SMALL_IDLE_FLOOR): `times` its
+ * recent peak in use, where `times` 0 means an eighth. Heap locked. */
+static inline size_t small_idle_keep(const cache_pool *p, size_t times) {
+  size_t peak = cache_pool_peak(p);
+  size_t keep = times == 0 ? peak / 8 : (peak > SIZE_MAX / times ? SIZE_MAX : peak * times);
+  return keep > SMALL_IDLE_FLOOR ? keep : SMALL_IDLE_FLOOR;
+}
+
 /* Detach the idle segments of `h`'s pool until its idle bytes are at most
  * `keep`, the largest first. Heap locked. */
 static void take_idle(cache_heap *h, bool small, size_t keep, segment_list *out) {
@@ -874,6 +908,7 @@ static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, 
     size_t over = after - limit;
     take_idle(h, small, p->idle_bytes > over ? p->idle_bytes - over : 0, &idle);
   }
+  if (!small) take_idle(h, true, small_idle_keep(&h->small, 0), &idle);
   cache_lock_give(&h->lock);
   give_back(c, h, &idle, stream);
   void *base = NULL;
@@ -897,8 +932,12 @@ static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, 
   return MR_OK;
 }
 
+static bool drain_own_stack(cache_state *c, cache_slot *s, cache_heap *h, mr_stream stream);
+
 /* From `h` (the heap of the allocating stream): a free block, else an idle
- * segment another stream is done with, else a new segment. */
+ * segment another stream is done with, else the blocks of the thread's own
+ * stack of the stream (merged back with their neighbours), else a new
+ * segment. */
 static mr_status heap_allocate(cache_state *c, cache_slot *s, cache_heap *h, bool small,
                                size_t size, mr_stream stream, void **ptr) {
   bool failed;
@@ -922,6 +961,17 @@ static mr_status heap_allocate(cache_state *c, cache_slot *s, cache_heap *h, boo
     }
     if (failed) return no_host_memory();
   }
+  if (small && s != NULL && drain_own_stack(c, s, h, stream)) {
+    cache_lock_take(&h->lock);
+    b = take_locked(c, h, small, size, &failed);
+    cache_lock_give(&h->lock);
+    if (b != NULL) {
+      *ptr = (void *)b->addr;
+      count(c, s, COUNT_HIT);
+      return MR_OK;
+    }
+    if (failed) return no_host_memory();
+  }
   return grow(c, s, h, small, size, stream, ptr);
 }
 
@@ -933,6 +983,7 @@ static cache_slot *slot_create(cache_state *c, int index) {
   memset(s, 0, sizeof *s);
   pthread_mutex_init(&s->lock, NULL);
   s->index = index;
+  s->budget = STACK_BUDGET_FLOOR;
   atomic_store_explicit(&c->slots[index], s, memory_order_release);
   int high = atomic_load_explicit(&c->slots_high, memory_order_relaxed);
   while (high < index + 1 &&
@@ -963,18 +1014,19 @@ static inline thread_bin *find_bin(cache_slot *s, mri_stream_id key) {
 }
 
 static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t bytes, size_t size,
-                            mri_stream_id key, mr_stream stream, bool alive);
+                            mri_stream_id key, mr_stream stream, bool alive, bool tidy);
 
 /* Give back to the heaps every block a bin holds. `alive`: the caller is
  * using the bin's stream (`stream`) right now. Slot locked (or the owner's,
  * announced). */
-static void flush_bin(cache_state *c, thread_bin *b, mr_stream stream, bool alive) {
+static void flush_bin(cache_state *c, cache_slot *s, thread_bin *b, mr_stream stream, bool alive) {
   for (unsigned k = 0; k < CLASS_COUNT; k++) {
     uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
     for (uint32_t i = n; i-- > 0;) {
-      give_block(c, b->heap, b->items[k][i], class_sizes[k], class_sizes[k], b->key, stream, alive);
+      give_block(c, b->heap, b->items[k][i], class_sizes[k], class_sizes[k], b->key, stream, alive,
+                 false);
       atomic_store_explicit(&b->counts[k], i, memory_order_relaxed);
-      atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
+      atomic_fetch_sub_explicit(&s->stack_bytes, class_sizes[k], memory_order_relaxed);
     }
   }
 }
@@ -985,13 +1037,33 @@ static void flush_slot(cache_state *c, cache_slot *s, bool drop_bins) {
   for (int i = 0; i < BINS_PER_SLOT; i++) {
     thread_bin *b = &s->bins[i];
     if (!b->in_use) continue;
-    flush_bin(c, b, NULL, false);
+    flush_bin(c, s, b, NULL, false);
     if (drop_bins) {
       heap_put(c, b->heap);
       b->heap = NULL;
       b->in_use = false;
     }
   }
+}
+
+/* Before `h`'s small pool grows: the calling thread's stack of h's stream
+ * goes back into it (the caller is on that stream, alive), so that the
+ * blocks it holds for requests that may never come merge with their free
+ * neighbours and serve this one; at a new peak the stacks then cost no
+ * segment. Only the owner's own stack: another thread's would need a
+ * revoke. True if it gave anything back. No lock held. */
+static bool drain_own_stack(cache_state *c, cache_slot *s, cache_heap *h, mr_stream stream) {
+  if (atomic_load_explicit(&s->stack_bytes, memory_order_relaxed) == 0) return false;
+  bool drained = false;
+  pthread_mutex_lock(&s->lock);
+  thread_bin *b = find_bin(s, h->key);
+  if (b != NULL && b->heap == h) {
+    for (unsigned k = 0; k < CLASS_COUNT && !drained; k++)
+      drained = atomic_load_explicit(&b->counts[k], memory_order_relaxed) > 0;
+    flush_bin(c, s, b, stream, true);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return drained;
 }
 
 /* The bin for `key`, made by emptying the least recently used if need be;
@@ -1010,13 +1082,12 @@ static thread_bin *bin_for(cache_state *c, cache_slot *s, mri_stream_id key) {
     if (victim == NULL || s->bins[i].last_use < victim->last_use) victim = &s->bins[i];
   }
   if (victim->in_use) {
-    flush_bin(c, victim, NULL, false);
+    flush_bin(c, s, victim, NULL, false);
     heap_put(c, victim->heap);
   }
   victim->in_use = true;
   victim->key = key;
   victim->heap = h;
-  victim->budget = BIN_BUDGET_FLOOR;
   victim->last_use = ++s->tick;
   s->mru = (int)(victim - s->bins);
   return victim;
@@ -1045,17 +1116,38 @@ static cache_heap *thread_heap(cache_state *c, cache_slot *s, mri_stream_id key,
   return heap_get(c, key);
 }
 
-/* Raise or lower a bin's budget to a quarter of what its stream's small
- * pool has in use. Slot locked. */
-static void rebudget(thread_bin *b) {
+/* Raise or lower the thread's budget to its share (STACK_SHARE) of what the small pool
+ * of `b`'s stream has in use. Slot locked. */
+static void rebudget(cache_slot *s, thread_bin *b) {
   cache_lock_take(&b->heap->lock);
   const cache_pool *p = &b->heap->small;
   size_t in_use = p->segment_bytes - p->free_bytes;
   cache_lock_give(&b->heap->lock);
-  size_t budget = in_use / 4;
-  if (budget < BIN_BUDGET_FLOOR) budget = BIN_BUDGET_FLOOR;
-  if (budget > BIN_BUDGET_CEILING) budget = BIN_BUDGET_CEILING;
-  b->budget = budget;
+  size_t budget = in_use / STACK_SHARE;
+  if (budget < STACK_BUDGET_FLOOR) budget = STACK_BUDGET_FLOOR;
+  if (budget > STACK_BUDGET_CEILING) budget = STACK_BUDGET_CEILING;
+  s->budget = budget;
+}
+
+/* After the budget fell: give blocks back from the thread's stacks until
+ * they hold no more than it, the largest classes first, from `b` (the
+ * caller's stream, alive) before the other bins (whose streams may be
+ * gone: their blocks wait as after a trim's flush). Slot locked. */
+static void fit_budget(cache_state *c, cache_slot *s, thread_bin *b, mr_stream stream) {
+  for (int i = -1; i < BINS_PER_SLOT; i++) {
+    thread_bin *x = i < 0 ? b : &s->bins[i];
+    if (!x->in_use || (i >= 0 && x == b)) continue;
+    for (unsigned k = CLASS_COUNT; k-- > 0;) {
+      uint32_t n = atomic_load_explicit(&x->counts[k], memory_order_relaxed);
+      while (n > 0 && atomic_load_explicit(&s->stack_bytes, memory_order_relaxed) > s->budget) {
+        n--;
+        give_block(c, x->heap, x->items[k][n], class_sizes[k], class_sizes[k], x->key,
+                   x == b ? stream : NULL, x == b, false);
+        atomic_store_explicit(&x->counts[k], n, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&s->stack_bytes, class_sizes[k], memory_order_relaxed);
+      }
+    }
+  }
 }
 
 /* ---- the common paths -------------------------------------------------------- */
@@ -1090,7 +1182,7 @@ static void *locked_pop(cache_slot *s, mri_stream_id key, unsigned k) {
   if (n > 0) {
     p = b->items[k][n - 1];
     atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->stack_bytes, class_sizes[k], memory_order_relaxed);
     bump(&s->hits);
   }
   pthread_mutex_unlock(&s->lock);
@@ -1117,7 +1209,10 @@ static mr_status heap_path_allocate(cache_state *c, cache_slot *s, bool small, s
         if (n > 0) {
           *ptr = b->items[k][n - 1];
           atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
-          atomic_fetch_sub_explicit(&b->bytes, class_sizes[k], memory_order_relaxed);
+          atomic_store_explicit(&s->stack_bytes,
+                                atomic_load_explicit(&s->stack_bytes, memory_order_relaxed) -
+                                    class_sizes[k],
+                                memory_order_relaxed);
           bump(&s->hits);
         }
       }
@@ -1162,8 +1257,9 @@ cache_take(cache_state *c, size_t bytes, size_t alignment, mr_stream stream, voi
     if (MRI_LIKELY(b->key == key && b->in_use && n > 0)) {
       *ptr = b->items[k][n - 1];
       atomic_store_explicit(&b->counts[k], n - 1, memory_order_relaxed);
-      atomic_store_explicit(&b->bytes,
-                            atomic_load_explicit(&b->bytes, memory_order_relaxed) - class_sizes[k],
+      atomic_store_explicit(&s->stack_bytes,
+                            atomic_load_explicit(&s->stack_bytes, memory_order_relaxed) -
+                                class_sizes[k],
                             memory_order_relaxed);
       bump(&s->hits);
       slot_exit(s);
@@ -1206,13 +1302,15 @@ static cache_heap *find_owner(cache_state *c, cache_heap *tried, const void *ptr
 }
 
 /* Give a block back, freed on stream `key` (`stream`, alive when `alive`),
- * `bytes` by the caller's count, `size` by the cache's. `hint` is the heap
+ * `bytes` by the caller's count, `size` by the cache's. `tidy`: a small
+ * segment it empties may go back upstream (small_idle_keep; not while a
+ * heap about to grow takes a stack back). `hint` is the heap
  * of `key` if known: where a block freed on its own stream is. A block of
  * another stream's heap waits there for an event on the freeing stream
  * (pending); over a host upstream it is free at once. Past the cap, idle
  * segments go upstream. */
 static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t bytes, size_t size,
-                            mri_stream_id key, mr_stream stream, bool alive) {
+                            mri_stream_id key, mr_stream stream, bool alive, bool tidy) {
   if (key == MRI_STREAM_ID_SHUT_DOWN) alive = false; /* nothing runs any more */
   cache_heap *h = hint;
   cache_block *b = NULL;
@@ -1252,6 +1350,9 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
                      atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle)) {
       take_idle(h, true, 0, &over);
       take_idle(h, false, 0, &over);
+    } else if (idle != NULL && idle->small && alive && tidy) {
+      size_t keep = small_idle_keep(&h->small, 2);
+      if (keep < h->small.idle_bytes) take_idle(h, true, keep, &over);
     }
     cache_lock_give(&h->lock);
   } else {
@@ -1273,13 +1374,13 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
 
 /* Push onto a thread's stack if it has room, under the slot's lock or the
  * owner's announcement; true if kept. */
-static bool push(thread_bin *b, void *ptr, unsigned k) {
+static bool push(cache_slot *s, thread_bin *b, void *ptr, unsigned k) {
   uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
-  size_t held = atomic_load_explicit(&b->bytes, memory_order_relaxed);
-  if (held + class_sizes[k] > b->budget || n == STACK_DEPTH) return false;
+  size_t held = atomic_load_explicit(&s->stack_bytes, memory_order_relaxed);
+  if (held + class_sizes[k] > s->budget || n == STACK_DEPTH) return false;
   b->items[k][n] = ptr;
   atomic_store_explicit(&b->counts[k], n + 1, memory_order_relaxed);
-  atomic_store_explicit(&b->bytes, held + class_sizes[k], memory_order_relaxed);
+  atomic_store_explicit(&s->stack_bytes, held + class_sizes[k], memory_order_relaxed);
   return true;
 }
 
@@ -1301,7 +1402,8 @@ static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t
         b->last_use = ++s->tick;
         h = b->heap;
         locked_path = false;
-        if (small && !(kept = push(b, ptr, k))) locked_path = ++b->overflows % REBUDGET_EVERY == 0;
+        if (small && !(kept = push(s, b, ptr, k)))
+          locked_path = ++b->overflows % REBUDGET_EVERY == 0;
       }
       slot_exit(s);
       if (kept) return MR_OK;
@@ -1312,9 +1414,10 @@ static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t
       if (b != NULL) {
         b->last_use = ++s->tick;
         h = b->heap;
-        if (small && !(kept = push(b, ptr, k))) {
-          rebudget(b);
-          kept = push(b, ptr, k);
+        if (small && !(kept = push(s, b, ptr, k))) {
+          rebudget(s, b);
+          fit_budget(c, s, b, stream);
+          kept = push(s, b, ptr, k);
         }
       }
       pthread_mutex_unlock(&s->lock);
@@ -1323,7 +1426,7 @@ static mr_status heap_path_free(cache_state *c, cache_slot *s, void *ptr, size_t
   }
   bool borrowed = false;
   if (h == NULL) h = thread_heap(c, s, key, &borrowed);
-  mr_status st = give_block(c, h, ptr, bytes, size, key, stream, true);
+  mr_status st = give_block(c, h, ptr, bytes, size, key, stream, true, true);
   if (borrowed) heap_put(c, h);
   return st;
 }
@@ -1376,12 +1479,12 @@ static inline __attribute__((always_inline)) mr_status cache_give(cache_state *c
   if (MRI_LIKELY(s != NULL) && MRI_LIKELY(slot_enter(s))) {
     thread_bin *b = &s->bins[s->mru];
     uint32_t n = atomic_load_explicit(&b->counts[k], memory_order_relaxed);
-    size_t held = atomic_load_explicit(&b->bytes, memory_order_relaxed);
+    size_t held = atomic_load_explicit(&s->stack_bytes, memory_order_relaxed);
     if (MRI_LIKELY(b->key == key && b->in_use && n < STACK_DEPTH &&
-                   held + class_sizes[k] <= b->budget)) {
+                   held + class_sizes[k] <= s->budget)) {
       b->items[k][n] = ptr;
       atomic_store_explicit(&b->counts[k], n + 1, memory_order_relaxed);
-      atomic_store_explicit(&b->bytes, held + class_sizes[k], memory_order_relaxed);
+      atomic_store_explicit(&s->stack_bytes, held + class_sizes[k], memory_order_relaxed);
       slot_exit(s);
       return MR_OK;
     }
@@ -1550,8 +1653,7 @@ static size_t cache_idle(void *obj) {
   for (int i = 0; i < MRI_MAX_SLOTS; i++) {
     cache_slot *s = atomic_load_explicit(&c->slots[i], memory_order_acquire);
     if (s == NULL) continue;
-    for (int j = 0; j < BINS_PER_SLOT; j++)
-      idle += atomic_load_explicit(&s->bins[j].bytes, memory_order_relaxed);
+    idle += atomic_load_explicit(&s->stack_bytes, memory_order_relaxed);
   }
   pthread_mutex_lock(&c->table_lock);
   FOR_EACH_HEAP(c, h) {
@@ -1669,9 +1771,9 @@ mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *sta
     sum.misses += atomic_load_explicit(&s->misses, memory_order_relaxed);
     sum.cross_stream += atomic_load_explicit(&s->cross_stream, memory_order_relaxed);
     sum.bypassed += atomic_load_explicit(&s->bypassed, memory_order_relaxed);
+    sum.cached_bytes += atomic_load_explicit(&s->stack_bytes, memory_order_relaxed);
     for (int j = 0; j < BINS_PER_SLOT; j++) {
       thread_bin *b = &s->bins[j];
-      sum.cached_bytes += atomic_load_explicit(&b->bytes, memory_order_relaxed);
       for (unsigned k = 0; k < CLASS_COUNT; k++)
         sum.cached_blocks += atomic_load_explicit(&b->counts[k], memory_order_relaxed);
     }
@@ -1690,4 +1792,19 @@ mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *sta
   }
   pthread_mutex_unlock(&c->table_lock);
   return MRI_STRUCT_WRITE(stats, &sum, mr_cache_stats, trims, "mr_cache_resource_get_stats");
+}
+
+mr_status mri_cache_thread_stacks(const mr_resource *mr, size_t *bytes, size_t *bound) {
+  *bytes = *bound = 0;
+  cache_state *c = mr_resource_state(mr, &cache_ops);
+  if (c == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s is not a cache", mr_resource_describe(mr));
+  int index = mri_thread_slot();
+  cache_slot *s = index < 0 ? NULL : atomic_load_explicit(&c->slots[index], memory_order_acquire);
+  if (s == NULL) return MR_OK;
+  pthread_mutex_lock(&s->lock);
+  *bytes = atomic_load_explicit(&s->stack_bytes, memory_order_relaxed);
+  *bound = s->budget;
+  pthread_mutex_unlock(&s->lock);
+  return MR_OK;
 }

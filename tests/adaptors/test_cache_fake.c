@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "adaptors/adaptors_internal.h"
 #include "fake_test.h"
 
 static mr_resource *device_cache(void) {
@@ -658,6 +659,153 @@ static void test_handoff_between_threads(void **state) {
   assert_int_equal(fake_cuda_live_allocations(), 0);
 }
 
+/* ---- tight books (issue 36) ------------------------------------------------ */
+
+/* A thread's stacks are bounded in bytes, every stream's together: frees on
+ * three streams never leave more on the thread's stacks than its bound,
+ * which is at most a quarter of what a stream's small pool has in use
+ * (at least 2 MiB). Each stream had its own 2 MiB or more before. */
+static void test_stacks_bounded_per_thread(void **state) {
+  const size_t KiB = 1024;
+  mr_resource *cache = device_cache();
+  enum { STREAMS = 3, BLOCKS = 40 };
+  CUstream streams[STREAMS];
+  void *blocks[STREAMS][BLOCKS];
+  for (int i = 0; i < STREAMS; i++) {
+    streams[i] = fake_new_stream();
+    for (int j = 0; j < BLOCKS; j++)
+      assert_ok(mr_allocate(cache, 200 * KiB, 0, (mr_stream)streams[i], &blocks[i][j]));
+  }
+  size_t most = 0;
+  for (int i = 0; i < STREAMS; i++) {
+    for (int j = 0; j < BLOCKS; j++) {
+      assert_ok(mr_deallocate(cache, blocks[i][j], 200 * KiB, 0, (mr_stream)streams[i]));
+      size_t bytes, bound;
+      assert_ok(mri_cache_thread_stacks(cache, &bytes, &bound));
+      assert_true(bytes <= bound);
+      if (bytes > most) most = bytes;
+    }
+  }
+  /* 40 blocks of 208 KiB (the class of 200 KiB) in use per stream: a
+   * quarter is just over the 2 MiB floor; three streams' stacks of 2 MiB or
+   * more each held 6 MiB before. */
+  assert_true(most > 0);
+  assert_true(most <= 40 * 208 * KiB / 4);
+  /* And they serve again: the last blocks freed come back first. */
+  void *p = NULL;
+  assert_ok(mr_allocate(cache, 200 * KiB, 0, (mr_stream)streams[STREAMS - 1], &p));
+  assert_ok(mr_deallocate(cache, p, 200 * KiB, 0, (mr_stream)streams[STREAMS - 1]));
+  mr_resource_release(cache);
+  for (int i = 0; i < STREAMS; i++) fake_cu()->cuStreamDestroy(streams[i]);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
+/* Idle small segments go back upstream before the large pool grows (beyond
+ * an eighth of the small pool's recent peak), so that the upstream pool
+ * makes the large segment from their memory: 64 MiB of small blocks freed,
+ * then a 30 MiB block, holds well under the 94 MiB it held before. */
+static void test_empty_small_segments_go_back(void **state) {
+  const size_t KiB = 1024, MiB = KiB * KiB;
+  mr_resource *cache = device_cache();
+  CUmemoryPool pool = fake_default_pool(MR_POOL_DEVICE, 0);
+  CUstream s = fake_new_stream();
+  enum { BLOCKS = 128 };
+  void *blocks[BLOCKS];
+  for (int i = 0; i < BLOCKS; i++)
+    assert_ok(mr_allocate(cache, 512 * KiB, 0, (mr_stream)s, &blocks[i]));
+  assert_int_equal(fake_pool_used(pool), 64 * MiB);
+  for (int i = 0; i < BLOCKS; i++)
+    assert_ok(mr_deallocate(cache, blocks[i], 512 * KiB, 0, (mr_stream)s));
+  assert_int_equal(stats_of(cache).trims, 0); /* a step's end keeps its segments */
+  void *large = NULL;
+  assert_ok(mr_allocate(cache, 30 * MiB, 0, (mr_stream)s, &large));
+  assert_true(stats_of(cache).trims > 0);
+  /* The large block, the small pool's margin (8 MiB idle) and the
+   * segments the thread's stacks keep (at most 16 MiB of blocks). */
+  assert_true(fake_pool_used(pool) <= 30 * MiB + 8 * MiB + 16 * MiB);
+  /* Small requests find what was kept. */
+  void *p = NULL;
+  assert_ok(mr_allocate(cache, 512 * KiB, 0, (mr_stream)s, &p));
+  assert_ok(mr_deallocate(cache, p, 512 * KiB, 0, (mr_stream)s));
+  assert_ok(mr_deallocate(cache, large, 30 * MiB, 0, (mr_stream)s));
+  mr_resource_release(cache);
+  fake_cu()->cuStreamDestroy(s);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
+/* The block a small request takes, measured as the distance between two
+ * blocks cut one after the other from a new segment: at most 12.5% past
+ * the request above 2 KiB (8 classes per power of two; 4 took 260 KiB to
+ * 320), 256-byte steps below (600 B takes 768). */
+static void test_class_rounding(void **state) {
+  const size_t KiB = 1024;
+  const size_t sizes[] = {600, 1000, 2049, 5000, 260 * KiB, 300 * KiB, 520 * KiB, 1024 * KiB};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    mr_resource *cache = device_cache();
+    CUstream s = fake_new_stream();
+    void *p = NULL, *q = NULL;
+    assert_ok(mr_allocate(cache, sizes[i], 0, (mr_stream)s, &p));
+    assert_ok(mr_allocate(cache, sizes[i], 0, (mr_stream)s, &q));
+    size_t block = (size_t)((char *)q - (char *)p);
+    assert_true(block >= sizes[i]);
+    assert_true(block % 256 == 0);
+    if (sizes[i] <= 2 * KiB)
+      assert_true(block < sizes[i] + 256);
+    else
+      assert_true(block * 8 <= sizes[i] * 9);
+    if (sizes[i] == 600) assert_true(block <= KiB);
+    assert_ok(mr_deallocate(cache, p, sizes[i], 0, (mr_stream)s));
+    assert_ok(mr_deallocate(cache, q, sizes[i], 0, (mr_stream)s));
+    mr_resource_release(cache);
+    fake_cu()->cuStreamDestroy(s);
+  }
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
+/* Every driver call the fake has counted so far. */
+static long driver_calls(void) {
+  long n = 0;
+#define COUNT_CALLS_(name, version) n += fake_cuda_calls(#name);
+  MRI_CUDA_ENTRY_POINTS(COUNT_CALLS_)
+#undef COUNT_CALLS_
+  return n;
+}
+
+/* A hit on the legacy stream asks the driver neither whether the stream
+ * captures (it cannot) nor its ID (remembered per thread and context):
+ * one cuCtxGetCurrent per call tells which context's legacy stream it is,
+ * and nothing else. The per-thread default stream can capture: its
+ * allocations still ask. docs/semantics.md, "The legacy stream". */
+static void test_legacy_hit_driver_calls(void **state) {
+  mr_resource *cache = device_cache();
+  const mr_stream legacy[] = {NULL, (mr_stream)CU_STREAM_LEGACY};
+  for (size_t i = 0; i < 2; i++) {
+    void *p = NULL;
+    assert_ok(mr_allocate(cache, 4096, 0, legacy[i], &p));
+    assert_ok(mr_deallocate(cache, p, 4096, 0, legacy[i]));
+    long all = driver_calls(), current = fake_cuda_calls("cuCtxGetCurrent");
+    uint64_t hits = stats_of(cache).hits;
+    for (int k = 0; k < 100; k++) {
+      assert_ok(mr_allocate(cache, 4096, 0, legacy[i], &p));
+      assert_ok(mr_deallocate(cache, p, 4096, 0, legacy[i]));
+    }
+    assert_int_equal(stats_of(cache).hits, hits + 100);
+    assert_int_equal(fake_cuda_calls("cuCtxGetCurrent") - current, 200);
+    assert_int_equal(driver_calls() - all, 200);
+  }
+  /* Per-thread default stream: the capture query stays. */
+  void *p = NULL;
+  mr_stream per_thread = (mr_stream)CU_STREAM_PER_THREAD;
+  assert_ok(mr_allocate(cache, 4096, 0, per_thread, &p));
+  assert_ok(mr_deallocate(cache, p, 4096, 0, per_thread));
+  long capturing = fake_cuda_calls("cuStreamIsCapturing");
+  assert_ok(mr_allocate(cache, 4096, 0, per_thread, &p));
+  assert_int_equal(fake_cuda_calls("cuStreamIsCapturing"), capturing + 1);
+  assert_ok(mr_deallocate(cache, p, 4096, 0, per_thread));
+  mr_resource_release(cache);
+  assert_int_equal(fake_cuda_live_allocations(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_cross_stream_needs_completed_event, fake_test_setup),
@@ -674,6 +822,10 @@ int main(void) {
       cmocka_unit_test_setup(test_growth_makes_way, fake_test_setup),
       cmocka_unit_test_setup(test_autograd_steps_hit, fake_test_setup),
       cmocka_unit_test_setup(test_handoff_between_threads, fake_test_setup),
+      cmocka_unit_test_setup(test_stacks_bounded_per_thread, fake_test_setup),
+      cmocka_unit_test_setup(test_empty_small_segments_go_back, fake_test_setup),
+      cmocka_unit_test_setup(test_class_rounding, fake_test_setup),
+      cmocka_unit_test_setup(test_legacy_hit_driver_calls, fake_test_setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,15 +409,15 @@ def check_bench(mrctx):
 
 
 def bench_rows(out):
-    """(workload, sizes, allocator, threads, vs raw, spread, res/req) of each row of
-    the table, read from its fixed-width columns."""
+    """(workload, sizes, allocator, threads, vs raw, spread, res/req, books) of each
+    row of the table, read from its fixed-width columns."""
     rows = []
     for line in out.splitlines():
         if (len(line) > 73 and line[:8].strip() in BENCH_WORKLOADS and line[8] == " " and
                 line[70:73].strip().isdigit()):
             rows.append((line[:8].strip(), line[9:26].strip(), line[27:69].strip(),
                          int(line[70:73]), line[105:113].strip(), line[85:94].strip(),
-                         line[123:130].strip()))
+                         line[123:130].strip(), line[131:138].strip()))
     return rows
 
 
@@ -564,6 +564,13 @@ def check_fake_bench_runs(mrctx, sanitized):
         expect(all(r[6] == "1.00x" for r in rows if r[2] in (raw, "mrctx ctx_get_mr -> device"))
                and all(r[6].endswith("x") and float(r[6][:-1]) >= 1 for r in rows),
                "res/req: 1.00x through the pool, at least that through the mrctx adaptors", out)
+        # The cache's own books (issue 36): over the fake pool, which
+        # reserves exactly what is asked, they are the whole of res/req.
+        expect(all(r[7] == r[6] for r in rows if r[2].startswith("mrctx cache(device)")) and
+               all(r[7] == "" for r in rows if r[2] in (raw, "mrctx ctx_get_mr -> device")) and
+               any(r[7] for r in rows),
+               "books: the cache's own held/requested beside res/req, blank without a cache",
+               out)
         for line in progress:
             expect(line in err, "progress names the run: " + line[3:], err)
         expect("measured: the median of the runs' values" in out and

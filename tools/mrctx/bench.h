@@ -96,6 +96,12 @@ typedef struct bench_allocator {
   void (*reset_peak)(void *state);
   void (*sample_reserved)(void *state);
   double (*peak_reserved)(void *state);
+  /* A cache's own books: the stats(...) adaptor right below the chain's
+   * cache (the bench's chains put one there), whose peak is the most the
+   * cache held from upstream at once, in segments; NULL where there is
+   * none. Beside the pool's reserved, it tells the cache's share of the
+   * memory from the driver pool's. */
+  mr_resource *books;
   /* Timed for reference only, never compared with the baseline or cub (it
    * allocates nothing, or other memory than they do): the rows that split
    * a cached pair into the driver's share and mrctx's own. */
@@ -179,6 +185,7 @@ typedef struct bench_result {
   double hit_rate;       /* a cache in the chain: hits / (hits + misses); NaN if none */
   double peak_requested; /* most bytes the workload had live; NaN if unknown */
   double peak_reserved;  /* most bytes the allocator held meanwhile; NaN if unknown */
+  double peak_books;     /* most bytes its cache held from upstream (`books`); NaN if unknown */
   bool reference;        /* the allocator's `reference`: no "vs" ratios */
 } bench_result;
 
@@ -329,9 +336,9 @@ typedef struct bench_run {
   char prefix[32]; /* "run 2/5: " for progress, or "" for one run */
   mr_context *ctx;
   bench_allocator allocators[ALLOC_COUNT];
-  mr_resource *device_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
-  mr_resource *host_mr, *host_cache;              /* cache(host) */
-  mr_resource *track, *track_stacks;              /* track(cache(host)), with stacks=8 */
+  mr_resource *device_mr, *books_mr, *cache_mr, *bare_cache; /* the statistics-free cache's chain */
+  mr_resource *host_mr, *host_cache;                         /* cache(host) */
+  mr_resource *track, *track_stacks;                         /* track(cache(host)), with stacks=8 */
   /* The trace workload's log, read once before the first run (NULL: the
    * workload is skipped), and a stream for each of its Stream values. */
   const replay_log *trace;

@@ -18,6 +18,20 @@
  * workload runs). A chain that ends elsewhere (an owned pool(...), a
  * synchronous resource; MRCTX_BENCH_MEMORY can make any) has no pool
  * whose watermark the bench reads, and its rows say n/a. */
+/* The stats adaptor right below the first cache of `mr`'s chain (see
+ * bench_allocator's `books`), or NULL. */
+static mr_resource *books_of(mr_resource *mr) {
+  for (mr_resource *x = mr; x != NULL; x = mr_resource_upstream(x)) {
+    mr_cache_stats cs = {.size = sizeof cs};
+    if (mr_cache_resource_get_stats(x, &cs) != MR_OK) continue;
+    mr_resource *below = mr_resource_upstream(x);
+    mr_stats st;
+    mr_stats_init(&st);
+    return below != NULL && mr_stats_resource_get(below, &st) == MR_OK ? below : NULL;
+  }
+  return NULL;
+}
+
 static CUmemoryPool pool_of(const bench_cuda *cu, mr_resource *mr) {
   if (mr == NULL) return NULL;
   mr_resource *root = mr;
@@ -78,7 +92,8 @@ bench_allocator bench_tag_allocator(const char *name, const char *label, const b
                            .free = tag_free,
                            .trim = tag_trim,
                            .mr = mr,
-                           .pool = pool_of(cu, mr)};
+                           .pool = pool_of(cu, mr),
+                           .books = books_of(mr)};
 }
 
 /* A resource called directly: no context, no per-tag statistics. */
@@ -103,7 +118,8 @@ bench_allocator bench_resource_allocator(const char *name, const char *label, co
                            .free = resource_free,
                            .trim = resource_trim,
                            .mr = mr,
-                           .pool = pool_of(cu, mr)};
+                           .pool = pool_of(cu, mr),
+                           .books = books_of(mr)};
 }
 
 /* ---- the raw driver ------------------------------------------------------ */

@@ -77,16 +77,18 @@ static void trim_pools(const bench_cuda *cu) {
 typedef struct memory_mark {
   cuuint64_t base;
   bool known;
+  bool books; /* the cache's books' peak was reset */
 } memory_mark;
 
 /* The allocator under test starts holding nothing (a fixed(...) keeps a
  * slab, a cache its blocks, until trimmed): all it holds during the
  * measurement is then above the mark. */
 static memory_mark memory_begin(const bench_cuda *cu, const bench_allocator *a) {
-  memory_mark m = {0, false};
+  memory_mark m = {0, false, false};
   cu->cuCtxSynchronize(NULL); /* every event its blocks wait on is complete */
   if (a->trim != NULL) a->trim(a->state);
   trim_pools(cu);
+  m.books = a->books != NULL && mr_stats_resource_reset_peak(a->books) == MR_OK;
   if (a->pool != NULL) {
     cuuint64_t zero = 0; /* the only value the driver takes: high = current */
     m.known = cu->cuMemPoolGetAttribute(a->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &m.base) ==
@@ -143,6 +145,11 @@ bench_result bench_measure(const bench_run *b, const bench_workload *w, const wo
   memory_mark mark = memory_begin(&b->cu, a);
   bench_result r = w->measure(b, w, c, threads, a);
   r.peak_reserved = memory_end(&b->cu, a, &mark);
+  r.peak_books = NAN;
+  mr_stats books;
+  mr_stats_init(&books);
+  if (mark.books && mr_stats_resource_get(a->books, &books) == MR_OK)
+    r.peak_books = (double)books.peak_bytes;
   r.reference = a->reference;
   return r;
 }
@@ -216,7 +223,9 @@ bool bench_selected(const bench_options *o, const char *workload) {
 static const mr_tag bench_tags[TAG_COUNT] = {
     [TAG_DEVICE] = {"device", "device"},
     [TAG_DEVICE_DEFAULT] = {"device_default", "device_default"},
-    [TAG_CACHE] = {"cached", "cache(device)"},
+    /* The stats(...) below the cache counts only what the cache takes
+     * from upstream (its misses): its peak is the cache's own books. */
+    [TAG_CACHE] = {"cached", "cache(stats(device, peak=exact))"},
     [TAG_ARENA] = {"temp", "arena(device, chunk=64MiB)"},
     [TAG_STAGING_FIXED] = {"staging", "fixed(pinned, block=4MiB, count=32)"},
     [TAG_STAGING_CACHE] = {"staging_cache", "cache(pinned)"},
@@ -250,7 +259,8 @@ static bool open_allocators(bench_run *b) {
    * retry being the default one), built directly: without per-tag
    * statistics, so the difference is what the statistics cost. */
   if (mr_device_resource_create(0, &b->device_mr) != MR_OK ||
-      mr_cache_resource_create(b->device_mr, 0, &b->cache_mr) != MR_OK ||
+      mr_stats_resource_create_peak(b->device_mr, MR_STATS_PEAK_EXACT, &b->books_mr) != MR_OK ||
+      mr_cache_resource_create(b->books_mr, 0, &b->cache_mr) != MR_OK ||
       mr_retry_resource_create(b->cache_mr, 0, NULL, NULL, &b->bare_cache) != MR_OK) {
     printf("mrctx bench: %s\n", mr_last_error());
     return false;
@@ -317,13 +327,14 @@ static void close_allocators(bench_run *b) {
   memset(b->allocators, 0, sizeof b->allocators);
   mr_resource_release(b->bare_cache);
   mr_resource_release(b->cache_mr);
+  mr_resource_release(b->books_mr);
   mr_resource_release(b->device_mr);
   mr_resource_release(b->track_stacks);
   mr_resource_release(b->track);
   b->track = b->track_stacks = NULL;
   mr_resource_release(b->host_cache);
   mr_resource_release(b->host_mr);
-  b->bare_cache = b->cache_mr = b->device_mr = b->host_cache = b->host_mr = NULL;
+  b->bare_cache = b->cache_mr = b->books_mr = b->device_mr = b->host_cache = b->host_mr = NULL;
 }
 
 /* The benchmark's context for one run (fresh in each, as its allocators). */

@@ -62,8 +62,10 @@ typedef enum row_value {
   VALUE_PEAK_REQUESTED,
   VALUE_PEAK_RESERVED,
   VALUE_RESERVED_RATIO, /* peak reserved / peak requested */
-  VALUE_VS_BASELINE,    /* how many times faster than the workload's baseline row */
-  VALUE_VS_CUB,         /* ... than the cub row */
+  VALUE_PEAK_BOOKS,
+  VALUE_BOOKS_RATIO, /* the cache's own peak held / peak requested */
+  VALUE_VS_BASELINE, /* how many times faster than the workload's baseline row */
+  VALUE_VS_CUB,      /* ... than the cub row */
 } row_value;
 
 /* How many times faster `x` is than `peer` (per operation at one thread,
@@ -87,6 +89,10 @@ static double value_of(const bench_results *r, const bench_result *x, row_value 
     return x->peak_reserved;
   case VALUE_RESERVED_RATIO:
     return x->peak_requested > 0 ? x->peak_reserved / x->peak_requested : NAN;
+  case VALUE_PEAK_BOOKS:
+    return x->peak_books;
+  case VALUE_BOOKS_RATIO:
+    return x->peak_requested > 0 ? x->peak_books / x->peak_requested : NAN;
   case VALUE_VS_BASELINE:
     /* The row's baseline (the raw driver call of its kind) at the same
      * sizes and thread count, in the same run. */
@@ -143,22 +149,24 @@ static void format_ratio(char *out, size_t cap, double v) {
 }
 
 void bench_print_table(FILE *out, const bench_results *r) {
-  fprintf(out, "\n%-8s %-17s %-42s %3s %10s %9s %9s %8s %8s %7s %7s\n", "workload", "sizes",
-          "allocator", "thr", "ns/op", "spread", "Mops/s", "vs raw", "vs cub", "res/req", "hits");
+  fprintf(out, "\n%-8s %-17s %-42s %3s %10s %9s %9s %8s %8s %7s %7s %7s\n", "workload", "sizes",
+          "allocator", "thr", "ns/op", "spread", "Mops/s", "vs raw", "vs cub", "res/req", "books",
+          "hits");
   const char *last = "";
   FOR_EACH_ROW(r, x) {
     if (strcmp(last, x->workload) != 0) fputc('\n', out);
     last = x->workload;
-    char spread[24], vs_raw[24], vs_cub[24], reserved[24], hits[16] = "";
+    char spread[24], vs_raw[24], vs_cub[24], reserved[24], books[24], hits[16] = "";
     format_spread(spread, sizeof spread, row_spread(r, x, VALUE_NS));
     format_ratio(vs_raw, sizeof vs_raw, row_spread(r, x, VALUE_VS_BASELINE).median);
     format_ratio(vs_cub, sizeof vs_cub, row_spread(r, x, VALUE_VS_CUB).median);
     format_ratio(reserved, sizeof reserved, row_spread(r, x, VALUE_RESERVED_RATIO).median);
+    format_ratio(books, sizeof books, row_spread(r, x, VALUE_BOOKS_RATIO).median);
     double hit_rate = row_spread(r, x, VALUE_HIT_RATE).median;
     if (isfinite(hit_rate)) snprintf(hits, sizeof hits, "%.2f%%", 100 * hit_rate);
-    fprintf(out, "%-8s %-17s %-42s %3d %10.1f %9s %9.2f %8s %8s %7s %7s%s\n", x->workload, x->sizes,
-            x->allocator, x->threads, row_spread(r, x, VALUE_NS).median, spread,
-            row_spread(r, x, VALUE_MOPS).median, vs_raw, vs_cub, reserved, hits,
+    fprintf(out, "%-8s %-17s %-42s %3d %10.1f %9s %9.2f %8s %8s %7s %7s %7s%s\n", x->workload,
+            x->sizes, x->allocator, x->threads, row_spread(r, x, VALUE_NS).median, spread,
+            row_spread(r, x, VALUE_MOPS).median, vs_raw, vs_cub, reserved, books, hits,
             row_failures(r, x) ? "  (allocations failed)" : "");
   }
 }
@@ -298,6 +306,8 @@ bool bench_write_json(const char *path, const bench_cuda *cu, const bench_result
     json_row_value(f, r, x, "peak_requested_bytes", VALUE_PEAK_REQUESTED);
     json_row_value(f, r, x, "peak_reserved_bytes", VALUE_PEAK_RESERVED);
     json_row_value(f, r, x, "reserved_per_requested", VALUE_RESERVED_RATIO);
+    json_row_value(f, r, x, "cache_peak_held_bytes", VALUE_PEAK_BOOKS);
+    json_row_value(f, r, x, "cache_held_per_requested", VALUE_BOOKS_RATIO);
     json_row_counts(f, r, x, "ops", false);
     json_row_counts(f, r, x, "failures", true);
     fputc('}', f);

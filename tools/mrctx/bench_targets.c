@@ -34,6 +34,12 @@ static double reserved_ratio_of(const bench_results *r, int run, const char *wor
   return x != NULL ? x->peak_reserved / x->peak_requested : NAN;
 }
 
+static double books_ratio_of(const bench_results *r, int run, const char *workload,
+                             const char *sizes, const char *label, int threads) {
+  const bench_result *x = row_of(r, run, workload, sizes, label, threads);
+  return x != NULL ? x->peak_books / x->peak_requested : NAN;
+}
+
 static double hit_percent_of(const bench_results *r, int run, const char *workload,
                              const char *sizes, const char *label, int threads) {
   const bench_result *x = row_of(r, run, workload, sizes, label, threads);
@@ -108,6 +114,9 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
          "%");
   target(t, &n, run, "cache(device) reserved/requested, pairs",
          reserved_ratio_of(r, run, "pairs", big, "cache", 1), 1.15, true, "x");
+  /* Issue 36: the cache's own books, apart from the driver pool's steps. */
+  target(t, &n, run, "cache(device) own books/requested, pairs",
+         books_ratio_of(r, run, "pairs", big, "cache", 1), 1.25, true, "x");
   target(t, &n, run, "cache(device) reserved/requested, random",
          reserved_ratio_of(r, run, "random", "1B-1MiB", "cache", 1), 1.15, true, "x");
   target(t, &n, run, "cache(device) reserved/requested, handoff",

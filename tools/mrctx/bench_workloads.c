@@ -648,7 +648,8 @@ static bench_result time_lookup(const bench_run *b, const bench_workload *w, con
                         .ops = LOOKUPS,
                         .hit_rate = NAN,
                         .peak_requested = NAN,
-                        .peak_reserved = NAN};
+                        .peak_reserved = NAN,
+                        .peak_books = NAN};
 }
 
 /* Streams that come and go: each request creates a stream, allocates
@@ -786,6 +787,7 @@ static bench_result run_device_groups(const bench_run *b, const bench_workload *
   const bench_allocator *a = cache ? &dev[0].cache : &dev[0].raw;
   bench_result row = pairs_row(w, devices_label(devices), a, threads, s, NAN, NAN);
   row.peak_reserved = NAN;
+  row.peak_books = NAN;
   return row;
 }
 
@@ -944,7 +946,10 @@ const char bench_table_notes[] =
     "cub with no cap (aggregate throughput when threads > 1). res/req: the most\n"
     "memory the allocator held (its driver pool's reserved high watermark, or\n"
     "cub's and PyTorch's own books) over the most the workload had live; blank\n"
-    "where unknown. Ratios are taken within each run; the median is shown.\n"
+    "where unknown. books: the most a cache in the chain held from upstream\n"
+    "(its own books, read by a stats(...) right below it) over the same; the\n"
+    "rest of res/req is the driver pool's. Ratios are taken within each run;\n"
+    "the median is shown.\n"
     "hits: the share of allocations a cache in the chain served itself.\n"
     "trace: ns/op per event of the recorded log, replayed with its threads\n"
     "taking turns as recorded (the hand-offs included); sizes: its events.\n";
