@@ -244,9 +244,11 @@ def install_frameworks(library: ctypes.CDLL) -> None:
 
 
 def framework_reclaimers() -> list[Reclaimer]:
-    """The reclaimers the package registered for the frameworks (empty
-    until libmrctx is loaded); unregister() one to keep its framework's
-    cache out of mrctx's reclaims."""
+    """The reclaimers the package registers for the frameworks, PyTorch's,
+    CuPy's and Numba's, in that order (libmrctx is loaded first, which
+    registers them); unregister() one to keep its framework's cache out of
+    mrctx's reclaims."""
+    _lib.lib()
     return list(_frameworks)
 
 

@@ -248,3 +248,16 @@ def test_numba_pending_deallocations(device, monkeypatch):
     succeeds(device)
     assert holder.frees == 1 and context.pushed == 1
     assert mrctx.framework_reclaimers()[2].stats()["bytes"] == 48 * MiB
+
+
+def test_framework_reclaimers_as_a_program_s_first_call():
+    """framework_reclaimers() as the first call of a program loads libmrctx,
+    which registers the three (it answered an empty list before, and
+    gpu.python.torch on an H100 failed on that)."""
+    import subprocess
+    import sys
+    code = ("import mrctx; print([r.name.split(':')[0] "
+            "for r in mrctx.framework_reclaimers()])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "['torch', 'cupy', 'numba']", out.stdout + out.stderr
