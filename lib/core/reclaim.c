@@ -70,46 +70,56 @@ static bool matches(const mri_reclaimer *r, int device) {
   return device == MRI_RECLAIM_ALL || r->device == device;
 }
 
-/* The walk, registry lock held: adaptors first, then the driver pools they
- * gave their memory back to. A byte an adaptor gives back to a pool that
- * is then trimmed counts once: the pools' part counts only past what the
- * adaptors gave (an adaptor over a pool no reclaim trims, the
- * application's, is the exception this undercounts). */
-static void reclaim_locked(int device, size_t goal, mri_reclaim_result *result) {
+/* Which part of the registry a walk takes from. The walk, registry lock
+ * held: adaptors first, then the driver pools they gave their memory back
+ * to. */
+enum { PASS_ADAPTORS = 1, PASS_POOLS = 2, PASS_ALL = PASS_ADAPTORS | PASS_POOLS };
+
+static void reclaim_locked(int device, size_t goal, int passes, mri_reclaim_result *result) {
   uint64_t began = mri_monotonic_ns();
   result->device = device;
+  result->shared = false;
   result->generation = atomic_load_explicit(&generation, memory_order_relaxed) + 1;
-  result->first_generation = result->generation;
-  size_t from_adaptors = 0, from_pools = 0;
+  if (result->first_generation == 0) result->first_generation = result->generation;
   for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1) {
-      from_adaptors = result->released;
-      result->released = 0;
-    }
+    if (!(passes & (pass == 0 ? PASS_ADAPTORS : PASS_POOLS))) continue;
+    size_t from_pass = 0;
     for (mri_reclaimer *r = registry; r != NULL; r = r->next) {
       if (r->pool != (pass == 1) || !matches(r, device)) continue;
       if (atomic_load_explicit(&r->keep, memory_order_relaxed)) continue;
       if (goal != 0 && pass == 0 && result->released >= goal) break;
       size_t released = 0;
       uint64_t start = mri_monotonic_ns();
-      mr_status st = r->release(r->obj, goal == 0 ? 0 : goal - result->released, &released);
+      mr_status st = r->release(r->obj, goal == 0 || result->released >= goal ? 0 : goal - result->released,
+                                &released);
       if (st != MR_OK && result->status == MR_OK) result->status = st;
       if (released == 0) continue;
       atomic_fetch_add_explicit(&r->reclaims, 1, memory_order_relaxed);
       atomic_fetch_add_explicit(&r->reclaimed_bytes, released, memory_order_relaxed);
       atomic_fetch_add_explicit(&r->reclaim_ns, mri_monotonic_ns() - start, memory_order_relaxed);
-      result->released += released;
+      from_pass += released;
       result->resources++;
       r->last_generation = result->generation;
       r->last_released = released;
     }
+    if (pass == 0) {
+      result->released += from_pass;
+      result->untrimmed += from_pass;
+    } else {
+      /* A byte an adaptor gave back to a pool that is then trimmed counts
+       * once: the pools' part counts only past what the adaptors gave (an
+       * adaptor over a pool no reclaim trims, the application's, is the
+       * exception this undercounts). */
+      result->pools_released += from_pass;
+      result->released += from_pass > result->untrimmed ? from_pass - result->untrimmed : 0;
+      result->untrimmed = 0;
+    }
   }
-  from_pools = result->released;
-  result->released = from_adaptors + (from_pools > from_adaptors ? from_pools - from_adaptors : 0);
   /* What stays idle: marked keep, or not yet past its streams' work. */
+  result->kept = 0;
   for (mri_reclaimer *r = registry; r != NULL; r = r->next)
     if (matches(r, device) && r->idle != NULL) result->kept += r->idle(r->obj);
-  result->ns = mri_monotonic_ns() - began;
+  result->ns += mri_monotonic_ns() - began;
 }
 
 void mri_reclaim(int device, size_t goal, mri_reclaim_trigger trigger, mri_reclaim_result *result) {
@@ -117,7 +127,7 @@ void mri_reclaim(int device, size_t goal, mri_reclaim_trigger trigger, mri_recla
   if (reclaiming) return;
   reclaiming = true;
   pthread_mutex_lock(&registry_lock);
-  reclaim_locked(device, goal, result);
+  reclaim_locked(device, goal, PASS_ALL, result);
   atomic_fetch_add_explicit(&generation, 1, memory_order_release);
   pthread_mutex_unlock(&registry_lock);
   reclaiming = false;
@@ -137,11 +147,11 @@ uint64_t mri_reclaim_generation(void) {
   return atomic_load_explicit(&generation, memory_order_acquire);
 }
 
-/* mr_release_idle's end, and mri_reclaim_after_oom's stage 2 (also when
- * its stage 1 gave nothing back): the reclaimers outside mrctx, with the
+/* mr_release_idle's end, and mri_reclaim_after_oom's stage 3 (also when
+ * its stages 1 and 2 gave nothing back): the reclaimers outside mrctx, with the
  * registry's lock not held (core/reclaimers.h). */
 static void reclaim_external(int device, size_t bytes, mri_reclaim_result *result) {
-  result->stage = 2;
+  result->stage = 3;
   reclaiming = true;
   mri_reclaimers_call(device, bytes, &result->external_called, &result->external_released);
   reclaiming = false;
@@ -153,14 +163,15 @@ static bool retry_after_external(int device, size_t bytes, mri_reclaim_result *r
 }
 
 bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t seen, mri_reclaim_result *result) {
-  if (reclaiming || result->stage >= 2) return false;
-  if (result->stage == 1) return retry_after_external(device, bytes, result);
-  result->stage = 1;
+  if (reclaiming || result->stage >= 3) return false;
+  if (result->stage == 2) return retry_after_external(device, bytes, result);
+  bool first = result->stage == 0;
   reclaiming = true;
   pthread_mutex_lock(&registry_lock);
-  bool retry;
-  if (atomic_load_explicit(&generation, memory_order_acquire) != seen) {
+  bool retry = false;
+  if (first && atomic_load_explicit(&generation, memory_order_acquire) != seen) {
     retry = true; /* a reclaim ended after this failure: share it */
+    result->stage = 1;
     result->shared = true;
     result->device = device;
     result->generation = atomic_load_explicit(&generation, memory_order_relaxed);
@@ -168,10 +179,26 @@ bool mri_reclaim_after_oom(int device, size_t bytes, uint64_t seen, mri_reclaim_
   } else {
     /* Everything idle on the device, not just `bytes`: what is left after
      * a partial reclaim may be too fragmented to serve the request, and
-     * the next allocation would pay for another walk. */
-    reclaim_locked(device, 0, result);
-    atomic_fetch_add_explicit(&generation, 1, memory_order_release);
-    retry = result->released > 0;
+     * the next allocation would pay for another walk. First the adaptors,
+     * whose memory goes back to the driver pools beneath them, where the
+     * retry often finds it (an allocation from the same pool, the common
+     * case, reuses it as it is); then, if that gave nothing or the retry
+     * still failed, the pools are trimmed, which unmaps memory (about a
+     * millisecond per GiB) for cuMemAlloc and other pools to map again. */
+    if (first) {
+      result->stage = 1;
+      size_t before = result->released;
+      reclaim_locked(device, 0, PASS_ADAPTORS, result);
+      atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+      retry = result->released > before;
+    }
+    if (!retry) {
+      result->stage = 2;
+      size_t before = result->pools_released;
+      reclaim_locked(device, 0, PASS_POOLS, result);
+      atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+      retry = result->pools_released > before;
+    }
   }
   pthread_mutex_unlock(&registry_lock);
   reclaiming = false;

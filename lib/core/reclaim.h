@@ -137,9 +137,13 @@ typedef struct mri_reclaim_result {
   /* Reclaimers outside mrctx (mrctx/reclaim.h, core/reclaimers.h): how many
    * were called, the bytes they reported. */
   size_t external_called, external_released;
-  /* mri_reclaim_after_oom's progress: 0 none yet, 1 mrctx's own idle
-   * memory, 2 the reclaimers outside mrctx too. */
+  /* mri_reclaim_after_oom's progress: 0 none yet, 1 the adaptors' idle
+   * memory (back to the pools beneath them), 2 the pools trimmed too, 3
+   * the reclaimers outside mrctx too. */
   int stage;
+  /* Bytes the adaptors gave back that no pool pass trimmed yet, and what
+   * the pool passes trimmed (released counts a byte once). */
+  size_t untrimmed, pools_released;
 } mri_reclaim_result;
 
 /* What started a reclaim: said in MRCTX_VERBOSE's line for it. */

@@ -178,9 +178,9 @@ static _Thread_local mri_reclaim_result failure;
 void mri_reclaim_note_failure(const mri_reclaim_result *result) {
   /* The next reclaim after the one noted (or the same one, shared): the
    * same allocation's next attempt, as a retry adaptor makes them. */
-  bool next =
-      failure_noted && failure.device == result->device &&
-      (result->generation == failure.generation + 1 || result->generation == failure.generation);
+  bool next = failure_noted && failure.device == result->device &&
+              (result->first_generation == failure.generation + 1 ||
+               result->generation == failure.generation);
   if (!next) {
     failure = *result;
     failure_noted = true;

@@ -397,7 +397,7 @@ static mr_status expandable_allocate(void *self, size_t bytes, size_t alignment,
   if (st != MR_OK) return st;
   if (info.capturing) return capture_allocate(s, bytes, stream, ptr);
   mri_reclaim_result reclaimed = {0};
-  for (int attempt = 0;; attempt++) {
+  for (;;) {
     bool oom = false;
     pthread_mutex_lock(&s->lock);
     exp_range *r = range_of_stream(s, info.id);
@@ -408,8 +408,9 @@ static mr_status expandable_allocate(void *self, size_t bytes, size_t alignment,
     if (st == MR_OK) return MR_OK;
     *ptr = NULL;
     /* Out of memory: take idle memory back from the whole process (our own
-     * idle pages in other streams' ranges too), then once more. */
-    if (!oom || attempt > 0 || !mri_reclaim_after_oom(s->device, rounded, generation, &reclaimed))
+     * idle pages in other streams' ranges too) and try again, each time a
+     * stage further (core/reclaim.h) until none is left. */
+    if (!oom || !mri_reclaim_after_oom(s->device, rounded, generation, &reclaimed))
       return oom ? mri_reclaim_explain(st, &reclaimed) : st;
   }
 }
