@@ -90,8 +90,8 @@ static void reclaim_locked(int device, size_t goal, int passes, mri_reclaim_resu
       if (goal != 0 && pass == 0 && result->released >= goal) break;
       size_t released = 0;
       uint64_t start = mri_monotonic_ns();
-      mr_status st = r->release(r->obj, goal == 0 || result->released >= goal ? 0 : goal - result->released,
-                                &released);
+      mr_status st = r->release(
+          r->obj, goal == 0 || result->released >= goal ? 0 : goal - result->released, &released);
       if (st != MR_OK && result->status == MR_OK) result->status = st;
       if (released == 0) continue;
       atomic_fetch_add_explicit(&r->reclaims, 1, memory_order_relaxed);
