@@ -10,6 +10,7 @@
  * The walks take the registry's lock (reclaim.c), as a reclaim does.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,33 +173,67 @@ void mri_reclaim_log(mri_reclaim_trigger trigger, size_t bytes, const mri_reclai
 
 /* ---- an allocation that still fails ----------------------------------------------- */
 
-static _Thread_local bool failure_noted;
-static _Thread_local mri_reclaim_result failure;
+/* The calling thread's record of its last failed allocation's reclaims,
+ * under a thread key rather than in TLS: the library keeps its static TLS
+ * small enough to be dlopen'ed (unit.core.tls_dlopen), and only a thread
+ * that ran out needs one. The key's destructor frees it at thread exit. */
+typedef struct failure_record {
+  bool noted;
+  mri_reclaim_result result;
+} failure_record;
+
+static pthread_once_t failure_once = PTHREAD_ONCE_INIT;
+static pthread_key_t failure_key;
+static bool failure_key_made;
+
+static void failure_key_make(void) {
+  failure_key_made = pthread_key_create(&failure_key, free) == 0;
+}
+
+/* This thread's record; with `make`, made if missing (NULL if host memory
+ * ran out: the failure's report then names no earlier attempt). */
+static failure_record *failure_of_thread(bool make) {
+  pthread_once(&failure_once, failure_key_make);
+  if (!failure_key_made) return NULL;
+  failure_record *f = pthread_getspecific(failure_key);
+  if (f == NULL && make) {
+    f = calloc(1, sizeof *f);
+    if (f != NULL && pthread_setspecific(failure_key, f) != 0) {
+      free(f);
+      f = NULL;
+    }
+  }
+  return f;
+}
 
 void mri_reclaim_note_failure(const mri_reclaim_result *result) {
+  failure_record *f = failure_of_thread(true);
+  if (f == NULL) return;
+  mri_reclaim_result *failure = &f->result;
   /* The next reclaim after the one noted (or the same one, shared): the
    * same allocation's next attempt, as a retry adaptor makes them. */
-  bool next = failure_noted && failure.device == result->device &&
-              (result->first_generation == failure.generation + 1 ||
-               result->generation == failure.generation);
+  bool next = f->noted && failure->device == result->device &&
+              (result->first_generation == failure->generation + 1 ||
+               result->generation == failure->generation);
   if (!next) {
-    failure = *result;
-    failure_noted = true;
+    *failure = *result;
+    f->noted = true;
     return;
   }
-  failure.released += result->released;
-  failure.resources += result->resources;
-  failure.ns += result->ns;
-  failure.kept = result->kept;
-  failure.generation = result->generation;
-  failure.shared = failure.shared && result->shared;
-  if (failure.status == MR_OK) failure.status = result->status;
+  failure->released += result->released;
+  failure->resources += result->resources;
+  failure->ns += result->ns;
+  failure->kept = result->kept;
+  failure->generation = result->generation;
+  failure->shared = failure->shared && result->shared;
+  if (failure->status == MR_OK) failure->status = result->status;
 }
 
 bool mri_reclaim_take_failure(mri_reclaim_result *out) {
-  if (!failure_noted) return false;
-  *out = failure;
-  failure_noted = false;
+  failure_record *f = failure_of_thread(false);
+  if (f == NULL || !f->noted) return false;
+  *out = f->result;
+  f->noted = false;
   return true;
 }
 

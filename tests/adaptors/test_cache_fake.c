@@ -185,8 +185,11 @@ static void test_driver_failures(void **state) {
   assert_true(fake_cuda_calls("cuCtxSynchronize") > syncs);
   assert_int_equal(fake_cuda_live_allocations(), 1); /* the small segment went back */
   assert_ok(mr_deallocate(cache, p, 3 * MiB, 0, (mr_stream)s));
-  /* Out of memory that trimming cannot fix is reported as such. */
-  fake_cuda_fail("cuMemAllocFromPoolAsync", 1, 3, CUDA_ERROR_OUT_OF_MEMORY);
+  /* Out of memory that trimming cannot fix is reported as such: the
+   * pool's first try, its retries after the process-wide reclaim's two
+   * stages (the adaptors' idle memory, then the pools trimmed), and the
+   * cache's own retry after returning its idle segments all fail. */
+  fake_cuda_fail("cuMemAllocFromPoolAsync", 1, 4, CUDA_ERROR_OUT_OF_MEMORY);
   p = (void *)1;
   assert_status(mr_allocate(cache, 30 * MiB, 0, (mr_stream)s, &p), MR_ERR_OUT_OF_MEMORY);
   assert_null(p);
