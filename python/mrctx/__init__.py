@@ -24,7 +24,9 @@ writes it for ``mrctx snapshot PATH``); mrctx.read_snapshot(path) reads such
 a file back, the out-of-memory dump included (MRCTX_OOM_SNAPSHOT);
 mrctx.merge_snapshots(paths) shows several processes' snapshots (the ranks
 of a torchrun job, the workers of a Dask cluster: mrctx.dask) as one view.
-``python -m mrctx`` runs the command's verbs (the mrctx command a wheel
+snapshot() and read_snapshot() return a Snapshot, merge_snapshots() a
+MergedSnapshot: TypedDicts, so a type checker knows the members of the
+dicts they are. ``python -m mrctx`` runs the command's verbs (the mrctx command a wheel
 carries; without it, info, resolve and snapshot are the package's own).
 
 libmrctx is loaded on first use, from the first of: MRCTX_LIBRARY (that file
@@ -78,6 +80,8 @@ from ._errors import (
 )
 from ._lib import library_path
 from ._snapshot import (
+    MergedSnapshot,
+    Snapshot,
     merge_snapshots,
     merge_snapshots_text,
     read_snapshot,
@@ -101,6 +105,7 @@ __all__ = [
     "Ignored",
     "InvalidArgumentError",
     "LibraryNotFoundError",
+    "MergedSnapshot",
     "NoDeviceError",
     "NoDriverError",
     "OutOfMemoryError",
@@ -113,6 +118,7 @@ __all__ = [
     "ScopeStats",
     "SharedBuffer",
     "SharedPool",
+    "Snapshot",
     "Source",
     "StateError",
     "Stats",

@@ -23,7 +23,7 @@ import json
 import os
 import signal
 import sys
-from typing import Callable, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO
 
 from . import _lib
 from ._errors import (ConfigError, Error, InvalidArgumentError, NoDeviceError, NoDriverError,
@@ -236,10 +236,10 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
         return EXIT_FAILURE
 
     failed = False
-    devices = []
+    devices: list[dict[str, Any]] = []  # one JSON object per device
     for d in range(count.value):
-        dev = _lib.sized(_lib.DeviceInfo)
-        status = library.mr_device_get_info(d, ctypes.byref(dev))
+        raw = _lib.sized(_lib.DeviceInfo)
+        status = library.mr_device_get_info(d, ctypes.byref(raw))
         if status != 0:
             devices.append({"device": d, "available": False, "reason": _last_error(library)})
             failed = True
@@ -250,14 +250,14 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
         free_memory: Optional[int] = int(free.value) if library.mr_device_get_memory(
             d, ctypes.byref(free), ctypes.byref(total)) == 0 else None
         free_reason = _last_error(library) if free_memory is None else ""
-        devices.append({"device": d, "available": True, "name": _text(dev.name),
-                        "total_memory": int(dev.total_memory),
-                        "compute_capability": f"{dev.compute_capability_major}."
-                                              f"{dev.compute_capability_minor}",
-                        "memory_pools": bool(dev.memory_pools_supported),
-                        "host_memory_pools": bool(dev.host_memory_pools_supported),
-                        "managed_memory": bool(dev.managed_memory),
-                        "concurrent_managed_access": bool(dev.concurrent_managed_access),
+        devices.append({"device": d, "available": True, "name": _text(raw.name),
+                        "total_memory": int(raw.total_memory),
+                        "compute_capability": f"{raw.compute_capability_major}."
+                                              f"{raw.compute_capability_minor}",
+                        "memory_pools": bool(raw.memory_pools_supported),
+                        "host_memory_pools": bool(raw.host_memory_pools_supported),
+                        "managed_memory": bool(raw.managed_memory),
+                        "concurrent_managed_access": bool(raw.concurrent_managed_access),
                         "free_memory": free_memory, "free_reason": free_reason,
                         "current_pool": current, "default_pool": default})
     pinned, managed = _pool(library, 2, 0), _pool(library, 3, 0)
@@ -265,8 +265,8 @@ def info(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = 
 
     if as_json:
         shown = []
-        for dev in devices:
-            dev = dict(dev)
+        for entry in devices:
+            dev = dict(entry)
             dev.pop("free_reason", None)
             for key in ("current_pool", "default_pool"):
                 if key in dev:
@@ -400,12 +400,12 @@ def resolve(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO]
         bad_input = status in (ConfigError.status, InvalidArgumentError.status)
         return EXIT_USAGE if bad_input else EXIT_FAILURE
     try:
-        return _resolve_table(library, handle.value, out, err)
+        return _resolve_table(library, handle, out, err)
     finally:
-        library.mr_context_destroy(handle.value)
+        library.mr_context_destroy(handle)
 
 
-def _resolve_table(library: ctypes.CDLL, ctx: int, out: TextIO, err: TextIO) -> int:
+def _resolve_table(library: ctypes.CDLL, ctx: ctypes.c_void_p, out: TextIO, err: TextIO) -> int:
     tags = int(library.mr_context_tag_count(ctx))
     devices = int(library.mr_context_device_count(ctx))
     names = [_text(library.mr_context_tag_name(ctx, t)) for t in range(tags)]

@@ -7,7 +7,7 @@ import ctypes
 import os
 import sys
 from dataclasses import dataclass
-from typing import (IO, TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional, Union,
+from typing import (IO, TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Optional, Union,
                     overload)
 
 from . import _check, _forksafe, _lib, _scopes
@@ -408,7 +408,8 @@ def resolve(spec: str, device: int = 0) -> Resource:
     device = _check.device("resolve", "device", device)
     out = ctypes.c_void_p()
     check(_lib.lib().mr_resource_from_spec(spec_text, device, ctypes.byref(out)))
-    return Resource(out.value, f"spec {spec!r} on device {device}")
+    # NULL reads as None; Resource refuses it as 0, were C ever to give it.
+    return Resource(out.value or 0, f"spec {spec!r} on device {device}")
 
 
 @dataclass(frozen=True)
@@ -630,6 +631,11 @@ class Context:
     def tag_index(self, tag: TagKey) -> int:
         """The index of ``tag`` (a name or an index); TagError if the context
         has no such tag."""
+        return self._index(tag)
+
+    def _index(self, tag: object) -> int:
+        """tag_index for whatever the caller passed: TagError for anything
+        but a name or an index."""
         if isinstance(tag, bool) or not isinstance(tag, (str, int)):
             raise TagError(f"mrctx: library {self._library!r}: a tag is a name or an index, "
                            f"not {type(tag).__name__}")
@@ -749,12 +755,12 @@ class Context:
         if tag is None:
             indices = list(range(len(self._tags)))
         elif isinstance(tag, (list, tuple, set, frozenset)):
-            indices = list(dict.fromkeys(self.tag_index(t) for t in tag))
+            indices = list(dict.fromkeys(self._index(t) for t in tag))
             if not indices:
                 raise TagError(f"mrctx: {who}: library {self._library!r}: no tag given "
                                "(None means every tag)")
         else:
-            indices = [self.tag_index(tag)]
+            indices = [self._index(tag)]
         device = _check.integer(who, "device", device)
         if device == -1:
             devices = list(range(self._device_count))

@@ -10,9 +10,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import glob
+import importlib
 import os
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Type, TypeVar
 
 from . import _forksafe
 from ._errors import LibraryNotFoundError
@@ -197,9 +198,13 @@ class SnapshotOptions(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("largest_blocks", ctypes.c_size_t)]
 
 
-def sized(struct_type: type) -> ctypes.Structure:
+_Struct = TypeVar("_Struct", bound=ctypes.Structure)
+
+
+def sized(struct_type: Type[_Struct]) -> _Struct:
     """A zeroed struct with its leading ``size`` set, as every versioned
-    struct of the C API needs (docs/abi.md)."""
+    struct of the C API needs (docs/abi.md); of the type given, so that a
+    reader of its fields is checked against that struct."""
     value = struct_type()
     value.size = ctypes.sizeof(struct_type)
     return value
@@ -322,8 +327,9 @@ def _candidates() -> list[tuple[str, str]]:
         for path in sorted(glob.glob(str(_PACKAGE_DIR / pattern))):
             found.append(("next to the package", path))
     try:
-        from . import _install  # written by python/meson.build at install
-
+        # Written by python/meson.build at install, absent from the source
+        # tree: imported by name, as a type checker of the tree cannot see it.
+        _install = importlib.import_module("._install", __package__)
         found.append(("the install prefix", os.path.join(_install.LIBDIR, soname)))
     except ImportError:
         pass

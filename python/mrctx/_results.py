@@ -24,7 +24,7 @@ class DictAccess:
     one release for code written against the dicts 0.2 returned."""
 
     def _names(self) -> tuple[str, ...]:
-        return tuple(field.name for field in dataclasses.fields(self))  # type: ignore[arg-type]
+        return tuple(field.name for field in dataclasses.fields(self))
 
     def __getitem__(self, key: str) -> Any:
         if isinstance(key, str) and key in self._names():

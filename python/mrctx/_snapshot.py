@@ -10,14 +10,312 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import itertools
 import json
 import os
 import stat
-from typing import Callable, Iterable, Union
+from typing import Any, Callable, Iterable, List, Optional, Sequence, TypedDict, Union
 
 from . import _check, _lib
 from ._errors import InvalidArgumentError, check
+
+# ---- the JSON's shapes ------------------------------------------------------
+# What snapshot(), read_snapshot() and merge_snapshots() return, for type
+# checkers: plain dicts at run time (json.loads), read as d["member"].
+# Members docs/observability.md calls "only where ..." or "absent ..." are
+# in the total=False classes; a reader of version 1 may meet members added
+# later, which these do not list. Byte counts, counts and ages are ints,
+# addresses and streams "0x..." strings.
+
+
+class SnapshotStats(TypedDict):
+    """A tag's statistics on one device (the fields of mr_stats)."""
+
+    current_bytes: int
+    peak_bytes: int
+    total_bytes: int
+    current_count: int
+    peak_count: int
+    total_count: int
+    failed_count: int
+
+
+class SnapshotCache(TypedDict):
+    """A cache(...)'s counters (the fields of mr_cache_stats)."""
+
+    hits: int
+    misses: int
+    cross_stream: int
+    bypassed: int
+    cached_bytes: int
+    cached_blocks: int
+    trims: int
+
+
+class _TrackedBlockRequired(TypedDict):
+    ptr: str
+    bytes: int
+    alignment: int
+    stream: str
+    age_ns: int
+
+
+class TrackedBlock(_TrackedBlockRequired, total=False):
+    """One of a track(...)'s largest live blocks; ``frames`` (its call
+    site, innermost first) where the tracker keeps stacks."""
+
+    frames: List[str]
+
+
+class SnapshotTrack(TypedDict):
+    """A track(...)'s live blocks: how many, their bytes, the largest."""
+
+    live_count: int
+    live_bytes: int
+    largest: List[TrackedBlock]
+
+
+class _IdleFigures(TypedDict):
+    idle_bytes: int
+    reclaims: int
+    reclaimed_bytes: int
+    reclaim_ns: int
+
+
+class IdleResource(_IdleFigures):
+    """A resource that keeps idle memory, and what process-wide reclaims
+    took back from it."""
+
+    resource: str
+    keep: bool
+
+
+class SnapshotIdle(_IdleFigures):
+    """The sums over a tag's resources that keep idle memory, and each."""
+
+    resources: List[IdleResource]
+
+
+class _TagDeviceRequired(TypedDict):
+    device: int
+    spec: str
+    origin: str  # "default", "override", "file", "env"
+    stats: SnapshotStats
+
+
+class TagDevice(_TagDeviceRequired, total=False):
+    """One tag on one device slot; the members below only where they
+    apply: ``status`` and ``reason`` where the tag cannot allocate there,
+    ``shares`` where it shares another tag's resource."""
+
+    status: str
+    reason: str
+    shares: str
+    cache: SnapshotCache
+    idle: SnapshotIdle
+    track: SnapshotTrack
+
+
+class SnapshotTag(TypedDict):
+    """One tag of a context, on each of its device slots."""
+
+    tag: str
+    devices: List[TagDevice]
+
+
+class _SnapshotContextRequired(TypedDict):
+    id: int
+    library: str
+    device_count: int
+    tags: List[SnapshotTag]
+
+
+class SnapshotContext(_SnapshotContextRequired, total=False):
+    """A context; ``destroyed`` only in MRCTX_STATS_AT_EXIT's report, for
+    an entry that stands for destroyed contexts."""
+
+    destroyed: int
+
+
+class _SnapshotPoolRequired(TypedDict):
+    pool: str  # "device_current", "device_default", "pinned_default", ...
+    kind: str  # "device", "pinned", "managed"
+    device: int  # -1 for host and managed pools
+    is_default: bool
+    is_current: bool
+    release_threshold: int
+    reserved_bytes: int
+    reserved_high: int
+    used_bytes: int
+    used_high: int
+
+
+class SnapshotPool(_SnapshotPoolRequired, total=False):
+    """One of the driver's pools; ``owner`` (library:tag) for an owned
+    pool(...)."""
+
+    owner: str
+
+
+class SnapshotDevice(TypedDict):
+    """A device's free and total memory, every process's use counted."""
+
+    device: int
+    free_bytes: int
+    total_bytes: int
+
+
+class _IdleMemoryRequired(IdleResource):
+    device: int  # -1: host memory
+
+
+class IdleMemory(_IdleMemoryRequired, total=False):
+    """A resource of the process that keeps idle memory; ``owner`` (the
+    first library:tag whose chain holds it) where a context's tag does."""
+
+    owner: str
+
+
+class OomReclaim(TypedDict):
+    """The process-wide reclaim before an out-of-memory failure: what it
+    took back (zeros where it shared another thread's), what stayed idle,
+    how long it took."""
+
+    shared: bool
+    released_bytes: int
+    resources: int
+    kept_bytes: int
+    ns: int
+
+
+class _OutOfMemoryRequired(TypedDict):
+    library: str
+    tag: str
+    device: int
+    bytes: int
+    stream: str
+    message: str
+
+
+class OutOfMemory(_OutOfMemoryRequired, total=False):
+    """The allocation whose failure took the snapshot; ``reclaim`` where
+    the process-wide reclaim ran first and did not make room."""
+
+    reclaim: OomReclaim
+
+
+class _SnapshotRequired(TypedDict):
+    schema: str  # "mrctx-snapshot"
+    version: int
+    mrctx_version: str
+    pid: int
+    time_unix_ns: int
+    time: str
+    trigger: str  # "request" or "out_of_memory"
+    contexts: List[SnapshotContext]
+    pools: List[SnapshotPool]
+
+
+class Snapshot(_SnapshotRequired, total=False):
+    """A snapshot, schema "mrctx-snapshot" version 1: the members below
+    only where docs/observability.md says they are there (``rank`` and its
+    kin where the launcher set them, ``out_of_memory`` for the dump,
+    ``devices`` where one was read)."""
+
+    host: str
+    rank: int
+    local_rank: int
+    world_size: int
+    out_of_memory: OutOfMemory
+    destroyed_not_kept: int
+    devices: List[SnapshotDevice]
+    idle_memory: List[IdleMemory]
+
+
+class MergedOutOfMemory(TypedDict):
+    """The allocation that failed, for a merged out-of-memory dump."""
+
+    library: str
+    tag: str
+    device: int
+    bytes: int
+
+
+class _MergedProcessRequired(TypedDict):
+    process: int
+    host: str
+    pid: int
+    rank: Optional[int]
+    local_rank: Optional[int]
+    world_size: Optional[int]
+    time_unix_ns: int
+    time: str
+    trigger: str
+    mrctx_version: str
+
+
+class MergedProcess(_MergedProcessRequired, total=False):
+    """One input of merge_snapshots, ``process`` its index; None where
+    the snapshot does not say. ``out_of_memory`` (library, tag, device,
+    bytes) for a dump; ``worker`` (the Dask worker's address) in what
+    mrctx.dask.snapshots returns."""
+
+    out_of_memory: MergedOutOfMemory
+    worker: str
+
+
+class _MergedRowRequired(TypedDict):
+    process: int
+    host: str
+    pid: int
+    rank: Optional[int]
+    device: int
+    library: str
+    tag: str
+    spec: str
+    stats: SnapshotStats
+
+
+class MergedRow(_MergedRowRequired, total=False):
+    """A tag on a device slot of one process that has allocated."""
+
+    shares: str
+
+
+class MergedDevice(TypedDict):
+    """A host's device: its rows' sums and its memory (None where no
+    snapshot from its host read it)."""
+
+    host: str
+    device: int
+    current_bytes: int
+    peak_bytes: int
+    processes: int
+    free_bytes: Optional[int]
+    total_bytes: Optional[int]
+
+
+class MergedTotal(TypedDict):
+    """Sums over every row and input."""
+
+    current_bytes: int
+    processes: int
+    hosts: int
+    rows: int
+    idle_slots: int
+
+
+class MergedSnapshot(TypedDict):
+    """Several snapshots as one view, schema "mrctx-snapshot-merged"
+    version 1."""
+
+    schema: str
+    version: int
+    processes: List[MergedProcess]
+    rows: List[MergedRow]
+    devices: List[MergedDevice]
+    total: MergedTotal
 
 
 def _take(largest_blocks: int) -> ctypes.c_void_p:
@@ -52,11 +350,12 @@ def snapshot_json(largest_blocks: int = 0) -> str:
     return _write(largest_blocks, "mr_snapshot_write_json", "snapshot_json")
 
 
-def snapshot(largest_blocks: int = 0) -> dict:
+def snapshot(largest_blocks: int = 0) -> Snapshot:
     """A snapshot taken now, as the parsed JSON: ``{"schema":
     "mrctx-snapshot", "version": 1, "contexts": [{"library": ..., "tags":
     [{"tag": ..., "devices": [{"device": 0, "spec": ..., "stats": {...},
-    ...}]}]}], "pools": [...], ...}``."""
+    ...}]}]}], "pools": [...], ...}``: a Snapshot, whose members a type
+    checker knows."""
     return json.loads(_write(largest_blocks, "mr_snapshot_write_json", "snapshot"))
 
 
@@ -199,7 +498,7 @@ def _parse(data: bytes, where: str, writer: str) -> str:
 _SNAPSHOT_MAX = 256 << 20
 
 
-def read_snapshot(path: Union[str, "os.PathLike[str]"]) -> dict:
+def read_snapshot(path: Union[str, "os.PathLike[str]"]) -> Snapshot:
     """Read a snapshot file -- the out-of-memory dump MRCTX_OOM_SNAPSHOT
     names, or what write_snapshot() or mr_snapshot_write_json wrote, in this
     process or another -- as the dict snapshot() returns. The file is
@@ -212,7 +511,7 @@ def read_snapshot(path: Union[str, "os.PathLike[str]"]) -> dict:
 
 # What merge_snapshots takes: a snapshot file's path, or a snapshot as
 # snapshot() and read_snapshot() return it.
-SnapshotSource = Union[str, bytes, "os.PathLike[str]", dict]
+SnapshotSource = Union[str, bytes, "os.PathLike[str]", Snapshot, "dict[str, Any]"]
 
 
 def _source_bytes(source: SnapshotSource, index: int, who: str) -> tuple[bytes, str]:
@@ -228,14 +527,13 @@ def _source_bytes(source: SnapshotSource, index: int, who: str) -> tuple[bytes, 
 def _merged(sources: "Iterable[SnapshotSource]", writer: str, who: str) -> str:
     if isinstance(sources, (str, bytes, dict, os.PathLike)):
         raise _check._type_error(who, "snapshots", "a list of paths or snapshot dicts", sources)
-    loaders = [(lambda i=i, source=source: _source_bytes(source, i, who))
-               for i, source in enumerate(sources)]
+    loaders = [functools.partial(_source_bytes, source, i, who) for i, source in enumerate(sources)]
     if not loaders:
         raise InvalidArgumentError(f"mrctx: {who}: no snapshots to merge")
     return _merge_loaded(loaders, writer)
 
 
-def _merge_loaded(loaders: "list[Callable[[], tuple[bytes, str]]]", writer: str) -> str:
+def _merge_loaded(loaders: "Sequence[Callable[[], tuple[bytes, str]]]", writer: str) -> str:
     """Each loader's snapshot read (and checked) in turn, then all written
     with ``writer``: mr_snapshot_write_merged_*, or, for one snapshot,
     mr_snapshot_write_*. A loader gives the JSON and the name errors give
@@ -257,14 +555,14 @@ def _merge_loaded(loaders: "list[Callable[[], tuple[bytes, str]]]", writer: str)
             write = lambda stream: getattr(library, writer)(handles[0], stream)
         status, written = _lib.write_to_string(write)
     finally:
-        for handle in handles:
-            if handle:
-                library.mr_snapshot_destroy(handle)
+        for address in handles:  # each an int, or None where not read
+            if address:
+                library.mr_snapshot_destroy(address)
     check(status)
     return written
 
 
-def merge_snapshots(snapshots: "Iterable[SnapshotSource]") -> dict:
+def merge_snapshots(snapshots: "Iterable[SnapshotSource]") -> MergedSnapshot:
     """Several processes' snapshots as one view -- each a file's path (what
     write_snapshot, the out-of-memory dump or mr_snapshot_write_json wrote,
     in any process on any host) or a dict snapshot() returned -- as ``mrctx

@@ -71,6 +71,8 @@ _PYTHON_CALLS = ("PyCapsule_IsValid", "PyCapsule_GetPointer", "PyGILState_Ensure
 
 _dlpack_lock = _forksafe.lock()
 _dlpack_module: Optional[ctypes.PyDLL] = None
+# Its capsule destructor's address, set with it under _dlpack_lock.
+_dlpack_destructor = ctypes.c_void_p()
 
 
 def _dlpack_path() -> str:
@@ -113,8 +115,8 @@ def _dlpack() -> ctypes.PyDLL:
                 for name in _PYTHON_CALLS))
             if module.mrctx_dlpack_init(ctypes.byref(calls)) != 0:
                 raise LibraryNotFoundError(f"mrctx: {path} is not the package's own version")
-            module.destructor = ctypes.cast(module.mrctx_dlpack_capsule_destructor,
-                                            ctypes.c_void_p)
+            _dlpack_destructor.value = ctypes.cast(module.mrctx_dlpack_capsule_destructor,
+                                                   ctypes.c_void_p).value
             _dlpack_module = module
         return _dlpack_module
 
@@ -496,7 +498,7 @@ class Buffer:
             raise MemoryError("mrctx: Buffer.__dlpack__: no memory for the DLPack tensor")
         try:
             return _capsule_new(managed, _CAPSULE_VERSIONED if versioned else _CAPSULE,
-                                module.destructor)
+                                _dlpack_destructor)
         except BaseException:
             module.mrctx_dlpack_discard(managed, int(versioned))
             raise

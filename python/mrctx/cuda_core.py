@@ -50,7 +50,12 @@ def _stream_handle(stream: Any, who: str) -> int:
     return _check.stream(who, "stream", stream)
 
 
-class TagMemoryResource(_core.MemoryResource):
+# cuda.core's MemoryResource, from the module imported when this hook is: a base class a type
+# checker cannot name through a variable, so Any to it.
+_MemoryResourceBase: Any = _core.MemoryResource
+
+
+class TagMemoryResource(_MemoryResourceBase):
     """cuda.core memory from ``tag`` of ``ctx`` on ``device`` (None: the
     calling thread's current device)."""
 

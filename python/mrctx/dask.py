@@ -33,7 +33,7 @@ from . import _forksafe
 from ._context import Context
 from ._errors import StateError
 from ._hooks import import_framework
-from ._snapshot import merge_snapshots, merge_snapshots_text, snapshot
+from ._snapshot import MergedSnapshot, Snapshot, merge_snapshots, merge_snapshots_text, snapshot
 
 HOOK = "mrctx.dask"
 
@@ -43,7 +43,12 @@ _lock = _forksafe.lock()
 _contexts: dict[str, Context] = {}  # this worker process's, by library
 
 
-class MrctxPlugin(_distributed.WorkerPlugin):
+# Dask's WorkerPlugin, from the module imported when this hook is: a base class a type
+# checker cannot name through a variable, so Any to it.
+_WorkerPluginBase: Any = _distributed.WorkerPlugin
+
+
+class MrctxPlugin(_WorkerPluginBase):
     """Makes the context ``library`` with ``tags`` ({tag: default spec}) on
     each worker, overridden by ``overrides`` (text, as Context takes it)
     and the environment variable ``env_var`` (read on the worker), and
@@ -127,11 +132,11 @@ def stats(client: Any, library: Optional[str] = None) -> dict[str, dict]:
     return client.run(_worker_stats, library)
 
 
-def _worker_snapshot(largest_blocks: int) -> dict:
+def _worker_snapshot(largest_blocks: int) -> Snapshot:
     return snapshot(largest_blocks)
 
 
-def snapshots(client: Any, largest_blocks: int = 0) -> dict:
+def snapshots(client: Any, largest_blocks: int = 0) -> MergedSnapshot:
     """A snapshot of every worker process, taken now with ``client.run``
     and merged into one view (mrctx.merge_snapshots): rows by host,
     process, device, library and tag, totals per device. Each worker's

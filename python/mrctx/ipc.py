@@ -160,7 +160,7 @@ def import_pool(shared: SharedPool) -> Any:
                                                    ctypes.byref(handle))
             check(status, "mrctx: import_pool: ")
             what = f"pool {shared.pool_id:016x} imported from pid {shared.exporter_pid}"
-            resource = Resource(handle.value, what)
+            resource = Resource(handle.value or 0, what)  # NULL (None) is refused as 0
             _imported[shared.pool_id] = resource
             return resource
     finally:

@@ -85,7 +85,12 @@ def _finalizer(resource: Resource, ptr: int, size: int, stream: int) -> Any:
     return free
 
 
-class MrctxNumbaManager(_driver.HostOnlyCUDAMemoryManager):
+# Numba's HostOnlyCUDAMemoryManager, from the module imported when this hook is: a base class a type
+# checker cannot name through a variable, so Any to it.
+_ManagerBase: Any = _driver.HostOnlyCUDAMemoryManager
+
+
+class MrctxNumbaManager(_ManagerBase):
     """The EMM plugin: device memory (and plain pinned host memory) from
     mrctx tags. Numba creates one per CUDA context. mempin, defer_cleanup
     (which only concerns the host allocations Numba keeps) and the host

@@ -421,9 +421,9 @@ def _device_index(device: Any, who: str) -> int:
             return int(number) if number else _device_index(None, who)
         raise _check.ArgumentError(f"{HOOK}.{who}: device={device!r} is not a CUDA device "
                                    "('cuda' or 'cuda:N')")
-    kind = getattr(device, "type", None)
-    if isinstance(kind, str) and not isinstance(device, int):
-        if kind != "cuda":
+    device_type = getattr(device, "type", None)
+    if isinstance(device_type, str) and not isinstance(device, int):
+        if device_type != "cuda":
             raise _check.ArgumentError(f"{HOOK}.{who}: device={device!r} is not a CUDA device")
         index = getattr(device, "index", None)
         return _device_index(index, who)

@@ -14,7 +14,8 @@ still do so: it names the mark and runs "$readme_apt"). The line must
 install pytest (python3-pytest) and, for every module a unit or fake
 Python test imports with pytest.importorskip (tests/python/*.py; the gpu
 suite's frameworks are not Debian packages), its Debian package
-python3-MODULE: a test that skips on a fresh machine following README.md
+python3-MODULE, and the checkers tests/python/check_types.py runs
+(python3-mypy, pyflakes3): a test that skips on a fresh machine following README.md
 is a test nobody runs.
 """
 import glob
@@ -58,6 +59,13 @@ def main():
     if MARK not in ci or '"$readme_apt"' not in ci:
         problems.append(f".ci/run no longer finds the line by '{MARK}' and runs \"$readme_apt\"")
     modules = {"pytest": "tests/python/run_pytest.py"}
+    # The checkers unit.python.types runs (tests/python/check_types.py),
+    # by their Debian packages.
+    tools = {"python3-mypy": "mypy", "pyflakes3": "pyflakes"}
+    for package, tool in sorted(tools.items()):
+        if package not in packages:
+            problems.append(f"tests/python/check_types.py runs {tool}: README.md's apt line "
+                            f"does not install {package}")
     for path in sorted(glob.glob(os.path.join(root, "tests", "python", "*.py"))):
         with open(path, encoding="utf-8") as f:
             for module in re.findall(r"importorskip\(\s*[\"']([A-Za-z0-9_]+)", f.read()):

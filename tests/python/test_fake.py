@@ -8,6 +8,7 @@ import gc
 import os
 
 import pytest
+from conftest import assert_shape
 
 import mrctx
 import mrctx.torch as mtorch
@@ -320,6 +321,7 @@ def test_snapshot_idle_memory(library_name, fake):
 
         def figures():
             snap = mrctx.snapshot()
+            assert_shape(snap, mrctx.Snapshot)  # idle, idle_memory, pools, devices
             (context,) = [c for c in snap["contexts"] if c["library"] == library_name]
             idle = context["tags"][0]["devices"][1]["idle"]
             listed = [i for i in snap["idle_memory"] if i.get("owner") == library_name + ":temp"

@@ -7,6 +7,7 @@ import json
 import os
 
 import pytest
+from conftest import assert_shape
 
 import mrctx
 
@@ -90,6 +91,7 @@ def test_snapshot_lists_device_memory(library_name, fake):
         temp = ctx.get_resource("temp", 1)
         ptr = temp.allocate(4 << 20)
         snap = mrctx.snapshot()
+        assert_shape(snap, mrctx.Snapshot)
         devices = {d["device"]: d for d in snap["devices"]}
         assert devices[1] == {"device": 1, "free_bytes": mrctx.device_memory(1).free,
                               "total_bytes": 16 << 30}
@@ -116,6 +118,7 @@ def test_merge_two_processes(library_name, tmp_path, no_launcher):
     rank1.write_text(json.dumps(_as_process(snap, "gpu07", 1, 4243)))
     # A path and a dict, rank 1 given first.
     merged = mrctx.merge_snapshots([rank1, _as_process(snap, "gpu07", 0, 4242)])
+    assert_shape(merged, mrctx.MergedSnapshot)
     assert merged["schema"] == "mrctx-snapshot-merged" and merged["version"] == 1
     assert [(p["process"], p["rank"], p["pid"]) for p in merged["processes"]] == \
         [(0, 1, 4243), (1, 0, 4242)]

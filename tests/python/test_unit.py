@@ -10,6 +10,7 @@ import sys
 import threading
 
 import pytest
+from conftest import assert_shape
 
 import mrctx
 import mrctx.torch as mtorch
@@ -385,6 +386,7 @@ def test_snapshot(library_name, tmp_path):
         blocks = [kept.allocate(size) for size in (1000, 5000, 3000)]
         ptr = cached.allocate(1 << 20)
         snap = mrctx.snapshot(largest_blocks=2)
+        assert_shape(snap, mrctx.Snapshot)  # what the types promise (track, cache)
         assert snap["schema"] == "mrctx-snapshot" and snap["version"] == 1
         assert snap["trigger"] == "request" and snap["pid"] == os.getpid()
         assert snap["pools"] == []  # no driver
@@ -399,6 +401,8 @@ def test_snapshot(library_name, tmp_path):
         path = tmp_path / "snap.json"
         mrctx.write_snapshot(path)
         written = json.loads(path.read_text())
+        assert_shape(written, mrctx.Snapshot)
+        assert_shape(mrctx.read_snapshot(path), mrctx.Snapshot)
         assert _find_tag(written, library_name, "plain")[0]["stats"]["total_count"] == 0
         for size, block in zip((1000, 5000, 3000), blocks):
             kept.deallocate(block, size)
