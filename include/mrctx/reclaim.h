@@ -71,7 +71,7 @@ MR_NODISCARD MR_API mr_status mr_reclaimer_unregister(mr_reclaimer *reclaimer);
 
 /** What a reclaimer did: versioned (set size first, docs/abi.md). */
 typedef struct mr_reclaimer_stats {
-  size_t size;
+  size_t size;          /**< sizeof(mr_reclaimer_stats), set by the caller */
   uint64_t calls;       /**< times it was called */
   uint64_t bytes;       /**< bytes it said it gave back, in all */
   uint64_t nanoseconds; /**< time spent in its calls, in all */
