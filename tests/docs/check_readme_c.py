@@ -36,10 +36,11 @@ def blocks(text, start):
             re.finditer(r"^```(\w+)\n(.*?)^```$", text[at:], re.S | re.M)]
 
 
-def check_resolve_block(found, build, env):
+def check_resolve_block(found, tool, env):
     """The operator's block: the `export MYLIB_MEMORY=...` and the
-    `build/tools/mrctx resolve` line (continued with backslashes), run over
-    two fake devices; the next block, the table it prints."""
+    `build/tools/mrctx resolve` line (continued with backslashes), run with
+    `tool` (the build's command, or the installed one) over two fake
+    devices; the next block, the table it prints."""
     at = next((i for i, (lang, body) in enumerate(found)
                if lang == "sh" and "mrctx resolve" in body), None)
     if at is None or at + 1 >= len(found) or found[at + 1][0] != "text":
@@ -50,7 +51,6 @@ def check_resolve_block(found, build, env):
     if export is None or not line.startswith("build/tools/mrctx "):
         return ["the resolve block wants `export MYLIB_MEMORY='...'` and a line "
                 "`build/tools/mrctx resolve ...`:\n" + script]
-    tool = os.path.join(build, "tools", "mrctx")
     run = subprocess.run(["sh", "-c", line.replace("build/tools/mrctx", tool, 1)],
                          capture_output=True, text=True, timeout=120,
                          env=dict(env, MYLIB_MEMORY=export.group(2), FAKECUDA_DEVICES="2"))
@@ -121,7 +121,14 @@ def main():
                             "tag_requires\n"
                             f"$ MYLIB_MEMORY='result=host' {rerun}\n"
                             f"{refused.stdout}{refused.stderr}")
-        failures += check_resolve_block(found, build, env)
+        if installed:
+            # The installed command: bin/ of the prefix the .pc file names.
+            prefix = subprocess.run(["pkg-config", "--variable=prefix", "mrctx"], env=env,
+                                    capture_output=True, text=True, timeout=60).stdout.strip()
+            tool = os.path.join(prefix, "bin", "mrctx")
+        else:
+            tool = os.path.join(build, "tools", "mrctx")
+        failures += check_resolve_block(found, tool, env)
     for failure in failures:
         print("check_readme_c: " + failure, file=sys.stderr)
     if failures:
