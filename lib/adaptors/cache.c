@@ -1754,6 +1754,8 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   return st;
 }
 
+bool mri_is_cache(const mr_resource *mr) { return mr_resource_state(mr, &cache_ops) != NULL; }
+
 mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *stats) {
   if (stats == NULL)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_cache_resource_get_stats: stats is NULL");
