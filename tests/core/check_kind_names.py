@@ -15,13 +15,13 @@ lib/). In the C and C++ sources of lib/, tools/ and include/ this fails on
 
   - a call to a comparison or predicate (a function whose name ends in
     `cmp` or `_is`, such as strcmp, strncmp, memcmp or a string-taking
-    mri_resource_is) with a kind name as a string argument, alone or as
-    the start of a spec ("pool(");
-  - a comparison (a `...cmp` call) of what mr_resource_name or
-    mr_resource_describe returns, whatever it is compared with;
+    mri_resource_is, and strstr) with a kind name as a string argument,
+    alone or as the start of a spec ("pool(");
+  - a comparison or search (a `...cmp` call, strstr) of what
+    mr_resource_name or mr_resource_describe returns, whatever with;
 
-and in python/mrctx on `==`/`!=` against a kind name and on
-`.startswith("KIND")`. Prints each as FILE:LINE: text, and exits 1 if there
+and in python/mrctx on `==`/`!=` against a kind name, on
+`.startswith("KIND")` and on `"KIND(" in ...`. Prints each as FILE:LINE: text, and exits 1 if there
 is one.
 """
 import os
@@ -29,7 +29,7 @@ import re
 import sys
 
 OPS_NAME = re.compile(r'\.name\s*=\s*"([a-z_]+)"')
-CALL = re.compile(r"\b(\w*(?:cmp|_is))\s*\(")
+CALL = re.compile(r"\b(\w*(?:cmp|_is)|strstr|strcasestr)\s*\(")
 STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 RESOURCE_TEXT = re.compile(r"\bmr_resource_(?:name|describe)\s*\(")
 C_SOURCES = (".c", ".h", ".cpp", ".hpp", ".cu")
@@ -93,7 +93,7 @@ def check_c(path, kinds, problems):
         args = arguments(text, m.end())
         literals = [s.group(1) for s in STRING.finditer(args)]
         why = None
-        if m.group(1).endswith("cmp") and RESOURCE_TEXT.search(args):
+        if not m.group(1).endswith("_is") and RESOURCE_TEXT.search(args):
             why = "compares a resource's name or description"
         elif any(names_a_kind(s, kinds) for s in literals):
             why = "compares with a built-in kind's name"
@@ -105,7 +105,8 @@ def check_c(path, kinds, problems):
 def check_python(path, kinds, problems):
     alternatives = "|".join(sorted(re.escape(k) for k in kinds))
     pattern = re.compile(rf'(?:[=!]=\s*["\'](?:{alternatives})["\']|["\'](?:{alternatives})["\']\s*[=!]='
-                         rf'|\.startswith\(\s*["\'](?:{alternatives})\b)')
+                         rf'|\.startswith\(\s*["\'](?:{alternatives})\b'
+                         rf'|["\'](?:{alternatives})\(["\']\s+in\b)')
     for number, line in enumerate(read(path).splitlines(), 1):
         code = line.split("#", 1)[0]
         if pattern.search(code):
