@@ -154,6 +154,17 @@ mr_status mri_fixed_release_idle(mr_resource *mr);
  * (`group`: the bin's state; mr_resource_keep_idle). */
 void mri_fixed_set_reclaim_group(mr_resource *mr, const void *group);
 
+/* Whether `mr` is the library's own retry, log, track or cache adaptor:
+ * made by that kind's constructor, over the ops table the library defines
+ * for it (mr_resource_state's check, a pointer comparison). The name does
+ * not tell: an application's resource may give its ops any name, "cache"
+ * included, and is none of these. One function per kind, so that a
+ * misspelt kind does not compile. NULL is none of them. */
+bool mri_is_retry(const mr_resource *mr);
+bool mri_is_log(const mr_resource *mr);
+bool mri_is_track(const mr_resource *mr);
+bool mri_is_cache(const mr_resource *mr);
+
 /* track(UP, stacks=N)'s N, for snapshots (which copy that many frames per
  * block under the tracker's lock); 0 for a tracker without stacks or a
  * resource that is no tracker. */

@@ -446,8 +446,8 @@ static cache_heap *heap_find_locked(cache_state *c, mri_stream_id key) {
   if ((c->table == NULL || c->heap_count >= 2 * (c->table_mask + 1)) && !table_grow(c)) return NULL;
   cache_heap *h = mri_host_malloc(sizeof *h);
   if (h == NULL) return NULL;
-  if (!cache_heap_init(h, key, &c->records, capped(c) ? &c->idle_bytes : NULL)) {
-    cache_heap_fini(h);
+  if (!mri_cache_heap_init(h, key, &c->records, capped(c) ? &c->idle_bytes : NULL)) {
+    mri_cache_heap_fini(h);
     free(h);
     return NULL;
   }
@@ -481,7 +481,7 @@ static void heap_reclaim_locked(cache_state *c, cache_heap *h) {
   *link = h->table_next;
   c->heap_count--;
   atomic_store_explicit(&c->live_heaps, c->heap_count, memory_order_relaxed);
-  cache_heap_fini(h);
+  mri_cache_heap_fini(h);
   free(h);
 }
 
@@ -500,7 +500,7 @@ static void nvtx_block_out(cache_state *c, const void *ptr, size_t bytes) {
   pthread_mutex_lock(&c->table_lock);
   FOR_EACH_HEAP(c, x) {
     cache_lock_take(&x->lock);
-    cache_block *b = cache_map_get(&x->blocks, (uintptr_t)ptr);
+    cache_block *b = mri_cache_map_get(&x->blocks, (uintptr_t)ptr);
     cache_lock_give(&x->lock);
     if (b != NULL) {
       /* The block is the caller's now: its segment stays. */
@@ -605,7 +605,7 @@ static void take_idle(cache_heap *h, bool small, size_t keep, segment_list *out)
       if (s->used == 0 && s->small == small && (victim == NULL || s->size > victim->size))
         victim = s;
     if (victim == NULL) return;
-    cache_heap_detach(h, victim);
+    mri_cache_heap_detach(h, victim);
     list_push(out, victim);
   }
 }
@@ -628,9 +628,9 @@ static mr_status give_back(cache_state *c, cache_heap *h, segment_list *l, mr_st
     if (st != MR_OK) mri_nvtx_heap_add((void *)s->base, s->size, c->description);
     cache_lock_take(&h->lock);
     if (st == MR_OK) {
-      cache_segment_free(h, s);
+      mri_cache_segment_free(h, s);
     } else {
-      cache_heap_adopt(h, s, false);
+      mri_cache_heap_adopt(h, s, false);
       if (first == MR_OK) first = st;
     }
     cache_lock_give(&h->lock);
@@ -654,17 +654,17 @@ static cache_segment *find_ready_segment(cache_state *c, cache_heap *own, bool s
     cache_lock_take(&x->lock);
     /* Blocks freed there on other streams may be done now, and with them
      * a segment idle. */
-    if (x->pending != NULL) cache_heap_settle_pending(x, safe);
+    if (x->pending != NULL) mri_cache_heap_settle_pending(x, safe);
     cache_pool *p = small ? &x->small : &x->large;
     cache_segment *best = NULL;
     if (p->idle_segments > 0) {
-      cache_heap_poll(x);
+      mri_cache_heap_poll(x);
       for (cache_segment *s = x->segments; s != NULL; s = s->next)
         if (s->used == 0 && s->small == small && s->size >= size &&
-            cache_segment_ready(x, s, safe) && (best == NULL || s->size < best->size))
+            mri_cache_segment_ready(x, s, safe) && (best == NULL || s->size < best->size))
           best = s;
     }
-    if (best != NULL) cache_heap_detach(x, best);
+    if (best != NULL) mri_cache_heap_detach(x, best);
     cache_lock_give(&x->lock);
     if (best != NULL) {
       *from = x;
@@ -681,9 +681,9 @@ static size_t stranded_bytes(cache_state *c, cache_heap *own) {
   FOR_EACH_HEAP(c, x) {
     if (x == own) continue;
     cache_lock_take(&x->lock);
-    cache_heap_poll(x);
+    mri_cache_heap_poll(x);
     for (cache_segment *s = x->segments; s != NULL; s = s->next)
-      if (s->used == 0 && !cache_segment_ready(x, s, safe)) total += s->size;
+      if (s->used == 0 && !mri_cache_segment_ready(x, s, safe)) total += s->size;
     total += x->pending_bytes;
     cache_lock_give(&x->lock);
   }
@@ -718,7 +718,7 @@ static bool adopt_segment(cache_state *c, cache_heap *h, bool small, size_t size
     return false;
   }
   cache_lock_take(&h->lock);
-  cache_heap_adopt(h, s, true);
+  mri_cache_heap_adopt(h, s, true);
   cache_lock_give(&h->lock);
   return true;
 }
@@ -872,10 +872,10 @@ static mr_status upstream_segment(cache_state *c, size_t *bytes, size_t size, mr
 static cache_block *take_locked(cache_state *c, cache_heap *h, bool small, size_t size,
                                 bool *failed) {
   *failed = false;
-  if (MRI_UNLIKELY(h->pending != NULL)) cache_heap_settle_pending(h, safe_epoch(c));
-  cache_block *b = cache_heap_take(h, small, size);
-  if (b != NULL && MRI_UNLIKELY(!cache_map_put(&h->blocks, b->addr, b))) {
-    cache_heap_release(h, b, current_epoch(c));
+  if (MRI_UNLIKELY(h->pending != NULL)) mri_cache_heap_settle_pending(h, safe_epoch(c));
+  cache_block *b = mri_cache_heap_take(h, small, size);
+  if (b != NULL && MRI_UNLIKELY(!mri_cache_map_put(&h->blocks, b->addr, b))) {
+    mri_cache_heap_release(h, b, current_epoch(c));
     *failed = true;
     return NULL;
   }
@@ -917,7 +917,7 @@ static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, 
   bool failed = false;
   cache_block *b = NULL;
   cache_lock_take(&h->lock);
-  if (cache_heap_add_segment(h, small, (uintptr_t)base, bytes))
+  if (mri_cache_heap_add_segment(h, small, (uintptr_t)base, bytes))
     b = take_locked(c, h, small, size, &failed);
   cache_lock_give(&h->lock);
   if (b == NULL) {
@@ -1288,7 +1288,7 @@ static cache_heap *find_owner(cache_state *c, cache_heap *tried, const void *ptr
   FOR_EACH_HEAP(c, x) {
     if (x == tried) continue;
     cache_lock_take(&x->lock);
-    cache_block *b = cache_map_take(&x->blocks, (uintptr_t)ptr);
+    cache_block *b = mri_cache_map_take(&x->blocks, (uintptr_t)ptr);
     cache_lock_give(&x->lock);
     if (b != NULL) {
       found = x;
@@ -1316,7 +1316,7 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
   cache_block *b = NULL;
   if (h != NULL) {
     cache_lock_take(&h->lock);
-    b = cache_map_take(&h->blocks, (uintptr_t)ptr);
+    b = mri_cache_map_take(&h->blocks, (uintptr_t)ptr);
     if (b == NULL) cache_lock_give(&h->lock);
   }
   if (b == NULL) {
@@ -1327,7 +1327,7 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
   /* h is locked and b out of its map. */
   if (MRI_UNLIKELY(b->asked != size)) {
     size_t asked = b->asked;
-    cache_map_put(&h->blocks, (uintptr_t)ptr, b); /* its slot is free: cannot fail */
+    mri_cache_map_put(&h->blocks, (uintptr_t)ptr, b); /* its slot is free: cannot fail */
     cache_lock_give(&h->lock);
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "%s: %p was allocated as a block of %zu bytes and freed with %zu "
@@ -1338,7 +1338,7 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
   bool own = !c->ordered || h->key == key || key == MRI_STREAM_ID_SHUT_DOWN;
   segment_list over = {NULL};
   if (own) {
-    cache_segment *idle = cache_heap_release(h, b, epoch);
+    cache_segment *idle = mri_cache_heap_release(h, b, epoch);
     if (c->ordered && alive && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1) {
       uint64_t starved = atomic_load_explicit(&c->starved, memory_order_relaxed);
       if (starved != h->cover_gen && (idle != NULL || ++h->frees_since_record >= RECORD_EVERY)) {
@@ -1361,9 +1361,9 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
     cache_lock_give(&h->lock);
     cache_wait *w = alive ? wait_on(c, stream) : NULL;
     cache_lock_take(&h->lock);
-    cache_heap_park(h, b, w, epoch);
+    mri_cache_heap_park(h, b, w, epoch);
     cache_lock_give(&h->lock);
-    cache_wait_release(w); /* the parked block holds its own reference */
+    mri_cache_wait_release(w); /* the parked block holds its own reference */
   }
   if (over.first != NULL) give_back(c, h, &over, stream);
   if (MRI_UNLIKELY(capped(c) && alive &&
@@ -1559,7 +1559,7 @@ static mr_status cache_release_all(cache_state *c, size_t *released) {
     if (st != MR_OK) break;
     segment_list idle = {NULL};
     cache_lock_take(&h->lock);
-    cache_heap_settle_pending(h, safe);
+    mri_cache_heap_settle_pending(h, safe);
     take_idle(h, true, 0, &idle);
     take_idle(h, false, 0, &idle);
     cache_lock_give(&h->lock);
@@ -1630,7 +1630,7 @@ static mr_status cache_decay(void *obj, bool release, size_t *released) {
     if (st != MR_OK) break;
     segment_list idle = {NULL};
     cache_lock_take(&h->lock);
-    cache_heap_settle_pending(h, safe);
+    mri_cache_heap_settle_pending(h, safe);
     take_idle(h, true, h->small.idle_bytes - h->small.idle_low, &idle);
     take_idle(h, false, h->large.idle_bytes - h->large.idle_low, &idle);
     reset_lows(h);
@@ -1683,7 +1683,7 @@ static void cache_destroy(void *self) {
   /* What a failed trim left, and blocks never freed: best effort, nothing
    * can use them any more. */
   FOR_EACH_HEAP(c, h) {
-    for (cache_block *b = h->pending; b != NULL; b = b->link_next) cache_wait_release(b->wait);
+    for (cache_block *b = h->pending; b != NULL; b = b->link_next) mri_cache_wait_release(b->wait);
     cache_segment *snext;
     for (cache_segment *s = h->segments; s != NULL; s = snext) {
       snext = s->next;
@@ -1691,11 +1691,11 @@ static void cache_destroy(void *self) {
       mri_deallocate(c->upstream, (void *)s->base, s->size, CACHE_ALIGNMENT, NULL);
       free(s);
     }
-    cache_heap_fini(h);
+    mri_cache_heap_fini(h);
     free(h);
   }
   free(c->table);
-  cache_records_fini(&c->records);
+  mri_cache_records_fini(&c->records);
   mri_size_check_fini(&c->check);
   mri_ptrmap_destroy(c->captured);
   pthread_mutex_destroy(&c->capture_lock);
@@ -1727,7 +1727,7 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   if (c == NULL) return MR_ERR_OUT_OF_MEMORY;
   pthread_mutex_init(&c->table_lock, NULL);
   pthread_mutex_init(&c->capture_lock, NULL);
-  cache_records_init(&c->records);
+  mri_cache_records_init(&c->records);
   atomic_init(&c->epoch, 1);
   atomic_init(&c->safe_epoch, 1);
   c->max_idle = cap ? max_cached : SIZE_MAX;
@@ -1753,6 +1753,8 @@ mr_status mr_cache_resource_create(mr_resource *upstream, size_t max_cached, mr_
   }
   return st;
 }
+
+bool mri_is_cache(const mr_resource *mr) { return mr_resource_state(mr, &cache_ops) != NULL; }
 
 mr_status mr_cache_resource_get_stats(const mr_resource *mr, mr_cache_stats *stats) {
   if (stats == NULL)

@@ -10,7 +10,7 @@
 
 #include "adaptors/cache_internal.h"
 
-void cache_lock_wait(cache_lock *l) {
+void mri_cache_lock_wait(cache_lock *l) {
   unsigned spins = 0;
   do {
     while (atomic_load_explicit(&l->held, memory_order_relaxed)) {
@@ -121,7 +121,7 @@ static bool map_grow(cache_map *m) {
   return true;
 }
 
-bool cache_map_put(cache_map *m, uintptr_t addr, cache_block *b) {
+bool mri_cache_map_put(cache_map *m, uintptr_t addr, cache_block *b) {
   if ((m->count + 1) * 2 > (m->slots != NULL ? m->mask + 1 : 0) && !map_grow(m)) return false;
   size_t i = map_home(addr, m->mask);
   while (m->slots[i].addr != 0 && m->slots[i].addr != addr) i = (i + 1) & m->mask;
@@ -138,12 +138,12 @@ static cache_map_entry *map_find(const cache_map *m, uintptr_t addr) {
   }
 }
 
-cache_block *cache_map_get(const cache_map *m, uintptr_t addr) {
+cache_block *mri_cache_map_get(const cache_map *m, uintptr_t addr) {
   cache_map_entry *e = map_find(m, addr);
   return e != NULL ? e->block : NULL;
 }
 
-cache_block *cache_map_take(cache_map *m, uintptr_t addr) {
+cache_block *mri_cache_map_take(cache_map *m, uintptr_t addr) {
   cache_map_entry *e = map_find(m, addr);
   if (e == NULL) return NULL;
   cache_block *b = e->block;
@@ -167,9 +167,9 @@ cache_block *cache_map_take(cache_map *m, uintptr_t addr) {
 #define RECORD_BATCH 64
 #define SPARE_MAX 128
 
-void cache_records_init(cache_records *r) { memset(r, 0, sizeof *r); }
+void mri_cache_records_init(cache_records *r) { memset(r, 0, sizeof *r); }
 
-void cache_records_fini(cache_records *r) {
+void mri_cache_records_fini(cache_records *r) {
   for (size_t i = 0; i < r->batch_count; i++) free(r->batches[i]);
   free(r->batches);
 }
@@ -207,7 +207,7 @@ static void refill_spares(cache_heap *h) {
   cache_lock_give(&r->lock);
 }
 
-cache_block *cache_record_new(cache_heap *h) {
+cache_block *mri_cache_record_new(cache_heap *h) {
   if (h->spare == NULL) refill_spares(h);
   cache_block *b = h->spare;
   if (b == NULL) return NULL;
@@ -231,7 +231,7 @@ static void return_spares(cache_heap *h, size_t count) {
   cache_lock_give(&r->lock);
 }
 
-void cache_record_free(cache_heap *h, cache_block *b) {
+void mri_cache_record_free(cache_heap *h, cache_block *b) {
   b->link_next = h->spare;
   h->spare = b;
   if (++h->spare_count > SPARE_MAX) return_spares(h, SPARE_MAX / 2);
@@ -239,8 +239,8 @@ void cache_record_free(cache_heap *h, cache_block *b) {
 
 /* ---- heaps ------------------------------------------------------------------ */
 
-bool cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
-                     _Atomic size_t *idle_total) {
+bool mri_cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
+                         _Atomic size_t *idle_total) {
   memset(h, 0, sizeof *h);
   h->key = key;
   h->records = records;
@@ -248,7 +248,7 @@ bool cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
   return map_grow(&h->blocks);
 }
 
-void cache_heap_fini(cache_heap *h) {
+void mri_cache_heap_fini(cache_heap *h) {
   if (h->event != NULL) mri_event_destroy(h->event);
   return_spares(h, h->spare_count);
   free(h->blocks.slots);
@@ -285,12 +285,12 @@ static void count_idle(cache_heap *h, cache_pool *p, cache_segment *s, int sign)
   }
 }
 
-cache_block *cache_heap_take(cache_heap *h, bool small, size_t size) {
+cache_block *mri_cache_heap_take(cache_heap *h, bool small, size_t size) {
   cache_pool *p = small ? &h->small : &h->large;
   cache_block *b = index_best(&p->index, size);
   if (b == NULL) return NULL;
   size_t rest = b->size - size;
-  cache_block *r = worth_splitting(small, size, rest) ? cache_record_new(h) : NULL;
+  cache_block *r = worth_splitting(small, size, rest) ? mri_cache_record_new(h) : NULL;
   index_remove(&p->index, b);
   p->free_bytes -= b->size;
   if (b->segment->used++ == 0) count_idle(h, p, b->segment, -1);
@@ -322,10 +322,10 @@ cache_block *cache_heap_take(cache_heap *h, bool small, size_t size) {
   return b;
 }
 
-bool cache_heap_add_segment(cache_heap *h, bool small, uintptr_t base, size_t size) {
+bool mri_cache_heap_add_segment(cache_heap *h, bool small, uintptr_t base, size_t size) {
   cache_segment *s = mri_host_malloc(sizeof *s);
   if (s == NULL) return false;
-  cache_block *b = cache_record_new(h);
+  cache_block *b = mri_cache_record_new(h);
   if (b == NULL) {
     free(s);
     return false;
@@ -336,7 +336,7 @@ bool cache_heap_add_segment(cache_heap *h, bool small, uintptr_t base, size_t si
   b->segment = s;
   b->state = BLOCK_FREE;
   s->used = 0;
-  cache_heap_adopt(h, s, true);
+  mri_cache_heap_adopt(h, s, true);
   return true;
 }
 
@@ -350,7 +350,7 @@ static void absorb(cache_heap *h, cache_block *b, cache_block *n) {
   if (n->next != NULL) n->next->prev = b;
   b->stamp = max_u64(b->stamp, n->stamp);
   b->epoch = max_u64(b->epoch, n->epoch);
-  cache_record_free(h, n);
+  mri_cache_record_free(h, n);
 }
 
 /* Free block `b` with the given stamps (0, 0: its free is known to be past
@@ -384,7 +384,7 @@ static cache_segment *release_stamped(cache_heap *h, cache_block *b, uint64_t st
   return s;
 }
 
-cache_segment *cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch) {
+cache_segment *mri_cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch) {
   return release_stamped(h, b, h->records_made + 1, epoch);
 }
 
@@ -397,7 +397,7 @@ static void unlink_segment(cache_heap *h, cache_segment *s) {
   s->prev = s->next = NULL;
 }
 
-void cache_heap_detach(cache_heap *h, cache_segment *s) {
+void mri_cache_heap_detach(cache_heap *h, cache_segment *s) {
   cache_pool *p = pool_of(h, s);
   index_remove(&p->index, s->first);
   p->free_bytes -= s->size;
@@ -407,12 +407,12 @@ void cache_heap_detach(cache_heap *h, cache_segment *s) {
   unlink_segment(h, s);
 }
 
-void cache_segment_free(cache_heap *h, cache_segment *s) {
-  cache_record_free(h, s->first);
+void mri_cache_segment_free(cache_heap *h, cache_segment *s) {
+  mri_cache_record_free(h, s->first);
   free(s);
 }
 
-void cache_heap_adopt(cache_heap *h, cache_segment *s, bool covered) {
+void mri_cache_heap_adopt(cache_heap *h, cache_segment *s, bool covered) {
   cache_pool *p = pool_of(h, s);
   s->heap = h;
   s->prev = NULL;
@@ -432,7 +432,7 @@ void cache_heap_adopt(cache_heap *h, cache_segment *s, bool covered) {
 
 /* ---- blocks freed on other streams -------------------------------------- */
 
-void cache_heap_park(cache_heap *h, cache_block *b, cache_wait *wait, uint64_t epoch) {
+void mri_cache_heap_park(cache_heap *h, cache_block *b, cache_wait *wait, uint64_t epoch) {
   b->state = BLOCK_PENDING;
   b->wait = wait;
   b->epoch = epoch;
@@ -444,7 +444,7 @@ void cache_heap_park(cache_heap *h, cache_block *b, cache_wait *wait, uint64_t e
   h->pending_bytes += b->size;
 }
 
-void cache_wait_release(cache_wait *w) {
+void mri_cache_wait_release(cache_wait *w) {
   if (w != NULL && atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) == 1) {
     mri_event_destroy(w->event);
     free(w);
@@ -462,7 +462,7 @@ static bool wait_done(cache_wait *w) {
   return false;
 }
 
-size_t cache_heap_settle_pending(cache_heap *h, uint64_t safe_epoch) {
+size_t mri_cache_heap_settle_pending(cache_heap *h, uint64_t safe_epoch) {
   size_t released = 0;
   cache_block *next;
   for (cache_block *b = h->pending; b != NULL; b = next) {
@@ -475,14 +475,14 @@ size_t cache_heap_settle_pending(cache_heap *h, uint64_t safe_epoch) {
     if (b->link_next != NULL) b->link_next->link_prev = b->link_prev;
     h->pending_bytes -= b->size;
     released += b->size;
-    cache_wait_release(b->wait);
+    mri_cache_wait_release(b->wait);
     /* Its free is past for every stream: it needs no record of this heap's. */
     release_stamped(h, b, 0, 0);
   }
   return released;
 }
 
-bool cache_heap_poll(cache_heap *h) {
+bool mri_cache_heap_poll(cache_heap *h) {
   if (h->event == NULL || h->records_done == h->records_made) return false;
   bool done = false;
   if (mri_event_query(h->event, &done) != MR_OK || !done) return false;
@@ -490,6 +490,6 @@ bool cache_heap_poll(cache_heap *h) {
   return true;
 }
 
-bool cache_segment_ready(cache_heap *h, const cache_segment *s, uint64_t safe_epoch) {
+bool mri_cache_segment_ready(cache_heap *h, const cache_segment *s, uint64_t safe_epoch) {
   return s->idle_stamp <= h->records_done || s->idle_epoch < safe_epoch;
 }

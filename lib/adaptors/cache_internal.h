@@ -41,10 +41,11 @@ static inline void cache_cpu_relax(void) {
 #endif
 }
 
-void cache_lock_wait(cache_lock *l);
+void mri_cache_lock_wait(cache_lock *l);
 
 static inline void cache_lock_take(cache_lock *l) {
-  if (MRI_UNLIKELY(atomic_exchange_explicit(&l->held, 1, memory_order_acquire))) cache_lock_wait(l);
+  if (MRI_UNLIKELY(atomic_exchange_explicit(&l->held, 1, memory_order_acquire)))
+    mri_cache_lock_wait(l);
 }
 
 static inline void cache_lock_give(cache_lock *l) {
@@ -204,71 +205,71 @@ static inline bool cache_large_size(size_t bytes, size_t *size) {
 /* `idle_total`, if not NULL, is kept up to date with the bytes of the
  * heap's idle segments (shared by every heap of a cache: only a cache with
  * a cap counts them). False if host memory ran out. */
-bool cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
-                     _Atomic size_t *idle_total);
+bool mri_cache_heap_init(cache_heap *h, mri_stream_id key, cache_records *records,
+                         _Atomic size_t *idle_total);
 /* Free what the heap's bookkeeping holds (not the memory: the segments
  * must have gone back upstream or to another heap); its spare records go
  * back to the cache's. */
-void cache_heap_fini(cache_heap *h);
+void mri_cache_heap_fini(cache_heap *h);
 
 /* The best-fitting free block of at least `size` bytes in the small or
  * large pool, split so that it covers `size` (the rest stays free, where
  * worth keeping apart, and where host memory allows a record for it);
  * marked used. NULL if none fits. */
-cache_block *cache_heap_take(cache_heap *h, bool small, size_t size);
+cache_block *mri_cache_heap_take(cache_heap *h, bool small, size_t size);
 
 /* Add a segment of `size` bytes at `base` to the small or large pool, as
  * one free block. False (nothing changed) if host memory ran out. */
-bool cache_heap_add_segment(cache_heap *h, bool small, uintptr_t base, size_t size);
+bool mri_cache_heap_add_segment(cache_heap *h, bool small, uintptr_t base, size_t size);
 
 /* Give a used or pending block back to its heap's free index, merging it
  * with free neighbours; stamps it with the heap's record count and `epoch`.
  * Returns the segment if it became idle. */
-cache_segment *cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch);
+cache_segment *mri_cache_heap_release(cache_heap *h, cache_block *b, uint64_t epoch);
 
 /* Take an idle segment out of its heap (its one free block leaves the
  * index and travels with it); the caller returns its memory upstream
- * (then cache_segment_free) or adds it to another heap (cache_heap_adopt). */
-void cache_heap_detach(cache_heap *h, cache_segment *s);
+ * (then mri_cache_segment_free) or adds it to another heap (mri_cache_heap_adopt). */
+void mri_cache_heap_detach(cache_heap *h, cache_segment *s);
 /* Forget a detached segment whose memory went back upstream. */
-void cache_segment_free(cache_heap *h, cache_segment *s);
+void mri_cache_segment_free(cache_heap *h, cache_segment *s);
 /* Put a detached idle segment into heap `h`. `covered`: every free into it
  * is known to be past (it moves to another stream, or was never used), so
  * it counts as never freed; otherwise it keeps its stamps (it goes back
  * where it was because its upstream free failed). */
-void cache_heap_adopt(cache_heap *h, cache_segment *s, bool covered);
+void mri_cache_heap_adopt(cache_heap *h, cache_segment *s, bool covered);
 
 /* Park a used block freed on another stream: it joins the free index once
  * `wait` completes or a device synchronization after `epoch` finished.
  * `wait` (may be NULL) gains a reference. */
-void cache_heap_park(cache_heap *h, cache_block *b, cache_wait *wait, uint64_t epoch);
+void mri_cache_heap_park(cache_heap *h, cache_block *b, cache_wait *wait, uint64_t epoch);
 
 /* Release the pending blocks that are safe now: their event completed or
  * the cache synchronized the device after they were freed (`safe_epoch`:
  * frees stamped below it are safe). Returns the bytes released. */
-size_t cache_heap_settle_pending(cache_heap *h, uint64_t safe_epoch);
+size_t mri_cache_heap_settle_pending(cache_heap *h, uint64_t safe_epoch);
 
 /* Whether an idle segment's memory may be used by another stream now. */
-bool cache_segment_ready(cache_heap *h, const cache_segment *s, uint64_t safe_epoch);
+bool mri_cache_segment_ready(cache_heap *h, const cache_segment *s, uint64_t safe_epoch);
 
 /* Query the heap's event: true if frees stamped before its last record are
  * now safe for every stream (records_done advanced). */
-bool cache_heap_poll(cache_heap *h);
+bool mri_cache_heap_poll(cache_heap *h);
 
-void cache_wait_release(cache_wait *w);
+void mri_cache_wait_release(cache_wait *w);
 
 /* The map of a heap's used blocks. Put fails (false) only if the table
  * cannot grow; take and get return NULL where `addr` is not there. */
-bool cache_map_put(cache_map *m, uintptr_t addr, cache_block *b);
-cache_block *cache_map_take(cache_map *m, uintptr_t addr);
-cache_block *cache_map_get(const cache_map *m, uintptr_t addr);
+bool mri_cache_map_put(cache_map *m, uintptr_t addr, cache_block *b);
+cache_block *mri_cache_map_take(cache_map *m, uintptr_t addr);
+cache_block *mri_cache_map_get(const cache_map *m, uintptr_t addr);
 
 /* A block record from the heap's spares (NULL if host memory ran out). */
-cache_block *cache_record_new(cache_heap *h);
-void cache_record_free(cache_heap *h, cache_block *b);
+cache_block *mri_cache_record_new(cache_heap *h);
+void mri_cache_record_free(cache_heap *h, cache_block *b);
 
 /* The records' batches, freed when the cache is destroyed. */
-void cache_records_init(cache_records *r);
-void cache_records_fini(cache_records *r);
+void mri_cache_records_init(cache_records *r);
+void mri_cache_records_fini(cache_records *r);
 
 #endif

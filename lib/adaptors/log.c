@@ -661,6 +661,8 @@ mr_status mr_log_resource_create(mr_resource *upstream, const char *path, mr_res
   return mri_adaptor_create(&log_ops, s, MRI_ADAPTOR_PASSES, MR_OK, out);
 }
 
+bool mri_is_log(const mr_resource *mr) { return mr_resource_state(mr, &log_ops) != NULL; }
+
 mr_status mr_log_resource_flush(mr_resource *mr) {
   log_state *s = mr_resource_state(mr, &log_ops);
   if (s == NULL)

@@ -170,3 +170,5 @@ mr_status mr_retry_resource_create(mr_resource *upstream, int attempts, mr_oom_h
   if (st == MR_OK) s->self = *out;
   return st;
 }
+
+bool mri_is_retry(const mr_resource *mr) { return mr_resource_state(mr, &retry_ops) != NULL; }

@@ -237,9 +237,7 @@ mri_stats_exact *mri_stats_exact_below(const mr_resource *mr, bool *alone) {
     if (atomic_load_explicit(&mr->refs, memory_order_acquire) != 1) *alone = false;
     const stats_state *s = stats_state_of(mr);
     if (s != NULL) return s->stats.exact;
-    if (!mri_resource_is(mr, "retry") && !mri_resource_is(mr, "log") &&
-        !mri_resource_is(mr, "track"))
-      break;
+    if (!mri_is_retry(mr) && !mri_is_log(mr) && !mri_is_track(mr)) break;
   }
   return NULL;
 }

@@ -368,6 +368,8 @@ mr_status mr_track_resource_create(mr_resource *upstream, mr_resource **out) {
   return mr_track_resource_create_stacks(upstream, 0, out);
 }
 
+bool mri_is_track(const mr_resource *mr) { return mr_resource_state(mr, &track_ops) != NULL; }
+
 size_t mri_track_stack_depth(const mr_resource *mr) {
   const track_state *t = mr_resource_state(mr, &track_ops);
   return t != NULL ? t->stack_depth : 0;

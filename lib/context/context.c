@@ -344,7 +344,7 @@ static mr_status add_default_retry(mr_resource **inner) {
   mr_status st = mr_resource_get_props(*inner, &props);
   if (st != MR_OK || props.kind == MR_MEMORY_HOST) return st;
   for (mr_resource *r = *inner; r != NULL; r = mr_resource_upstream(r))
-    if (mri_resource_is(r, "retry")) return MR_OK;
+    if (mri_is_retry(r)) return MR_OK;
   mr_resource *wrapped = NULL;
   st = mr_retry_resource_create(*inner, 0, NULL, NULL, &wrapped);
   if (st != MR_OK) return st;

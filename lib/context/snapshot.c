@@ -315,10 +315,6 @@ static mr_status take_owned_pool(taker *t, const mr_resource *pool, const char *
   return add_pool(t, "owned", owner, &info, pool);
 }
 
-static bool owned_pool(const mr_resource *r) {
-  return mri_resource_is(r, "pool") && strncmp(mr_resource_describe(r), "pool(", 5) == 0;
-}
-
 /* What the chain below a tag holds: the first cache and tracker, and
  * owned pools. */
 static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner,
@@ -331,15 +327,15 @@ static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner
       st = add_idle(&s->idle, &s->idle_count, &capacity, &f, false);
       if (st != MR_OK) return st;
     }
-    if (mri_resource_is(r, "cache") && !s->has_cache) {
+    if (mri_is_cache(r) && !s->has_cache) {
       s->cache = (mr_cache_stats){.size = sizeof s->cache};
       st = mr_cache_resource_get_stats(r, &s->cache);
       s->has_cache = st == MR_OK;
     } else if (t->final) {
       continue;
-    } else if (mri_resource_is(r, "track") && !s->has_track) {
+    } else if (mri_is_track(r) && !s->has_track) {
       st = take_blocks(s, r, t->largest_blocks);
-    } else if (owned_pool(r)) {
+    } else if (mri_pool_is_owned(r)) {
       st = take_owned_pool(t, r, owner);
     }
     if (st != MR_OK) return st;

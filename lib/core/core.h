@@ -171,9 +171,11 @@ struct mr_resource {
   void *self;
   size_t native_alignment; /* 0: any */
 
-  mr_resource_ops ops;           /* the caller's table, zero-padded */
-  const mr_resource_ops *ops_id; /* the caller's pointer, for type checks */
-  bool builtin;                  /* made by the library's own constructor (mri_resource_is) */
+  mr_resource_ops ops; /* the caller's table, zero-padded */
+  /* The caller's pointer, for type checks (mr_resource_state): a
+   * built-in kind is told by its ops table's address, never by its name,
+   * which an application's ops may share. */
+  const mr_resource_ops *ops_id;
   _Atomic size_t refs;
   mr_resource_props props;
   char *description;
@@ -200,13 +202,6 @@ mr_resource_props mri_memory_kind_props(mr_memory_kind kind, int device, bool st
 mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
                               const mr_resource_props *props, mr_resource *upstream,
                               const char *description, mr_resource **out);
-
-/* Whether `mr` is the library's own `kind` of resource ("retry", "cache",
- * "track", "pool", ...): made by that kind's constructor, over the ops
- * table the library defines for it. The name alone does not tell: an
- * application's resource (mr_resource_create) may give its ops any name,
- * "cache" included, and is none of the built-in kinds. */
-bool mri_resource_is(const mr_resource *mr, const char *kind);
 
 /* Over-aligned paths (alignment > native_alignment). */
 mr_status mri_allocate_overaligned(mr_resource *mr, size_t bytes, size_t alignment,

@@ -111,7 +111,6 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
   memcpy(&mr->ops, ops, n);
   mr->ops.size = sizeof mr->ops;
   mr->ops_id = ops;
-  mr->builtin = true; /* unless mr_resource_create says otherwise */
   mr->allocate = mr->ops.allocate;
   mr->deallocate = mr->ops.deallocate;
   mr->self = state;
@@ -145,13 +144,7 @@ mr_status mri_resource_create(const mr_resource_ops *ops, void *state,
 
 mr_status mr_resource_create(const mr_resource_ops *ops, void *state,
                              const mr_resource_props *props, mr_resource **out) {
-  mr_status st = mri_resource_create(ops, state, props, NULL, NULL, out);
-  if (st == MR_OK) (*out)->builtin = false; /* the application's ops, whatever their name */
-  return st;
-}
-
-bool mri_resource_is(const mr_resource *mr, const char *kind) {
-  return mr != NULL && mr->builtin && mr->ops.name != NULL && strcmp(mr->ops.name, kind) == 0;
+  return mri_resource_create(ops, state, props, NULL, NULL, out);
 }
 
 mr_resource *mr_resource_retain(mr_resource *mr) {

@@ -31,6 +31,13 @@ mr_status mri_pool_desc_read(const mr_pool_desc *desc, mr_resource **out, mr_poo
 mr_status mri_expandable_desc_read(const mr_expandable_desc *desc, mr_resource **out,
                                    mr_expandable_desc *given);
 
+/* Whether `mr` is a pool(...) resource (mr_pool_resource_create): the
+ * driver pool it allocates from is its own, destroyed with it, not a
+ * default or current pool. Told by its ops table, not its name or
+ * description. NULL, and every resource of a build without a driver, is
+ * not one. */
+bool mri_pool_is_owned(const mr_resource *mr);
+
 /* What the driver rounds every allocation up to at most: device memory
  * comes in 2 MiB pages. A size that this rounding would take past
  * SIZE_MAX is refused before the driver sees it (mri_size_overflow), so

@@ -112,6 +112,11 @@ mr_status mri_sync_resource_create(mr_pool_kind kind, int device, const char *re
                                             : "sync_managed");
 }
 
+bool mri_pool_is_owned(const mr_resource *mr) {
+  (void)mr;
+  return false; /* no pool(...) resource is ever made without a driver */
+}
+
 mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc, mr_resource **out) {
   mr_pool_desc given;
   mr_status st = mri_pool_desc_read(desc, out, &given);

@@ -464,6 +464,11 @@ mri_pool_state *mri_pool_state_of(const mr_resource *mr) {
   return mr != NULL ? mr_resource_state(mr, &pool_ops) : NULL;
 }
 
+bool mri_pool_is_owned(const mr_resource *mr) {
+  const mri_pool_state *s = mri_pool_state_of(mr);
+  return s != NULL && s->owned;
+}
+
 /* The pool a pool-backed resource allocates from now, or an error naming
  * the caller. */
 static mr_status resource_pool(const mr_resource *mr, const char *what, mri_pool_state **out,

@@ -1,5 +1,6 @@
 /* unit: retry(UP, attempts=N) */
 #include "adaptor_test.h"
+#include "driver/driver_internal.h"
 
 typedef struct handler_log {
   int calls;
@@ -201,6 +202,56 @@ static void test_threads(void **state) {
   mr_resource_release(u.mr);
 }
 
+/* The library tells its own kinds apart by their ops tables, never by name
+ * (a context adds no retry over a chain that has one; snapshots read the
+ * first cache and tracker): an application's resource whose ops are named
+ * "retry", "log", "track" or "cache" is none of them. */
+static mr_status named_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
+                                void **ptr) {
+  (void)self, (void)bytes, (void)alignment, (void)stream, (void)ptr;
+  return MR_ERR_OUT_OF_MEMORY;
+}
+
+static mr_status named_deallocate(void *self, void *ptr, size_t bytes, size_t alignment,
+                                  mr_stream stream) {
+  (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+  return MR_OK;
+}
+
+static void test_kinds_told_by_type(void **state) {
+  static const char *const names[] = {"retry", "log", "track", "cache", "pool"};
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(names); i++) {
+    const mr_resource_ops ops = {.size = sizeof ops,
+                                 .name = names[i],
+                                 .allocate = named_allocate,
+                                 .deallocate = named_deallocate};
+    mr_resource *mr = NULL;
+    assert_ok(mr_resource_create(&ops, NULL, NULL, &mr));
+    assert_string_equal(mr_resource_name(mr), names[i]);
+    assert_false(mri_is_retry(mr) || mri_is_log(mr) || mri_is_track(mr) || mri_is_cache(mr));
+    assert_false(mri_pool_is_owned(mr));
+    mr_resource_release(mr);
+  }
+  faulty_upstream u = faulty_new(true);
+  mr_resource *retry = NULL, *log = NULL, *track = NULL, *cache = NULL;
+  assert_ok(mr_retry_resource_create(u.mr, 0, NULL, NULL, &retry));
+  assert_ok(mr_log_resource_create(u.mr, "/dev/null", &log));
+  assert_ok(mr_track_resource_create(u.mr, &track));
+  assert_ok(mr_cache_resource_create(u.mr, 0, &cache));
+  assert_true(mri_is_retry(retry) && !mri_is_retry(log) && !mri_is_retry(u.mr));
+  assert_true(mri_is_log(log) && !mri_is_log(track));
+  assert_true(mri_is_track(track) && !mri_is_track(cache));
+  assert_true(mri_is_cache(cache) && !mri_is_cache(retry));
+  assert_false(mri_is_retry(NULL) || mri_is_log(NULL) || mri_is_track(NULL) || mri_is_cache(NULL) ||
+               mri_pool_is_owned(NULL));
+  mr_resource_release(cache);
+  mr_resource_release(track);
+  mr_resource_release(log);
+  mr_resource_release(retry);
+  mr_resource_release(u.mr);
+  (void)state;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_describe_props_and_edges),
@@ -212,6 +263,7 @@ int main(void) {
       cmocka_unit_test(test_process_wide_handler_and_small_bounds),
       cmocka_unit_test(test_other_errors_pass_through),
       cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_kinds_told_by_type),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
