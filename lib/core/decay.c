@@ -478,6 +478,7 @@ mr_status mr_resource_set_idle_time(mr_resource *mr, uint64_t idle_ns) {
   char *description =
       idle_description(mr->description, idle_ns == MR_IDLE_TIME_PROCESS ? NULL : mark);
   if (description == NULL) return MR_ERR_OUT_OF_MEMORY;
+  mri_reclaimer_rename(mr->self, mr->description, description);
   free(mr->description);
   mr->description = description;
   if (s.shortest != UINT64_MAX) ensure(s.shortest);

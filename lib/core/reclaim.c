@@ -289,9 +289,17 @@ mr_status mr_resource_keep_idle(mr_resource *mr, bool keep) {
                      mr->description);
   char *description = keep_description(mr->description, keep);
   if (description == NULL) return MR_ERR_OUT_OF_MEMORY;
+  mri_reclaimer_rename(mr->self, mr->description, description);
   free(mr->description);
   mr->description = description;
   return MR_OK;
+}
+
+void mri_reclaimer_rename(const void *self, const char *was, const char *now) {
+  pthread_mutex_lock(&registry_lock);
+  for (mri_reclaimer *r = registry; r != NULL; r = r->next)
+    if ((r->group != NULL ? r->group : r->obj) == self && r->what == was) r->what = now;
+  pthread_mutex_unlock(&registry_lock);
 }
 
 void mri_reclaimer_walk_locked(void (*fn)(void *user, mri_reclaimer *r), void *user) {

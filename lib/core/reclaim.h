@@ -111,6 +111,12 @@ void mri_reclaimer_register(mri_reclaimer *r);
  * locks held. */
 void mri_reclaimer_unregister(mri_reclaimer *r);
 
+/* The resource `self` (a reclaimer's group, or obj) changed its
+ * description from `was` to `now` (keep=, idle=): reclaimers that named it
+ * by `was` (a driver pool's, expandable's) name it by `now`, under the
+ * registry's lock, before the caller frees `was`. */
+void mri_reclaimer_rename(const void *self, const char *was, const char *now);
+
 /* Set `r`'s group (see above): before the resource is returned to anyone. */
 void mri_reclaimer_set_group(mri_reclaimer *r, const void *group);
 
