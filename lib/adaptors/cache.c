@@ -1539,6 +1539,41 @@ static mr_status cache_deallocate(void *self, void *ptr, size_t bytes, size_t al
 
 /* ---- trim, destroy ----------------------------------------------------------------- */
 
+/* A new decay window for `h`: its pools' low-water marks of idle bytes
+ * start again from what is idle now. Heap locked. */
+static void reset_lows(cache_heap *h) {
+  h->small.idle_low = h->small.idle_bytes;
+  h->large.idle_low = h->large.idle_bytes;
+}
+
+/* After a device synchronization (settle), give each heap's idle segments
+ * back upstream on the per-thread stream: all of them, or with `lows` only
+ * what stayed idle through the decay's window (each pool's low-water
+ * mark), which then starts a new window. *released grows by what went.
+ * Returns the first failure; what failed stays cached. */
+static mr_status give_back_heaps(cache_state *c, bool lows, size_t *released) {
+  mr_status st = MR_OK;
+  uint64_t safe = safe_epoch(c);
+  pthread_mutex_lock(&c->table_lock);
+  FOR_EACH_HEAP(c, h) {
+    if (st != MR_OK) break;
+    segment_list idle = {NULL};
+    cache_lock_take(&h->lock);
+    mri_cache_heap_settle_pending(h, safe);
+    take_idle(h, true, lows ? h->small.idle_bytes - h->small.idle_low : 0, &idle);
+    take_idle(h, false, lows ? h->large.idle_bytes - h->large.idle_low : 0, &idle);
+    if (lows) reset_lows(h);
+    cache_lock_give(&h->lock);
+    size_t bytes = 0;
+    for (cache_segment *seg = idle.first; seg != NULL; seg = seg->next) bytes += seg->size;
+    st = give_back(c, h, &idle, MRI_STREAM_PER_THREAD);
+    if (st == MR_OK) *released += bytes;
+    heap_reclaim_locked(c, h);
+  }
+  pthread_mutex_unlock(&c->table_lock);
+  return st;
+}
+
 /* Give every idle segment back upstream: threads' stacks are emptied into
  * the heaps first (each owner finishing the use it is in), then the
  * device is synchronized, so that every free so far is past and every idle
@@ -1553,23 +1588,7 @@ static mr_status cache_release_all(cache_state *c, size_t *released) {
   slots_return(slots, n);
   mr_status st = c->ordered ? settle(c) : MR_OK;
   if (st != MR_OK) return mri_error_prefix(st, "cache: trimming");
-  uint64_t safe = safe_epoch(c);
-  pthread_mutex_lock(&c->table_lock);
-  FOR_EACH_HEAP(c, h) {
-    if (st != MR_OK) break;
-    segment_list idle = {NULL};
-    cache_lock_take(&h->lock);
-    mri_cache_heap_settle_pending(h, safe);
-    take_idle(h, true, 0, &idle);
-    take_idle(h, false, 0, &idle);
-    cache_lock_give(&h->lock);
-    size_t bytes = 0;
-    for (cache_segment *seg = idle.first; seg != NULL; seg = seg->next) bytes += seg->size;
-    st = give_back(c, h, &idle, MRI_STREAM_PER_THREAD);
-    if (st == MR_OK) *released += bytes;
-    heap_reclaim_locked(c, h);
-  }
-  pthread_mutex_unlock(&c->table_lock);
+  st = give_back_heaps(c, false, released);
   if (st != MR_OK) return mri_error_prefix(st, "cache: trim: giving a segment back upstream");
   return MR_OK;
 }
@@ -1596,11 +1615,6 @@ static mr_status cache_reclaim(void *obj, size_t goal, size_t *released) {
  * the fast path, bounded, and their blocks keep their segments in use. The
  * device is waited for first, as a trim does (idle segments carry no
  * event to query), but only when something stayed idle. */
-static void reset_lows(cache_heap *h) {
-  h->small.idle_low = h->small.idle_bytes;
-  h->large.idle_low = h->large.idle_bytes;
-}
-
 static mr_status cache_decay(void *obj, bool release, size_t *released) {
   cache_state *c = obj;
   *released = 0;
@@ -1624,24 +1638,7 @@ static mr_status cache_decay(void *obj, bool release, size_t *released) {
    * stayed idle through it too. */
   mr_status st = c->ordered ? settle(c) : MR_OK;
   if (st != MR_OK) return mri_error_prefix(st, "cache: giving idle memory back");
-  uint64_t safe = safe_epoch(c);
-  pthread_mutex_lock(&c->table_lock);
-  FOR_EACH_HEAP(c, h) {
-    if (st != MR_OK) break;
-    segment_list idle = {NULL};
-    cache_lock_take(&h->lock);
-    mri_cache_heap_settle_pending(h, safe);
-    take_idle(h, true, h->small.idle_bytes - h->small.idle_low, &idle);
-    take_idle(h, false, h->large.idle_bytes - h->large.idle_low, &idle);
-    reset_lows(h);
-    cache_lock_give(&h->lock);
-    size_t bytes = 0;
-    for (cache_segment *seg = idle.first; seg != NULL; seg = seg->next) bytes += seg->size;
-    st = give_back(c, h, &idle, MRI_STREAM_PER_THREAD);
-    if (st == MR_OK) *released += bytes;
-    heap_reclaim_locked(c, h);
-  }
-  pthread_mutex_unlock(&c->table_lock);
+  st = give_back_heaps(c, true, released);
   if (st != MR_OK) return mri_error_prefix(st, "cache: giving idle memory back upstream");
   return MR_OK;
 }

@@ -150,7 +150,7 @@ static size_t *given_slot(tick_state *t, int device) {
   return device >= -1 && device + 1 < DEVICE_SLOTS ? &t->given[device + 1] : NULL;
 }
 
-static void tick_one(mri_reclaimer *r, void *user) {
+static void tick_one(void *user, mri_reclaimer *r) {
   tick_state *t = user;
   if (r->pool != t->pools) return;
   uint64_t idle = mri_reclaimer_idle_time(r);
@@ -220,9 +220,9 @@ uint64_t mri_decay_tick(uint64_t now_ns) {
   memset(&t, 0, sizeof t);
   t.now = now_ns != 0 ? now_ns : 1; /* 0 marks a window not started */
   t.period = UINT64_MAX;
-  mri_reclaim_walk(tick_one, &t);
+  mri_reclaimer_walk_locked(tick_one, &t);
   t.pools = true;
-  mri_reclaim_walk(tick_one, &t);
+  mri_reclaimer_walk_locked(tick_one, &t);
   if (t.released > 0) atomic_fetch_add_explicit(&total_released, t.released, memory_order_relaxed);
   if (saved >= 0) atomic_load_explicit(&capture_restore, memory_order_relaxed)(saved);
   return t.period;
@@ -443,7 +443,7 @@ typedef struct set_idle {
   uint64_t shortest;
 } set_idle;
 
-static void set_one(mri_reclaimer *r, void *user) {
+static void set_one(void *user, mri_reclaimer *r) {
   set_idle *s = user;
   if ((r->group != NULL ? r->group : r->obj) != s->self) return;
   atomic_store_explicit(&r->idle_time, s->value, memory_order_relaxed);
@@ -467,7 +467,7 @@ mr_status mr_resource_set_idle_time(mr_resource *mr, uint64_t idle_ns) {
                          : idle_ns == 0                  ? MRI_IDLE_NEVER
                                                          : idle_ns,
                 .shortest = UINT64_MAX};
-  mri_reclaim_walk(set_one, &s);
+  mri_reclaimer_walk_locked(set_one, &s);
   if (s.found == 0 && !mri_describe_only())
     return mri_error(MR_ERR_INVALID_ARGUMENT,
                      "mr_resource_set_idle_time: %s keeps no idle memory of its own (idle= "

@@ -14,7 +14,7 @@
  * none), stopped at exit (atexit, before the driver goes) and by
  * mri_decay_stop. It wakes every idle time / MRI_DECAY_TICKS (the shortest
  * of the registered ones), with no lock held while it sleeps. Each tick,
- * under the registry's lock (mri_reclaim_walk), it:
+ * under the registry's lock (mri_reclaimer_walk_locked), it:
  *  - skips reclaimers marked keep or whose idle time is never;
  *  - for one that tracks its own low-water mark (release_window: the
  *    cache, whose idle segments change only off its fast path), calls it

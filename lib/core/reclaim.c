@@ -134,15 +134,6 @@ void mri_reclaim(int device, size_t goal, mri_reclaim_trigger trigger, mri_recla
   mri_reclaim_log(trigger, goal, result);
 }
 
-void mri_reclaim_walk(void (*fn)(mri_reclaimer *r, void *user), void *user) {
-  if (reclaiming) return;
-  reclaiming = true;
-  pthread_mutex_lock(&registry_lock);
-  for (mri_reclaimer *r = registry; r != NULL; r = r->next) fn(r, user);
-  pthread_mutex_unlock(&registry_lock);
-  reclaiming = false;
-}
-
 uint64_t mri_reclaim_generation(void) {
   return atomic_load_explicit(&generation, memory_order_acquire);
 }
@@ -303,7 +294,10 @@ void mri_reclaimer_rename(const void *self, const char *was, const char *now) {
 }
 
 void mri_reclaimer_walk_locked(void (*fn)(void *user, mri_reclaimer *r), void *user) {
+  bool was = reclaiming;
+  reclaiming = true;
   pthread_mutex_lock(&registry_lock);
   for (mri_reclaimer *r = registry; r != NULL; r = r->next) fn(user, r);
   pthread_mutex_unlock(&registry_lock);
+  reclaiming = was;
 }

@@ -120,12 +120,6 @@ void mri_reclaimer_rename(const void *self, const char *was, const char *now);
 /* Set `r`'s group (see above): before the resource is returned to anyone. */
 void mri_reclaimer_set_group(mri_reclaimer *r, const void *group);
 
-/* Call `fn` on every registered reclaimer, the registry's lock held and
- * this thread marked reclaiming (as mri_reclaim's walk): the decay's way
- * in (core/decay.c). Completed reclaims are not counted: an allocation
- * that runs out still reclaims for itself. */
-void mri_reclaim_walk(void (*fn)(mri_reclaimer *r, void *user), void *user);
-
 /* What one reclaim did. */
 typedef struct mri_reclaim_result {
   size_t released;     /* bytes given back */
@@ -206,8 +200,10 @@ typedef struct mri_reclaim_figures {
   uint64_t reclaims, reclaimed_bytes, reclaim_ns;
 } mri_reclaim_figures;
 
-/* Call `fn` for every reclaimer, under the registry's lock (reclaim.c;
- * for reclaim_report.c). */
+/* Call `fn` for every reclaimer, under the registry's lock, this thread
+ * marked reclaiming meanwhile (no reclaim starts on it while it holds the
+ * lock): the decay's ticks (decay.c) and the reports (reclaim_report.c).
+ * Completed reclaims are not counted. */
 void mri_reclaimer_walk_locked(void (*fn)(void *user, mri_reclaimer *r), void *user);
 
 /* The figures of `mr`'s reclaimers (a bin's classes summed with it);
