@@ -26,10 +26,19 @@ Columns:
   torch, at once      PyTorch's own allocator asks right after A freed: it
                       cannot call back into mrctx, so this fails unless
                       A's idle memory went back by itself (the idle time).
-  torch, release_idle PyTorch asks after mrctx.release_idle().
+  torch, release_idle PyTorch asks after mrctx.release_idle() (the cell says
+                      how long release_idle took for how many GiB).
+  torch, after idle   A's spec with `idle=` (--idle, default 1s): PyTorch
+                      asks once the device's free memory shows A's idle
+                      memory went back by itself (the cell says after how
+                      long); `device` rows follow MRCTX_IDLE_TIME instead.
   B, torch idle       (last row) PyTorch's caching allocator holds the
                       fraction cached; B's request succeeds through the
                       reclaimer mrctx registers for PyTorch.
+
+Before the table, a control line: the same blocks allocated with cuMemAlloc
+(`sync_device`) and freed with cuMemFree, timed -- what the driver itself
+takes to unmap that much memory, the floor under release_idle's time.
 
 The PyTorch columns need torch with CUDA; the example runs without it (and
 over the fake driver, as the test suite does) with those cells "-".
@@ -249,7 +258,48 @@ def row(spec: str, args, torch, patterns: Bytes) -> dict[str, str]:
                                     + f" (release_idle: {released / GiB:.0f} GiB in {took:.0f} ms)")
     a.close(), ctx_a.close()
     settle()
+
+    # PyTorch's own allocator once A's idle memory went back by itself.
+    if not spec.endswith(")"):
+        cells["torch, after idle"] = "-"
+        return cells
+    idle_spec = spec[:-1] + f", idle={args.idle})"
+    ctx_a = mrctx.Context("libA", {"work": idle_spec.format(count=a_bytes // block)})
+    a = ctx_a.get_resource("work", 0)
+    release(a, touch(a, a_bytes, block), block)
+    start = time.perf_counter()
+    deadline = start + 20 * parse_seconds(args.idle) + 5
+    while mrctx.device_memory(0)[0] < b_bytes + (1 << 30) and time.perf_counter() < deadline:
+        time.sleep(0.02)
+    waited = time.perf_counter() - start
+    cells["torch, after idle"] = (attempt(lambda: torch_asks(torch, b_bytes))
+                                  + f" (back by itself after {waited:.1f} s)")
+    a.close(), ctx_a.close()
+    settle()
     return cells
+
+
+def parse_seconds(text: str) -> float:
+    """'500ms', '1s', '2m' -> seconds (the spec's idle= units)."""
+    for unit, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * scale
+    raise ValueError(f"--idle {text}: a unit is required (us, ms, s, m, h)")
+
+
+def driver_floor(args) -> str:
+    """Allocate A's blocks with cuMemAlloc and time their cuMemFree."""
+    free, total = mrctx.device_memory(0)
+    a_bytes = int(total * args.fraction_a) // args.block * args.block
+    with mrctx.Context("floor", {"work": "sync_device"}) as ctx:
+        resource = ctx.get_resource("work", 0)
+        ptrs = touch(resource, a_bytes, args.block)
+        start = time.perf_counter()
+        release(resource, ptrs, args.block)
+        took = (time.perf_counter() - start) * 1e3
+        resource.close()
+    return (f"# driver floor: cuMemFree of {a_bytes / GiB:.0f} GiB in "
+            f"{args.block / GiB:g} GiB blocks took {took:.0f} ms")
 
 
 def torch_row(args, torch) -> dict[str, str]:
@@ -291,6 +341,8 @@ def main() -> int:
                         help="check this many bytes at each end of A's live blocks (default 0: all)")
     parser.add_argument("--spec", action="append",
                         help="A's spec ({count}: the blocks A touches); default: the five rows")
+    parser.add_argument("--idle", default="1s",
+                        help="A's idle= for the 'torch, after idle' column (default 1s)")
     parser.add_argument("--no-torch", action="store_true", help="leave the PyTorch cells out")
     parser.add_argument("--json", action="store_true", help="one JSON line per row")
     parser.add_argument("--check", action="store_true",
@@ -302,6 +354,7 @@ def main() -> int:
     free, total = mrctx.device_memory(0)
     print(f"# device 0: {total / GiB:.1f} GiB, {free / GiB:.1f} GiB free; A touches "
           f"{args.fraction_a:.0%}, B and PyTorch ask {args.fraction_b:.0%}", flush=True)
+    print(driver_floor(args), flush=True)
     rows: list[tuple[str, dict[str, str]]] = []
     for spec in args.spec or SPECS:
         cells = row(spec, args, torch, patterns)
