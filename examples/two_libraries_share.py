@@ -263,7 +263,7 @@ def row(spec: str, args, torch, patterns: Bytes) -> dict[str, str]:
     if not spec.endswith(")"):
         cells["torch, after idle"] = "-"
         return cells
-    idle_spec = spec[:-1] + f", idle={args.idle})"
+    idle_spec = with_idle(spec, args.idle)
     ctx_a = mrctx.Context("libA", {"work": idle_spec.format(count=a_bytes // block)})
     a = ctx_a.get_resource("work", 0)
     release(a, touch(a, a_bytes, block), block)
@@ -277,6 +277,13 @@ def row(spec: str, args, torch, patterns: Bytes) -> dict[str, str]:
     a.close(), ctx_a.close()
     settle()
     return cells
+
+
+def with_idle(spec: str, idle: str) -> str:
+    """The spec with idle= on its keeping adaptor (inside stats(...))."""
+    if spec.startswith("stats(") and spec.endswith(")"):
+        return "stats(" + with_idle(spec[len("stats("):-1], idle) + ")"
+    return spec[:-1] + f", idle={idle})"
 
 
 def parse_seconds(text: str) -> float:

@@ -132,16 +132,27 @@ static mr_status pool_release_reserved(CUmemoryPool pool, mr_pool_kind kind, int
 }
 
 /* The decay's (core/decay.h): give back about `goal` bytes of `pool`'s
- * idle reservation without waiting for the device. cuMemPoolTrimTo keeps
- * what allocations hold and memory whose frees the host has not yet seen
- * complete, so memory the GPU may still use stays until a later tick. */
+ * idle reservation without waiting for the device's other work.
+ * cuMemPoolTrimTo keeps what allocations hold and memory whose frees the
+ * host has not yet seen complete. What the decay's adaptors gave the pool
+ * this tick was freed on this thread's per-thread default stream, so that
+ * stream is synchronized first: without it the trim kept every byte, and
+ * nothing on the thread ever synchronizes (on the H100, 55 GiB a cache gave
+ * back stayed reserved for good). The wait is for those frees only: the
+ * adaptors give back no memory whose streams are still busy. */
 static mr_status pool_decay_reserved(CUmemoryPool pool, mr_pool_kind kind, int device, size_t goal,
                                      size_t *released) {
   *released = 0;
   const mri_cuda_api *cu = mri_cuda();
   if (cu == NULL) return MR_OK;
+  CUresult r;
+  MRI_CALL_ON_STREAM(MRI_STREAM_PER_THREAD, device, r,
+                     cu->cuStreamSynchronize((CUstream)MRI_STREAM_PER_THREAD));
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_DEINITIALIZED)
+    return mri_cuda_fail(r, "synchronizing the decay's frees to a %s pool (device %d)",
+                         mr_pool_kind_name(kind), device);
   cuuint64_t before = 0, after = 0;
-  CUresult r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &before);
+  r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &before);
   if (r == CUDA_SUCCESS) r = cu->cuMemPoolTrimTo(pool, before > goal ? (size_t)(before - goal) : 0);
   if (r == CUDA_SUCCESS)
     r = cu->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &after);

@@ -88,6 +88,11 @@ struct CUmemPoolHandle_st {
   size_t max_size;
   cuuint64_t release_threshold;
   cuuint64_t reserved, reserved_high, used, used_high;
+  /* Freed by cuMemFreeAsync and not yet seen complete by the host: a trim
+   * keeps it until a synchronize (cuMemPoolTrimTo's documentation: frees
+   * whose completion the host has not observed can count as outstanding;
+   * the H100 and H200 keep them). */
+  cuuint64_t unobserved;
   int reuse_follow_event, reuse_opportunistic, reuse_internal;
   CUmemAccess_flags access[FAKE_CUDA_MAX_DEVICES];
   long live_allocations;
@@ -280,6 +285,8 @@ fake_alloc *find_alloc(const void *ptr);
 CUresult new_alloc(size_t bytes, enum alloc_kind kind, int charged_to, CUmemoryPool pool,
                    void **out);
 CUresult free_alloc(const void *ptr, unsigned kinds);
+/* In free_alloc's kinds: a stream-ordered free, unobserved until a sync. */
+#define FREE_UNOBSERVED (1u << 31)
 /* Record an allocation at `ptr`, memory the caller provides (a shared
  * pool's mapping), which free_alloc then does not free. */
 CUresult new_alloc_at(void *ptr, size_t bytes, int charged_to, CUmemoryPool pool);

@@ -311,7 +311,7 @@ static CUresult do_free_async(CUdeviceptr dptr, CUstream stream) {
   if (r == CUDA_SUCCESS) r = capture_conflict(false, s);
   if (r != CUDA_SUCCESS) return r;
   if (dptr == 0) return CUDA_SUCCESS;
-  return free_alloc((void *)(uintptr_t)dptr, KIND_BIT(ALLOC_POOL));
+  return free_alloc((void *)(uintptr_t)dptr, KIND_BIT(ALLOC_POOL) | FREE_UNOBSERVED);
 }
 
 CUresult fake_cuMemFreeAsync(CUdeviceptr dptr, CUstream stream) {

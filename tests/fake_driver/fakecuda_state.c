@@ -348,6 +348,9 @@ unsigned long long per_thread_stream_id(CUcontext ctx) {
 
 /* Synchronizing lets pools hand memory above their threshold back. */
 void release_all_pools(void) {
+  /* A synchronize: the host has seen every earlier free complete. */
+  for (int i = 0; i < LOC_COUNT; i++) locations[i].default_pool.unobserved = 0;
+  for (struct CUmemPoolHandle_st *p = pools; p != NULL; p = p->next) p->unobserved = 0;
   for (int i = 0; i < LOC_COUNT; i++)
     release_pool_memory(&locations[i].default_pool, locations[i].default_pool.release_threshold);
   for (struct CUmemPoolHandle_st *p = pools; p != NULL; p = p->next)
@@ -455,7 +458,9 @@ void uncharge(int device, size_t bytes) {
 
 void release_pool_memory(struct CUmemPoolHandle_st *p, cuuint64_t keep) {
   cuuint64_t target = keep < p->reserved ? keep : p->reserved;
-  if (target < p->used) target = p->used;
+  cuuint64_t held = p->used + (p->unobserved < p->reserved - p->used ? p->unobserved
+                                                                    : p->reserved - p->used);
+  if (target < held) target = held;
   if (target < p->reserved) {
     uncharge(pool_device(p), (size_t)(p->reserved - target));
     p->reserved = target;
@@ -539,6 +544,7 @@ CUresult free_alloc(const void *ptr, unsigned kinds) {
     if (a->kind == ALLOC_POOL) {
       struct CUmemPoolHandle_st *p = a->pool;
       p->used -= a->bytes;
+      if (kinds & FREE_UNOBSERVED) p->unobserved += a->bytes;
       p->live_allocations--;
       if (p->destroyed && p->live_allocations == 0) unlink_pool(p);
     } else {
