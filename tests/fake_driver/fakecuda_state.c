@@ -458,8 +458,8 @@ void uncharge(int device, size_t bytes) {
 
 void release_pool_memory(struct CUmemPoolHandle_st *p, cuuint64_t keep) {
   cuuint64_t target = keep < p->reserved ? keep : p->reserved;
-  cuuint64_t held = p->used + (p->unobserved < p->reserved - p->used ? p->unobserved
-                                                                    : p->reserved - p->used);
+  cuuint64_t held =
+      p->used + (p->unobserved < p->reserved - p->used ? p->unobserved : p->reserved - p->used);
   if (target < held) target = held;
   if (target < p->reserved) {
     uncharge(pool_device(p), (size_t)(p->reserved - target));
