@@ -190,6 +190,11 @@ struct cache_heap {
   /* Threads' stacks that point here (cache.c): a heap is freed only when
    * none do and it holds nothing. */
   int bins;
+  /* cache.c's drain_own_stack, hints read and written without the lock:
+   * the slot (index + 1; 0 none) that drained a stack here last, and how
+   * many growths to leave undrained since two threads drained in turn. */
+  _Atomic int drain_slot;
+  _Atomic uint32_t drain_skip;
   cache_heap *table_next; /* cache.c's table of heaps */
 };
 
