@@ -29,6 +29,7 @@
 #include "context/snapshot_internal.h"
 #include "context/sources.h"
 #include "core/reclaim.h"
+#include "core/variables.h"
 #include "driver/driver_internal.h"
 
 enum { SLOT_UNRESOLVED, SLOT_RESOLVING, SLOT_DONE };
@@ -915,18 +916,14 @@ static pthread_once_t operators_once = PTHREAD_ONCE_INIT;
 static bool verbose;
 static char *at_exit_target; /* "stderr" or a path template; NULL: none */
 
-static bool flag_set(const char *value) {
-  return value != NULL && value[0] != '\0' && !(value[0] == '0' && value[1] == '\0');
-}
-
 static void stats_at_exit(void);
 
 static atomic_bool operators_read; /* read_operator_env has run */
 
 static void read_operator_env(void) {
   atomic_store(&operators_read, true);
-  verbose = flag_set(getenv("MRCTX_VERBOSE"));
-  const char *target = getenv("MRCTX_STATS_AT_EXIT");
+  verbose = mri_variable_flag(MRI_VAR_VERBOSE);
+  const char *target = mri_variable_get(MRI_VAR_STATS_AT_EXIT);
   if (target == NULL || target[0] == '\0') return;
   at_exit_target = mri_host_strdup(target);
   if (at_exit_target == NULL || atexit(stats_at_exit) != 0) {

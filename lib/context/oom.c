@@ -21,6 +21,7 @@
 #include "context/context_internal.h"
 #include "context/snapshot_internal.h"
 #include "core/reclaim.h"
+#include "core/variables.h"
 
 static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool env_read;
@@ -47,7 +48,7 @@ static _Thread_local bool tls_reporting;
 static bool get_template(char *out, size_t cap) {
   pthread_mutex_lock(&env_lock);
   if (!env_read) {
-    const char *value = getenv("MRCTX_OOM_SNAPSHOT");
+    const char *value = mri_variable_get(MRI_VAR_OOM_SNAPSHOT);
     if (value != NULL && value[0] != '\0') {
       path_template = mri_host_strdup(value);
       if (path_template == NULL)

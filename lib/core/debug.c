@@ -2,17 +2,13 @@
  * debug.c: MRCTX_DEBUG and the size checks of the resources that keep
  * memory (core/debug.h).
  */
-#include <stdlib.h>
-
 #include "core/debug.h"
+#include "core/variables.h"
 
 /* -1: not read yet; 0 off; 1 on. */
 static _Atomic int debug_state = -1;
 
-static int read_variable(void) {
-  const char *value = getenv("MRCTX_DEBUG");
-  return value != NULL && value[0] != '\0' && !(value[0] == '0' && value[1] == '\0');
-}
+static int read_variable(void) { return mri_variable_flag(MRI_VAR_DEBUG); }
 
 bool mri_debug_checks(void) {
   int state = atomic_load_explicit(&debug_state, memory_order_relaxed);

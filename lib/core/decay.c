@@ -12,6 +12,7 @@
 #include "core/core.h"
 #include "core/decay.h"
 #include "core/fork.h"
+#include "core/variables.h"
 
 /* A tick no closer to the previous one than this, whatever the idle time. */
 #define MIN_PERIOD_NS UINT64_C(1000000)
@@ -86,7 +87,7 @@ void mri_duration_format(uint64_t ns, char *buf, size_t cap) {
 static _Atomic uint64_t process_idle = UINT64_MAX;
 
 static mr_status read_idle_variable(uint64_t *ns) {
-  const char *text = getenv("MRCTX_IDLE_TIME");
+  const char *text = mri_variable_get(MRI_VAR_IDLE_TIME);
   *ns = MRI_IDLE_TIME_DEFAULT_NS;
   if (text == NULL || text[0] == '\0') return MR_OK;
   uint64_t parsed;

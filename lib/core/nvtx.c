@@ -11,6 +11,7 @@
 #include <nvtx3/nvToolsExtMem.h>
 
 #include "core/nvtx.h"
+#include "core/variables.h"
 
 _Atomic bool mri_nvtx_attached;
 
@@ -33,7 +34,7 @@ static bool in_pool_memory(const void *ptr, bool *starts_allocation) {
 /* Tools attach through NVTX_INJECTION64_PATH; without it there is nothing
  * to tell, and NVTX is never even initialised. */
 static void decide(void) {
-  const char *tool = getenv("NVTX_INJECTION64_PATH");
+  const char *tool = mri_variable_get(MRI_VAR_NVTX_INJECTION);
   if (tool != NULL && tool[0] != '\0')
     atomic_store_explicit(&mri_nvtx_attached, true, memory_order_release);
 }

@@ -17,6 +17,7 @@
 
 #include "core/core.h"
 #include "core/reclaim.h"
+#include "core/variables.h"
 
 /* ---- labels and figures ----------------------------------------------------------- */
 
@@ -116,8 +117,7 @@ __attribute__((constructor)) static void env_fork_register(void) {
 static bool is_verbose(void) {
   pthread_mutex_lock(&env_lock);
   if (!env_read) {
-    const char *value = getenv("MRCTX_VERBOSE");
-    verbose = value != NULL && value[0] != '\0' && !(value[0] == '0' && value[1] == '\0');
+    verbose = mri_variable_flag(MRI_VAR_VERBOSE);
     env_read = true;
   }
   bool on = verbose;

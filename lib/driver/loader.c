@@ -17,6 +17,7 @@
 
 #include "core/decay.h"
 #include "core/nvtx.h"
+#include "core/variables.h"
 #include "driver/cuda_api.h"
 
 #define MRI_CUDA_REQUIRED_VERSION 13000
@@ -76,7 +77,7 @@ static void capture_restore(int saved) {
 }
 
 static void load_driver(void) {
-  const char *path = getenv("MRCTX_CUDA_DRIVER");
+  const char *path = mri_variable_get(MRI_VAR_CUDA_DRIVER);
   bool overridden = path != NULL && path[0] != '\0';
   if (!overridden) path = "libcuda.so.1";
 

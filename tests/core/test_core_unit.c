@@ -8,8 +8,10 @@
 #include <stdlib.h>
 
 #include "core/core.h"
+#include "core/decay.h"
 #include "core/ptrmap.h"
 #include "core/stats.h"
+#include "core/variables.h"
 #include "test_util.h"
 
 /* ---- a recording custom resource --------------------------------------- */
@@ -203,6 +205,64 @@ static void test_fit_text_and_brief(void **state) {
   memset(long_text, 'z', 63);
   memcpy(long_text + 63, "\xc3\xa9", 2);
   assert_string_equal(mri_brief(long_text, brief) + 63, "...");
+}
+
+/* ---- the table of variables (core/variables.h) ---------------------------- */
+
+/* The one "flag is on" test, as MRCTX_DEBUG and MRCTX_VERBOSE both read it
+ * before the table: set, and to anything but "" and "0". */
+static void test_variable_flag(void **state) {
+  (void)state;
+  const char *old = getenv("MRCTX_VERBOSE");
+  char *saved = old != NULL ? strdup(old) : NULL;
+  unsetenv("MRCTX_VERBOSE");
+  assert_false(mri_variable_flag(MRI_VAR_VERBOSE));
+  assert_null(mri_variable_get(MRI_VAR_VERBOSE));
+  static const struct {
+    const char *value;
+    bool on;
+  } cases[] = {{"", false},   {"0", false},    {"1", true},  {"00", true},
+               {"yes", true}, {"false", true}, {" 0", true}, {"0 ", true}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    setenv("MRCTX_VERBOSE", cases[i].value, 1);
+    assert_string_equal(mri_variable_get(MRI_VAR_VERBOSE), cases[i].value);
+    if (mri_variable_flag(MRI_VAR_VERBOSE) != cases[i].on) fail_msg("'%s'", cases[i].value);
+  }
+  if (saved != NULL)
+    setenv("MRCTX_VERBOSE", saved, 1);
+  else
+    unsetenv("MRCTX_VERBOSE");
+  free(saved);
+  assert_null(mri_variable_info(MRI_VAR_COUNT));
+  assert_null(mri_variable_get(MRI_VAR_COUNT));
+  assert_false(mri_variable_flag(MRI_VAR_COUNT));
+}
+
+/* Every entry is whole, --help's lines fit its 80 columns, and the default
+ * the table tells for MRCTX_IDLE_TIME is the one decay.c applies. */
+static void test_variable_table(void **state) {
+  (void)state;
+  for (int id = 0; id < MRI_VAR_COUNT; id++) {
+    const mri_variable *v = mri_variable_info((mri_variable_id)id);
+    assert_non_null(v);
+    assert_non_null(v->name);
+    assert_non_null(v->syntax);
+    assert_non_null(v->default_text);
+    assert_non_null(v->help);
+    assert_non_null(v->doc);
+    assert_true(v->read_by != 0);
+    for (const char *line = v->help; *line != '\0';) {
+      size_t n = strcspn(line, "\n");
+      if (n == 0 || n > 52) fail_msg("%s: a help line of %zu bytes", v->name, n);
+      line += n + (line[n] == '\n');
+    }
+    for (int other = 0; other < id; other++)
+      assert_string_not_equal(mri_variable_info((mri_variable_id)other)->name, v->name);
+  }
+  char def[32];
+  mri_duration_format(MRI_IDLE_TIME_DEFAULT_NS, def, sizeof def);
+  assert_string_equal(mri_variable_info(MRI_VAR_IDLE_TIME)->default_text, def);
+  assert_string_equal(mri_variable_info(MRI_VAR_IDLE_TIME)->name, "MRCTX_IDLE_TIME");
 }
 
 /* ---- resource object ------------------------------------------------------ */
@@ -869,6 +929,8 @@ int main(void) {
       cmocka_unit_test(test_last_error_is_per_thread),
       cmocka_unit_test(test_last_error_without_host_memory),
       cmocka_unit_test(test_fit_text_and_brief),
+      cmocka_unit_test(test_variable_flag),
+      cmocka_unit_test(test_variable_table),
       cmocka_unit_test(test_create_validation),
       cmocka_unit_test(test_old_ops_table),
       cmocka_unit_test(test_lifetime_and_queries),

@@ -17,6 +17,7 @@
 #include "bench.h"
 #include "commands.h"
 #include "replay_streams.h"
+#include "core/variables.h"
 
 size_t bench_log_uniform(uint64_t *rng, size_t lo, size_t hi) {
   double u = (double)(bench_next_random(rng) >> 11) * 0x1.0p-53; /* [0, 1) */
@@ -343,7 +344,7 @@ bool bench_create_context(bench_run *b) {
                           .library = "mrctx-bench",
                           .tags = bench_tags,
                           .tag_count = TAG_COUNT,
-                          .env_var = "MRCTX_BENCH_MEMORY"};
+                          .env_var = mri_variable_info(MRI_VAR_BENCH_MEMORY)->name};
   if (mr_context_create(&desc, &b->ctx) != MR_OK) {
     printf("mrctx bench: cannot create the benchmark's context:\n%s\n", mr_last_error());
     return false;
@@ -380,7 +381,7 @@ bool bench_run_suite(bench_run *b) {
 bool bench_open_trace(bench_run *b, replay_log *log, mr_stream **streams) {
   const bench_options *o = b->o;
   const char *path = o->trace;
-  if (path == NULL) path = getenv("MRCTX_BENCH_TRACE");
+  if (path == NULL) path = mri_variable_get(MRI_VAR_BENCH_TRACE);
   if (path == NULL || path[0] == '\0') path = MRCTX_BENCH_TRACE_DEFAULT;
   char why[1024];
   bool ok = replay_log_read(path, false, log, why, sizeof why);

@@ -6,8 +6,10 @@
 
 #include "driver_open.h"
 
+#include "core/variables.h"
+
 bool mrctx_driver_open(mrctx_get_proc_fn *get_proc, char *why, size_t cap) {
-  const char *path = getenv("MRCTX_CUDA_DRIVER");
+  const char *path = mri_variable_get(MRI_VAR_CUDA_DRIVER);
   if (path == NULL || path[0] == '\0') path = "libcuda.so.1";
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) {

@@ -11,6 +11,7 @@
 #include <mrctx/mrctx.h>
 
 #include "commands.h"
+#include "core/variables.h"
 
 typedef struct mrctx_verb {
   const char *name;
@@ -35,6 +36,24 @@ static const mrctx_verb verbs[] = {
 
 #define VERB_COUNT (sizeof verbs / sizeof verbs[0])
 
+/* The entries of core/variables.c's table that `readers` read, or with
+ * `readers` 0 those the library reads and the command does not: the name
+ * and its value's syntax in 25 columns, then the help's lines. */
+static void print_variables(FILE *out, unsigned readers) {
+  for (int id = 0; id < MRI_VAR_COUNT; id++) {
+    const mri_variable *v = mri_variable_info((mri_variable_id)id);
+    if (readers != 0 ? (v->read_by & readers) == 0 : v->read_by != MRI_VAR_READ_BY_LIBRARY)
+      continue;
+    int width = fprintf(out, "  %s%s%s", v->name, v->syntax[0] != '\0' ? "=" : "", v->syntax);
+    fprintf(out, "%*s", width + 2 > 27 ? 2 : 27 - width, "");
+    for (const char *line = v->help; *line != '\0';) {
+      size_t n = strcspn(line, "\n");
+      fprintf(out, "%s%.*s\n", line == v->help ? "" : "                           ", (int)n, line);
+      line += n + (line[n] == '\n');
+    }
+  }
+}
+
 static void usage(FILE *out) {
   fprintf(out, "usage: mrctx VERB [ARGS]\n"
                "       mrctx help VERB | mrctx VERB --help\n"
@@ -46,26 +65,11 @@ static void usage(FILE *out) {
   for (size_t i = 0; i < VERB_COUNT; i++)
     fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
   fprintf(out, "\n"
-               "environment (man mrctx says more):\n"
-               "  MRCTX_CUDA_DRIVER=PATH   the driver library to load instead of libcuda.so.1\n"
-               "  MRCTX_BENCH_MEMORY=TEXT  mrctx bench: overrides for its own tags\n"
-               "  MRCTX_BENCH_TRACE=PATH   mrctx bench: the trace workload's log\n"
-               "read by the library in any program that uses it:\n"
-               "  MRCTX_DEBUG=1            check the size of every free in arena, fixed, bin\n"
-               "                           and cache; refuse a wrong one\n"
-               "  MRCTX_IDLE_TIME=10s      how long memory stays idle in caches, arenas, fixed\n"
-               "                           blocks and driver pools before it goes back (0 or\n"
-               "                           off: never; default 10s)\n"
-               "  MRCTX_OOM_SNAPSHOT=PATH  write a snapshot there when an allocation through\n"
-               "                           a context runs out of memory (%%p: the process id)\n"
-               "  MRCTX_STATS_AT_EXIT=stderr|PATH  at normal exit, every context's per-tag\n"
-               "                           table there, live or destroyed (a snapshot for\n"
-               "                           PATH.json)\n"
-               "  MRCTX_VERBOSE=1          print each context's resolved table at creation and\n"
-               "                           warn about entries for devices that do not exist\n"
-               "  NVTX_INJECTION64_PATH    the NVTX tool to report allocations to (set by\n"
-               "                           compute-sanitizer and Nsight Systems)\n"
-               "  and each library's own variable (MYLIB_MEMORY) overriding its tags\n"
+               "environment (man mrctx says more):\n");
+  print_variables(out, MRI_VAR_READ_BY_COMMAND);
+  fprintf(out, "read by the library in any program that uses it:\n");
+  print_variables(out, 0);
+  fprintf(out, "  and each library's own variable (MYLIB_MEMORY) overriding its tags\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 bad usage, 3 mrctx info found no\n"
                "driver or no device.\n");
