@@ -536,6 +536,22 @@ static void heap_record(cache_state *c, cache_heap *h, mr_stream stream) {
   h->frees_since_record = 0;
 }
 
+/* After `freed` blocks went back into `h` on its own stream (alive), one
+ * of them emptying a segment when `emptied`: once a stream starved since
+ * h's last event, record one for the other streams when a segment emptied
+ * or RECORD_EVERY frees passed. Heap locked. */
+static void cover_own_frees(cache_state *c, cache_heap *h, mr_stream stream, bool emptied,
+                            uint32_t freed) {
+  if (!c->ordered || atomic_load_explicit(&c->live_heaps, memory_order_relaxed) <= 1) return;
+  uint64_t starved = atomic_load_explicit(&c->starved, memory_order_relaxed);
+  if (starved == h->cover_gen) return;
+  h->frees_since_record += freed;
+  if (emptied || h->frees_since_record >= RECORD_EVERY) {
+    heap_record(c, h, stream);
+    h->cover_gen = starved;
+  }
+}
+
 /* An event on `stream` (alive) covering a free there into another stream's
  * heap; NULL if none could be made (the block then waits for a device
  * synchronization). */
@@ -1083,17 +1099,7 @@ static void flush_own_bin(cache_state *c, cache_slot *s, thread_bin *b, cache_he
       }
       atomic_store_explicit(&b->counts[k], kept, memory_order_relaxed);
     }
-    /* give_block's event for other streams, once for the whole batch. */
-    if (c->ordered && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1) {
-      uint64_t starved = atomic_load_explicit(&c->starved, memory_order_relaxed);
-      if (starved != h->cover_gen) {
-        h->frees_since_record += freed;
-        if (emptied || h->frees_since_record >= RECORD_EVERY) {
-          heap_record(c, h, stream);
-          h->cover_gen = starved;
-        }
-      }
-    }
+    cover_own_frees(c, h, stream, emptied, freed); /* once for the whole batch */
     cache_lock_give(&h->lock);
   }
   flush_bin(c, s, b, stream, true);
@@ -1408,13 +1414,7 @@ static mr_status give_block(cache_state *c, cache_heap *hint, void *ptr, size_t 
   segment_list over = {NULL};
   if (own) {
     cache_segment *idle = mri_cache_heap_release(h, b, epoch);
-    if (c->ordered && alive && atomic_load_explicit(&c->live_heaps, memory_order_relaxed) > 1) {
-      uint64_t starved = atomic_load_explicit(&c->starved, memory_order_relaxed);
-      if (starved != h->cover_gen && (idle != NULL || ++h->frees_since_record >= RECORD_EVERY)) {
-        heap_record(c, h, stream);
-        h->cover_gen = starved;
-      }
-    }
+    if (alive) cover_own_frees(c, h, stream, idle != NULL, 1);
     if (MRI_UNLIKELY(capped(c) && alive &&
                      atomic_load_explicit(&c->idle_bytes, memory_order_relaxed) > c->max_idle)) {
       take_idle(h, true, 0, &over);
