@@ -364,7 +364,11 @@ def main() -> int:
     print(driver_floor(args), flush=True)
     rows: list[tuple[str, dict[str, str]]] = []
     for spec in args.spec or SPECS:
-        cells = row(spec, args, torch, patterns)
+        try:
+            cells = row(spec, args, torch, patterns)
+        except mrctx.Error as error:  # A's own allocations failed: say so, go on
+            cells = {"B alone": f"ERROR: {error}"}
+            mrctx.release_idle(-1, 0)
         rows.append((spec, cells))
         if args.json:
             print(json.dumps({"spec": spec, **cells}), flush=True)

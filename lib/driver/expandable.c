@@ -209,7 +209,10 @@ static mr_status range_new(expandable_state *s, mri_stream_id id, exp_range **ou
   }
   r->free[0] = (free_span){0, r->size};
   r->free_count = 1;
-  CUresult res = cu->cuMemAddressReserve(&r->base, r->size, s->page, 0, 0);
+  /* Aligned to the largest power of two the page is a multiple of: the
+   * driver refuses an alignment that is not a power of two (page=20MiB),
+   * and a mapping needs only the granule's, which divides it. */
+  CUresult res = cu->cuMemAddressReserve(&r->base, r->size, s->page & (~s->page + 1), 0, 0);
   if (res != CUDA_SUCCESS) {
     r->base = 0;
     range_free(s, r);

@@ -50,6 +50,29 @@ static void test_describes_and_rounds(void **state) {
   assert_int_equal(fake_cuda_vmm_books().reserved_ranges, 0);
 }
 
+/* A page that is not a power of two (20 MiB: ten of the driver's 2 MiB
+ * granules) still reserves and maps: the range is aligned to the largest
+ * power of two the page is a multiple of, not to the page itself, which the
+ * driver refuses as an alignment (CUDA_ERROR_INVALID_VALUE on an H100,
+ * as the fake does). */
+static void test_page_not_power_of_two(void **state) {
+  mr_resource *mr = make("expandable(page=6MiB, reserve=24MiB)");
+  assert_string_equal(mr_resource_describe(mr), "expandable(page=6MiB, reserve=24MiB)");
+  CUstream s = fake_new_stream();
+  void *a = NULL, *b = NULL;
+  assert_ok(mr_allocate(mr, 4096, 0, s, &a));
+  assert_ok(mr_allocate(mr, (size_t)7 << 20, 0, s, &b));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, (size_t)12 << 20);
+  memset(b, 0x5a, (size_t)7 << 20);
+  assert_ok(mr_deallocate(mr, b, (size_t)7 << 20, 0, s));
+  assert_ok(mr_deallocate(mr, a, 4096, 0, s));
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 0);
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
 /* Blocks on one stream share one range; pages are mapped as the blocks
  * reach them, in the device's memory, and stay mapped when idle. */
 static void test_grows_by_pages(void **state) {
@@ -231,6 +254,7 @@ static void test_unsupported_and_bad_arguments(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_describes_and_rounds, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_page_not_power_of_two, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_grows_by_pages, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_trim_after_stream_work, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_reclaim, fake_test_setup, fake_teardown),
