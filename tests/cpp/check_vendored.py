@@ -37,7 +37,7 @@ def check(folder: pathlib.Path) -> list[str]:
     actual = hashlib.sha256(tarball.read_bytes()).hexdigest()
     if actual != digest:
         problems.append(f"{tarball}: sha256 {actual}, VENDORED says {digest}: "
-                        "refresh it with tools/vendor-cccl, not by hand")
+                        "refresh it with tools/dev/vendor-cccl, not by hand")
     with tarfile.open(tarball) as tar:
         for m in tar.getmembers():
             if not m.isfile() or m.name.startswith("/") or ".." in m.name.split("/"):

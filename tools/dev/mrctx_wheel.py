@@ -3,7 +3,7 @@ backend of pyproject.toml, so ``pip install .`` needs no build backend from
 PyPI (no meson-python): only Meson, Ninja and a C compiler (and a C++ one
 for the PyTorch shim) on PATH.
 
-    tools/build-wheel [--out DIR] [--build-dir DIR] [-DOPTION=VALUE ...]
+    tools/dev/build-wheel [--out DIR] [--build-dir DIR] [-DOPTION=VALUE ...]
 
 The wheel holds what the package needs at run time and nothing else:
 
@@ -21,9 +21,9 @@ no headers, pkg-config or CMake files, static library or man pages. Every
 binary finds libmrctx beside it (RUNPATH $ORIGIN). The package is ctypes and
 the binaries do not link libpython, so the tag is py3-none-PLATFORM: one
 wheel installs into any CPython >= 3.9 of that platform. PLATFORM is the
-manylinux_2_X_ARCH its binaries truly meet (tools/wheel_policy.py reads the
-glibc and libstdc++ symbol versions they need, and tools/check-wheel checks
-a built wheel's tag against them): the glibc of the machine it is built on
+manylinux_2_X_ARCH its binaries truly meet (tools/dev/wheel_policy.py reads
+the glibc and libstdc++ symbol versions they need, and tools/dev/check-wheel
+checks a built wheel's tag against them): the glibc of the machine it is built on
 sets X only as far as the binaries use symbols of that glibc.
 """
 
@@ -48,9 +48,9 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import wheel_policy  # noqa: E402  (tools/, beside this file)
+import wheel_policy  # noqa: E402  (tools/dev/, beside this file)
 
-SOURCE = Path(__file__).resolve().parent.parent
+SOURCE = Path(__file__).resolve().parent.parent.parent
 
 # The Meson options of the wheel's build: the library (shared only), the
 # command, the package and its shim; nothing else. $ORIGIN: each binary
@@ -143,8 +143,8 @@ def _metadata() -> tuple[str, str, str]:
 
 def _platform_tag(files: list[tuple[str, Path]]) -> str:
     """manylinux_2_X_ARCH for the binaries among `files`, as
-    tools/check-wheel checks it; the interpreter's platform (linux_x86_64,
-    macosx_...) only where none of them is ELF."""
+    tools/dev/check-wheel checks it; the interpreter's platform
+    (linux_x86_64, macosx_...) only where none of them is ELF."""
     binaries = {arcname: data for arcname, path in files
                 if (data := path.read_bytes())[:4] == b"\x7fELF"}
     try:
@@ -249,7 +249,7 @@ def write_wheel(out_dir: Path, files: list[tuple[str, Path]]) -> Path:
     entries.append((f"{dist_info}/METADATA", metadata.encode("utf-8"), 0o644))
     entries.append((f"{dist_info}/WHEEL", (
         "Wheel-Version: 1.0\n"
-        "Generator: mrctx_wheel (tools/mrctx_wheel.py)\n"
+        "Generator: mrctx_wheel (tools/dev/mrctx_wheel.py)\n"
         "Root-Is-Purelib: false\n"
         f"Tag: py3-none-{platform}\n").encode("ascii"), 0o644))
     # The `mrctx` command: the C command the wheel carries, or where it has
@@ -354,7 +354,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="tools/build-wheel",
+        prog="tools/dev/build-wheel",
         description="Build the mrctx wheel: the Python package, libmrctx, the PyTorch shim "
                     "and the mrctx command, for any CPython >= 3.9 of this platform. Needs "
                     "meson, ninja and a C compiler (a C++ one for the shim).")

@@ -14,8 +14,8 @@ reads both from the ELF files themselves (their .gnu.version_r and
     the oldest distribution of a glibc carries that libstdc++), and
   - the tag manylinux_2_X_ARCH.
 
-tools/mrctx_wheel.py tags the wheel with it; tools/check-wheel checks a
-built wheel's tag against its binaries (CI runs it).
+tools/dev/mrctx_wheel.py tags the wheel with it; tools/dev/check-wheel
+checks a built wheel's tag against its binaries (CI runs it).
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def glibc_floor(version: str) -> tuple[int, int]:
                 if numbers <= highest:
                     return glibc
             raise PolicyError(f"{version} is newer than any manylinux policy known to "
-                              "tools/wheel_policy.py (add the newer policy's floor there)")
+                              "tools/dev/wheel_policy.py (add the newer policy's floor there)")
     raise PolicyError(f"{version}: a symbol version of no library manylinux allows")
 
 
