@@ -6,7 +6,7 @@
 //
 /*
  * Built and run as the gpu test gpu.cpp.rmm when mrctx is configured with
- * -Drmm=PREFIX, an rmm install: conda's librmm, or one tools/build-rmm
+ * -Drmm=PREFIX, an rmm install: conda's librmm, or one tools/dev/build-rmm
  * compiles from source. By hand, with the CCCL rmm was built with first on
  * the include path, and C++20 as rmm requires:
  *

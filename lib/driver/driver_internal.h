@@ -1,7 +1,7 @@
 /*
  * driver/driver_internal.h (internal): what the layers above the driver
  * (adaptors, config, context) use from it, without CUDA's types. cuda.h
- * stays inside lib/driver (driver/cuda_api.h); tools/check-layers (the
+ * stays inside lib/driver (driver/cuda_api.h); tools/dev/check-layers (the
  * unit test unit.layers) keeps it so.
  *
  * Both builds implement every function here: the driver build (loader.c,

@@ -6,10 +6,10 @@ Compiles small translation units with the C++ compiler given after `--` and
 checks, for each case, that the adaptor is absent, present in the expected
 spelling (MRCTX_CCCL_SPELLING 300 or 301), or refused with an #error whose
 text is given. The cases that need the CUDA toolkit's headers (--toolkit)
-or a CCCL 3.1+ include directory (--cccl31; tests/cpp/cccl, CCCL 3.4.2)
-are left out without them. CCCL
-versions this header does not know (2.x, 4.x) are a <cuda/version> written
-here. Usage:
+or a CCCL 3.1+ include directory (--cccl31; CCCL 3.4.2's, which
+tests/cpp/meson.build unpacks from tests/vendor/cccl) are left out without
+them. CCCL versions this header does not know (2.x, 4.x) are a
+<cuda/version> written here. Usage:
 
     check_cccl_select.py --include DIR... [--toolkit DIR] [--cccl31 DIR] -- CXX ARGS...
 """

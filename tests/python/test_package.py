@@ -382,7 +382,7 @@ def test_fake_resolve_as_the_command(capsys, monkeypatch):
 def test_every_module_is_installed():
     """python/meson.build installs every module of the package: a module it
     leaves out is missing from `meson install`, `pip install .` and the
-    wheel (tools/build-wheel), though the tests here, run from the source
+    wheel (tools/dev/build-wheel), though the tests here, run from the source
     tree, would pass."""
     listed = set(re.findall(r"'mrctx/([A-Za-z0-9_]+\.py)'",
                          (SOURCE / "python" / "meson.build").read_text()))
@@ -394,7 +394,7 @@ def test_every_module_is_installed():
 def test_the_package_ships_py_typed(tmp_path):
     """mrctx is typed (PEP 561): python/mrctx/py.typed is installed by
     python/meson.build, listed among the installed files, and packed into
-    the wheel by tools/mrctx_wheel.py (from a stage laid out as `meson
+    the wheel by tools/dev/mrctx_wheel.py (from a stage laid out as `meson
     install` lays it out)."""
     import importlib.util
 
@@ -403,7 +403,7 @@ def test_the_package_ships_py_typed(tmp_path):
     installed = (SOURCE / "tests" / "consumers" / "installed-files.txt").read_text().split("\n")
     assert "lib/python3/dist-packages/mrctx/py.typed" in installed
     spec = importlib.util.spec_from_file_location("mrctx_wheel",
-                                                  SOURCE / "tools" / "mrctx_wheel.py")
+                                                  SOURCE / "tools" / "dev" / "mrctx_wheel.py")
     wheel = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(wheel)
     site = tmp_path / "lib" / "python3" / "dist-packages"

@@ -5,11 +5,11 @@
 
 With this build's library and command as the wheel's binaries:
 
-1. tools/mrctx_wheel.py's write_wheel (what tools/build-wheel and
+1. tools/dev/mrctx_wheel.py's write_wheel (what tools/dev/build-wheel and
    `pip install .` run) names and tags the wheel manylinux_2_X_ARCH, X the
    highest GLIBC_2.X the binaries need as readelf --version-info lists it
    (where readelf is found), never linux_ARCH;
-2. tools/check-wheel accepts that wheel, and refuses copies of it tagged
+2. tools/dev/check-wheel accepts that wheel, and refuses copies of it tagged
    linux_x86_64 (the old tag, which no index takes), a lower glibc (pip
    would install it where it cannot load), a higher one, or whose WHEEL
    file says another tag than its name.
@@ -56,10 +56,10 @@ def main():
         print(__doc__.strip(), file=sys.stderr)
         return 2
     root, library, tool = sys.argv[1:]
-    sys.path.insert(0, os.path.join(root, "tools"))
+    sys.path.insert(0, os.path.join(root, "tools", "dev"))
     import mrctx_wheel  # noqa: E402
 
-    check = os.path.join(root, "tools", "check-wheel")
+    check = os.path.join(root, "tools", "dev", "check-wheel")
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         wheel = str(mrctx_wheel.write_wheel(Path(tmp) / "dist", [
@@ -84,7 +84,7 @@ def main():
         ]
         for path, status, what in cases:
             run = subprocess.run([sys.executable, check, path], capture_output=True, text=True)
-            shown = f"$ tools/check-wheel {os.path.basename(path)}\n{run.stdout}{run.stderr}"
+            shown = f"$ tools/dev/check-wheel {os.path.basename(path)}\n{run.stdout}{run.stderr}"
             if run.returncode != status:
                 failures.append(f"{what}: wanted exit {status}, got {run.returncode}\n{shown}")
             else:
