@@ -98,6 +98,17 @@ MR_NODISCARD MR_API mr_status mr_snapshot_write_json(const mr_snapshot *snapshot
  * so no name can drive the terminal. */
 MR_NODISCARD MR_API mr_status mr_snapshot_write_text(const mr_snapshot *snapshot, FILE *out);
 
+/** Write the snapshot as PyTorch's memory_viz reads it
+ * (pytorch.org/memory_viz, torch.cuda._memory_viz): the pickle that
+ * torch.cuda.memory._snapshot() is saved as (binary: open `out` so). Each
+ * block a track(...) lists is a segment of its own holding that block and
+ * an allocation in its device's timeline (at the snapshot's time less its
+ * age), each library:tag a pool of its own, the call site (with
+ * track(UP, stacks=N)) the block's frames; tags without a track(...) have
+ * no blocks to show (docs/observability.md). A block older than the
+ * snapshot's time (a damaged file) is MR_ERR_INVALID_ARGUMENT. */
+MR_NODISCARD MR_API mr_status mr_snapshot_write_memory_viz(const mr_snapshot *snapshot, FILE *out);
+
 /** Free a snapshot. NULL is ignored. */
 MR_API void mr_snapshot_destroy(mr_snapshot *snapshot);
 

@@ -23,7 +23,9 @@ on every device, in any library of the process (mrctx.write_snapshot(path)
 writes it for ``mrctx snapshot PATH``); mrctx.read_snapshot(path) reads such
 a file back, the out-of-memory dump included (MRCTX_OOM_SNAPSHOT);
 mrctx.merge_snapshots(paths) shows several processes' snapshots (the ranks
-of a torchrun job, the workers of a Dask cluster: mrctx.dask) as one view.
+of a torchrun job, the workers of a Dask cluster: mrctx.dask) as one view;
+mrctx.export_memory_viz(path) writes a snapshot as PyTorch's memory_viz
+(pytorch.org/memory_viz) reads it.
 snapshot() and read_snapshot() return a Snapshot, merge_snapshots() a
 MergedSnapshot: TypedDicts, so a type checker knows the members of the
 dicts they are. ``python -m mrctx`` runs the command's verbs (the mrctx command a wheel
@@ -82,6 +84,7 @@ from ._lib import library_path
 from ._snapshot import (
     MergedSnapshot,
     Snapshot,
+    export_memory_viz,
     merge_snapshots,
     merge_snapshots_text,
     read_snapshot,
@@ -136,6 +139,7 @@ __all__ = [
     "release_idle",
     "register_reclaimer",
     "framework_reclaimers",
+    "export_memory_viz",
     "merge_snapshots",
     "merge_snapshots_text",
     "profiler",

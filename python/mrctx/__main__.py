@@ -80,7 +80,7 @@ def _usage(out: TextIO) -> None:
         "  info       the CUDA driver, the devices and their memory pools\n"
         "  resolve    show what a context's tags and overrides resolve to\n"
         "  snapshot   show a snapshot file: who held the memory, by library and tag\n"
-        "  export     write logs or snapshots as a trace for Perfetto\n"
+        "  export     write logs or snapshots for Perfetto or PyTorch's memory_viz\n"
         "  replay     replay an allocation log against resource specs\n"
         "  plot       draw memory in use over time from allocation logs as SVG\n"
         "  bench      time mrctx against the raw driver pools on a GPU\n"

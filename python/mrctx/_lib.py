@@ -272,6 +272,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_snapshot_read": (c_status, [ctypes.c_char_p, ctypes.c_size_t, _P(ctypes.c_void_p)]),
     "mr_snapshot_write_json": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
     "mr_snapshot_write_text": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
+    "mr_snapshot_write_memory_viz": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
     "mr_snapshot_destroy": (None, [ctypes.c_void_p]),
     "mr_ipc_pool_export": (c_status, [c_resource_p, _P(ctypes.c_int), _P(IpcPoolData)]),
     "mr_ipc_pool_import": (c_status, [ctypes.c_int, _P(IpcPoolData), _P(c_resource_p)]),
@@ -407,6 +408,13 @@ def library_where() -> str:
 def write_to_string(write: Callable[[int], int]) -> tuple[int, str]:
     """Run ``write(FILE *)`` (a C call that writes to a stdio stream) into
     memory. Returns its status and what it wrote."""
+    status, written = write_to_bytes(write)
+    return status, written.decode("utf-8", "replace")
+
+
+def write_to_bytes(write: Callable[[int], int]) -> tuple[int, bytes]:
+    """write_to_string for what is not text (mr_snapshot_write_memory_viz's
+    pickle): the bytes as written."""
     libc = ctypes.CDLL(None)
     libc.open_memstream.restype = ctypes.c_void_p
     libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
@@ -419,7 +427,7 @@ def write_to_string(write: Callable[[int], int]) -> tuple[int, str]:
     status = write(stream)
     libc.fclose(stream)
     try:
-        written = ctypes.string_at(buffer.value, size.value).decode("utf-8", "replace") if buffer.value else ""
+        written = ctypes.string_at(buffer.value, size.value) if buffer.value else b""
     finally:
         libc.free(buffer)
     return status, written

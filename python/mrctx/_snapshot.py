@@ -378,6 +378,39 @@ def write_snapshot(path: Union[str, "os.PathLike[str]"], largest_blocks: int = 0
     _write_output(path, text.encode("utf-8"), "write_snapshot")
 
 
+# How many live blocks per tracked tag and device export_memory_viz lists
+# by default: memory_viz draws every block it is given, so more than a
+# snapshot's usual 10; a bound, since the snapshot makes room for that
+# many per tracked slot before it walks the tracker.
+MEMORY_VIZ_BLOCKS = 10000
+
+
+def export_memory_viz(path: Union[str, "os.PathLike[str]"],
+                      largest_blocks: int = MEMORY_VIZ_BLOCKS) -> None:
+    """Take a snapshot now and write it to ``path`` as PyTorch's memory_viz
+    reads it: the pickle ``torch.cuda.memory._dump_snapshot`` writes, which
+    pytorch.org/memory_viz and ``torch.cuda._memory_viz`` open. Each live
+    block of a tag with ``track(...)`` in its chain (the ``largest_blocks``
+    largest per tag and device) is a segment of its own and an allocation
+    in its device's timeline, with its call site under
+    ``track(UP, stacks=N)``; each library:tag is a pool of its own
+    (docs/observability.md). The library writes it
+    (mr_snapshot_write_memory_viz), as ``mrctx export --format memory_viz
+    SNAPSHOT.json`` does for a written snapshot. ``path`` is treated as
+    write_snapshot treats it."""
+    _check.path("export_memory_viz", "path", path)
+    largest_blocks = _check.size("export_memory_viz", "largest_blocks", largest_blocks)
+    handle = _take(largest_blocks)
+    library = _lib.lib()
+    try:
+        status, data = _lib.write_to_bytes(
+            lambda stream: library.mr_snapshot_write_memory_viz(handle, stream))
+    finally:
+        library.mr_snapshot_destroy(handle)
+    check(status)
+    _write_output(path, data, "export_memory_viz")
+
+
 def _is_stream(mode: int) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 

@@ -183,6 +183,46 @@ def test_snapshot_two_libraries(library_name, fake):
         frames.deallocate(b, 5 << 20)
 
 
+def test_export_memory_viz_devices_and_call_sites(library_name, fake, tmp_path):
+    """Device blocks of two libraries on two fake devices, one tag with
+    call sites: each device's segments and timeline, each library:tag a
+    pool, the call site's frames named as PyTorch's with the owner last."""
+    import pickle
+
+    import memory_viz_check
+    other = library_name + "_codec"
+    with mrctx.Context(library_name, {"temp": "track(device, stacks=8)"}) as solver, \
+            mrctx.Context(other, {"frames": "track(cache(device))"}) as codec:
+        temp, frames = solver.get_resource("temp", 2), codec.get_resource("frames", 1)
+        a, b, c = temp.allocate(3 << 20), temp.allocate(4096), frames.allocate(5 << 20)
+        path = tmp_path / "viz.pickle"
+        mrctx.export_memory_viz(path)
+        data = path.read_bytes()
+        assert memory_viz_check.problems(data) == []
+        viz = pickle.loads(data)
+        assert len(viz["device_traces"]) >= 3
+        owned = {(s["device"], s["address"], s["total_size"], s["frames"][-1]["name"])
+                 for s in viz["segments"]}
+        assert {(2, a, 3 << 20, f"{library_name}:temp"), (2, b, 4096, f"{library_name}:temp"),
+                (1, c, 5 << 20, f"{other}:frames")} <= owned
+        seg = {s["address"]: s for s in viz["segments"]}
+        assert seg[b]["segment_type"] == "small" and seg[a]["segment_type"] == "large"
+        assert seg[a]["segment_pool_id"] != seg[c]["segment_pool_id"]
+        sited = seg[a]["blocks"][0]["frames"]
+        assert len(sited) > 1, sited  # the call site, then the owner
+        assert sited[-1] == {"filename": "mrctx", "line": 0, "name": f"{library_name}:temp"}
+        assert all(f["name"] and f["filename"] for f in sited[:-1]), sited
+        assert seg[c]["blocks"][0]["frames"] == [
+            {"filename": "mrctx", "line": 0, "name": f"{other}:frames"}]  # no stacks there
+        trace = [e for e in viz["device_traces"][2] if e["action"] in ("segment_alloc", "alloc")
+                 and e["category"] == f"{library_name}:temp"]
+        assert sorted((e["action"], e["addr"]) for e in trace) == sorted(
+            [("segment_alloc", a), ("alloc", a), ("segment_alloc", b), ("alloc", b)])
+        temp.deallocate(a, 3 << 20)
+        temp.deallocate(b, 4096)
+        frames.deallocate(c, 5 << 20)
+
+
 def test_bad_sizes_never_reach_the_driver(library_name, fake):
     """A negative size used to wrap to 2**64 - 1: the pool refused it, and the
     context's retry synchronized the device before giving up. Now it is

@@ -412,6 +412,50 @@ def test_snapshot(library_name, tmp_path):
         mrctx.snapshot(largest_blocks=-1)
 
 
+def test_export_memory_viz(library_name, tmp_path):
+    """mrctx.export_memory_viz writes what PyTorch's memory_viz opens
+    (memory_viz_check.py mirrors its reader): the tracked blocks as
+    segments and allocations, each library:tag a pool of its own."""
+    import pickle
+
+    import memory_viz_check
+    other = library_name + "_other"
+    with mrctx.Context(library_name, {"kept": "track(host)", "plain": "host"}) as ctx, \
+            mrctx.Context(other, {"seen": "track(host)"}) as ctx2:
+        kept, seen = ctx.get_resource("kept"), ctx2.get_resource("seen")
+        blocks = [(kept.allocate(size), size) for size in (1000, 5000, 3000)]
+        blocks.append((seen.allocate(7000), 7000))
+        path = tmp_path / "viz.pickle"
+        mrctx.export_memory_viz(path)
+        data = path.read_bytes()
+        assert memory_viz_check.problems(data) == []
+        viz = pickle.loads(data)
+        mine = [s for s in viz["segments"]
+                if s["frames"][-1]["name"] in (f"{library_name}:kept", f"{other}:seen")]
+        assert sorted((s["address"], s["total_size"]) for s in mine) == sorted(blocks)
+        pools = {name: pool for pool, name in memory_viz_check.owners(viz)[0].items()}
+        assert pools[f"{library_name}:kept"] != pools[f"{other}:seen"]
+        for s in mine:
+            assert s["segment_pool_id"] == pools[s["frames"][-1]["name"]]
+        allocs = [e for e in viz["device_traces"][0] if e["action"] == "alloc"
+                  and e["category"] in pools]
+        assert {(e["addr"], e["size"]) for e in allocs} >= set(blocks)
+        # largest_blocks bounds the blocks per tag and device.
+        mrctx.export_memory_viz(path, largest_blocks=1)
+        viz = pickle.loads(path.read_bytes())
+        assert sorted(s["total_size"] for s in viz["segments"]
+                      if s["frames"][-1]["name"] == f"{library_name}:kept") == [5000]
+        for ptr, size in blocks[:3]:
+            kept.deallocate(ptr, size)
+        seen.deallocate(*blocks[3])
+    with pytest.raises(ValueError):
+        mrctx.export_memory_viz(path, largest_blocks=-1)
+    with pytest.raises(TypeError):
+        mrctx.export_memory_viz(42)
+    with pytest.raises(OSError):
+        mrctx.export_memory_viz(tmp_path)  # a directory
+
+
 # ---- arguments are checked before any C call -----------------------------------
 
 

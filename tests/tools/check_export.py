@@ -197,7 +197,7 @@ def check_unit(mrctx, source):
         # Usage and bad input.
         for args, code, message in (
                 ([rmm], 2, "give the format with --format perfetto"),
-                (["--format", "pprof", rmm], 2, "unknown format 'pprof' (known: perfetto)"),
+                (["--format", "pprof", rmm], 2, "unknown format 'pprof' (known: perfetto, memory_viz)"),
                 (["--format", "perfetto"], 2, "give at least one log or snapshot file"),
                 (["--format", "perfetto", rmm, snap], 2, "give logs or snapshots, not both"),
                 (["--format", "perfetto", os.path.join(tmp, "none.csv")], 1, "none.csv"),

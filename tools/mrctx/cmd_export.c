@@ -20,6 +20,10 @@
  * Times are microseconds from the first event, as the format has them.
  * Every string goes out through mri_json_write_string, sizes in words
  * through mrctx_format_bytes: the writers of the mrctx command share both.
+ *
+ * `--format memory_viz` writes PyTorch's memory_viz pickle instead: one
+ * snapshot file through the library (mr_snapshot_write_memory_viz), or
+ * logs through export_memory_viz.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,32 +32,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <mrctx/mrctx.h>
 
 #include "commands.h"
 #include "export_blocks.h"
+#include "export_memory_viz.h"
 #include "plot.h"
 #include "replay_log.h"
 
 static void usage(FILE *out) {
   fputs("usage: mrctx export --format perfetto [-o FILE] [--skip-bad] [NAME=]LOG ...\n"
         "       mrctx export --format perfetto [-o FILE] SNAPSHOT.json ...\n"
+        "       mrctx export --format memory_viz [-o FILE] [--skip-bad] [NAME[@DEVICE]=]LOG ...\n"
+        "       mrctx export --format memory_viz [-o FILE] SNAPSHOT.json\n"
         "\n"
         "Write memory over time as a Chrome trace-event JSON file, which\n"
         "ui.perfetto.dev and chrome://tracing open: from allocation logs in rmm's CSV\n"
         "format, a process per log with a counter of the bytes live and a slice per\n"
         "allocation; from snapshot files, a counter per library:tag and device and a\n"
         "slice per listed block of a tracked tag, with its call site where recorded.\n"
+        "Or write PyTorch's memory_viz snapshot (a pickle), which pytorch.org/memory_viz\n"
+        "and torch.cuda._memory_viz open: from one snapshot file, each tracked block as\n"
+        "a segment and an allocation, with its call site; from logs, every allocation\n"
+        "and free; each library:tag (a log's NAME) a pool of its own.\n"
         "\n"
-        "  --format perfetto  the format to write (the only one: Chrome trace-event\n"
-        "                     JSON, which Perfetto reads)\n"
-        "  -o, --output FILE  the file to write (default: standard output)\n"
+        "  --format FORMAT    perfetto (Chrome trace-event JSON, which Perfetto reads)\n"
+        "                     or memory_viz (PyTorch's memory snapshot pickle)\n"
+        "  -o, --output FILE  the file to write (default: standard output, not a\n"
+        "                     terminal for memory_viz)\n"
         "  --skip-bad         skip bad lines of a log and count them, instead of\n"
         "                     stopping at the first\n"
         "  -h, --help         show this help\n"
         "\n"
-        "A log's process is named NAME if given, else by the file's name without .csv.\n"
+        "A log's process is named NAME if given, else by the file's name without .csv;\n"
+        "for memory_viz, NAME@DEVICE puts it on that device (default 0).\n"
         "Exit status: 0 written, 1 a bad log or snapshot or a file that cannot be\n"
         "written, 2 bad usage.\n",
         out);
@@ -80,12 +94,14 @@ static int parse_options(int argc, char **argv, export_options *o) {
   o->inputs = argv + optind;
   o->input_count = (size_t)(argc - optind);
   if (o->format == NULL) {
-    fputs("mrctx export: give the format with --format perfetto (see --help)\n", stderr);
+    fputs("mrctx export: give the format with --format perfetto or --format memory_viz (see "
+          "--help)\n",
+          stderr);
     return MRCTX_EXIT_USAGE;
   }
-  if (strcmp(o->format, "perfetto") != 0) {
+  if (strcmp(o->format, "perfetto") != 0 && strcmp(o->format, "memory_viz") != 0) {
     char shown[256];
-    fprintf(stderr, "mrctx export: unknown format '%s' (known: perfetto)\n",
+    fprintf(stderr, "mrctx export: unknown format '%s' (known: perfetto, memory_viz)\n",
             mri_printable(o->format, shown, sizeof shown));
     return MRCTX_EXIT_USAGE;
   }
@@ -507,6 +523,19 @@ static int export_snapshots(const export_options *o, writer *w) {
   return rc;
 }
 
+/* One snapshot file as memory_viz's pickle, through the library. */
+static int export_memory_viz_snapshot(const char *path, FILE *out) {
+  mr_snapshot *snap = read_snapshot(path);
+  if (snap == NULL) return MRCTX_EXIT_FAILURE;
+  mr_status st = mr_snapshot_write_memory_viz(snap, out);
+  mr_snapshot_destroy(snap);
+  if (st != MR_OK) {
+    fprintf(stderr, "mrctx export: %s: %s\n", path, mr_last_error());
+    return MRCTX_EXIT_FAILURE;
+  }
+  return MRCTX_EXIT_OK;
+}
+
 int mrctx_cmd_export(int argc, char **argv) {
   export_options o = {0};
   int rc = parse_options(argc, argv, &o);
@@ -518,6 +547,20 @@ int mrctx_cmd_export(int argc, char **argv) {
       fputs("mrctx export: give logs or snapshots, not both (their clocks differ)\n", stderr);
       return MRCTX_EXIT_USAGE;
     }
+  }
+  bool memory_viz = strcmp(o.format, "memory_viz") == 0;
+  if (memory_viz && snapshots && o.input_count > 1) {
+    fputs("mrctx export: memory_viz shows one allocator state: give one snapshot file (or "
+          "logs)\n",
+          stderr);
+    return MRCTX_EXIT_USAGE;
+  }
+  bool to_stdout = o.output == NULL || strcmp(o.output, "-") == 0;
+  if (memory_viz && to_stdout && isatty(STDOUT_FILENO)) {
+    fputs("mrctx export: memory_viz is a binary file: give -o FILE, or send standard output "
+          "to a file or pipe\n",
+          stderr);
+    return MRCTX_EXIT_USAGE;
   }
   /* An output file (not "-") is made as every file mrctx writes
    * (commands.h): beside the path, put in place only once the export
@@ -535,11 +578,17 @@ int mrctx_cmd_export(int argc, char **argv) {
     if (out == NULL) return MRCTX_EXIT_FAILURE;
   }
   writer w = {.out = out};
-  rc = snapshots ? export_snapshots(&o, &w) : export_logs(&o, &w);
+  if (memory_viz)
+    rc = snapshots ? export_memory_viz_snapshot(o.inputs[0], out)
+                   : export_memory_viz_logs(o.inputs, o.input_count, o.skip_bad, out);
+  else
+    rc = snapshots ? export_snapshots(&o, &w) : export_logs(&o, &w);
   if (out != stdout && rc == MRCTX_EXIT_OK && !mrctx_output_commit(&file, "export"))
     rc = MRCTX_EXIT_FAILURE;
   if (out != stdout && rc != MRCTX_EXIT_OK) mrctx_output_abort(&file);
-  if (rc == MRCTX_EXIT_OK && out != stdout)
+  if (rc == MRCTX_EXIT_OK && out != stdout && memory_viz)
+    printf("mrctx export: wrote %s (memory_viz)\n", o.output);
+  else if (rc == MRCTX_EXIT_OK && out != stdout)
     printf("mrctx export: wrote %s: %zu events\n", o.output, w.events);
   return rc;
 }

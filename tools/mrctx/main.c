@@ -25,7 +25,7 @@ static const mrctx_verb verbs[] = {
     {"replay", "replay an allocation log against resource specs and compare them",
      mrctx_cmd_replay},
     {"plot", "draw memory in use over time from allocation logs as SVG", mrctx_cmd_plot},
-    {"export", "write logs or snapshots as a trace for Perfetto and chrome://tracing",
+    {"export", "write logs or snapshots for Perfetto, chrome://tracing or PyTorch's memory_viz",
      mrctx_cmd_export},
     {"snapshot", "show a snapshot file: who held the memory, by library and tag",
      mrctx_cmd_snapshot},

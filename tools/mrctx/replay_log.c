@@ -228,6 +228,7 @@ typedef struct reader {
   size_t event_capacity, stream_capacity, thread_capacity;
   double last_clock, day_offset; /* Time seen so far, and the midnights passed */
   bool have_clock;
+  bool keep_pointers; /* fill log->pointers */
 } reader;
 
 static bool out_of_memory(reader *r) {
@@ -258,15 +259,21 @@ static bool bad(reader *r, replay_bad_kind kind, const char *format, ...) {
   return false;
 }
 
-static bool add_event(reader *r, replay_event e) {
+static bool add_event(reader *r, replay_event e, uint64_t pointer) {
   replay_log *log = r->log;
   if (log->event_count == r->event_capacity) {
     size_t capacity = r->event_capacity ? 2 * r->event_capacity : 4096;
     replay_event *grown = realloc(log->events, capacity * sizeof *grown);
     if (grown == NULL) return out_of_memory(r);
     log->events = grown;
+    if (r->keep_pointers) {
+      uint64_t *pointers = realloc(log->pointers, capacity * sizeof *pointers);
+      if (pointers == NULL) return out_of_memory(r);
+      log->pointers = pointers;
+    }
     r->event_capacity = capacity;
   }
+  if (r->keep_pointers) log->pointers[log->event_count] = pointer;
   log->events[log->event_count++] = e;
   return true;
 }
@@ -502,7 +509,7 @@ static bool read_event(reader *r, char *text) {
   } else {
     r->log->failures++;
   }
-  return add_event(r, e);
+  return add_event(r, e, p.action == REPLAY_ALLOCATE_FAILURE ? 0 : p.pointer);
 }
 
 /* One line of f into *line (grown as needed, never past LINE_LIMIT + 2
@@ -641,7 +648,11 @@ static int gz_cookie_close(void *cookie) {
 }
 #endif
 
-bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap) {
+static bool read_stream(FILE *f, const char *path, bool skip_bad, bool keep_pointers,
+                        replay_log *log, char *why, size_t cap);
+
+static bool read_file(const char *path, bool skip_bad, bool keep_pointers, replay_log *log,
+                      char *why, size_t cap) {
   memset(log, 0, sizeof *log);
   log->path = path;
 #if MRCTX_HAVE_ZLIB
@@ -669,7 +680,7 @@ bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why
     snprintf(why, cap, "%s: cannot open: %s", path, strerror(errno));
     return false;
   }
-  bool ok = replay_log_read_stream(f, path, skip_bad, log, why, cap);
+  bool ok = read_stream(f, path, skip_bad, keep_pointers, log, why, cap);
   fclose(f);
 #if MRCTX_HAVE_ZLIB
   if (!ok && cookie.error[0] != '\0')
@@ -679,11 +690,26 @@ bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why
   return ok;
 }
 
+bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap) {
+  return read_file(path, skip_bad, false, log, why, cap);
+}
+
+bool replay_log_read_pointers(const char *path, bool skip_bad, replay_log *log, char *why,
+                              size_t cap) {
+  return read_file(path, skip_bad, true, log, why, cap);
+}
+
 bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log *log, char *why,
                             size_t cap) {
+  return read_stream(f, path, skip_bad, false, log, why, cap);
+}
+
+static bool read_stream(FILE *f, const char *path, bool skip_bad, bool keep_pointers,
+                        replay_log *log, char *why, size_t cap) {
   memset(log, 0, sizeof *log);
   log->path = path;
-  reader r = {.log = log, .skip_bad = skip_bad, .why = why, .cap = cap};
+  reader r = {
+      .log = log, .skip_bad = skip_bad, .why = why, .cap = cap, .keep_pointers = keep_pointers};
   bool ok = read_lines(&r, f);
   free(r.pointers.entries);
   free(r.streams.entries);
@@ -694,6 +720,8 @@ bool replay_log_read_stream(FILE *f, const char *path, bool skip_bad, replay_log
 }
 
 void replay_log_free(replay_log *log) {
+  free(log->pointers);
+  log->pointers = NULL;
   free(log->events);
   free(log->streams);
   free(log->threads);

@@ -61,6 +61,9 @@ typedef struct replay_log {
   const char *path;
   replay_event *events;
   size_t event_count;
+  /* Read with replay_log_read_pointers: each event's Pointer (0 for a
+   * failure), beside the events; else NULL. */
+  uint64_t *pointers;
   uint64_t *streams; /* the distinct Stream values, in order of appearance */
   size_t stream_count;
   uint64_t *threads; /* the distinct Thread values, in order of appearance */
@@ -85,6 +88,11 @@ typedef struct replay_log {
  * `gzip` makes of one, the way recorded traces are kept) is read as it is
  * where mrctx was built with zlib; elsewhere it fails saying so. */
 bool replay_log_read(const char *path, bool skip_bad, replay_log *log, char *why, size_t cap);
+
+/* The same, keeping each event's Pointer in log->pointers (`mrctx export
+ * --format memory_viz` shows blocks by address; replay needs none). */
+bool replay_log_read_pointers(const char *path, bool skip_bad, replay_log *log, char *why,
+                              size_t cap);
 
 /* The same from an open stream (read to its end, not closed); `path`
  * names it in messages. A line that cannot be read (out of memory, a read
