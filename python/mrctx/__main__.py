@@ -104,6 +104,7 @@ def _usage(out: TextIO) -> None:
         "                        a warning and PyTorch's own allocator\n"
         "  MRCTX_TORCH_TIMING=1  time PyTorch's calls into the tag (mrctx.torch.timing)\n"
         "  MRCTX_TORCH_ALLOC     the PyTorch shim to load (default: the package's)\n"
+        "  MRCTX_CUPY_ALLOC      mrctx.cupy's C pair to load (default: the package's)\n"
         "  MRCTX_NUMBA_MEMORY    overrides for Numba's context under\n"
         "                        NUMBA_CUDA_MEMORY_MANAGER=mrctx.numba (tags device,\n"
         "                        pinned); MRCTX_NUMBA_TAG, MRCTX_NUMBA_PINNED_TAG (or\n"
