@@ -188,20 +188,22 @@ def _current_stream_function(cupy: Any) -> int:
     if capsule is None:
         raise LookupError("cupy.cuda.stream exports no get_current_stream_ptr for C "
                           "(__pyx_capi__)")
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    # Function objects of this module's own (ctypes.pythonapi.NAME is
+    # shared with whoever else sets its types; ["NAME"] makes a new one).
+    get_name, get_pointer = ctypes.pythonapi["PyCapsule_GetName"], \
+        ctypes.pythonapi["PyCapsule_GetPointer"]
+    get_name.argtypes, get_name.restype = [ctypes.py_object], ctypes.c_char_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    get_pointer.restype = ctypes.c_void_p
     try:
-        name = api.PyCapsule_GetName(capsule)
+        name = get_name(capsule)
     except Exception as error:  # not a capsule: ValueError from CPython
         raise LookupError(f"cupy.cuda.stream's get_current_stream_ptr is no capsule "
                           f"({error})") from error
     if name is None or name.decode(errors="replace") != STREAM_SIGNATURE:
         raise LookupError(f"cupy.cuda.stream's get_current_stream_ptr is {name!r}, not "
                           f"{STREAM_SIGNATURE!r}")
-    address = api.PyCapsule_GetPointer(capsule, name)
+    address = get_pointer(capsule, name)
     if not address:
         raise LookupError("cupy.cuda.stream's get_current_stream_ptr has no address")
     return int(address)

@@ -201,6 +201,7 @@ def test_many_blocks_and_threads(ctx):
 @pytest.mark.parametrize("break_it, why", [
     ("no_capi", "exports no get_current_stream_ptr"),
     ("signature", "not 'intptr_t (void)'"),
+    ("not_a_capsule", "is no capsule"),
     ("no_cfunction", "no cupy.cuda.memory.CFunctionAllocator"),
     ("no_shim", "cannot be loaded"),
 ])
@@ -211,6 +212,8 @@ def test_python_route_where_cupy_gives_no_c_way(ctx, monkeypatch, break_it, why)
         address = ctypes.cast(cupy.cuda.stream._get_current_stream_ptr, ctypes.c_void_p).value
         monkeypatch.setattr(cupy.cuda.stream, "__pyx_capi__", {
             "get_current_stream_ptr": cupy.cuda.stream.capsule(address, b"intptr_t (int)")})
+    elif break_it == "not_a_capsule":
+        monkeypatch.setattr(cupy.cuda.stream, "__pyx_capi__", {"get_current_stream_ptr": 7})
     elif break_it == "no_cfunction":
         monkeypatch.delattr(cupy.cuda.memory, "CFunctionAllocator")
     else:

@@ -46,7 +46,7 @@ SIGNATURE = b"intptr_t (void)"
 
 def capsule(address: int, name: bytes):
     """A PyCapsule over address named name (kept alive by the module)."""
-    new = ctypes.pythonapi.PyCapsule_New
+    new = ctypes.pythonapi["PyCapsule_New"]  # a function object of its own
     new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
     new.restype = ctypes.py_object
     return new(address, name, None)
