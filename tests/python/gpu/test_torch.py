@@ -101,13 +101,15 @@ def test_out_of_memory_is_torch_outofmemoryerror(route, tmp_path):
         route = ROUTE
         MiB = 1 << 20
         ctx = mrctx.Context("oomtest", {"act": "limit(cache(device), bytes=64MiB)"})
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", RuntimeWarning)  # the helper must build here
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             if route == "use":
                 mrctx.torch.use(ctx, "act")
             elif route == "control":
                 mrctx.torch.use_control()
-        print("helper:", mrctx.torch.oom_helper())
+        print("helper:", mrctx.torch.oom_helper(), [str(w.message) for w in caught])
+        # The helper must build here (a compiler and PyTorch's headers).
+        assert not any("OutOfMemoryError" in str(w.message) for w in caught), caught
         if route != "pool":
             assert mrctx.torch.oom_helper()[0] is not None, mrctx.torch.oom_helper()
         pool = mrctx.torch.pool(ctx, "act") if route == "pool" else None
