@@ -12,9 +12,10 @@ linked to its libc10 (``library_paths()``), the same libc10.so PyTorch has
 loaded (the loader matches its soname), with PyTorch's C++ ABI.
 
 The built helper is kept in ``$XDG_CACHE_HOME/mrctx`` (``~/.cache/mrctx``)
-under ``torch-VERSION-HASH/``, the hash over PyTorch's version, its library
+under ``torch-VERSION-HASH/``, the hash over PyTorch's version, its
 folder, its ABI, the compiler and the helper's source, so another PyTorch
 builds its own; a file lock keeps two processes from building it at once.
+A process that finds it there imports no part of PyTorch's build tools.
 Where it cannot be had (no C++ compiler, no headers, a failed build) the
 shim keeps throwing RuntimeError, and use() warns once saying why.
 
@@ -78,8 +79,9 @@ def _compiler() -> str:
     raise Unavailable("no C++ compiler (c++, g++ or clang++ on PATH, or CXX)")
 
 
-def _torch_build_facts(torch: Any) -> tuple[list[str], list[str], int]:
-    """PyTorch's include and library folders and its C++ ABI flag."""
+def _torch_paths() -> tuple[list[str], list[str]]:
+    """PyTorch's include and library folders (torch.utils.cpp_extension,
+    imported only to build: it imports setuptools)."""
     try:
         cpp_extension = importlib.import_module("torch.utils.cpp_extension")
     except Exception as error:  # ImportError, or anything its import raises
@@ -91,10 +93,15 @@ def _torch_build_facts(torch: Any) -> tuple[list[str], list[str], int]:
                           f"{includes})")
     if not any((Path(p) / "libc10.so").exists() for p in libraries):
         raise Unavailable(f"no libc10.so in PyTorch's library folders {libraries}")
+    return includes, libraries
+
+
+def _abi(torch: Any) -> int:
+    """PyTorch's C++ ABI flag (_GLIBCXX_USE_CXX11_ABI)."""
     abi = getattr(getattr(torch, "_C", None), "_GLIBCXX_USE_CXX11_ABI", None)
     if abi is None:
         abi = torch.compiled_with_cxx11_abi() if hasattr(torch, "compiled_with_cxx11_abi") else 1
-    return includes, libraries, int(bool(abi))
+    return int(bool(abi))
 
 
 def _first_errors(stderr: str) -> str:
@@ -106,8 +113,11 @@ def _first_errors(stderr: str) -> str:
 def _build(torch: Any) -> Path:
     """The helper for this PyTorch: from the cache, or built into it."""
     cxx = _compiler()
-    includes, libraries, abi = _torch_build_facts(torch)
-    key = json.dumps({"torch": str(torch.__version__), "libraries": libraries, "abi": abi,
+    abi = _abi(torch)
+    # Which PyTorch: its version and its folder (its headers and libc10
+    # are under it), read without importing cpp_extension.
+    where = str(Path(torch.__file__).resolve().parent)
+    key = json.dumps({"torch": str(torch.__version__), "where": where, "abi": abi,
                       "cxx": cxx, "source": SOURCE}, sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     version = "".join(c if c.isalnum() or c in ".+-" else "_" for c in str(torch.__version__))
@@ -124,6 +134,7 @@ def _build(torch: Any) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building it
         if target.is_file():
             return target
+        includes, libraries = _torch_paths()
         source = folder / "mrctx_torch_oom.cpp"
         source.write_text(SOURCE)
         fd, partial = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=folder)

@@ -543,6 +543,8 @@ OOM = PRELUDE + """
     print("raised:", kind.__name__, message[:400])
     assert message.startswith("CUDA out of memory. mrctx ("), message
     assert ("control" if "CONTROL" in sys.argv else "oomlib/act") in message, message
+    if "CACHED" in sys.argv:  # found in the cache: no build tools imported
+        assert "torch.utils.cpp_extension" not in sys.modules
     if "TORCH_OOM" in sys.argv:
         assert kind is torch.OutOfMemoryError and not warned, (kind, warned)
         assert shim.mrctx_torch_oom_thrower_set() == 1 and mt.oom_helper()[1] is None
@@ -578,7 +580,7 @@ def test_out_of_memory_is_torch_outofmemoryerror(helper_cache):
     assert built[0].parent.name.startswith("torch-0.0+mrctx.fake-"), built
     assert not list(built[0].parent.glob(".build-*"))  # no half-built file left
     stamp = built[0].stat().st_mtime_ns
-    passed(run_oom("TORCH_OOM", "CONTROL"))  # the control throws it too, from the cache
+    passed(run_oom("TORCH_OOM", "CONTROL", "CACHED"))  # the control throws it too, from the cache
     assert helpers(helper_cache) == built and built[0].stat().st_mtime_ns == stamp
     # A prebuilt helper (one shipped per PyTorch version), with no cache.
     passed(run_oom("TORCH_OOM", MRCTX_TORCH_OOM_HELPER=str(built[0]),
