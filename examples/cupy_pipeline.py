@@ -4,9 +4,15 @@ reductions, scans and elementwise chains. Times each step and reports peak
 device memory as one JSON line.
 
     python3 examples/cupy_pipeline.py --allocator {cupy,mrctx-cache,mrctx-device} --steps 50 --warmup 10
+
+mrctx.cupy's route is MRCTX_CUPY_ROUTE's (auto, c or python; auto when
+unset), so the C route and the Python one it replaced can be timed against
+each other; the JSON line says which ran (cupy_route, and why for python).
 """
 
 from __future__ import annotations
+
+import os
 
 import cupy
 
@@ -21,7 +27,7 @@ def main() -> None:
     ctx = common.mrctx_context(args.allocator, "cupy_pipeline")
     if ctx is not None:
         import mrctx.cupy
-        mrctx.cupy.use(ctx, common.TAG)
+        mrctx.cupy.use(ctx, common.TAG, route=os.environ.get("MRCTX_CUPY_ROUTE", "auto"))
     pool = cupy.get_default_memory_pool()
     peak_pool = [0]
     random = cupy.random.default_rng(0)
@@ -44,6 +50,9 @@ def main() -> None:
     times = common.time_steps(step, cupy.cuda.get_current_stream().synchronize, args.warmup,
                               args.steps, counters)
     extra = {"cupy_version": cupy.__version__}
+    if ctx is not None:
+        import mrctx.cupy
+        extra.update(cupy_route=mrctx.cupy.route()[0], cupy_route_why=mrctx.cupy.route()[1])
     if ctx is None:
         # CuPy's pool has no high-water mark: its size sampled after each step.
         extra.update(peak_reserved_bytes=peak_pool[0], peak_used_bytes=None)

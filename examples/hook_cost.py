@@ -3,8 +3,10 @@
 calls, with no framework: Resource.allocate + Resource.deallocate of one
 block size on a cache(device) tag, which serves every pair from what it
 holds, so the time is Python's and the library's, not the driver's. The
-framework hooks that are Python (mrctx.cupy, mrctx.numba) make the same
-calls per block, besides the framework's own. Runs on a GPU, or without one
+framework hooks that are Python make the same calls per block, besides the
+framework's own: mrctx.numba, mrctx.cupy's pinned memory, and its device
+memory where it falls back to the Python route (mrctx.cupy.route();
+the C route makes no ctypes call per block). Runs on a GPU, or without one
 over the fake driver (MRCTX_CUDA_DRIVER=build/tests/fake_driver/libfakecuda.so).
 
     python3 examples/hook_cost.py [--pairs 100000] [--repeats 5] [--bytes 1048576]

@@ -8,12 +8,19 @@
  * Under torch.cuda.memory.change_current_allocator PyTorch does not check
  * the pointer the allocation function returns: a NULL would become a tensor
  * over address 0 and fail later, inside a kernel. So a failure here throws a
- * C++ exception, which PyTorch turns into a Python RuntimeError carrying
- * the message; for out of memory it starts "CUDA out of memory." as
- * PyTorch's own (tools that shrink a batch on OOM look for that text).
- * torch.OutOfMemoryError itself cannot be thrown without linking c10.
+ * C++ exception, which PyTorch turns into a Python exception carrying the
+ * message; for out of memory it starts "CUDA out of memory." as PyTorch's
+ * own (tools that shrink a batch on OOM look for that text).
+ *
+ * Out of memory is thrown as c10::OutOfMemoryError, which PyTorch turns
+ * into torch.OutOfMemoryError (a RuntimeError), when Python has set a
+ * thrower (mrctx_torch_set_oom_thrower): a helper built against the
+ * installed PyTorch's headers and its libc10 (mrctx/_torch_oom_helper.py),
+ * since this shim links no part of PyTorch. Without one, and for every
+ * other failure, it is a std::runtime_error: RuntimeError.
  */
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
@@ -55,11 +62,37 @@ extern "C" __attribute__((visibility("default"))) void mrctx_torch_release_pool(
 extern "C" __attribute__((visibility("default"))) void
 mrctx_torch_record_stream(void *ptr, CUstream_st *stream);
 
+extern "C" __attribute__((visibility("default"))) void mrctx_torch_set_oom_thrower(void *thrower);
+extern "C" __attribute__((visibility("default"))) int mrctx_torch_oom_thrower_set(void);
+
+namespace {
+/* The helper's mrctx_torch_throw_oom: throws c10::OutOfMemoryError with the
+ * message and never returns. Set once by Python before PyTorch can call the
+ * allocation functions (use(), use_control()); read on failures only. */
+typedef void (*oom_thrower)(const char *message);
+std::atomic<oom_thrower> throw_oom{nullptr};
+} // namespace
+
+/* NULL goes back to std::runtime_error. The helper must stay loaded for the
+ * rest of the process (Python never unloads it). */
+void mrctx_torch_set_oom_thrower(void *thrower) {
+  throw_oom.store(reinterpret_cast<oom_thrower>(thrower), std::memory_order_release);
+}
+
+int mrctx_torch_oom_thrower_set(void) {
+  return throw_oom.load(std::memory_order_acquire) != nullptr;
+}
+
 [[noreturn]] static void fail(mr_status status, const char *who, ssize_t size, int device) {
   std::string message = status == MR_ERR_OUT_OF_MEMORY ? "CUDA out of memory. " : "";
   message += std::string("mrctx (") + who + ") could not allocate " + std::to_string(size) +
              " bytes on device " + std::to_string(device) + " (" + mr_status_name(status) +
              "): " + mr_last_error();
+  oom_thrower thrower = throw_oom.load(std::memory_order_acquire);
+  if (status == MR_ERR_OUT_OF_MEMORY && thrower != nullptr) {
+    thrower(message.c_str());
+    std::terminate(); /* a thrower that returned broke its contract */
+  }
   throw std::runtime_error(message);
 }
 

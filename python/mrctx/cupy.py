@@ -9,6 +9,18 @@ then, on the legacy default stream, which orders after all blocking
 streams). Out of memory raises CuPy's OutOfMemoryError (which is also an
 mrctx.OutOfMemoryError) with mrctx's message.
 
+Device memory goes through CuPy's ``CFunctionAllocator`` over the C pair
+of ``_cupy_alloc.so`` (the "c" route): the allocation and the free are C,
+which reads CuPy's current stream through the function CuPy exports for
+Cython modules (``cupy.cuda.stream.get_current_stream_ptr``) and keeps each
+block's size and stream for the free. One Python line remains per
+allocation: CuPy (up to 14) turns a C allocator's NULL into a pointer at
+address 0 instead of an error, so the package checks the pointer and
+raises. Where the C route cannot be had (no shim, a CuPy without
+``CFunctionAllocator`` or that function), the allocator is Python over
+ctypes (the "python" route), as before; :func:`route` says which, and why.
+Pinned memory is always Python: CuPy has no C allocator for it.
+
 The allocator holds its own references to the tag's resources, so closing
 the context while CuPy holds memory is safe. Call :func:`reset` to give
 CuPy back its own pools.
@@ -17,18 +29,33 @@ CuPy back its own pools.
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Callable
+import glob
+import importlib
+import os
+from pathlib import Path
+from typing import Any, Callable, Optional
 
-from . import _lib
+from . import _check, _forksafe, _lib
 from ._context import Context, Resource, TagKey
-from ._errors import Error, NoDeviceError, OutOfMemoryError, check
+from ._errors import (Error, FrameworkError, NoDeviceError, OutOfMemoryError, StateError,
+                      check)
 from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.cupy"
+ROUTES = ("auto", "c", "python")
+# The C signature of cupy.cuda.stream's get_current_stream_ptr, as Cython
+# names its capsule in the module's __pyx_capi__ (cdef intptr_t
+# get_current_stream_ptr() in cupy/cuda/stream.pxd, CuPy 9 to 15).
+STREAM_SIGNATURE = "intptr_t (void)"
 
 # CuPy's pools that use()/use_pinned() routed to a tag: the package's
 # reclaimer (mrctx._reclaimers) leaves those alone.
 _routed: set[str] = set()
+
+
+_lock = _forksafe.lock()
+_shim: Optional[ctypes.CDLL] = None
+_route: tuple[str, str] = ("", "")  # use()'s route ("c" or "python") and why
 
 
 def routed() -> frozenset[str]:
@@ -107,10 +134,177 @@ def _allocator(ctx: Context, index: int, make: Callable[[_Block, int], Any]) -> 
     return allocate
 
 
-def use(ctx: Context, tag: TagKey) -> None:
+def shim_path() -> str:
+    """Where _cupy_alloc.so is: MRCTX_CUPY_ALLOC, next to the package, or the
+    build tree libmrctx was loaded from."""
+    env = os.environ.get("MRCTX_CUPY_ALLOC")
+    if env:
+        return env
+    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_cupy_alloc*.so")))
+    if here:
+        return here[0]
+    build = Path(_lib.library_path()).resolve().parent.parent / "python" / "_cupy_alloc.so"
+    if build.exists():
+        return str(build)
+    raise FileNotFoundError("_cupy_alloc.so is not next to the package nor in the build tree "
+                            "(set MRCTX_CUPY_ALLOC to its path)")
+
+
+def shim() -> ctypes.CDLL:
+    """The loaded C pair (libmrctx first, so that it binds to the library
+    the contexts live in). OSError or FileNotFoundError when it cannot be
+    loaded."""
+    global _shim
+    with _lock:
+        if _shim is None:
+            _lib.lib()
+            library = ctypes.CDLL(os.path.abspath(shim_path()))
+            library.mrctx_cupy_bind.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                                                ctypes.c_int, ctypes.c_void_p,
+                                                ctypes.POINTER(ctypes.c_void_p)]
+            library.mrctx_cupy_bind.restype = ctypes.c_int
+            library.mrctx_cupy_unbind.argtypes = [ctypes.c_void_p]
+            library.mrctx_cupy_unbind.restype = None
+            library.mrctx_cupy_last_status.restype = ctypes.c_int
+            library.mrctx_cupy_live_blocks.argtypes = [ctypes.c_void_p]
+            library.mrctx_cupy_live_blocks.restype = ctypes.c_long
+            library.mrctx_cupy_block_stream.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+            library.mrctx_cupy_block_stream.restype = ctypes.c_void_p
+            library.mrctx_cupy_failed_frees.restype = ctypes.c_ulonglong
+            library.mrctx_cupy_last_free_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            library.mrctx_cupy_last_free_error.restype = None
+            _shim = library
+        return _shim
+
+
+def _current_stream_function(cupy: Any) -> int:
+    """The address of CuPy's C get_current_stream_ptr (see STREAM_SIGNATURE);
+    LookupError saying why when this CuPy does not export it so."""
+    try:
+        module = importlib.import_module("cupy.cuda.stream")
+    except ImportError as error:
+        raise LookupError(f"cupy.cuda.stream cannot be imported ({error})") from error
+    capsule = (getattr(module, "__pyx_capi__", None) or {}).get("get_current_stream_ptr")
+    if capsule is None:
+        raise LookupError("cupy.cuda.stream exports no get_current_stream_ptr for C "
+                          "(__pyx_capi__)")
+    # Function objects of this module's own (ctypes.pythonapi.NAME is
+    # shared with whoever else sets its types; ["NAME"] makes a new one).
+    get_name, get_pointer = ctypes.pythonapi["PyCapsule_GetName"], \
+        ctypes.pythonapi["PyCapsule_GetPointer"]
+    get_name.argtypes, get_name.restype = [ctypes.py_object], ctypes.c_char_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    get_pointer.restype = ctypes.c_void_p
+    try:
+        name = get_name(capsule)
+    except Exception as error:  # not a capsule: ValueError from CPython
+        raise LookupError(f"cupy.cuda.stream's get_current_stream_ptr is no capsule "
+                          f"({error})") from error
+    if name is None or name.decode(errors="replace") != STREAM_SIGNATURE:
+        raise LookupError(f"cupy.cuda.stream's get_current_stream_ptr is {name!r}, not "
+                          f"{STREAM_SIGNATURE!r}")
+    address = get_pointer(capsule, name)
+    if not address:
+        raise LookupError("cupy.cuda.stream's get_current_stream_ptr has no address")
+    return int(address)
+
+
+class _Binding:
+    """The C pair's param: one reference to the shim's binding, dropped when
+    CuPy drops the allocator (blocks still live hold their own)."""
+
+    __slots__ = ("shim", "handle")
+
+    def __init__(self, shim: ctypes.CDLL, handle: int):
+        self.shim, self.handle = shim, handle
+
+    def live_blocks(self) -> int:
+        return int(self.shim.mrctx_cupy_live_blocks(self.handle))
+
+    def block_stream(self, ptr: int) -> int:
+        return int(self.shim.mrctx_cupy_block_stream(self.handle, ptr) or 0)
+
+    def __del__(self) -> None:
+        handle, self.handle = self.handle, 0
+        if handle:
+            try:
+                self.shim.mrctx_cupy_unbind(handle)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+_binding: Optional[_Binding] = None  # the C route's, for the tests
+
+
+def _c_allocator(cupy: Any, ctx: Context, index: int) -> Callable[[int], Any]:
+    """allocate(size) over CuPy's CFunctionAllocator and the C pair;
+    LookupError saying why where that cannot be had."""
+    global _binding
+    memory = cupy.cuda.memory
+    if not hasattr(memory, "CFunctionAllocator"):
+        raise LookupError("this CuPy has no cupy.cuda.memory.CFunctionAllocator")
+    stream_function = _current_stream_function(cupy)
+    try:
+        library = shim()
+    except OSError as error:
+        raise LookupError(f"the C pair cannot be loaded ({error})") from error
+    where = f"library {ctx.library!r} tag {ctx.tags[index]!r}"
+    count = ctx.device_count
+    resources = (ctypes.c_void_p * count)(
+        *[_lib.lib().mr_context_get_mr_on(ctx.handle, index, d) for d in range(count)])
+    out = ctypes.c_void_p()
+    check(library.mrctx_cupy_bind(where.encode(), resources, count, stream_function,
+                                  ctypes.byref(out)), f"{HOOK}: {where}: ")
+    handle = int(out.value or 0)
+    binding = _Binding(library, handle)  # drops the reference if CuPy refuses the pair
+    try:
+        allocator = memory.CFunctionAllocator(
+            handle, ctypes.cast(library.mrctx_cupy_malloc, ctypes.c_void_p).value,
+            ctypes.cast(library.mrctx_cupy_free, ctypes.c_void_p).value, binding)
+    except TypeError as error:
+        raise LookupError(f"CuPy's CFunctionAllocator refused the C pair ({error})") from error
+    malloc = allocator.malloc
+    oom = _oom_class(cupy)
+    last_status = library.mrctx_cupy_last_status
+    get_device = cupy.cuda.runtime.getDevice
+
+    def allocate(size: int) -> Any:
+        pointer = malloc(size)
+        if pointer.ptr or not size:
+            return pointer
+        # CuPy made a pointer at 0 of the C pair's NULL: say why instead.
+        status = last_status()
+        message = _lib.text(_lib.lib().mr_last_error())
+        if status == OutOfMemoryError.status:
+            raise oom(message, size)
+        if status:
+            check(status)
+        raise StateError(f"{HOOK}: {where}: CuPy's CFunctionAllocator gave address 0 for "
+                         f"{size} bytes on device {get_device()} with no error from mrctx")
+
+    _binding = binding
+    return allocate
+
+
+def route() -> tuple[str, str]:
+    """How use() routed CuPy's device allocations: ("c", "") through CuPy's
+    CFunctionAllocator and the C pair, or ("python", why) through the Python
+    allocator over ctypes; ("", "") before use() and after reset()."""
+    return _route
+
+
+def use(ctx: Context, tag: TagKey, route: str = "auto") -> None:
     """Route CuPy's device allocations to ``tag`` (device or managed memory)
     from now on, for every thread. FrameworkError if the tag gives other
-    memory; CuPy's allocator is then left as it was."""
+    memory; CuPy's allocator is then left as it was.
+
+    ``route``: "auto" (the C route where this CuPy and the package allow it,
+    else Python; :func:`route` says which and why), "c" (FrameworkError,
+    saying why, where it cannot be had) or "python" (the ctypes allocator,
+    for comparing the two)."""
+    global _route, _binding
+    if not isinstance(route, str) or route not in ROUTES:
+        raise _check.ArgumentError(f"{HOOK}.use: route={route!r} is not one of {ROUTES}")
     cupy = _cupy()
     index = checked_tag(ctx, tag, HOOK, ("device", "managed"))
 
@@ -118,7 +312,20 @@ def use(ctx: Context, tag: TagKey) -> None:
         memory = cupy.cuda.UnownedMemory(block.ptr, block.size, block, device)
         return cupy.cuda.MemoryPointer(memory, 0)
 
-    cupy.cuda.set_allocator(_allocator(ctx, index, make))
+    chosen, why = "python", "route='python' asked for"
+    allocator: Optional[Callable[[int], Any]] = None
+    if route != "python":
+        try:
+            allocator, chosen, why = _c_allocator(cupy, ctx, index), "c", ""
+        except LookupError as error:
+            if route == "c":
+                raise FrameworkError(f"{HOOK}.use(route='c'): {error}; CuPy's allocator is "
+                                     "left as it was") from error
+            why = str(error)
+    if allocator is None:
+        allocator, _binding = _allocator(ctx, index, make), None
+    cupy.cuda.set_allocator(allocator)
+    _route = (chosen, why)
     _routed.add("device")
 
 
@@ -140,3 +347,5 @@ def reset() -> None:
     cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
     cupy.cuda.set_pinned_memory_allocator(cupy.get_default_pinned_memory_pool().malloc)
     _routed.clear()
+    global _route, _binding
+    _route, _binding = ("", ""), None

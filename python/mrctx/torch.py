@@ -47,10 +47,15 @@ Lifetime: the shim holds its own references to the tag's resources, so
 closing the context while PyTorch still holds memory is safe; the memory
 is freed into the resources when PyTorch frees it.
 
-Failures: out of memory under :func:`use` raises a RuntimeError starting
-"CUDA out of memory." with mrctx's message (PyTorch cannot be made to raise
-torch.OutOfMemoryError from a pluggable allocator); under :func:`pool` it
-is PyTorch's own torch.OutOfMemoryError.
+Failures: out of memory under :func:`use` and :func:`use_control` raises
+``torch.OutOfMemoryError`` (a RuntimeError) starting "CUDA out of memory."
+with mrctx's message (who, which tag, why): the shim throws
+``c10::OutOfMemoryError`` through a helper built at the first use() against
+the installed PyTorch (_torch_oom_helper.py; :func:`oom_helper`). Where it
+cannot be built, a RuntimeError with the same message, and use() warns once
+why. Under :func:`pool` it is PyTorch's own torch.OutOfMemoryError, with
+PyTorch's message (the pool's functions return NULL, so that PyTorch can
+free its cached segments and try again first).
 
 Measuring (docs/integrations.md, "Inside a training step"):
 
@@ -78,7 +83,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Optional
 
-from . import _check, _forksafe, _lib
+from . import _check, _forksafe, _lib, _torch_oom_helper
 from ._context import Context, TagKey, current_device
 from ._errors import (FrameworkError, InvalidArgumentError, LibraryNotFoundError, NoDeviceError,
                       StateError)
@@ -189,6 +194,9 @@ def shim() -> ctypes.CDLL:
             library.mrctx_torch_route_limit.restype = ctypes.c_ulonglong
             library.mrctx_torch_route_refused.argtypes = [ctypes.c_int, ctypes.c_int]
             library.mrctx_torch_route_refused.restype = ctypes.c_ulonglong
+            library.mrctx_torch_set_oom_thrower.argtypes = [ctypes.c_void_p]
+            library.mrctx_torch_set_oom_thrower.restype = None
+            library.mrctx_torch_oom_thrower_set.restype = ctypes.c_int
             _shim, _shim_path = library, path
         return _shim
 
@@ -297,6 +305,7 @@ def _install(torch: Any, who: str, prefix: str, name: str, hooks: bool = False) 
     suffix = "_timed" if timed else ""
     allocator = torch.cuda.memory.CUDAPluggableAllocator(
         _shim_path, f"{prefix}_alloc{suffix}", f"{prefix}_free{suffix}")
+    _torch_oom_helper.install(torch, shim(), who)  # before PyTorch can allocate
     if hooks:
         raw = allocator.allocator()
         library = shim()
@@ -315,6 +324,13 @@ def _install(torch: Any, who: str, prefix: str, name: str, hooks: bool = False) 
         raise FrameworkError(f"{who}: PyTorch refused the allocator ({error}); "
                              "its own allocator stays in use") from error
     _installed, _timed = name, timed
+
+
+def oom_helper() -> tuple[Optional[str], Optional[str]]:
+    """Whether out of memory under use()/use_control() is
+    torch.OutOfMemoryError: (the helper's path, None) when it is; (None,
+    why not) when it is a RuntimeError; (None, None) before either ran."""
+    return _torch_oom_helper.status()
 
 
 def context() -> Optional[Context]:

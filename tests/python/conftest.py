@@ -1,5 +1,6 @@
 """Shared fixtures of the Python tests (tests/python/meson.build sets
-PYTHONPATH, MRCTX_LIBRARY, MRCTX_TORCH_ALLOC and MRCTX_CUDA_DRIVER)."""
+PYTHONPATH, MRCTX_LIBRARY, MRCTX_TORCH_ALLOC, MRCTX_CUPY_ALLOC and
+MRCTX_CUDA_DRIVER)."""
 
 import itertools
 import typing

@@ -39,6 +39,21 @@ def fake():
         pytest.skip(f"no PyTorch shim in this build: {error}")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def helper_cache(tmp_path_factory):
+    """Where mrctx builds its torch.OutOfMemoryError helper in these tests
+    (XDG_CACHE_HOME, inherited by every interpreter run() starts): built
+    once against the stand-in's headers, never in the user's cache."""
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = saved
+
+
 def run(code: str, *, site: str = "", args=None, **env: str) -> subprocess.CompletedProcess:
     """Run ``code`` (or ``args``) in a fresh interpreter with the stand-in
     torch importable; fail with its output unless it printed PASS."""
@@ -498,3 +513,133 @@ def test_python_m_mrctx_run(tmp_path):
     assert done.returncode != 0 and "installed: None" in done.stdout  # no switch: PyTorch's own
     done = run("", args=[sys.executable, "-m", "mrctx", "run"])
     assert done.returncode == 2 and "usage:" in done.stderr
+
+
+# ---- torch.OutOfMemoryError (issue 37, item 3) --------------------------------
+#
+# The stand-in's C++ part (fake_torch/csrc) catches what the allocation
+# function throws as PyTorch does; mrctx's helper is built against the
+# stand-in's c10 headers and libc10.so, so the whole path runs: the build,
+# its cache and lock, the shim's throw through the helper, the catch by type
+# in another library.
+
+OOM = PRELUDE + """
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ctx = mrctx.Context("oomlib", {"act": "limit(cache(device), bytes=4MiB)"})
+        if "CONTROL" in sys.argv:
+            mt.use_control()
+        else:
+            mt.use(ctx, "act")
+    warned = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    print("helper:", mt.oom_helper(), "warned:", warned)
+    a = torch.cuda.empty(3 * MiB)
+    try:
+        torch.cuda.empty((1 << 50) if "CONTROL" in sys.argv else 2 * MiB)
+        raise SystemExit("past the limit")
+    except RuntimeError as e:  # old catches still work
+        kind, message = type(e), str(e)
+    print("raised:", kind.__name__, message[:400])
+    assert message.startswith("CUDA out of memory. mrctx ("), message
+    assert ("control" if "CONTROL" in sys.argv else "oomlib/act") in message, message
+    if "CACHED" in sys.argv:  # found in the cache: no build tools imported
+        assert "torch.utils.cpp_extension" not in sys.modules
+    if "TORCH_OOM" in sys.argv:
+        assert kind is torch.OutOfMemoryError and not warned, (kind, warned)
+        assert shim.mrctx_torch_oom_thrower_set() == 1 and mt.oom_helper()[1] is None
+    else:
+        assert kind is RuntimeError, kind
+        assert shim.mrctx_torch_oom_thrower_set() == 0 and mt.oom_helper()[0] is None
+        print("why:", mt.oom_helper()[1])
+        for words in sys.argv[sys.argv.index("WHY") + 1:]:
+            assert words in mt.oom_helper()[1], (words, mt.oom_helper())
+            assert "WARNED" not in sys.argv or any(words in w for w in warned), warned
+        assert len(warned) == (1 if "WARNED" in sys.argv else 0), warned
+    torch.cuda.free(a)
+    b = torch.cuda.empty(MiB)  # the allocator works on
+    torch.cuda.free(b)
+    print("PASS")
+"""
+
+
+def run_oom(*words: str, **env: str) -> subprocess.CompletedProcess:
+    return run("", args=[sys.executable, "-c", textwrap.dedent(OOM), *words], **env)
+
+
+def helpers(cache) -> list:
+    return sorted(p for p in cache.rglob("*") if p.is_file() and p.suffix == ".so")
+
+
+def test_out_of_memory_is_torch_outofmemoryerror(helper_cache):
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    print(passed(run_oom("TORCH_OOM")))
+    built = helpers(helper_cache)
+    assert len(built) == 1 and built[0].name == "_mrctx_torch_oom.so", built
+    assert built[0].parent.name.startswith("torch-0.0+mrctx.fake-"), built
+    assert not list(built[0].parent.glob(".build-*"))  # no half-built file left
+    stamp = built[0].stat().st_mtime_ns
+    passed(run_oom("TORCH_OOM", "CONTROL", "CACHED"))  # the control throws it too, from the cache
+    assert helpers(helper_cache) == built and built[0].stat().st_mtime_ns == stamp
+    # A prebuilt helper (one shipped per PyTorch version), with no cache.
+    passed(run_oom("TORCH_OOM", MRCTX_TORCH_OOM_HELPER=str(built[0]),
+                   XDG_CACHE_HOME="/nonexistent/cache"))
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+def test_helper_builds_with_either_compiler(tmp_path, compiler):
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no {compiler}")
+    passed(run_oom("TORCH_OOM", CXX=compiler, XDG_CACHE_HOME=str(tmp_path)))
+    assert len(helpers(tmp_path)) == 1
+
+
+def test_two_processes_build_the_helper_once(tmp_path):
+    """Two interpreters that find no helper build it under one lock: both
+    get torch.OutOfMemoryError, and the cache holds one helper."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    env["PYTHONPATH"] = os.pathsep.join([FAKE_TORCH, PYTHON_DIR, env.get("PYTHONPATH", "")])
+    command = [sys.executable, "-c", textwrap.dedent(OOM), "TORCH_OOM"]
+    both = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True) for _ in range(2)]
+    for process in both:
+        output, _ = process.communicate(timeout=300)
+        assert process.returncode == 0 and "PASS" in output, output
+    built = helpers(tmp_path)
+    assert len(built) == 1, built
+    assert not list(built[0].parent.glob(".build-*"))
+
+
+@pytest.mark.parametrize("setup, words", [
+    ({"CXX": "/nonexistent/c++"}, ["WARNED", "WHY", "CXX='/nonexistent/c++'"]),
+    ({"MRCTX_TORCH_OOM_HELPER": "0"}, ["WHY", "MRCTX_TORCH_OOM_HELPER=0"]),
+    ({"MRCTX_TORCH_OOM_HELPER": "/nonexistent/helper.so"},
+     ["WARNED", "WHY", "cannot load /nonexistent/helper.so"]),
+    ({"HEADERS": "none"}, ["WARNED", "WHY", "no C++ headers"]),
+    ({"HEADERS": "broken"}, ["WARNED", "WHY", "could not build it", "mrctx_broken_header"]),
+])
+def test_runtime_error_where_the_helper_cannot_be_had(tmp_path, setup, words):
+    """No compiler, no headers, a failed build, a helper that will not load,
+    or MRCTX_TORCH_OOM_HELPER=0: RuntimeError with mrctx's message, and a
+    warning saying why (not for =0)."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    env = {k: v for k, v in setup.items() if k != "HEADERS"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    code = OOM
+    headers = setup.get("HEADERS")
+    if headers:
+        include = tmp_path / "include"
+        if headers == "broken":
+            (include / "c10" / "util").mkdir(parents=True)
+            (include / "c10" / "util" / "Exception.h").write_text("mrctx_broken_header;\n")
+        code = code.replace('    import warnings\n', '    import warnings\n'
+                            '    import torch.utils.cpp_extension as ce\n'
+                            f'    ce.include_paths = lambda *a: [{str(include)!r}]\n', 1)
+    passed(run("", args=[sys.executable, "-c", textwrap.dedent(code), *words], **env))
+    assert not helpers(tmp_path)

@@ -74,6 +74,67 @@ def test_device_and_pinned_allocations():
         """)
 
 
+def test_c_route():
+    """Issue 37, item 5: use() installs CuPy's CFunctionAllocator over the C
+    pair (no Python of mrctx's per free, one pointer check per allocation):
+    bytes written and read back, blocks on CuPy's current stream and freed
+    on it, out of memory as CuPy's OutOfMemoryError with mrctx's message;
+    and the same through route="python"."""
+    run("""
+        import gc
+        import numpy
+        import cupy
+        import mrctx, mrctx.cupy
+        MiB = 1 << 20
+        ctx = mrctx.Context("cupyc", {"temp": "cache(device)",
+                                      "small": "limit(cache(device), bytes=64MiB)"})
+        for route in ("c", "python"):
+            mrctx.cupy.use(ctx, "temp", route=route)
+            print(route, "route:", mrctx.cupy.route())
+            assert mrctx.cupy.route()[0] == route, mrctx.cupy.route()
+            a = cupy.arange(4 * MiB, dtype=cupy.int32)
+            assert ctx.stats("temp").current_bytes >= 16 * MiB
+            expected = numpy.arange(4 * MiB, dtype=numpy.int32)
+            assert (cupy.asnumpy(a) == expected).all()
+            s = cupy.cuda.Stream(non_blocking=True)
+            with s:
+                b = cupy.full(MiB, 7, dtype=cupy.int64)
+                if route == "c":
+                    assert mrctx.cupy._binding.block_stream(b.data.ptr) == s.ptr
+                c = b * 3
+                total = int(c.sum())
+                del b, c
+            s.synchronize()
+            assert total == 21 * MiB, total
+            # Blocks freed on s are reused on s; other streams' data intact.
+            with s:
+                d = cupy.zeros(MiB, dtype=cupy.int64)
+                assert int(d.sum()) == 0
+                del d
+            s.synchronize()
+            assert (cupy.asnumpy(a) == expected).all()
+            del a
+            gc.collect()
+            assert ctx.stats("temp").current_bytes == 0, ctx.stats("temp")
+
+            mrctx.cupy.use(ctx, "small", route=route)
+            kept = cupy.empty(48 * MiB, dtype=cupy.uint8)
+            try:
+                cupy.empty(32 * MiB, dtype=cupy.uint8)
+                raise SystemExit("past the limit")
+            except cupy.cuda.memory.OutOfMemoryError as e:
+                assert isinstance(e, mrctx.OutOfMemoryError)
+                assert "'cupyc'" in str(e) and "'small'" in str(e), str(e)
+                print(route, "OOM:", str(e)[:300])
+            del kept
+            gc.collect()
+            assert ctx.stats("small").current_bytes == 0
+        mrctx.cupy.reset()
+        ctx.close()
+        print("PASS")
+        """)
+
+
 def test_buffer_as_a_cupy_array():
     """mrctx.Buffer under CuPy (issue 23, item 4): cupy.asarray through the
     CUDA Array Interface and cupy.from_dlpack share the Buffer's memory; a

@@ -86,6 +86,54 @@ def test_use_routes_every_allocation():
         """)
 
 
+@pytest.mark.parametrize("route", ["use", "control", "pool"])
+def test_out_of_memory_is_torch_outofmemoryerror(route, tmp_path):
+    """Issue 37, item 3: `except torch.OutOfMemoryError` catches mrctx's
+    out of memory under use() and use_control() (the shim throws
+    c10::OutOfMemoryError through the helper built at use() against this
+    PyTorch, into a fresh cache), with mrctx's message; RuntimeError
+    catches it too. Under pool() the error is PyTorch's own, after PyTorch
+    gave back its cached segments and tried again."""
+    run("""
+        import contextlib, warnings
+        import torch
+        import mrctx, mrctx.torch
+        route = ROUTE
+        MiB = 1 << 20
+        ctx = mrctx.Context("oomtest", {"act": "limit(cache(device), bytes=64MiB)"})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if route == "use":
+                mrctx.torch.use(ctx, "act")
+            elif route == "control":
+                mrctx.torch.use_control()
+        print("helper:", mrctx.torch.oom_helper(), [str(w.message) for w in caught])
+        # The helper must build here (a compiler and PyTorch's headers).
+        assert not any("OutOfMemoryError" in str(w.message) for w in caught), caught
+        if route != "pool":
+            assert mrctx.torch.oom_helper()[0] is not None, mrctx.torch.oom_helper()
+        pool = mrctx.torch.pool(ctx, "act") if route == "pool" else None
+
+        with torch.cuda.use_mem_pool(pool) if pool is not None else contextlib.nullcontext():
+            kept = torch.empty(48 * MiB, dtype=torch.uint8, device="cuda")
+            size = (1 << 50) if route == "control" else 32 * MiB
+            try:
+                torch.empty(size, dtype=torch.uint8, device="cuda")
+                raise SystemExit("allocated past the limit")
+            except torch.OutOfMemoryError as e:
+                assert isinstance(e, RuntimeError)
+                print(route, "OOM:", type(e).__name__, str(e)[:400])
+                if route != "pool":
+                    assert str(e).startswith("CUDA out of memory. mrctx ("), e
+                    assert ("control" if route == "control" else "oomtest/act") in str(e), e
+            del kept
+            t = torch.ones(MiB, device="cuda")  # PyTorch allocates on
+            assert float(t.sum()) == MiB
+            del t
+        print("PASS")
+        """.replace("ROUTE", repr(route)), XDG_CACHE_HOME=str(tmp_path))
+
+
 def test_use_after_pytorch_initialised_cuda():
     run("""
         import torch

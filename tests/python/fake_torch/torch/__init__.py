@@ -7,10 +7,20 @@ touch, and calls the pluggable allocator's functions through ctypes with
 the types PyTorch's C++ uses (torch/csrc/cuda/CUDAPluggableAllocator.cpp,
 torch/csrc/cuda/Module.cpp); where PyTorch raises for a pluggable allocator
 (getDeviceStats, resetPeakStats, getMemoryFraction), so does this, with
-PyTorch's message. torch.cuda.memory.RECORD lists what was called:
+PyTorch's message. Where the test build made its C++ part
+(MRCTX_FAKE_TORCH_LIB: libc10.so and libfake_torch_python.so), the
+allocation function is called through C++ that turns what it throws into
+torch.OutOfMemoryError or RuntimeError, as PyTorch does; without it, a
+throw would end the process. torch.cuda.memory.RECORD lists what was called:
 ("change_current_allocator", alloc_fn, free_fn) and (setter, address).
 """
 
 __version__ = "0.0+mrctx.fake"
 
-from . import cuda  # noqa: E402,F401
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError: what PyTorch raises for c10::OutOfMemoryError
+    (csrc/torch_python.cpp)."""
+
+
+from . import _C, cuda  # noqa: E402,F401

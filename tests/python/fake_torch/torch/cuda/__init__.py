@@ -1,5 +1,6 @@
 """torch.cuda of the stand-in (see torch/__init__.py)."""
 
+from .. import OutOfMemoryError  # noqa: F401  torch.cuda.OutOfMemoryError
 from . import memory
 from .memory import (  # noqa: F401  re-exported, as torch.cuda does
     change_current_allocator,

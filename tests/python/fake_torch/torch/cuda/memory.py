@@ -2,6 +2,7 @@
 
 import collections
 import ctypes
+import os
 
 
 RECORD: list = []
@@ -73,9 +74,35 @@ def change_current_allocator(allocator) -> None:
     RECORD.append(("change_current_allocator", _current.alloc_fn, _current.free_fn))
 
 
+_catcher = []  # the C++ part's library, once looked for
+
+
+def _call_alloc(fn: int, nbytes: int, device: int, stream) -> int:
+    """The allocation function, through the C++ part where there is one."""
+    if not _catcher:
+        folder = os.environ.get("MRCTX_FAKE_TORCH_LIB", "")
+        path = os.path.join(folder, "libfake_torch_python.so")
+        _catcher.append(ctypes.CDLL(path) if folder and os.path.exists(path) else None)
+        if _catcher[0] is not None:
+            _catcher[0].fake_torch_call_alloc.argtypes = [
+                ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p,
+                ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_size_t]
+    if _catcher[0] is None:
+        return _ALLOC(fn)(nbytes, device, stream)
+    out, message = ctypes.c_void_p(), ctypes.create_string_buffer(4096)
+    code = _catcher[0].fake_torch_call_alloc(fn, nbytes, device, stream, ctypes.byref(out),
+                                             message, len(message))
+    if code == 2:
+        import torch
+        raise torch.OutOfMemoryError(message.value.decode())
+    if code != 0:
+        raise RuntimeError(message.value.decode())
+    return out.value
+
+
 def _allocate(nbytes: int, device: int, stream) -> int:
     assert _current is not None, "the stand-in has no allocator of its own"
-    ptr = _ALLOC(_current.alloc_fn)(nbytes, device, stream)
+    ptr = _call_alloc(_current.alloc_fn, nbytes, device, stream)
     _live[ptr] = (nbytes, device, stream)
     return ptr
 
