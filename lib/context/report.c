@@ -1,8 +1,9 @@
 /*
- * report.c: what a context shows people -- the per-tag statistics
- * (mr_context_print_stats) and the operator's variables read at the first
- * context's creation: MRCTX_VERBOSE (the resolved table) and
- * MRCTX_STATS_AT_EXIT.
+ * report.c: what a context shows people -- the resolved table
+ * (mr_context_print_resolved: `mrctx resolve`, `python -m mrctx resolve`
+ * and MRCTX_VERBOSE print it, and only this code writes it), the per-tag
+ * statistics (mr_context_print_stats), and the operator's variables read
+ * at the first context's creation: MRCTX_VERBOSE and MRCTX_STATS_AT_EXIT.
  *
  * Everything here reads a context through the public API (and
  * mri_context_describe_only): the tables show what any caller could read,
@@ -24,8 +25,123 @@
 #include "core/variables.h"
 
 static int width_of(const char *text, int at_least) {
-  int n = (int)strlen(text);
+  int n = (int)mri_printable_length(text);
   return n > at_least ? n : at_least;
+}
+
+/* `text` escaped, then spaces up to `width` columns (bytes: a tag is an
+ * identifier, and a spec's names are ASCII). */
+static void write_padded(FILE *out, const char *text, int width) {
+  mri_write_printable(out, text);
+  for (int n = (int)mri_printable_length(text); n < width; n++) fputc(' ', out);
+}
+
+/* ---- the resolved table ------------------------------------------------------------ */
+
+/* "env MYLIB_MEMORY, line 2", "file /etc/x.conf, line 3", "override text,
+ * line 1", "default". */
+static void write_source(FILE *out, const mr_spec_source *s) {
+  switch (s->origin) {
+  case MR_SPEC_DEFAULT:
+    fputs("default", out);
+    return;
+  case MR_SPEC_OVERRIDE:
+    fprintf(out, "override text, line %d", s->line);
+    return;
+  case MR_SPEC_FILE:
+  case MR_SPEC_ENV:
+    fprintf(out, "%s ", mr_spec_origin_name(s->origin));
+    mri_write_printable(out, s->where);
+    fprintf(out, ", line %d", s->line);
+    return;
+  }
+  fputs(mr_spec_origin_name(s->origin), out);
+}
+
+/* One row per tag and device: the resource and where its spec came from. */
+static mr_status write_slots(const mr_context *ctx, FILE *out, const char *indent,
+                             int *unavailable) {
+  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
+  int tag_w = 3, resource_w = 8;
+  for (int t = 0; t < tags; t++) {
+    tag_w = width_of(mr_context_tag_name(ctx, t), tag_w);
+    for (int d = 0; d < devices; d++)
+      resource_w = width_of(mr_resource_describe(mr_context_get_mr_on(ctx, t, d)), resource_w);
+  }
+  fprintf(out, "%s%-*s  %-6s  %-*s  %s\n", indent, tag_w, "tag", "device", resource_w, "resource",
+          "source");
+  *unavailable = 0;
+  for (int t = 0; t < tags; t++) {
+    for (int d = 0; d < devices; d++) {
+      mr_spec_source s = {.size = sizeof s};
+      mr_status st = mr_context_get_source(ctx, t, d, &s);
+      if (st != MR_OK) return st;
+      fputs(indent, out);
+      write_padded(out, mr_context_tag_name(ctx, t), tag_w);
+      fprintf(out, "  %-6d  ", d);
+      write_padded(out, mr_resource_describe(mr_context_get_mr_on(ctx, t, d)), resource_w);
+      fputs("  ", out);
+      write_source(out, &s);
+      fputs(s.status != MR_OK ? "  (unavailable)\n" : "\n", out);
+      if (s.status != MR_OK) ++*unavailable;
+    }
+  }
+  return MR_OK;
+}
+
+/* The entries for devices the process does not have, then why the tags
+ * that cannot allocate cannot. */
+static void write_ignored_and_unavailable(const mr_context *ctx, FILE *out, const char *indent,
+                                          int unavailable) {
+  size_t ignored = mr_context_ignored_count(ctx);
+  if (ignored > 0) fprintf(out, "\n%signored (no such device):\n", indent);
+  for (size_t i = 0; i < ignored; i++) {
+    mr_ignored_entry e = {.size = sizeof e};
+    if (mr_context_get_ignored(ctx, i, &e) != MR_OK) continue;
+    fprintf(out, "%s  ", indent);
+    mri_write_printable(out, e.tag);
+    fprintf(out, "@%d=", e.device);
+    mri_write_printable(out, e.source->spec);
+    fputs("  (", out);
+    write_source(out, e.source);
+    fputs(")\n", out);
+  }
+  if (unavailable == 0) return;
+  fprintf(out, "\n%sunavailable (allocations fail):\n", indent);
+  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
+  for (int t = 0; t < tags; t++) {
+    for (int d = 0; d < devices; d++) {
+      mr_spec_source s = {.size = sizeof s};
+      if (mr_context_get_source(ctx, t, d, &s) != MR_OK || s.status == MR_OK) continue;
+      fprintf(out, "%s  %s: ", indent, mr_status_name(s.status));
+      mri_write_printable(out, s.reason);
+      fputc('\n', out);
+    }
+  }
+}
+
+/* The table, every line but the empty ones after `indent`. */
+static mr_status write_resolved(const mr_context *ctx, FILE *out, const char *indent) {
+  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
+  fputs(indent, out);
+  mri_write_printable(out, mr_context_library(ctx));
+  fprintf(out, ": %d tag%s, %d device%s\n\n", tags, tags == 1 ? "" : "s", devices,
+          devices == 1 ? "" : "s");
+  int unavailable = 0;
+  mr_status st = write_slots(ctx, out, indent, &unavailable);
+  if (st != MR_OK) return st;
+  write_ignored_and_unavailable(ctx, out, indent, unavailable);
+  return MR_OK;
+}
+
+mr_status mr_context_print_resolved(const mr_context *ctx, FILE *out) {
+  if (ctx == NULL || out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_print_resolved: NULL argument");
+  mr_status st = write_resolved(ctx, out, "");
+  if (st == MR_OK && ferror(out))
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_context_print_resolved: writing failed: %s",
+                     strerror(errno));
+  return st;
 }
 
 /* ---- the statistics ---------------------------------------------------------------- */
@@ -149,106 +265,17 @@ static void read_operator_env(void) {
   mri_destroyed_start();
 }
 
-/* "env MYLIB_MEMORY", "file /etc/mylib.conf line 3", "default". */
-static void source_text(const mr_spec_source *src, char *buf, size_t cap) {
-  const char *origin = mr_spec_origin_name(src->origin);
-  if (src->origin == MR_SPEC_DEFAULT)
-    snprintf(buf, cap, "%s", origin);
-  else if (src->origin == MR_SPEC_ENV)
-    snprintf(buf, cap, "%s %s", origin, src->where);
-  else if (src->origin == MR_SPEC_FILE)
-    snprintf(buf, cap, "%s %s line %d", origin, src->where, src->line);
-  else
-    snprintf(buf, cap, "%s line %d", origin, src->line);
-}
-
-/* `source` as source_text says it, its path or variable escaped. */
-static void printable_source(const mr_spec_source *source, char *buf, size_t cap) {
-  char where[520];
-  mri_printable(source->where, where, sizeof where);
-  mr_spec_source shown = *source;
-  shown.where = where;
-  source_text(&shown, buf, cap);
-}
-
-/* The widths of the tag and spec columns (a spec's at most 60). */
-static void resolved_widths(const mr_context *ctx, int *tag_width, int *spec_width) {
-  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
-  *tag_width = 3;
-  *spec_width = 4;
-  for (int t = 0; t < tags; t++) {
-    *tag_width = width_of(mr_context_tag_name(ctx, t), *tag_width);
-    for (int d = 0; d < devices; d++) {
-      char spec[512];
-      const mr_resource *r = mr_context_get_mr_on(ctx, t, d);
-      int w = (int)strlen(mri_printable(mr_resource_describe(r), spec, sizeof spec));
-      if (w > *spec_width) *spec_width = w < 60 ? w : 60;
-    }
-  }
-}
-
-/* Every tag on every device: its resolved spec and where it came from. */
-static void print_resolved_rows(const mr_context *ctx, FILE *out) {
-  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
-  int tag_width, spec_width;
-  resolved_widths(ctx, &tag_width, &spec_width);
-  fprintf(out, "  %-*s %6s  %-*s  %s\n", tag_width, "tag", "device", spec_width, "spec", "source");
-  for (int t = 0; t < tags; t++) {
-    for (int d = 0; d < devices; d++) {
-      mr_spec_source src = {.size = sizeof src};
-      if (mr_context_get_source(ctx, t, d, &src) != MR_OK) continue;
-      char tag[256], spec[512], source[600];
-      printable_source(&src, source, sizeof source);
-      fprintf(
-          out, "  %-*s %6d  %-*s  %s", tag_width,
-          mri_printable(mr_context_tag_name(ctx, t), tag, sizeof tag), d, spec_width,
-          mri_printable(mr_resource_describe(mr_context_get_mr_on(ctx, t, d)), spec, sizeof spec),
-          source);
-      if (src.status != MR_OK) {
-        fprintf(out, " (cannot allocate here: %s: ", mr_status_name(src.status));
-        mri_write_printable(out, src.reason);
-        fputc(')', out);
-      }
-      fputc('\n', out);
-    }
-  }
-}
-
-/* A warning for each entry ignored for a device the process does not
- * have. */
-static void print_ignored_warnings(const mr_context *ctx, FILE *out) {
-  int devices = mr_context_device_count(ctx);
-  for (size_t i = 0; i < mr_context_ignored_count(ctx); i++) {
-    mr_ignored_entry e = {.size = sizeof e};
-    if (mr_context_get_ignored(ctx, i, &e) != MR_OK) continue;
-    char source[600], tag[256], spec[512];
-    printable_source(e.source, source, sizeof source);
-    fputs("mrctx: warning: ", out);
-    mri_write_printable(out, mr_context_library(ctx));
-    fprintf(out, ": %s@%d=%s from %s ignored: device %d does not exist (%d device slot%s)\n",
-            mri_printable(e.tag, tag, sizeof tag), e.device,
-            mri_printable(e.source->spec, spec, sizeof spec), source, e.device, devices,
-            devices == 1 ? "" : "s");
-  }
-}
-
-/* The table MRCTX_VERBOSE prints at creation: every tag on every device,
- * its resolved spec and where it came from; then a warning for each entry
- * ignored for a device the process does not have. Written to stderr in
- * one piece, so the lines of contexts made on several threads do not mix. */
-static void print_resolved(const mr_context *ctx) {
+/* MRCTX_VERBOSE: the table `mrctx resolve` prints, on stderr in one piece
+ * (the lines of contexts made on several threads do not mix), under a
+ * line that says where it comes from. */
+static void print_resolved_verbose(const mr_context *ctx) {
   char *text = NULL;
   size_t length = 0;
   FILE *out = open_memstream(&text, &length);
   if (out == NULL) return;
-  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
-  fputs("mrctx: context ", out);
-  mri_write_printable(out, mr_context_library(ctx));
-  fprintf(out, ": %d tag%s on %d device slot%s\n", tags, tags == 1 ? "" : "s", devices,
-          devices == 1 ? "" : "s");
-  print_resolved_rows(ctx, out);
-  print_ignored_warnings(ctx, out);
-  if (fclose(out) == 0 && text != NULL) {
+  fputs("mrctx: a context was created (MRCTX_VERBOSE):\n", out);
+  mr_status st = write_resolved(ctx, out, "  ");
+  if (fclose(out) == 0 && st == MR_OK && text != NULL) {
     fputs(text, stderr);
     fflush(stderr);
   }
@@ -258,7 +285,7 @@ static void print_resolved(const mr_context *ctx) {
 void mri_report_context_created(const mr_context *ctx) {
   pthread_once(&operators_once, read_operator_env);
   /* mrctx resolve and the like show the table themselves. */
-  if (verbose && !mri_context_describe_only(ctx)) print_resolved(ctx);
+  if (verbose && !mri_context_describe_only(ctx)) print_resolved_verbose(ctx);
 }
 
 static mr_status print_one(void *user, const mr_context *ctx, uint64_t id) {
