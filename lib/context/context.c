@@ -295,8 +295,9 @@ static void report_oom(void *user, size_t bytes, mr_stream stream) {
   mri_oom_report(s->ctx->tags.library, s->ctx->tags.names[s->tag], s->device, bytes, stream);
 }
 
-static mr_status build_table(mr_context *ctx, bool describe_only) {
-  size_t slots = ctx->tags.count * (size_t)ctx->device_count;
+/* Resolve every tag on every device, each once (@tag resolves the other
+ * tag on the way, and finds it done after). */
+static mr_status resolve_all(mr_context *ctx, bool describe_only) {
   builder b = {.ctx = ctx, .describe_only = describe_only};
   b.chain = mri_calloc(ctx->tags.count, sizeof *b.chain);
   if (b.chain == NULL) return MR_ERR_OUT_OF_MEMORY;
@@ -308,49 +309,60 @@ static mr_status build_table(mr_context *ctx, bool describe_only) {
     }
   }
   free(b.chain);
-  for (size_t i = 0; i < slots && st == MR_OK; i++) {
-    slot *s = &ctx->slots[i];
-    s->ctx = ctx;
-    s->tag = (int)(i / (size_t)ctx->device_count);
-    s->device = (int)(i % (size_t)ctx->device_count);
-    st = mri_tags_check_requirements(&ctx->tags, s->tag, s->device, &s->inner->props, &s->source,
-                                     &s->config->source, s->entry->spec->pos);
-    if (st != MR_OK) break;
-    /* Only described: the tree was built without effects (core.h), and
-     * none of it is kept: the tag is an inert stand-in that describes
-     * itself as the tree did, so nothing can allocate through it. (A tag
-     * that could not be built is such a stand-in already.) */
-    if (describe_only && s->source.status == MR_OK) {
-      mr_resource *inert = NULL;
-      st = mri_described_resource_create(&s->inner->props, mr_resource_describe(s->inner), NULL,
-                                         &inert);
-      if (st != MR_OK) break;
-      mr_resource_release(s->inner);
-      s->inner = inert;
-    }
-    char owner[256];
-    snprintf(owner, sizeof owner, "%s:%s", ctx->tags.library, ctx->tags.names[s->tag]);
-    /* Per-tag statistics: the same adaptor as stats(UP), described as the
-     * resource it wraps, with the context's hooks. Exact peaks where the
-     * tag's spec asks its own stats(...) for them: read from that adaptor
-     * where it counts just this tag's allocations (no other tag reaches it
-     * through @tag), else kept by the wrapper as well. */
-    bool alone = false;
-    mri_stats_exact *exact = mri_stats_exact_below(s->inner, &alone);
-    mri_tag_hooks hooks = {.label = owner, .on_oom = report_oom, .user = s};
-    if (alone) hooks.shared_exact = exact;
-    st = mri_tag_resource_create(s->inner, mr_resource_describe(s->inner),
-                                 exact != NULL ? MR_STATS_PEAK_EXACT : MR_STATS_PEAK_SHARDED,
-                                 &hooks, &ctx->table[i]);
-    if (st != MR_OK) break;
-    mri_resource_set_owner(ctx->table[i], owner);
-    /* The chain's resources that keep idle memory are named after the
-     * first tag that holds them, in snapshots, MRCTX_VERBOSE and the
-     * messages of allocations that still fail after a reclaim. */
-    if (!describe_only)
-      for (const mr_resource *r = s->inner; r != NULL; r = mr_resource_upstream(r))
-        mri_reclaimer_label(r, owner);
+  return st;
+}
+
+/* Slot `i`, resolved: check what the library requires of it and wrap it
+ * in the per-tag statistics, as table entry `i`. */
+static mr_status finish_slot(mr_context *ctx, size_t i, bool describe_only) {
+  slot *s = &ctx->slots[i];
+  s->ctx = ctx;
+  s->tag = (int)(i / (size_t)ctx->device_count);
+  s->device = (int)(i % (size_t)ctx->device_count);
+  mr_status st = mri_tags_check_requirements(&ctx->tags, s->tag, s->device, &s->inner->props,
+                                             &s->source, &s->config->source, s->entry->spec->pos);
+  if (st != MR_OK) return st;
+  /* Only described: the tree was built without effects (core.h), and
+   * none of it is kept: the tag is an inert stand-in that describes
+   * itself as the tree did, so nothing can allocate through it. (A tag
+   * that could not be built is such a stand-in already.) */
+  if (describe_only && s->source.status == MR_OK) {
+    mr_resource *inert = NULL;
+    st = mri_described_resource_create(&s->inner->props, mr_resource_describe(s->inner), NULL,
+                                       &inert);
+    if (st != MR_OK) return st;
+    mr_resource_release(s->inner);
+    s->inner = inert;
   }
+  char owner[256];
+  snprintf(owner, sizeof owner, "%s:%s", ctx->tags.library, ctx->tags.names[s->tag]);
+  /* Per-tag statistics: the same adaptor as stats(UP), described as the
+   * resource it wraps, with the context's hooks. Exact peaks where the
+   * tag's spec asks its own stats(...) for them: read from that adaptor
+   * where it counts just this tag's allocations (no other tag reaches it
+   * through @tag), else kept by the wrapper as well. */
+  bool alone = false;
+  mri_stats_exact *exact = mri_stats_exact_below(s->inner, &alone);
+  mri_tag_hooks hooks = {.label = owner, .on_oom = report_oom, .user = s};
+  if (alone) hooks.shared_exact = exact;
+  st = mri_tag_resource_create(s->inner, mr_resource_describe(s->inner),
+                               exact != NULL ? MR_STATS_PEAK_EXACT : MR_STATS_PEAK_SHARDED, &hooks,
+                               &ctx->table[i]);
+  if (st != MR_OK) return st;
+  mri_resource_set_owner(ctx->table[i], owner);
+  /* The chain's resources that keep idle memory are named after the
+   * first tag that holds them, in snapshots, MRCTX_VERBOSE and the
+   * messages of allocations that still fail after a reclaim. */
+  if (!describe_only)
+    for (const mr_resource *r = s->inner; r != NULL; r = mr_resource_upstream(r))
+      mri_reclaimer_label(r, owner);
+  return MR_OK;
+}
+
+static mr_status build_table(mr_context *ctx, bool describe_only) {
+  size_t slots = ctx->tags.count * (size_t)ctx->device_count;
+  mr_status st = resolve_all(ctx, describe_only);
+  for (size_t i = 0; i < slots && st == MR_OK; i++) st = finish_slot(ctx, i, describe_only);
   /* The wrappers hold the references now. */
   for (size_t i = 0; i < slots; i++) {
     mr_resource_release(ctx->slots[i].inner);
