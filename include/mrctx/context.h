@@ -218,6 +218,19 @@ MR_NODISCARD MR_API mr_status mr_context_reset_peak(const mr_context *ctx, int t
  * The library's name is escaped as mr_snapshot_write_text escapes names. */
 MR_NODISCARD MR_API mr_status mr_context_print_stats(const mr_context *ctx, FILE *out);
 
+/** Print what the context resolved to, as `mrctx resolve` shows it: a
+ * line naming the library, its tags and devices; then, for every tag on
+ * every device, the resource (as mr_resource_describe says it) and where
+ * its spec came from (mr_context_get_source: `default`, `override text,
+ * line N`, `file PATH, line N`, `env VARIABLE, line N`), `(unavailable)`
+ * after a tag that cannot allocate there; then the entries ignored for
+ * devices the process does not have (mr_context_get_ignored), and why each
+ * unavailable tag is. The one printer of this table: `mrctx resolve`,
+ * `python -m mrctx resolve` and MRCTX_VERBOSE print it through this call.
+ * Names, paths and reasons are escaped as mr_snapshot_write_text escapes
+ * names. Reads the context only: safe while other threads allocate. */
+MR_NODISCARD MR_API mr_status mr_context_print_resolved(const mr_context *ctx, FILE *out);
+
 /** Write now what MRCTX_STATS_AT_EXIT asks for (docs/observability.md):
  * every live context, then those destroyed before, marked. Instead of at
  * exit: for a runtime that destroys its contexts before the C

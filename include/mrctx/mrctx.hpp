@@ -343,6 +343,10 @@ public:
   // Every tag's statistics as a table (mr_context_print_stats).
   void print_stats(std::FILE *out) const { check(mr_context_print_stats(ctx_, out)); }
 
+  // What every tag resolved to, as `mrctx resolve` shows it
+  // (mr_context_print_resolved).
+  void print_resolved(std::FILE *out) const { check(mr_context_print_resolved(ctx_, out)); }
+
 private:
   static const char *optional(const std::string &s) noexcept {
     return s.empty() ? nullptr : s.c_str();

@@ -78,30 +78,6 @@ void mr_set_oom_observer(mr_oom_observer fn, void *user) {
   pthread_mutex_unlock(&observer_lock);
 }
 
-/* The template with "%p" as the process id and "%%" as '%'; any other '%'
- * stays as it is. false if the result does not fit. */
-static bool expand_path(const char *template, char *out, size_t cap) {
-  size_t n = 0;
-  for (const char *c = template; *c != '\0'; c++) {
-    char pid[24] = "";
-    const char *piece = NULL;
-    if (c[0] == '%' && c[1] == 'p') {
-      snprintf(pid, sizeof pid, "%ld", (long)getpid());
-      piece = pid;
-      c++;
-    } else if (c[0] == '%' && c[1] == '%') {
-      piece = "%";
-      c++;
-    }
-    size_t len = piece != NULL ? strlen(piece) : 1;
-    if (n + len >= cap) return false;
-    memcpy(out + n, piece != NULL ? piece : c, len);
-    n += len;
-  }
-  out[n] = '\0';
-  return true;
-}
-
 /* The snapshot as JSON in memory (malloc'd); NULL with the reason in
  * `why` on failure. */
 static char *render(const mri_snap_oom *oom, size_t *length, char *why, size_t cap) {
@@ -129,34 +105,16 @@ static char *render(const mri_snap_oom *oom, size_t *length, char *why, size_t c
   return text;
 }
 
-/* `text` written to `path` as an output (core/file_write.h): a regular
- * file (or none) there is replaced through a new file beside it renamed
- * over it once whole, so a reader never sees half a file and a file that
- * cannot be written whole (a full disk, a file size limit) leaves the
- * previous one as it was; a FIFO with a reader or a character device is
- * written straight to and stays; a FIFO with no reader, a link to a file,
- * a directory are refused, as nothing here may wait or write through.
- * SIGXFSZ and SIGPIPE are blocked during the write (mri_write_all): a
- * failed write is reported, it does not end the process. dump_lock held.
+/* `text` written to `path` whole (core/file_write.h: a regular file is
+ * replaced through a new one renamed over it, a FIFO with a reader or a
+ * character device is written straight to, anything else is refused; a
+ * failed write is reported, it does not end the process). dump_lock held.
  * On failure, says why on stderr. */
 static bool write_output(const char *path, const char *text, size_t length, const char *what) {
-  mri_output out;
   char why[MRI_ERROR_CAPACITY];
-  int error = mri_output_open(&out, path, 0, NULL, 0, why, sizeof why);
-  if (error != 0) {
-    /* Nothing opened: the reason is said as it is. */
-  } else if ((error = mri_write_all(out.fd, text, length, NULL)) != 0) {
-    snprintf(why, sizeof why, "%s%s", strerror(error),
-             out.replacing ? " (the file already there is kept)" : "");
-    mri_output_abort(&out);
-  } else {
-    error = mri_output_commit(&out, 0, why, sizeof why);
-  }
-  if (error != 0) {
-    fprintf(stderr, "mrctx: cannot write the %s to '%s': %s\n", what, path, why);
-    return false;
-  }
-  return true;
+  if (mri_write_whole_file(path, text, length, why, sizeof why) == 0) return true;
+  fprintf(stderr, "mrctx: cannot write the %s to '%s': %s\n", what, path, why);
+  return false;
 }
 
 /* Write the snapshot to `path` (dump_lock held); on failure, say why on
@@ -180,10 +138,6 @@ bool mri_write_file_replacing(const char *path, const char *text, size_t length,
   bool written = write_output(path, text, length, what);
   pthread_mutex_unlock(&dump_lock);
   return written;
-}
-
-bool mri_expand_path(const char *template, char *out, size_t cap) {
-  return expand_path(template, out, cap);
 }
 
 void mri_oom_report(const char *library, const char *tag, int device, size_t bytes,
@@ -217,7 +171,7 @@ void mri_oom_report(const char *library, const char *tag, int device, size_t byt
   char template[PATH_MAX], path[PATH_MAX];
   const char *written = NULL;
   if (get_template(template, sizeof template)) {
-    if (!expand_path(template, path, sizeof path)) {
+    if (!mri_expand_path(template, path, sizeof path)) {
       fprintf(stderr,
               "mrctx: MRCTX_OOM_SNAPSHOT names a path longer than %d bytes: no "
               "out-of-memory snapshot written\n",

@@ -186,16 +186,4 @@ void mri_write_launcher(FILE *out, const mr_snapshot *snap);
 /* "12.0 GiB free of 16.0 GiB (25% in use)". */
 void mri_write_device_memory(FILE *out, const mri_snap_device *device);
 
-/* `text` written to `path` as the out-of-memory snapshot is (oom.c): an
- * output as core/file_write.h says (a regular file replaced through a new
- * one renamed over it, a FIFO or character device written straight to,
- * anything else refused); one at a time with the dumps. On failure, false
- * and a line on stderr naming `what` ("at-exit statistics"), the path and
- * why. */
-bool mri_write_file_replacing(const char *path, const char *text, size_t length, const char *what);
-
-/* `template` with "%p" as the process id and "%%" as '%' (as
- * MRCTX_OOM_SNAPSHOT's). false if it does not fit `cap`. */
-bool mri_expand_path(const char *template, char *out, size_t cap);
-
 #endif

@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "context/snapshot_internal.h"
 #include "context/sources.h"
 
 static const mr_spec_origin source_origin[MRI_SOURCE_COUNT] = {MR_SPEC_OVERRIDE, MR_SPEC_FILE,
@@ -38,9 +37,15 @@ typedef struct mri_entry_key {
   size_t entry;
 } entry_key;
 
-static bool tag_known(void *user, const char *name) {
-  return mri_context_find_tag(user, name) >= 0;
-}
+/* The tags and devices the sources are read for: a description of the
+ * context being made, not the context itself. */
+typedef struct target {
+  const mri_tags *tags;
+  int device_count;
+} target;
+
+static bool tag_known(void *user, const char *name) { return mri_tags_find(user, name) >= 0; }
+
 /* The whole of a named config file. A missing or unreadable file is an
  * error: the application asked for it. Only regular files are read: the
  * file is opened without blocking (a FIFO with no writer would otherwise
@@ -113,26 +118,27 @@ static int compare_entry_keys(const void *a, const void *b) {
 
 /* Check an override source's entries: known tags, known names; index them
  * by tag; note the entries for devices the context does not have. */
-static mr_status check_source(mri_spec_sources *s, const mr_context *ctx, int which) {
+static mr_status check_source(mri_spec_sources *s, const target *to, int which) {
   const mri_config *config = s->config[which];
-  const char *tag_list = mri_context_tag_list(ctx);
+  const mri_tags *tags = to->tags;
   if (config->entry_count > 0) {
     entry_key *keys = mri_calloc(config->entry_count, sizeof *keys);
     if (keys == NULL) return MR_ERR_OUT_OF_MEMORY;
     s->by_tag[which] = keys;
   }
   size_t ignored = 0;
-  int device_count = mr_context_device_count(ctx);
+  int device_count = to->device_count;
   for (size_t i = 0; i < config->entry_count; i++) {
     const mri_config_entry *e = &config->entries[i];
-    int tag = mri_context_find_tag(ctx, e->tag);
+    int tag = mri_tags_find(tags, e->tag);
     char brief[MRI_BRIEF_CAP];
     if (tag < 0)
       return mri_config_error(&config->source, e->tag_pos, MR_ERR_CONFIG,
-                              "%s has no tag '%s' (tags: %s)", mr_context_library(ctx),
-                              mri_brief(e->tag, brief), tag_list);
+                              "%s has no tag '%s' (tags: %s)", tags->library,
+                              mri_brief(e->tag, brief), tags->list);
     s->by_tag[which][i] = (entry_key){(size_t)tag, i};
-    mr_status st = mri_spec_check_names(&config->source, e->spec, tag_known, (void *)ctx, tag_list);
+    mr_status st =
+        mri_spec_check_names(&config->source, e->spec, tag_known, (void *)tags, tags->list);
     if (st != MR_OK) return st;
     if (e->device >= device_count) ignored++;
   }
@@ -143,7 +149,7 @@ static mr_status check_source(mri_spec_sources *s, const mr_context *ctx, int wh
       mri_host_realloc(s->ignored, (s->ignored_count + ignored) * sizeof *s->ignored);
   if (grown == NULL)
     return mri_error(MR_ERR_OUT_OF_MEMORY, "out of host memory creating the %s context",
-                     mr_context_library(ctx));
+                     tags->library);
   s->ignored = grown;
   for (size_t i = 0; i < config->entry_count; i++) {
     const mri_config_entry *e = &config->entries[i];
@@ -163,7 +169,7 @@ static mr_status check_source(mri_spec_sources *s, const mr_context *ctx, int wh
   return MR_OK;
 }
 
-static mr_status add_source(mri_spec_sources *s, const mr_context *ctx, int which, const char *name,
+static mr_status add_source(mri_spec_sources *s, const target *to, int which, const char *name,
                             bool is_file, const char *text, size_t length) {
   if (which != MRI_SOURCE_OVERRIDE) {
     s->where[which] = mri_strdup(name);
@@ -172,14 +178,14 @@ static mr_status add_source(mri_spec_sources *s, const mr_context *ctx, int whic
   mri_text_source src = {.name = name, .is_file = is_file, .text = text, .length = length};
   mr_status st = mri_config_parse(&src, &s->config[which]);
   if (st != MR_OK) return st;
-  return check_source(s, ctx, which);
+  return check_source(s, to, which);
 }
 
-static mr_status read_overrides(mri_spec_sources *s, const mr_context *ctx,
+static mr_status read_overrides(mri_spec_sources *s, const target *to,
                                 const mr_context_desc *desc) {
   mr_status st;
   if (desc->overrides != NULL) {
-    st = add_source(s, ctx, MRI_SOURCE_OVERRIDE, "override text", false, desc->overrides,
+    st = add_source(s, to, MRI_SOURCE_OVERRIDE, "override text", false, desc->overrides,
                     strlen(desc->overrides));
     if (st != MR_OK) return st;
   }
@@ -191,45 +197,45 @@ static mr_status read_overrides(mri_spec_sources *s, const mr_context *ctx,
     /* A UTF-8 byte-order mark (editors on Windows write one) is no part of
      * the text; lines and columns count from after it. */
     size_t bom = length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
-    st = add_source(s, ctx, MRI_SOURCE_FILE, desc->config_file, true, text + bom, length - bom);
+    st = add_source(s, to, MRI_SOURCE_FILE, desc->config_file, true, text + bom, length - bom);
     free(text);
     if (st != MR_OK) return st;
   }
   if (desc->env_var != NULL && desc->env_var[0] != '\0') {
     const char *value = getenv(desc->env_var);
     if (value != NULL) {
-      st = add_source(s, ctx, MRI_SOURCE_ENV, desc->env_var, false, value, strlen(value));
+      st = add_source(s, to, MRI_SOURCE_ENV, desc->env_var, false, value, strlen(value));
       if (st != MR_OK) return st;
     }
   }
   return MR_OK;
 }
 
-static mr_status parse_defaults(mri_spec_sources *s, const mr_context *ctx,
+static mr_status parse_defaults(mri_spec_sources *s, const mri_tags *tags,
                                 const mr_context_desc *desc) {
-  size_t tag_count = mr_context_tag_count(ctx);
-  s->defaults = mri_calloc(tag_count, sizeof *s->defaults);
+  s->defaults = mri_calloc(tags->count, sizeof *s->defaults);
   if (s->defaults == NULL) return MR_ERR_OUT_OF_MEMORY;
-  for (size_t t = 0; t < tag_count; t++) {
+  for (size_t t = 0; t < tags->count; t++) {
     char name[256];
-    snprintf(name, sizeof name, "default spec of %.100s tag '%.100s'", mr_context_library(ctx),
-             mr_context_tag_name(ctx, (int)t));
+    snprintf(name, sizeof name, "default spec of %.100s tag '%.100s'", tags->library,
+             tags->names[t]);
     const char *text = desc->tags[t].default_spec;
     mri_text_source src = {.name = name, .text = text, .length = strlen(text)};
     mr_status st = mri_spec_parse(&src, &s->defaults[t]);
     if (st != MR_OK) return st;
     const mri_config *config = s->defaults[t];
-    st = mri_spec_check_names(&config->source, config->entries[0].spec, tag_known, (void *)ctx,
-                              mri_context_tag_list(ctx));
+    st = mri_spec_check_names(&config->source, config->entries[0].spec, tag_known, (void *)tags,
+                              tags->list);
     if (st != MR_OK) return st;
   }
   return MR_OK;
 }
 
-mr_status mri_sources_read(mri_spec_sources *s, const mr_context *ctx,
+mr_status mri_sources_read(mri_spec_sources *s, const mri_tags *tags, int device_count,
                            const mr_context_desc *desc) {
-  mr_status st = parse_defaults(s, ctx, desc);
-  if (st == MR_OK) st = read_overrides(s, ctx, desc);
+  target to = {.tags = tags, .device_count = device_count};
+  mr_status st = parse_defaults(s, tags, desc);
+  if (st == MR_OK) st = read_overrides(s, &to, desc);
   return st;
 }
 

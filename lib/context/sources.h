@@ -6,7 +6,7 @@
 #define MRCTX_LIB_CONTEXT_SOURCES_H
 
 #include "config/config_internal.h"
-#include "context/context_internal.h"
+#include "context/tags.h"
 
 /* The override sources, lowest precedence first (the tag's default spec
  * is below them all). */
@@ -33,11 +33,10 @@ typedef struct mri_spec_sources {
 
 /* Parse every tag's default spec (desc->tags) and read the override
  * sources `desc` names -- its text, its config file, its environment
- * variable -- checking each against `ctx`'s tags. `ctx` is being created:
- * its library, tags (mri_context_find_tag, mri_context_tag_list) and device
- * count must be set. On failure the message says which source and where;
- * what was read is freed by mri_sources_free. */
-mr_status mri_sources_read(mri_spec_sources *sources, const mr_context *ctx,
+ * variable -- checking each against `tags` (the context's, made from the
+ * same `desc`) and `device_count`. On failure the message says which
+ * source and where; what was read is freed by mri_sources_free. */
+mr_status mri_sources_read(mri_spec_sources *sources, const mri_tags *tags, int device_count,
                            const mr_context_desc *desc);
 
 /* The spec (tag, device) gets: from the highest source that covers it, else

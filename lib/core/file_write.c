@@ -264,3 +264,40 @@ void mri_output_abort(mri_output *out) {
   if (!out->direct && out->temp[0] != '\0') unlink(out->temp);
   out->temp[0] = '\0';
 }
+
+/* ---- a whole file at once ---------------------------------------------------------- */
+
+int mri_write_whole_file(const char *path, const char *text, size_t length, char *why, size_t cap) {
+  mri_output out;
+  int error = mri_output_open(&out, path, 0, NULL, 0, why, cap);
+  if (error != 0) return error; /* nothing opened: the reason is said as it is */
+  if ((error = mri_write_all(out.fd, text, length, NULL)) != 0) {
+    snprintf(why, cap, "%s%s", strerror(error),
+             out.replacing ? " (the file already there is kept)" : "");
+    mri_output_abort(&out);
+    return error;
+  }
+  return mri_output_commit(&out, 0, why, cap);
+}
+
+bool mri_expand_path(const char *template, char *out, size_t cap) {
+  size_t n = 0;
+  for (const char *c = template; *c != '\0'; c++) {
+    char pid[24] = "";
+    const char *piece = NULL;
+    if (c[0] == '%' && c[1] == 'p') {
+      snprintf(pid, sizeof pid, "%ld", (long)getpid());
+      piece = pid;
+      c++;
+    } else if (c[0] == '%' && c[1] == '%') {
+      piece = "%";
+      c++;
+    }
+    size_t len = piece != NULL ? strlen(piece) : 1;
+    if (n + len >= cap) return false;
+    memcpy(out + n, piece != NULL ? piece : c, len);
+    n += len;
+  }
+  out[n] = '\0';
+  return true;
+}

@@ -91,6 +91,18 @@ int mri_output_commit(mri_output *out, unsigned flags, char *why, size_t cap);
  * after a failed open or commit, and twice. */
 void mri_output_abort(mri_output *out);
 
+/* Write `text` (`length` bytes) to `path` whole, as an output with no
+ * inputs: open, write (mri_write_all), commit. What the library's
+ * diagnostic files use (the out-of-memory snapshot, MRCTX_STATS_AT_EXIT's
+ * report). Returns 0, or an errno with the reason in `why`; on failure
+ * whatever was at the path is as it was. */
+int mri_write_whole_file(const char *path, const char *text, size_t length, char *why, size_t cap);
+
+/* `template` with "%p" as the process id and "%%" as '%'; any other '%'
+ * stays as it is (MRCTX_OOM_SNAPSHOT's and MRCTX_STATS_AT_EXIT's paths).
+ * false if the result does not fit `cap`. */
+bool mri_expand_path(const char *template, char *out, size_t cap);
+
 /* What a file that is not a regular one is, for messages: "a directory",
  * "a FIFO", "a symbolic link" (from lstat), ... */
 const char *mri_file_type_words(mode_t mode);

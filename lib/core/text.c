@@ -239,6 +239,20 @@ void mri_write_printable(FILE *out, const char *text) {
   }
 }
 
+size_t mri_printable_length(const char *text) {
+  const unsigned char *s = (const unsigned char *)text;
+  size_t left = strlen(text), length = 0;
+  while (left > 0) {
+    char escape[5];
+    size_t n = printable_step(s, left, escape);
+    length += n == 0 ? strlen(escape) : n;
+    n = n == 0 ? 1 : n;
+    s += n;
+    left -= n;
+  }
+  return length;
+}
+
 const char *mri_printable(const char *text, char *buf, size_t cap) {
   const unsigned char *s = (const unsigned char *)text;
   size_t left = strlen(text), used = 0;

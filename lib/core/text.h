@@ -79,6 +79,9 @@ void mri_xml_write_text(FILE *out, const char *text);
 /* Write `text` escaped to `out`. */
 void mri_write_printable(FILE *out, const char *text);
 
+/* How many bytes mri_write_printable writes for `text` (a column's width). */
+size_t mri_printable_length(const char *text);
+
 /* `text` escaped into `buf` (`cap` bytes, NUL included; cap > 0): as much
  * as fits in whole characters and escapes, never cut inside one. Returns
  * buf. */

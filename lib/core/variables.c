@@ -69,8 +69,8 @@ static const mri_variable table[MRI_VAR_COUNT] = {
                          .type = MRI_VAR_FLAG,
                          .syntax = "1",
                          .default_text = "off",
-                         .help = "print each context's resolved table at creation and\n"
-                                 "warn about entries for devices that do not exist",
+                         .help = "print each context's resolved table at creation, as\n"
+                                 "mrctx resolve shows it (ignored entries included)",
                          .doc = "docs/observability.md",
                          .read_by = MRI_VAR_READ_BY_LIBRARY},
     [MRI_VAR_NVTX_INJECTION] = {.name = "NVTX_INJECTION64_PATH",

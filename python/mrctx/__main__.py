@@ -337,17 +337,6 @@ Exit status: 0 resolved, 2 bad usage or a bad spec, 1 anything else.
 """
 
 
-def _describe_source(library: ctypes.CDLL, s: _lib.SpecSource) -> str:
-    if s.origin == _lib.SPEC_DEFAULT:
-        return "default"
-    if s.origin == _lib.SPEC_OVERRIDE:
-        return f"override text, line {s.line}"
-    name = _text(library.mr_spec_origin_name(s.origin))
-    if s.origin in (_lib.SPEC_FILE, _lib.SPEC_ENV):
-        return f"{name} {_text(s.where)}, line {s.line}"
-    return name
-
-
 def resolve(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
     if _wants_help(args):
@@ -410,43 +399,13 @@ def resolve(args: list[str], out: Optional[TextIO] = None, err: Optional[TextIO]
 
 
 def _resolve_table(library: ctypes.CDLL, ctx: ctypes.c_void_p, out: TextIO, err: TextIO) -> int:
-    tags = int(library.mr_context_tag_count(ctx))
-    devices = int(library.mr_context_device_count(ctx))
-    names = [_text(library.mr_context_tag_name(ctx, t)) for t in range(tags)]
-    rows = []
-    for t in range(tags):
-        for d in range(devices):
-            s = _lib.sized(_lib.SpecSource)
-            if library.mr_context_get_source(ctx, t, d, ctypes.byref(s)) != 0:
-                err.write(f"{PROG} resolve: {_last_error(library)}\n")
-                return EXIT_FAILURE
-            described = _text(library.mr_resource_describe(library.mr_context_get_mr_on(ctx, t, d)))
-            reason = (_text(library.mr_status_name(s.status)), _text(s.reason)) if s.status else None
-            rows.append((names[t], d, described, _describe_source(library, s), reason))
-    tag_w = max([3] + [len(n) for n in names])
-    resource_w = max([8] + [len(r[2]) for r in rows])
-    lib_name = _text(library.mr_context_library(ctx))
-    lines = [f"{lib_name}: {tags} tag{'' if tags == 1 else 's'}, "
-             f"{devices} device{'' if devices == 1 else 's'}", "",
-             f"{'tag':<{tag_w}}  {'device':<6}  {'resource':<{resource_w}}  source"]
-    for name, d, described, where, reason in rows:
-        lines.append(f"{name:<{tag_w}}  {d:<6}  {described:<{resource_w}}  {where}"
-                     + ("  (unavailable)" if reason else ""))
-    ignored = int(library.mr_context_ignored_count(ctx))
-    if ignored:
-        lines += ["", "ignored (no such device):"]
-        for i in range(ignored):
-            e = _lib.sized(_lib.IgnoredEntry)
-            if library.mr_context_get_ignored(ctx, i, ctypes.byref(e)) != 0:
-                continue
-            source = e.source.contents
-            lines.append(f"  {_text(e.tag)}@{e.device}={_text(source.spec)}  "
-                         f"({_describe_source(library, source)})")
-    unavailable = [r[4] for r in rows if r[4]]
-    if unavailable:
-        lines += ["", "unavailable (allocations fail):"]
-        lines += [f"  {status}: {reason}" for status, reason in unavailable]
-    out.write("\n".join(lines) + "\n")
+    """The library's table (mr_context_print_resolved), as the C command
+    prints it, written to `out`."""
+    status, table = _lib.write_to_string(lambda stream: library.mr_context_print_resolved(ctx, stream))
+    if status != 0:
+        err.write(f"{PROG} resolve: {_last_error(library)}\n")
+        return EXIT_FAILURE
+    out.write(table)
     return EXIT_OK
 
 

@@ -267,6 +267,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_pool_resource_reset_peak": (c_status, [c_resource_p]),
     "mr_driver_pool_reset_peak": (c_status, [ctypes.c_int, ctypes.c_int]),
     "mr_context_print_stats": (c_status, [c_context_p, ctypes.c_void_p]),
+    "mr_context_print_resolved": (c_status, [c_context_p, ctypes.c_void_p]),
     "mr_write_stats_at_exit": (c_status, []),
     "mr_snapshot_take": (c_status, [_P(SnapshotOptions), _P(ctypes.c_void_p)]),
     "mr_snapshot_read": (c_status, [ctypes.c_char_p, ctypes.c_size_t, _P(ctypes.c_void_p)]),

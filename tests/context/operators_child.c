@@ -13,7 +13,9 @@
  * "destroyed" it first creates, uses and destroys a context "gonelib"
  * (peak 5 MiB on its temp tag, one failure on its host tag); with MODE
  * "loop" a thousand of them, one after another (the at-exit report must
- * keep them in bounded memory).
+ * keep them in bounded memory). With MODE "resolved" it prints
+ * mr_context_print_resolved's table after a line that says so, for the
+ * test that MRCTX_VERBOSE's table is that one.
  * Usage: operators_child MODE
  */
 #include <stdbool.h>
@@ -82,6 +84,10 @@ int main(int argc, char **argv) {
   mr_context *ctx = NULL;
   if (mr_context_create(&desc, &ctx) != MR_OK) die("create");
   if (strcmp(mode, "deinit") == 0) atexit(shut_driver_down);
+  if (strcmp(mode, "resolved") == 0) {
+    fprintf(stderr, "operators_child: mr_context_print_resolved\n");
+    if (mr_context_print_resolved(ctx, stderr) != MR_OK) die("mr_context_print_resolved");
+  }
   for (int device = 0; device < mr_context_device_count(ctx); device++) {
     void *p = NULL;
     if (mr_allocate(mr_context_get_mr_on(ctx, TEMP, device), (size_t)(device + 1) << 20, 0, NULL,

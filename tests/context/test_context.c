@@ -1,9 +1,9 @@
 /*
  * test_context.c: contexts on a machine without a driver (the unit suite):
  * precedence across the four sources, get_source, @tag sharing, cycles,
- * unknown tags, per-tag statistics, print_stats, two libraries side by
- * side, device tags standing in with MR_ERR_NO_DRIVER, and every way
- * creation can fail.
+ * unknown tags, per-tag statistics, print_stats, print_resolved, two
+ * libraries side by side, device tags standing in with MR_ERR_NO_DRIVER,
+ * and every way creation can fail.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -836,6 +836,54 @@ static void test_print_stats_escapes_library(void **state) {
   mr_context_destroy(ctx);
 }
 
+/* The resolved table (mr_context_print_resolved, which mrctx resolve,
+ * python -m mrctx resolve and MRCTX_VERBOSE print): every tag and device,
+ * the entries ignored for devices that are not there, the tags that
+ * cannot allocate and why; the caller's names escaped. */
+static void test_print_resolved(void **state) {
+  static const mr_tag tags[] = {{"temp", "stats(host)"}, {"result", "host"}, {"gpu", "device"}};
+  mr_context_desc desc = {.size = sizeof(mr_context_desc),
+                          .library = "my\x1b[2Jlib",
+                          .tags = tags,
+                          .tag_count = 3,
+                          .overrides = "temp = host\nresult@3 = host\n"};
+  mr_context *ctx = create(&desc);
+  char *text = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(&text, &length);
+  assert_non_null(out);
+  assert_ok(mr_context_print_resolved(ctx, out));
+  fclose(out);
+  const char *expected = "my\\x1b[2Jlib: 3 tags, 1 device\n"
+                         "\n"
+                         "tag     device  resource  source\n"
+                         "temp    0       host      override text, line 1\n"
+                         "result  0       host      default\n"
+                         "gpu     0       device    default  (unavailable)\n"
+                         "\n"
+                         "ignored (no such device):\n"
+                         "  result@3=host  (override text, line 2)\n"
+                         "\n"
+                         "unavailable (allocations fail):\n"
+                         "  MR_ERR_NO_DRIVER: my\\x1b[2Jlib:gpu on device 0: device: ";
+  if (strncmp(text, expected, strlen(expected)) != 0 || text[length - 1] != '\n' ||
+      strchr(text + strlen(expected), '\n') != text + length - 1) {
+    print_error("expected to begin:\n%s\ngot:\n%s\n", expected, text);
+    fail();
+  }
+  free(text);
+  assert_status(mr_context_print_resolved(ctx, NULL), MR_ERR_INVALID_ARGUMENT);
+  expect_message("mr_context_print_resolved: NULL argument");
+  assert_status(mr_context_print_resolved(NULL, stdout), MR_ERR_INVALID_ARGUMENT);
+  /* A stream that cannot be written: the status says so. */
+  FILE *closed = fopen("/dev/null", "r");
+  assert_non_null(closed);
+  assert_status(mr_context_print_resolved(ctx, closed), MR_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mr_last_error(), "mr_context_print_resolved: writing failed"));
+  fclose(closed);
+  mr_context_destroy(ctx);
+}
+
 /* ---- contexts side by side --------------------------------------------------------- */
 
 static void test_two_libraries_are_independent(void **state) {
@@ -1071,6 +1119,7 @@ int main(void) {
       cmocka_unit_test(test_reset_peak),
       cmocka_unit_test(test_print_stats),
       cmocka_unit_test(test_print_stats_escapes_library),
+      cmocka_unit_test(test_print_resolved),
       cmocka_unit_test(test_two_libraries_are_independent),
       cmocka_unit_test(test_without_a_driver),
       cmocka_unit_test(test_many_tags),

@@ -105,6 +105,16 @@ void test_sources_and_precedence(void **) {
   assert_string_equal(result.where, "CPPTEST_MEMORY");
   assert_string_equal(ctx.get(tags::gpu).describe(), "host");
   assert_int_equal(ctx.source(tags::gpu, 0).origin, MR_SPEC_OVERRIDE);
+
+  char *text = nullptr;
+  size_t length = 0;
+  std::FILE *out = open_memstream(&text, &length);
+  assert_non_null(out);
+  ctx.print_resolved(out);
+  std::fclose(out);
+  assert_non_null(std::strstr(text, "\ntemp    0       limit(host, bytes=1MiB)  file "
+                                    "test_cpp_unit.conf, line 1\n"));
+  std::free(text);
 }
 
 void test_context_from_c_desc(void **) {

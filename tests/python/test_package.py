@@ -7,6 +7,7 @@ Run by unit.python.package (``-k "not fake"``) and fake.python.package
 libmrctx; MRCTX_TEST_TOOL its mrctx command, where it was built.
 """
 
+import io
 import json
 import os
 import re
@@ -194,6 +195,7 @@ def test_without_a_library():
 RESOLVE_CASES = [
     ["--tag", "temp=cache(device)", "--tag", "result=device", "--set", "temp@5=host"],
     ["--tag", "t=host", "--env", "H8_TEST_MEMORY", "--library", "mylib"],
+    ["--tag", "t=host", "--library", "my\x1b[2Jlib"],
     ["--tag=t=log(host, file=/nonexistent/dir/x.csv)", "--set=t=stats(host)"],
     ["--tag", "a=bogus("],
     ["--tag", "a=host", "--config", "/nonexistent/mrctx.conf"],
@@ -205,7 +207,8 @@ RESOLVE_CASES = [
 
 
 def compare_with_tool(args, env, capsys, monkeypatch):
-    """The C command and python -m mrctx (in this process) print the same."""
+    """The C command and python -m mrctx (in this process) print the same:
+    for resolve, the library's one table (mr_context_print_resolved)."""
     c = run_tool(args, env=env)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -221,6 +224,21 @@ def compare_with_tool(args, env, capsys, monkeypatch):
 def test_resolve_as_the_command(args, capsys, monkeypatch):
     compare_with_tool(["resolve", *args], {"H8_TEST_MEMORY": "t=device\nt@2=pinned"},
                       capsys, monkeypatch)
+
+
+def test_resolve_is_the_library_table(capsys):
+    """python -m mrctx resolve prints the library's table: the caller's
+    names escaped as mr_context_print_resolved escapes them, to the given
+    stream."""
+    status, out, err = main(["resolve", "--tag", "t=host", "--library", "my\x1b[2Jlib"], capsys)
+    assert (status, err) == (0, "")
+    assert out == ("my\\x1b[2Jlib: 1 tag, 1 device\n\n"
+                   "tag  device  resource  source\n"
+                   "t    0       host      default\n"), out
+    stream = io.StringIO()
+    from mrctx.__main__ import resolve
+    assert resolve(["--tag", "t=host"], out=stream) == 0
+    assert stream.getvalue().startswith("resolve: 1 tag, 1 device\n"), stream.getvalue()
 
 
 @needs_tool

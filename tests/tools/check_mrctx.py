@@ -188,6 +188,11 @@ def check_resolve_table(mrctx):
                  "temp    0       host      override text, line 1\n"
                  "result  0       host      default\n",
                  "the table")
+    # The library's printer (mr_context_print_resolved) escapes the caller's
+    # names, as every table of the library does.
+    rc, out, err = resolve(mrctx, "--tag", "temp=host", "--library", "my\x1b[2Jlib")
+    expect_equal((rc, out.split("\n")[0], err), (0, "my\\x1b[2Jlib: 1 tag, 1 device", ""),
+                 "a library name with a control character, escaped")
 
 
 def check_resolve_sources(mrctx):

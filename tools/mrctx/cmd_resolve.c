@@ -9,10 +9,11 @@
  * environment variable, in that order of precedence -- and prints, for each
  * tag and device, the resolved resource and where its spec came from, the
  * entries ignored for devices that are not there, and the tags that stand
- * in for a missing driver or device. The context is created with
- * MR_CONTEXT_DESCRIBE_ONLY: nothing is built, so checking a running job's
- * variable truncates none of its log files, creates no pool and takes no
- * memory. Written against the public API only.
+ * in for a missing driver or device (mr_context_print_resolved: the
+ * library's table, which MRCTX_VERBOSE prints too). The context is created
+ * with MR_CONTEXT_DESCRIBE_ONLY: nothing is built, so checking a running
+ * job's variable truncates none of its log files, creates no pool and takes
+ * no memory. Written against the public API only.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -123,81 +124,6 @@ static int parse_options(int argc, char **argv, options *o) {
   return MRCTX_EXIT_OK;
 }
 
-/* "env MYLIB_MEMORY, line 2", "file /etc/x.conf, line 3", "override text,
- * line 1", "default". */
-static void describe_source(const mr_spec_source *s, char *buf, size_t cap) {
-  switch (s->origin) {
-  case MR_SPEC_DEFAULT:
-    snprintf(buf, cap, "default");
-    return;
-  case MR_SPEC_OVERRIDE:
-    snprintf(buf, cap, "override text, line %d", s->line);
-    return;
-  case MR_SPEC_FILE:
-  case MR_SPEC_ENV:
-    snprintf(buf, cap, "%s %s, line %d", mr_spec_origin_name(s->origin), s->where, s->line);
-    return;
-  }
-  snprintf(buf, cap, "%s", mr_spec_origin_name(s->origin));
-}
-
-static int width_of(const char *s, int at_least) {
-  int n = (int)strlen(s);
-  return n > at_least ? n : at_least;
-}
-
-static int print_table(const mr_context *ctx) {
-  int tags = (int)mr_context_tag_count(ctx), devices = mr_context_device_count(ctx);
-  int tag_w = 3, resource_w = 8;
-  for (int t = 0; t < tags; t++) {
-    tag_w = width_of(mr_context_tag_name(ctx, t), tag_w);
-    for (int d = 0; d < devices; d++)
-      resource_w = width_of(mr_resource_describe(mr_context_get_mr_on(ctx, t, d)), resource_w);
-  }
-  printf("%s: %d tag%s, %d device%s\n\n", mr_context_library(ctx), tags, tags == 1 ? "" : "s",
-         devices, devices == 1 ? "" : "s");
-  printf("%-*s  %-6s  %-*s  %s\n", tag_w, "tag", "device", resource_w, "resource", "source");
-  int unavailable = 0;
-  for (int t = 0; t < tags; t++) {
-    for (int d = 0; d < devices; d++) {
-      mr_spec_source s = {.size = sizeof s};
-      if (mr_context_get_source(ctx, t, d, &s) != MR_OK) {
-        fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
-        return MRCTX_EXIT_FAILURE;
-      }
-      char where[512];
-      describe_source(&s, where, sizeof where);
-      printf("%-*s  %-6d  %-*s  %s%s\n", tag_w, mr_context_tag_name(ctx, t), d, resource_w,
-             mr_resource_describe(mr_context_get_mr_on(ctx, t, d)), where,
-             s.status != MR_OK ? "  (unavailable)" : "");
-      if (s.status != MR_OK) unavailable++;
-    }
-  }
-
-  size_t ignored = mr_context_ignored_count(ctx);
-  if (ignored > 0) {
-    printf("\nignored (no such device):\n");
-    for (size_t i = 0; i < ignored; i++) {
-      mr_ignored_entry e = {.size = sizeof e};
-      if (mr_context_get_ignored(ctx, i, &e) != MR_OK) continue;
-      char where[512];
-      describe_source(e.source, where, sizeof where);
-      printf("  %s@%d=%s  (%s)\n", e.tag, e.device, e.source->spec, where);
-    }
-  }
-  if (unavailable > 0) {
-    printf("\nunavailable (allocations fail):\n");
-    for (int t = 0; t < tags; t++) {
-      for (int d = 0; d < devices; d++) {
-        mr_spec_source s = {.size = sizeof s};
-        if (mr_context_get_source(ctx, t, d, &s) == MR_OK && s.status != MR_OK)
-          printf("  %s: %s\n", mr_status_name(s.status), s.reason);
-      }
-    }
-  }
-  return MRCTX_EXIT_OK;
-}
-
 int mrctx_cmd_resolve(int argc, char **argv) {
   if (mrctx_wants_help(argc, argv)) {
     usage(stdout);
@@ -219,7 +145,12 @@ int mrctx_cmd_resolve(int argc, char **argv) {
                                                                 : MRCTX_EXIT_FAILURE;
   }
   fflush(stderr);
-  rc = print_table(ctx);
+  /* The library's printer: MRCTX_VERBOSE and python -m mrctx resolve
+   * print the same table through it. */
+  if (mr_context_print_resolved(ctx, stdout) != MR_OK) {
+    fprintf(stderr, "mrctx resolve: %s\n", mr_last_error());
+    rc = MRCTX_EXIT_FAILURE;
+  }
   fflush(stdout);
   mr_context_destroy(ctx);
   free_options(&o);
