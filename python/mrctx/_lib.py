@@ -398,6 +398,21 @@ def library_path() -> str:
     return _library_path
 
 
+def companion_path(stem: str, env: str) -> Optional[str]:
+    """Where one of the shims built beside the package is (``_torch_alloc``,
+    ``_cupy_alloc``): the path in the environment variable ``env``, next to
+    the package, or in the build tree libmrctx was loaded from; None when
+    none of those has it."""
+    given = os.environ.get(env)
+    if given:
+        return given
+    here = sorted(glob.glob(str(Path(__file__).resolve().parent / f"{stem}*.so")))
+    if here:
+        return here[0]
+    build = Path(library_path()).resolve().parent.parent / "python" / f"{stem}.so"
+    return str(build) if build.exists() else None
+
+
 def library_where() -> str:
     """Which step of the search rule (see _candidates) found the loaded
     libmrctx, e.g. "MRCTX_LIBRARY" or "next to the package"."""

@@ -29,10 +29,8 @@ CuPy back its own pools.
 from __future__ import annotations
 
 import ctypes
-import glob
 import importlib
 import os
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from . import _check, _forksafe, _lib
@@ -137,17 +135,11 @@ def _allocator(ctx: Context, index: int, make: Callable[[_Block, int], Any]) -> 
 def shim_path() -> str:
     """Where _cupy_alloc.so is: MRCTX_CUPY_ALLOC, next to the package, or the
     build tree libmrctx was loaded from."""
-    env = os.environ.get("MRCTX_CUPY_ALLOC")
-    if env:
-        return env
-    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_cupy_alloc*.so")))
-    if here:
-        return here[0]
-    build = Path(_lib.library_path()).resolve().parent.parent / "python" / "_cupy_alloc.so"
-    if build.exists():
-        return str(build)
-    raise FileNotFoundError("_cupy_alloc.so is not next to the package nor in the build tree "
-                            "(set MRCTX_CUPY_ALLOC to its path)")
+    path = _lib.companion_path("_cupy_alloc", "MRCTX_CUPY_ALLOC")
+    if path is None:
+        raise FileNotFoundError("_cupy_alloc.so is not next to the package nor in the build tree "
+                                "(set MRCTX_CUPY_ALLOC to its path)")
+    return path
 
 
 def shim() -> ctypes.CDLL:

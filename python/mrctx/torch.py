@@ -76,11 +76,9 @@ from __future__ import annotations
 
 import collections
 import ctypes
-import glob
 import os
 import sys
 import warnings
-from pathlib import Path
 from typing import Any, Optional
 
 from . import _check, _forksafe, _lib, _torch_oom_helper
@@ -145,18 +143,12 @@ _originals: dict[str, Any] = {}  # torch.cuda's functions that patch() replaced
 def shim_path() -> str:
     """Where the shim is: MRCTX_TORCH_ALLOC, next to the package, or the
     build tree libmrctx was loaded from."""
-    env = os.environ.get("MRCTX_TORCH_ALLOC")
-    if env:
-        return env
-    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_torch_alloc*.so")))
-    if here:
-        return here[0]
-    build = Path(_lib.library_path()).resolve().parent.parent / "python" / "_torch_alloc.so"
-    if build.exists():
-        return str(build)
-    raise LibraryNotFoundError(
-        f"{HOOK}: the PyTorch shim _torch_alloc.so is not next to the package nor in the build "
-        "tree (it needs a C++ compiler at build time); set MRCTX_TORCH_ALLOC to its path")
+    path = _lib.companion_path("_torch_alloc", "MRCTX_TORCH_ALLOC")
+    if path is None:
+        raise LibraryNotFoundError(
+            f"{HOOK}: the PyTorch shim _torch_alloc.so is not next to the package nor in the "
+            "build tree (it needs a C++ compiler at build time); set MRCTX_TORCH_ALLOC to its path")
+    return path
 
 
 def shim() -> ctypes.CDLL:
