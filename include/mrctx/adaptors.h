@@ -191,10 +191,12 @@ typedef struct mr_track_record {
                           or "" where unknown */
   uint64_t age_ns;   /**< how long it has been live, in nanoseconds, when
                           the walk began */
-  /** With stacks=N: the call site, the return addresses of the innermost
-   * frames of the allocating thread outside mrctx's own allocation path,
-   * innermost first (mr_track_describe_frame names one). Valid during the
-   * callback only; NULL when the tracker keeps no stacks. */
+  /** With stacks=N: the call site, innermost first: the frames the
+   * registered frame source gave (a language runtime's, such as Python's:
+   * mr_track_set_frame_source), then the return addresses of the innermost
+   * frames of the allocating thread outside mrctx's own allocation path.
+   * mr_track_describe_frame names either kind. Valid during the callback
+   * only; NULL when the tracker keeps no stacks. */
   const void *const *frames;
   size_t frame_count; /**< the entries of `frames`, at most N; 0 without */
 } mr_track_record;
@@ -231,11 +233,42 @@ MR_NODISCARD MR_API mr_status mr_track_resource_foreach(const mr_resource *mr,
 MR_NODISCARD MR_API mr_status mr_track_resource_report(const mr_resource *mr, FILE *out);
 
 /** A frame of mr_track_record.frames in words, into `buf` (`cap` bytes,
- * cut to fit): "function+0xOFF (object path)" where the dynamic symbol
- * table names the function, else "object path+0xOFF" (an offset for
- * `addr2line -e`), else the address. Returns buf. Takes the dynamic
- * loader's lock: do not call it from a foreach callback. */
+ * cut to fit): a frame source's frame as "function (file:line)"; a native
+ * one as "function+0xOFF (object path)" where the dynamic symbol table
+ * names the function, else "object path+0xOFF" (an offset for `addr2line
+ * -e`), else the address. Returns buf. Takes the dynamic loader's lock: do
+ * not call it from a foreach callback. */
 MR_API const char *mr_track_describe_frame(const void *frame, char *buf, size_t cap);
+
+/** One frame a frame source gives: a language runtime's, such as a line
+ * of a Python script. The strings are the source's; they must stay valid
+ * until the allocation that called the source returns (the library copies
+ * each distinct frame once and keeps the copy for the process). */
+typedef struct mr_track_frame {
+  const char *file;     /**< the source file ("/home/me/train.py"); NULL: "?" */
+  const char *function; /**< the function ("step"); NULL: "?" */
+  uint32_t line;        /**< its line, from 1; 0 where unknown */
+} mr_track_frame;
+
+/** A frame source: fill up to `cap` frames of the calling thread (the one
+ * allocating), innermost first, and return how many (0: none; more than
+ * `cap` counts as `cap`). It is called on the allocating thread, inside
+ * the allocation, by every track(UP, stacks=N) as it records a block
+ * (`cap` is then N), possibly with an outer adaptor's lock held: it must be
+ * quick, and must neither allocate from mrctx, nor wait for another thread
+ * (a Python source must not take the GIL), nor fail -- it has no way to:
+ * what it cannot give, it leaves out. */
+typedef size_t (*mr_track_frame_source_fn)(void *user, mr_track_frame *frames, size_t cap);
+
+/** Register the process's frame source (one for the whole process; the
+ * last call wins), or with `fn` NULL remove it. The frames it gives come
+ * first in each call site track(UP, stacks=N) records, the native frames
+ * after them in the room left. Returns once no call of the previous
+ * source is running: a runtime that removes its source before it shuts
+ * down is never called afterwards. Without a source, stacks cost what
+ * they did (one atomic load more); without stacks, nothing calls it. Must
+ * not be called from inside a source. Always MR_OK. */
+MR_NODISCARD MR_API mr_status mr_track_set_frame_source(mr_track_frame_source_fn fn, void *user);
 
 /* ---- cache(UP, max=SIZE): the fast, stream-aware cache ------------------- */
 

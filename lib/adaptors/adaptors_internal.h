@@ -170,4 +170,14 @@ bool mri_is_cache(const mr_resource *mr);
  * resource that is no tracker. */
 size_t mri_track_stack_depth(const mr_resource *mr);
 
+/* frame_source.c: the frames the registered source (mr_track_set_frame_source)
+ * gives for the allocation being made on this thread, at most `cap`,
+ * innermost first, as interned entries that live for the process; 0 where
+ * no source is set or it gives none. Never fails: a frame that cannot be
+ * interned (no host memory) is left out. */
+size_t mri_track_runtime_frames(const void **frames, size_t cap);
+/* Whether `frame` is such an entry; if so its text, "function
+ * (file:line)", into `buf` (cut to `cap` bytes). */
+bool mri_track_describe_runtime_frame(const void *frame, char *buf, size_t cap);
+
 #endif

@@ -13,7 +13,9 @@
  * to the outermost call of mr_allocate or mr_allocate_sync, whose extents
  * the dynamic symbol table gives), the N innermost after them kept in a
  * block of their own in a second map. Addresses only: they are named
- * (dladdr) when reported, never on the allocation path.
+ * (dladdr) when reported, never on the allocation path. A language
+ * runtime's frames (Python's: mr_track_set_frame_source, frame_source.c)
+ * come first in the block, the native ones after them.
  */
 #include <dlfcn.h> /* dladdr1: _GNU_SOURCE, which the build defines */
 #include <execinfo.h>
@@ -83,10 +85,14 @@ static bool in_entry(const void *frame) {
 }
 
 /* The call site of the allocation being made: a block of up to `depth`
- * frames, its count first. NULL without host memory or frames. */
+ * frames, its count first. The frame source's (a language runtime's, such
+ * as the Python package's: frame_source.c) come first, then the native
+ * frames in the room left. NULL without host memory or frames. */
 static void **capture_stack(size_t depth, size_t *count) {
+  const void *runtime[MR_TRACK_MAX_STACKS];
+  size_t from_runtime = mri_track_runtime_frames(runtime, depth);
   void *frames[MR_TRACK_MAX_STACKS + TRACK_PATH_FRAMES];
-  int n = backtrace(frames, (int)(depth + TRACK_PATH_FRAMES));
+  int n = from_runtime < depth ? backtrace(frames, (int)(depth + TRACK_PATH_FRAMES)) : 0;
   /* frames[0] is in track_allocate; mrctx's path ends at the outermost
    * public entry. */
   int first = 1;
@@ -96,12 +102,17 @@ static void **capture_stack(size_t depth, size_t *count) {
       break;
     }
   }
-  size_t kept = n > first ? (size_t)(n - first) : 0;
-  if (kept > depth) kept = depth;
+  size_t native = n > first ? (size_t)(n - first) : 0;
+  if (native > depth - from_runtime) native = depth - from_runtime;
+  size_t kept = from_runtime + native;
   *count = kept;
   if (kept == 0) return NULL;
   void **block = mri_host_malloc(kept * sizeof *block);
-  if (block != NULL) memcpy(block, frames + first, kept * sizeof *block);
+  if (block != NULL) {
+    /* Through memcpy: the entries are const, a block's frames are not. */
+    memcpy(block, runtime, from_runtime * sizeof *block);
+    memcpy(block + from_runtime, frames + first, native * sizeof *block);
+  }
   return block;
 }
 
@@ -113,6 +124,7 @@ const char *mr_track_describe_frame(const void *frame, char *buf, size_t cap) {
     snprintf(buf, cap, "%p", frame);
     return buf;
   }
+  if (mri_track_describe_runtime_frame(frame, buf, cap)) return buf;
   const char *pc = (const char *)frame - 1; /* inside the call instruction */
   if (dladdr1(pc, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || info.dli_fname == NULL) {
     snprintf(buf, cap, "%p", frame);

@@ -58,6 +58,11 @@ enum {
   /* One resource's own locks (cache slots and shared lock, arena, fixed,
    * track, log): the newest resource first. */
   MRI_FORK_RANK_RESOURCE = 500,
+  /* The frame source's lock (adaptors/frame_source.c), read across a call
+   * of the source inside track(...)'s allocation, which an outer adaptor
+   * (a cache over the track) may make with its own lock held; the frames'
+   * interning lock (LEAF) is taken under it. */
+  MRI_FORK_RANK_FRAME_SOURCE = 550,
   /* Locks under which nothing else is taken: a resource's alignment map,
    * statistics' overflow shard, thread slots, primary contexts, handlers. */
   MRI_FORK_RANK_LEAF = 600,

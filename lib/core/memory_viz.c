@@ -211,40 +211,59 @@ static void pool_id(mri_pickle *p, size_t pool) {
   mri_pickle_end(p);
 }
 
-static void frame(mri_pickle *p, const char *filename, size_t filename_length, const char *name,
-                  size_t name_length) {
+static void frame(mri_pickle *p, const char *filename, size_t filename_length, uint64_t line,
+                  const char *name, size_t name_length) {
   mri_pickle_dict(p);
   mri_pickle_str(p, "filename");
   mri_pickle_strn(p, filename, filename_length);
-  key_uint(p, "line", 0);
+  key_uint(p, "line", line);
   mri_pickle_str(p, "name");
   mri_pickle_strn(p, name, name_length);
   mri_pickle_end(p);
 }
 
+/* A frame source's frame (a Python line) as mrctx names it: "function
+ * (file:line)", the function up to the first " (" (a runtime's function
+ * names have no spaces; a path may), the line the digits after the last
+ * ':'. True if `text` has that form. */
+static bool runtime_frame(mri_pickle *p, const char *text, size_t n) {
+  const char *open = strstr(text, " (");
+  if (open == NULL || n < 2 || text[n - 1] != ')') return false;
+  const char *digits = text + n - 1;
+  while (digits > open + 2 && digits[-1] >= '0' && digits[-1] <= '9') digits--;
+  if (digits == text + n - 1 || digits[-1] != ':' || digits - 1 <= open + 2) return false;
+  uint64_t line = 0;
+  for (const char *d = digits; d < text + n - 1 && line < UINT32_MAX; d++)
+    line = line * 10 + (uint64_t)(*d - '0');
+  frame(p, open + 2, (size_t)(digits - 1 - (open + 2)), line, text, (size_t)(open - text));
+  return true;
+}
+
 /* A frame as mrctx names it (mr_track_describe_frame): "function+0xOFF
- * (object)" or "object+0xOFF". The object is what follows the offset's
- * " (", so a path with " (" in it stays whole. */
+ * (object)" or "object+0xOFF" for a native one, "function (file:line)" for
+ * a frame source's. The object is what follows the offset's " (", so a
+ * path with " (" in it stays whole. */
 static void named_frame(mri_pickle *p, const char *text) {
   size_t n = strlen(text);
+  if (runtime_frame(p, text, n)) return;
   for (const char *at = strstr(text, "+0x"); at != NULL; at = strstr(at + 1, "+0x")) {
     const char *end = at + 3;
     while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f') ||
            (*end >= 'A' && *end <= 'F'))
       end++;
     if (end > at + 3 && end[0] == ' ' && end[1] == '(' && n > 0 && text[n - 1] == ')') {
-      frame(p, end + 2, n - (size_t)(end + 2 - text) - 1, text, (size_t)(end - text));
+      frame(p, end + 2, n - (size_t)(end + 2 - text) - 1, 0, text, (size_t)(end - text));
       return;
     }
   }
   const char *plus = strstr(text, "+0x");
-  frame(p, text, plus != NULL ? (size_t)(plus - text) : n, text, n);
+  frame(p, text, plus != NULL ? (size_t)(plus - text) : n, 0, text, n);
 }
 
 /* The frame that names a block's owner. */
 static void owner_frame(mri_pickle *p, const char *owner) {
   if (owner == NULL) owner = "";
-  frame(p, "mrctx", 5, owner, strlen(owner));
+  frame(p, "mrctx", 5, 0, owner, strlen(owner));
 }
 
 /* A block's frames: its call site, then its owner. */

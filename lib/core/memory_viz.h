@@ -33,7 +33,9 @@
  *   fails (it misspells the list's name) when no event says "unknown".
  *
  * Frames named by mrctx ("function+0xOFF (object)" or "object+0xOFF")
- * become {"filename": object, "line": 0, "name": "function+0xOFF"}.
+ * become {"filename": object, "line": 0, "name": "function+0xOFF"}; a
+ * frame source's ("function (file:line)", a Python line) {"filename":
+ * file, "line": line, "name": function}, as PyTorch writes its own.
  * Strings that are not UTF-8 are written with U+FFFD for each bad byte
  * (Python's unpickler refuses them otherwise).
  *

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import (IO, TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Optional, Union,
                     overload)
 
-from . import _check, _forksafe, _lib, _scopes
+from . import _check, _forksafe, _frames, _lib, _scopes
 from ._errors import (ClosedError, InvalidArgumentError, NoDeviceError, TagError, check,
                       failure)
 from ._lib import sized, text
@@ -195,6 +195,9 @@ class Resource:
         self._what = what
         self._place = place
         self._lock = _forksafe.lock()
+        # How many Python frames an allocation captures for the chain's
+        # track(..., stacks=N) (_frames.py); None until the first allocation.
+        self._stack_depth: Optional[int] = None
 
     @property
     def handle(self) -> int:
@@ -267,9 +270,24 @@ class Resource:
         alignment = _check.alignment(who, "alignment", alignment)
         stream = _check.stream(who, "stream", stream)
         ptr = ctypes.c_void_p()
-        status = _lib.lib().mr_allocate(self.handle, nbytes, alignment, stream, ctypes.byref(ptr))
+        depth = self._frame_depth()
+        if depth:
+            status = _frames.allocate(self.handle, nbytes, alignment, stream, ptr, depth)
+        else:
+            status = _lib.lib().mr_allocate(self.handle, nbytes, alignment, stream,
+                                            ctypes.byref(ptr))
         self._ok(status)
         return ptr.value or 0
+
+    def _frame_depth(self) -> int:
+        """The Python frames an allocation captures for this chain's tracks
+        with stacks (0: none; the plain ctypes call). Known once: a
+        resource never changes."""
+        depth = self._stack_depth
+        if depth is None:
+            _lib.lib()  # installs the frame source first
+            depth = self._stack_depth = _frames.stack_depth(self.describe())
+        return depth
 
     def deallocate(self, ptr: int, nbytes: int, alignment: int = 0, stream: int = 0) -> None:
         """Free memory from allocate() with the same size and alignment,
@@ -313,7 +331,12 @@ class Resource:
         nbytes = _check.size(who, "nbytes", nbytes)
         alignment = _check.alignment(who, "alignment", alignment)
         ptr = ctypes.c_void_p()
-        status = _lib.lib().mr_allocate_sync(self.handle, nbytes, alignment, ctypes.byref(ptr))
+        depth = self._frame_depth()
+        if depth:
+            status = _frames.allocate(self.handle, nbytes, alignment, None, ptr, depth, sync=True)
+        else:
+            status = _lib.lib().mr_allocate_sync(self.handle, nbytes, alignment,
+                                                 ctypes.byref(ptr))
         self._ok(status)
         return ptr.value or 0
 
@@ -574,6 +597,9 @@ class Context:
         self._handle = handle.value
         self._device_count = int(_lib.lib().mr_context_device_count(self._handle))
         self._scopes = _scopes.Scopes(self)
+        # (tag, device) -> the Python frames its allocations capture
+        # (Resource._frame_depth): described once, the table never changes.
+        self._stack_depths: dict[tuple[int, int], int] = {}
         _register_stats_at_exit()
 
     # ---- lifetime -----------------------------------------------------------
@@ -680,7 +706,12 @@ class Context:
         current device). The Resource holds its own reference."""
         mr, index, d = self._borrowed(tag, device, "Context.get_resource")
         _lib.lib().mr_resource_retain(mr)
-        return Resource(mr, self._where(index, d), self._place(index, d))
+        resource = Resource(mr, self._where(index, d), self._place(index, d))
+        depth = self._stack_depths.get((index, d))
+        if depth is None:
+            depth = self._stack_depths[(index, d)] = resource._frame_depth()
+        resource._stack_depth = depth
+        return resource
 
     def describe(self, tag: TagKey, device: Optional[int] = None) -> str:
         """The tag's resolved spec on ``device``, e.g. "stats(cache(device))"."""

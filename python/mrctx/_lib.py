@@ -239,6 +239,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "mr_record_stream": (c_status, [c_resource_p, ctypes.c_void_p, ctypes.c_void_p]),
     "mr_resource_get_props": (c_status, [c_resource_p, _P(ResourceProps)]),
     "mr_resource_describe": (ctypes.c_char_p, [c_resource_p]),
+    "mr_track_set_frame_source": (c_status, [ctypes.c_void_p, ctypes.c_void_p]),
     "mr_resource_name": (ctypes.c_char_p, [c_resource_p]),
     "mr_resource_upstream": (c_resource_p, [c_resource_p]),
     "mr_resource_from_spec": (c_status, [ctypes.c_char_p, ctypes.c_int, _P(c_resource_p)]),
@@ -380,6 +381,9 @@ def lib() -> ctypes.CDLL:
             # imported (_reclaimers.py says why here).
             from . import _reclaimers
             _reclaimers.install_frameworks(library)
+            # Python call sites for track(UP, stacks=N) (_frames.py).
+            from . import _frames
+            _frames.install(library, path)
             return library
         if not tried:
             tried.append("no candidate found")

@@ -174,6 +174,7 @@ class Buffer:
             handle = source.handle  # ClosedError for a closed Resource
             _lib.lib().mr_resource_retain(handle)
             resource = Resource(handle, source._what, source._place)
+            resource._stack_depth = source._stack_depth  # the same chain
         elif isinstance(source, tuple) and len(source) == 2 and isinstance(source[0], Context):
             resource = source[0].get_resource(source[1], device)
         else:

@@ -33,7 +33,7 @@ import importlib
 import os
 from typing import Any, Callable, Optional
 
-from . import _check, _forksafe, _lib
+from . import _check, _forksafe, _frames, _lib
 from ._context import Context, Resource, TagKey
 from ._errors import (Error, FrameworkError, NoDeviceError, OutOfMemoryError, StateError,
                       check)
@@ -122,7 +122,11 @@ def _allocator(ctx: Context, index: int, make: Callable[[_Block, int], Any]) -> 
         resource = resources[device]
         stream = current_stream().ptr
         ptr = ctypes.c_void_p()
-        status = library.mr_allocate(resource.handle, size, 0, stream, ctypes.byref(ptr))
+        depth = resource._frame_depth()  # track(..., stacks=N): the Python call site
+        if depth:
+            status = _frames.allocate(resource.handle, size, 0, stream, ptr, depth)
+        else:
+            status = library.mr_allocate(resource.handle, size, 0, stream, ctypes.byref(ptr))
         if status == OutOfMemoryError.status:
             raise oom(f"{HOOK}: out of memory allocating {size} bytes on device {device} "
                       f"({where}): {_lib.text(library.mr_last_error())}", size)

@@ -1,4 +1,5 @@
 /* unit: track(UP) */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,168 @@ static void test_stacks(void **state) {
   mr_resource_release(u.mr);
 }
 
+/* ---- a language runtime's frames (mr_track_set_frame_source) ---------------------- */
+
+typedef struct script {
+  mr_track_frame frames[4];
+  size_t count;    /* what it fills */
+  size_t claims;   /* what it returns (more than it fills: a bad source) */
+  size_t calls;    /* how often it was called */
+  size_t last_cap; /* the cap of the last call */
+} script;
+
+static size_t script_source(void *user, mr_track_frame *frames, size_t cap) {
+  script *s = user;
+  s->calls++;
+  s->last_cap = cap;
+  for (size_t i = 0; i < s->count && i < cap; i++) frames[i] = s->frames[i];
+  return s->claims;
+}
+
+/* The frames of the one live block of `mr`, one line each. */
+static char *live_frames(mr_resource *mr) {
+  char *frames = calloc(1, 8192);
+  assert_ok(mr_track_resource_foreach(mr, frames_of, frames, NULL));
+  return frames;
+}
+
+static void test_frame_source(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL, *two = NULL, *plain = NULL;
+  assert_ok(mr_track_resource_create_stacks(u.mr, 4, &mr));
+  assert_ok(mr_track_resource_create_stacks(u.mr, 2, &two));
+  assert_ok(mr_track_resource_create(u.mr, &plain));
+  script s = {.frames = {{"/x/train.py", "step", 12}, {"/x/train.py", "<module>", 40}},
+              .count = 2,
+              .claims = 2};
+  assert_ok(mr_track_set_frame_source(script_source, &s));
+  /* The source's frames first, innermost first; the native frames, the
+   * caller's innermost, in the room left. */
+  void *a = NULL;
+  track_test_allocating_site(mr, &a);
+  assert_int_equal(s.calls, 1);
+  assert_int_equal(s.last_cap, 4);
+  char *frames = live_frames(mr);
+  const char *expected = "step (/x/train.py:12)\n<module> (/x/train.py:40)\n"
+                         "track_test_allocating_site+0x";
+  assert_true(strncmp(frames, expected, strlen(expected)) == 0);
+  assert_int_equal(count_lines(frames), 4);
+  free(frames);
+  FILE *f = tmpfile();
+  assert_ok(mr_track_resource_report(mr, f));
+  char *text = read_all(f);
+  fclose(f);
+  assert_non_null(strstr(text,
+                         "      at step (/x/train.py:12)\n      at <module> (/x/train.py:40)\n"
+                         "      at track_test_allocating_site+0x"));
+  free(text);
+  assert_ok(mr_deallocate(mr, a, 4096, 0, STREAM_A));
+  /* N bounds the source: it is asked for N, and a source that claims more
+   * than it was asked for is believed up to N. */
+  s.claims = 99;
+  assert_ok(mr_allocate(two, 64, 0, NULL, &a));
+  assert_int_equal(s.last_cap, 2);
+  frames = live_frames(two);
+  assert_string_equal(frames, "step (/x/train.py:12)\n<module> (/x/train.py:40)\n");
+  free(frames);
+  assert_ok(mr_deallocate(two, a, 64, 0, NULL));
+  /* NULL strings are "?"; a control character cannot reach a terminal. */
+  s = (script){.frames = {{NULL, NULL, 0}, {"/x/a\nb.py", "f\x1b", 7}}, .count = 2, .claims = 2};
+  assert_ok(mr_allocate(two, 64, 0, NULL, &a));
+  frames = live_frames(two);
+  assert_string_equal(frames, "? (?:0)\nf? (/x/a?b.py:7)\n");
+  free(frames);
+  assert_ok(mr_deallocate(two, a, 64, 0, NULL));
+  /* A source that gives nothing: native frames only. */
+  s = (script){0};
+  track_test_allocating_site(mr, &a);
+  assert_int_equal(s.calls, 1);
+  frames = live_frames(mr);
+  assert_true(strncmp(frames, "track_test_allocating_site+0x", 29) == 0);
+  free(frames);
+  assert_ok(mr_deallocate(mr, a, 4096, 0, STREAM_A));
+  /* A frame that cannot be kept (no host memory for a new one) is left
+   * out; the allocation does not fail. */
+  s = (script){.frames = {{"/x/fresh.py", "new", 1}}, .count = 1, .claims = 1};
+  mri_host_fault_arm(1, 1);
+  mr_status st = mr_allocate(two, 64, 0, NULL, &a);
+  mri_host_fault_arm(0, 0);
+  assert_ok(st);
+  frames = live_frames(two);
+  assert_null(strstr(frames, "fresh.py"));
+  free(frames);
+  assert_ok(mr_deallocate(two, a, 64, 0, NULL));
+  /* Without stacks the source is never called. */
+  s = (script){0};
+  assert_ok(mr_allocate(plain, 64, 0, NULL, &a));
+  assert_ok(mr_deallocate(plain, a, 64, 0, NULL));
+  assert_int_equal(s.calls, 0);
+  /* Removed: never called again. */
+  assert_ok(mr_track_set_frame_source(NULL, &s));
+  track_test_allocating_site(mr, &a);
+  assert_int_equal(s.calls, 0);
+  frames = live_frames(mr);
+  assert_true(strncmp(frames, "track_test_allocating_site+0x", 29) == 0);
+  free(frames);
+  assert_ok(mr_deallocate(mr, a, 4096, 0, STREAM_A));
+  mr_resource_release(plain);
+  mr_resource_release(two);
+  mr_resource_release(mr);
+  mr_resource_release(u.mr);
+}
+
+/* Threads allocate under stacks while the source is set, replaced and
+ * removed (for the sanitizers: the source's lock and the interning). */
+static _Atomic long source_calls;
+
+static size_t counting_source(void *user, mr_track_frame *frames, size_t cap) {
+  (void)user;
+  long n = atomic_fetch_add(&source_calls, 1);
+  /* A few distinct frames: some are new (interned), most are found. */
+  frames[0] = (mr_track_frame){"/x/loop.py", "body", (uint32_t)(n % 7)};
+  return cap > 0 ? 1 : 0;
+}
+
+typedef struct toggler {
+  _Atomic bool stop;
+  long toggles;
+} toggler;
+
+static size_t empty_source(void *user, mr_track_frame *frames, size_t cap) {
+  (void)user;
+  (void)frames;
+  (void)cap;
+  return 0;
+}
+
+static void *toggle(void *arg) {
+  toggler *t = arg;
+  while (!atomic_load(&t->stop)) {
+    assert_ok(mr_track_set_frame_source(counting_source, NULL));
+    assert_ok(mr_track_set_frame_source(t->toggles % 2 ? empty_source : NULL, t));
+    t->toggles++;
+  }
+  return NULL;
+}
+
+static void test_frame_source_threads(void **state) {
+  faulty_upstream u = faulty_new(false);
+  mr_resource *mr = NULL;
+  assert_ok(mr_track_resource_create_stacks(u.mr, 4, &mr));
+  toggler t = {0};
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, toggle, &t), 0);
+  churn(mr, 4, 2000, 4096, false);
+  atomic_store(&t.stop, true);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  assert_ok(mr_track_set_frame_source(NULL, NULL));
+  size_t count = 1;
+  assert_ok(mr_track_resource_foreach(mr, NULL, NULL, &count));
+  assert_int_equal(count, 0);
+  mr_resource_release(mr);
+  mr_resource_release(u.mr);
+}
+
 static void test_threads(void **state) {
   faulty_upstream u = faulty_new(false);
   mr_resource *mr = NULL;
@@ -244,6 +407,8 @@ int main(void) {
       cmocka_unit_test(test_report_and_destroy_report),
       cmocka_unit_test(test_threads),
       cmocka_unit_test(test_stacks),
+      cmocka_unit_test(test_frame_source),
+      cmocka_unit_test(test_frame_source_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
