@@ -223,6 +223,42 @@ def test_export_memory_viz_devices_and_call_sites(library_name, fake, tmp_path):
         frames.deallocate(c, 5 << 20)
 
 
+def test_memory_viz_demo_example(fake, tmp_path):
+    """examples/memory_viz_demo.py, whose file docs/observability.md's
+    memory_viz pictures show: a file memory_viz opens, with every block it
+    says is live a segment of one of its three library:tag pools, each
+    block with its call site and its owner last, and each tag's blocks in
+    the timeline in the order they were allocated."""
+    import pathlib
+    import pickle
+    import subprocess
+    import sys
+
+    import memory_viz_check
+    script = pathlib.Path(__file__).resolve().parents[2] / "examples" / "memory_viz_demo.py"
+    path = tmp_path / "demo.pickle"
+    run = subprocess.run([sys.executable, str(script), str(path), "--device", "1"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "mrctx: leak" not in run.stderr, run.stderr  # it frees what it took
+    data = path.read_bytes()
+    assert memory_viz_check.problems(data) == []
+    viz = pickle.loads(data)
+    owners = ["solver:weights", "solver:temp", "codec:frames"]
+    assert [p["name"] for p in viz["allocator_settings"]["pools"]] == owners
+    live = int(run.stdout.split(": ")[2].split()[0])
+    assert len(viz["segments"]) == live >= 6 + 5, run.stdout  # the weights, the ring
+    for seg in viz["segments"]:
+        assert seg["device"] == 1
+        (block,) = seg["blocks"]
+        assert block["frames"][-1]["name"] in owners
+        assert len(block["frames"]) > 1, block  # stacks=8: the call site first
+    allocs = [e for e in viz["device_traces"][1] if e["action"] == "alloc"]
+    assert len(allocs) == live
+    weights = [e["size"] for e in allocs if e["category"] == "solver:weights"]
+    assert weights == [(8 + 4 * layer) << 20 for layer in range(6)]
+
+
 def test_bad_sizes_never_reach_the_driver(library_name, fake):
     """A negative size used to wrap to 2**64 - 1: the pool refused it, and the
     context's retry synchronized the device before giving up. Now it is
