@@ -16,8 +16,8 @@ frame buffers (track(cache(device), stacks=8)). Each step frees some
 temporaries and the oldest frame, so the blocks still live at the end
 were allocated at different times: the page's timeline places each block
 at the snapshot's time less its age. Every block's call site is the
-native stack under the Python call that asked (track's stacks=8), then
-the owner, library:tag. Sizes are drawn from a fixed seed, so two runs
+Python lines that asked, innermost first, then the native frames under
+them (track's stacks=8), then the owner, library:tag. Sizes are drawn from a fixed seed, so two runs
 draw the same picture.
 """
 
