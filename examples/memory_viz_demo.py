@@ -76,11 +76,7 @@ def main() -> None:
             ring.append(take(frames, rng.choice((2, 4, 4, 8)) * MiB))
             if len(ring) > 5:
                 give(ring.pop(0))
-        # Room for 64 blocks per tag is enough here. The default makes room
-        # for 10,000 per tag, which takes milliseconds a tag, and a block's
-        # age is measured from when its own tag is walked: with the default,
-        # the tags walked later are drawn that much too early.
-        mrctx.export_memory_viz(args.output, largest_blocks=64)
+        mrctx.export_memory_viz(args.output)
         print(f"memory_viz_demo: wrote {args.output}: {len(live)} live blocks of "
               f"solver:weights, solver:temp and codec:frames on device {args.device}")
         for block in list(live):

@@ -188,7 +188,14 @@ static mr_status name_frames(const largest *h, const candidate *c, mri_snap_bloc
   return MR_OK;
 }
 
-static mr_status take_blocks(mri_snap_slot *s, const mr_resource *tracker, size_t capacity) {
+/* `taken_ns`: the snapshot's moment on the monotonic clock. The tracker
+ * measures each block's age from when its walk starts, which is later for
+ * each tag walked (making room for `capacity` blocks takes milliseconds);
+ * ages are moved back to the snapshot's moment, so that blocks of
+ * different tags keep their order on one timeline (memory_viz places each
+ * block at the snapshot's time less its age). */
+static mr_status take_blocks(mri_snap_slot *s, const mr_resource *tracker, size_t capacity,
+                             uint64_t taken_ns) {
   largest h = {.capacity = capacity, .depth = mri_track_stack_depth(tracker)};
   if (capacity > 0) {
     h.items = mri_calloc(capacity, sizeof *h.items);
@@ -205,8 +212,14 @@ static mr_status take_blocks(mri_snap_slot *s, const mr_resource *tracker, size_
       }
     }
   }
+  uint64_t walked = mri_monotonic_ns();
   mr_status st = mr_track_resource_foreach(tracker, consider_block, &h, NULL);
   if (st == MR_OK) {
+    uint64_t late = walked > taken_ns ? walked - taken_ns : 0;
+    for (size_t i = 0; i < h.count; i++) {
+      uint64_t *age = &h.items[i].block.age_ns;
+      *age = *age > late ? *age - late : 0;
+    }
     qsort(h.items, h.count, sizeof *h.items, compare_candidates);
     s->has_track = true;
     s->track_live_count = h.live_count;
@@ -231,6 +244,7 @@ static mr_status take_blocks(mri_snap_slot *s, const mr_resource *tracker, size_
 
 typedef struct taker {
   mr_snapshot *snap;
+  uint64_t taken_ns; /* the snapshot's moment, monotonic: blocks' ages count to it */
   size_t largest_blocks;
   size_t context_capacity, pool_capacity;
   /* A destroyed context's final figures (mri_snapshot_take_final): its
@@ -334,7 +348,7 @@ static mr_status take_chain(taker *t, mri_snap_slot *s, const mr_resource *inner
     } else if (t->final) {
       continue;
     } else if (mri_is_track(r) && !s->has_track) {
-      st = take_blocks(s, r, t->largest_blocks);
+      st = take_blocks(s, r, t->largest_blocks, t->taken_ns);
     } else if (mri_pool_is_owned(r)) {
       st = take_owned_pool(t, r, owner);
     }
@@ -532,6 +546,7 @@ mr_status mri_snapshot_take(const mr_snapshot_options *options, const mri_snap_o
   t.snap = snap;
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
+  t.taken_ns = mri_monotonic_ns();
   snap->time_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
   snap->pid = (int64_t)getpid();
   snap->mrctx_version = mri_strdup(mr_version());

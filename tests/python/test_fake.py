@@ -257,6 +257,13 @@ def test_memory_viz_demo_example(fake, tmp_path):
     assert len(allocs) == live
     weights = [e["size"] for e in allocs if e["category"] == "solver:weights"]
     assert weights == [(8 + 4 * layer) << 20 for layer in range(6)]
+    # The weights were allocated before any other block, and the timeline
+    # says so across tags too: each tag's ages count to the snapshot's
+    # moment, not to when that tag was walked (walking a tag with room for
+    # 10,000 blocks took milliseconds, and the tags walked later were drawn
+    # that much too early, before the weights).
+    categories = [e["category"] for e in allocs]
+    assert categories[:6] == ["solver:weights"] * 6, categories
 
 
 def test_bad_sizes_never_reach_the_driver(library_name, fake):
