@@ -5,6 +5,7 @@
  * mappings that need access before they can be touched, misuse the driver
  * refuses, and pages shared by two processes through a file descriptor.
  */
+#include <pthread.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,11 +191,62 @@ static void test_export_to_another_process(void **state) {
   assert_fake_clean();
 }
 
+/* A child made by fork() while another thread is inside the fake (its
+ * lock held) calls the fake all the same: the lock is not inherited held.
+ * Before, the child waited for ever (mrctx's idle-memory thread calling
+ * the driver at a fork hung fake.driver.expandable_ipc 1 time in 30). */
+typedef struct holder {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  bool holding, release;
+} holder;
+
+static void *hold_fake_lock(void *arg) {
+  holder *h = arg;
+  fake_cuda_hold_lock(true);
+  pthread_mutex_lock(&h->mutex);
+  h->holding = true;
+  pthread_cond_broadcast(&h->cond);
+  while (!h->release) pthread_cond_wait(&h->cond, &h->mutex);
+  pthread_mutex_unlock(&h->mutex);
+  fake_cuda_hold_lock(false);
+  return NULL;
+}
+
+static void test_fork_while_another_thread_is_inside(void **state) {
+  const mri_cuda_api *cu = fake_cu();
+  holder h = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, hold_fake_lock, &h), 0);
+  pthread_mutex_lock(&h.mutex);
+  while (!h.holding) pthread_cond_wait(&h.cond, &h.mutex);
+  pthread_mutex_unlock(&h.mutex);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    /* A guard, not an order: a child stuck on the lock dies of it. */
+    alarm(10);
+    int count = 0;
+    _exit(cu->cuDeviceGetCount(&count) == CUDA_SUCCESS && count > 0 ? 0 : 2);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  pthread_mutex_lock(&h.mutex);
+  h.release = true;
+  pthread_cond_broadcast(&h.cond);
+  pthread_mutex_unlock(&h.mutex);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_granularity, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_map_and_books, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_out_of_memory, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_fork_while_another_thread_is_inside, fake_test_setup,
+                                      fake_teardown),
       cmocka_unit_test_setup_teardown(test_export_to_another_process, fake_test_setup,
                                       fake_teardown),
   };

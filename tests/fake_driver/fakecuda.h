@@ -182,6 +182,11 @@ FAKE_CUDA_API CUcontext fake_cuda_current_context(void);
  * (CUDA_ERROR_INVALID_CONTEXT without one); CU_STREAM_PER_THREAD is
  * CUDA_ERROR_NOT_SUPPORTED; an unknown stream CUDA_ERROR_INVALID_HANDLE. */
 FAKE_CUDA_API CUresult fake_cuda_set_stream_busy(CUstream stream, bool busy);
+
+/* Take (true) or give up (false) the lock every entry point runs under, as
+ * a thread inside an entry point holds it: for the test that a child made
+ * by fork() meanwhile still calls the fake. */
+FAKE_CUDA_API void fake_cuda_hold_lock(bool hold);
 /* Mark a created stream capturing or not (cuStreamIsCapturing reports it). */
 FAKE_CUDA_API CUresult fake_cuda_set_stream_capturing(CUstream stream, bool capturing);
 

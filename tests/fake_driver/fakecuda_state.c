@@ -209,6 +209,28 @@ void apply_defaults(void) {
   configured = true;
 }
 
+/* A child made by fork() gets the lock unheld. Another thread of the
+ * parent may have been inside an entry point at the fork (mrctx's idle-
+ * memory thread, between two of its ticks' driver calls), and the child,
+ * which has only the forking thread, would wait on it for ever. Only the
+ * child's side: a prepare handler taking the lock before the fork would
+ * run before mrctx's own (registered earlier, run later) and deadlock
+ * with a thread that holds one of mrctx's locks and waits for this one.
+ * The state that thread was changing may be half done; the entry points
+ * change it in a few stores, and the tests that fork look at their own. */
+static void child_after_fork(void) { pthread_mutex_init(&lock, NULL); }
+
+__attribute__((constructor)) static void register_fork_child(void) {
+  pthread_atfork(NULL, NULL, child_after_fork);
+}
+
+void fake_cuda_hold_lock(bool hold) {
+  if (hold)
+    pthread_mutex_lock(&lock);
+  else
+    pthread_mutex_unlock(&lock);
+}
+
 void lock_state(void) {
   pthread_mutex_lock(&lock);
   if (!configured) apply_defaults();
