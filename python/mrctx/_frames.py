@@ -1,16 +1,16 @@
 """Python call sites for ``track(UP, stacks=N)`` (docs/observability.md,
 "Python call sites").
 
-The C module _frames.so is registered as libmrctx's frame source when the
+The C module _callsites.so is registered as libmrctx's frame source when the
 library is loaded (install()): a block a track with stacks records then
-names the Python lines that asked for it before its native frames. _frames.c
+names the Python lines that asked for it before its native frames. _callsites.c
 says how: it reads Python frames only on a thread that holds the GIL, or
 from the frames allocate() below captured before it released the GIL.
 
 allocate() is the package's own allocation call for a resource whose chain
 keeps stacks (``Resource.allocate``, ``allocate_sync`` and what is built on
 them); every other resource keeps the plain ctypes call, so call sites cost
-nothing where no track keeps stacks. Where _frames.so cannot be loaded the
+nothing where no track keeps stacks. Where _callsites.so cannot be loaded the
 package works as before, with native frames only.
 """
 import atexit
@@ -30,7 +30,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class _FramesPython(ctypes.Structure):
-    """The CPython calls _frames.c makes (mrctx_frames_python there), as
+    """The CPython calls _callsites.c makes (mrctx_frames_python there), as
     function pointers: the module links no libpython."""
     _fields_ = [("size", ctypes.c_size_t)] + [(name, ctypes.c_void_p) for name in (
         "this_thread_state", "current_thread_state", "gil_check", "get_frame", "frame_back",
@@ -56,17 +56,17 @@ _allocate = _allocate_sync = ctypes.c_void_p()
 
 
 def _path(library_path: str) -> Optional[str]:
-    """Where _frames.so is: next to the package (installed), or in the build
+    """Where _callsites.so is: next to the package (installed), or in the build
     tree libmrctx was loaded from; None where neither has it."""
-    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_frames*.so")))
+    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_callsites*.so")))
     if here:
         return here[0]
-    build = Path(library_path).resolve().parent.parent / "python" / "_frames.so"
+    build = Path(library_path).resolve().parent.parent / "python" / "_callsites.so"
     return str(build) if build.exists() else None
 
 
 def install(library: Any, library_path: str) -> None:
-    """Register _frames.so as ``library``'s frame source, and remove it at
+    """Register _callsites.so as ``library``'s frame source, and remove it at
     exit (atexit: before the interpreter finalizes, which the source must
     never be called into). Leaves native frames only where the module is
     missing or of another version."""

@@ -67,6 +67,21 @@ def checkout(tmp_path, builds):
 
 # ---- which libmrctx ---------------------------------------------------------
 
+def test_no_shared_module_shadows_a_python_module():
+    """A C module installed beside the package must not share a name with
+    one of its .py modules: `from . import _frames` imports _frames.so
+    before _frames.py (extension modules come first in the import
+    system's search), and a ctypes module has no PyInit, so the installed
+    package failed to import (the build tree, where the .so files sit in
+    build/python, did not show it)."""
+    import re
+    meson = (SOURCE / "python" / "meson.build").read_text()
+    shared = set(re.findall(r"shared_module\('([A-Za-z0-9_]+)'", meson))
+    assert shared, "python/meson.build names no shared_module"
+    python = {p.stem for p in (SOURCE / "python" / "mrctx").glob("*.py")}
+    assert not shared & python, f"C modules named like Python modules: {sorted(shared & python)}"
+
+
 def test_checkout_loads_build_not_the_newest(tmp_path):
     """A checkout with build/ and a newer build-docs/ loads build/."""
     repo = checkout(tmp_path, ["build", "build-docs"])

@@ -12,7 +12,7 @@ The wheel holds what the package needs at run time and nothing else:
     mrctx/libmrctx.so.0.2     the library, under its SONAME
     mrctx/_cupy_alloc.so      mrctx.cupy's allocation pair (C, for CuPy's CFunctionAllocator)
     mrctx/_dlpack.so          mrctx.Buffer's DLPack capsules (C, loaded by ctypes)
-    mrctx/_frames.so          Python call sites for track(stacks=N) (C, loaded by ctypes)
+    mrctx/_callsites.so       Python call sites for track(stacks=N) (C, loaded by ctypes)
     mrctx/_torch_alloc.so     the PyTorch shim (where a C++ compiler was found)
     _mrctx_torch_env.py,      MRCTX_TORCH's switch (docs/integrations.md), beside
     mrctx-torch.pth           the package, where site reads .pth files
@@ -217,7 +217,7 @@ def runtime_files(stage: Path, abi: str) -> list[tuple[str, Path]]:
     for path in sorted(package.iterdir()):
         if path.name == "_install.py":
             continue  # the install prefix: the wheel's library is beside the package
-        if path.suffix == ".py" or path.name in ("_cupy_alloc.so", "_dlpack.so", "_frames.so",
+        if path.suffix == ".py" or path.name in ("_cupy_alloc.so", "_dlpack.so", "_callsites.so",
                                                  "_torch_alloc.so", "py.typed"):
             files.append((f"mrctx/{path.name}", path))
         elif path.is_file():

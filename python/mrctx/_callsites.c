@@ -1,5 +1,5 @@
 /*
- * _frames.c: Python call sites for track(UP, stacks=N) (mrctx/_frames.py).
+ * _callsites.c: Python call sites for track(UP, stacks=N) (mrctx/_frames.py).
  *
  * The package registers mrctx_frames_source with mr_track_set_frame_source:
  * each block a track with stacks records then names the Python lines that
