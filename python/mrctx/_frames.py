@@ -15,11 +15,9 @@ package works as before, with native frames only.
 """
 import atexit
 import ctypes
-import glob
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Any, Optional
 
 from . import _forksafe
@@ -55,16 +53,6 @@ _library: Any = None  # libmrctx, once the source is registered with it
 _allocate = _allocate_sync = ctypes.c_void_p()
 
 
-def _path(library_path: str) -> Optional[str]:
-    """Where _callsites.so is: next to the package (installed), or in the build
-    tree libmrctx was loaded from; None where neither has it."""
-    here = sorted(glob.glob(str(Path(__file__).resolve().parent / "_callsites*.so")))
-    if here:
-        return here[0]
-    build = Path(library_path).resolve().parent.parent / "python" / "_callsites.so"
-    return str(build) if build.exists() else None
-
-
 def install(library: Any, library_path: str) -> None:
     """Register _callsites.so as ``library``'s frame source, and remove it at
     exit (atexit: before the interpreter finalizes, which the source must
@@ -74,7 +62,8 @@ def install(library: Any, library_path: str) -> None:
     with _lock:
         if _module is not None:
             return
-        path = _path(library_path)
+        from . import _lib  # loading libmrctx, which calls this
+        path = _lib.companion_path("_callsites", loaded_from=library_path)
         if path is None:
             return
         try:

@@ -402,18 +402,22 @@ def library_path() -> str:
     return _library_path
 
 
-def companion_path(stem: str, env: str) -> Optional[str]:
-    """Where one of the shims built beside the package is (``_torch_alloc``,
-    ``_cupy_alloc``): the path in the environment variable ``env``, next to
-    the package, or in the build tree libmrctx was loaded from; None when
-    none of those has it."""
-    given = os.environ.get(env)
+def companion_path(stem: str, env: Optional[str] = None,
+                   loaded_from: Optional[str] = None) -> Optional[str]:
+    """Where one of the C modules built beside the package is
+    (``_torch_alloc``, ``_cupy_alloc``, ``_callsites``): the path in the
+    environment variable ``env`` (where it has one), next to the package,
+    or in the build tree libmrctx was loaded from (``loaded_from``, for a
+    caller inside lib()'s loading, else library_path()); None when none of
+    those has it."""
+    given = os.environ.get(env) if env is not None else None
     if given:
         return given
     here = sorted(glob.glob(str(Path(__file__).resolve().parent / f"{stem}*.so")))
     if here:
         return here[0]
-    build = Path(library_path()).resolve().parent.parent / "python" / f"{stem}.so"
+    library = loaded_from if loaded_from is not None else library_path()
+    build = Path(library).resolve().parent.parent / "python" / f"{stem}.so"
     return str(build) if build.exists() else None
 
 
