@@ -172,7 +172,7 @@ static void note_failed_free(void) {
   pthread_mutex_unlock(&free_error_lock);
 }
 
-static void route_free(int index, void *ptr, ssize_t size, int device, void *stream) {
+EXPORT void mrctx_torch_route_free(int index, void *ptr, ssize_t size, int device, void *stream) {
   route *r = atomic_load_explicit(&routes[index], memory_order_acquire);
   if (ptr == NULL) return;
   mr_status st;
@@ -185,16 +185,6 @@ static void route_free(int index, void *ptr, ssize_t size, int device, void *str
     st = mr_deallocate(r->dev[device].mr, ptr, (size_t)size, 0, (mr_stream)stream);
   if (st == MR_OK) return;
   note_failed_free();
-}
-
-EXPORT void mrctx_torch_free(void *ptr, ssize_t size, int device, void *stream) {
-  route_free(0, ptr, size, device, stream);
-}
-
-EXPORT void mrctx_torch_free_timed(void *ptr, ssize_t size, int device, void *stream) {
-  unsigned long long start = mrctx_torch_clock_ns();
-  route_free(0, ptr, size, device, stream);
-  mrctx_torch_time_record(MRCTX_TORCH_TIME_FREE, start);
 }
 
 EXPORT unsigned long long mrctx_torch_failed_frees(void) {
@@ -304,6 +294,62 @@ EXPORT mr_status mrctx_torch_route_set_fraction(int index, double fraction, int 
   return MR_OK;
 }
 
+/* cuDNN's algorithm search (torch.backends.cudnn.benchmark) asks the
+ * allocator, before trying algorithms, for the largest workspace worth
+ * trying (c10's cacheInfo). PyTorch's own allocator answers the larger of
+ * the device's free memory and its largest cached block, and catches the
+ * out-of-memory of a workspace that does not fit after all; this answers
+ * the device's free memory plus what its current driver pool holds unused
+ * (which the tag's misses draw from), within the memory fraction's limit.
+ * The tag's own idle blocks are not added: an allocation that needs them
+ * gets them back through the reclaim on out of memory. */
+EXPORT mr_status mrctx_torch_route_cache_info(int index, int device, size_t *largest) {
+  mr_status st;
+  route *r = bound_route(index, "cacheInfo", &st);
+  if (largest != NULL) *largest = 0;
+  if (r == NULL) return st;
+  if (largest == NULL || device < 0 || device >= r->device_count)
+    return mr_error(MR_ERR_INVALID_ARGUMENT,
+                    "cacheInfo through mrctx (%s): device %d of %d, or no answer to write", r->name,
+                    device, r->device_count);
+  uint64_t free_bytes = 0, total = 0;
+  st = mr_device_get_memory(device, &free_bytes, &total);
+  if (st != MR_OK) return st;
+  mr_pool_info pool;
+  memset(&pool, 0, sizeof pool);
+  pool.size = sizeof pool;
+  if (mr_driver_pool_get_info(MR_DRIVER_POOL_DEVICE_CURRENT, device, &pool) == MR_OK &&
+      pool.reserved_bytes > pool.used_bytes)
+    free_bytes += pool.reserved_bytes - pool.used_bytes;
+  route_device *dev = &r->dev[device];
+  unsigned long long limit = atomic_load_explicit(&dev->limit, memory_order_relaxed);
+  if (limit != NO_LIMIT) {
+    mr_stats stats;
+    mr_stats_init(&stats);
+    st = mr_stats_resource_get(dev->mr, &stats);
+    if (st != MR_OK) return st;
+    unsigned long long room = stats.current_bytes < limit ? limit - stats.current_bytes : 0;
+    if (free_bytes > room) free_bytes = room;
+  }
+  *largest = (size_t)free_bytes;
+  return MR_OK;
+}
+
+/* The same for the allocator helper's cacheInfo (_torch_alloc_helper in
+ * _torch_oom_helper.py): route 0, 0 or -1 with the message in `why`. */
+EXPORT int mrctx_torch_cache_info(int device, size_t *largest, char *why, size_t cap) {
+  if (mrctx_torch_route_cache_info(0, device, largest) == MR_OK) return 0;
+  if (why != NULL && cap > 0) snprintf(why, cap, "%s", mr_last_error());
+  return -1;
+}
+
+/* A block of a private pool going back to the tag (_torch_pools.cpp), after
+ * the device's work has finished: any stream will do, the calling thread's
+ * per-thread default stream is used. */
+void mrctx_torch_route_free_block(int index, void *ptr, size_t size, int device) {
+  mrctx_torch_route_free(index, ptr, (ssize_t)size, device, (void *)0x2 /* CU_STREAM_PER_THREAD */);
+}
+
 EXPORT double mrctx_torch_route_fraction(int index, int device) {
   mr_status st;
   route *r = bound_route(index, "get_per_process_memory_fraction", &st);
@@ -336,7 +382,7 @@ EXPORT unsigned long long mrctx_torch_route_refused(int index, int device) {
   }                                                                                         \
   EXPORT void mrctx_torch_pool_free_##n(void *ptr, ssize_t size, int device, void *stream); \
   void mrctx_torch_pool_free_##n(void *ptr, ssize_t size, int device, void *stream) {       \
-    route_free(n, ptr, size, device, stream);                                               \
+    mrctx_torch_route_free(n, ptr, size, device, stream);                                   \
   }
 MRCTX_TORCH_POOL_PAIR(1)
 MRCTX_TORCH_POOL_PAIR(2)

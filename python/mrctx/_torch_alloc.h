@@ -51,15 +51,21 @@ unsigned long long mrctx_torch_route_limit(int index, int device);
  * adds them, as PyTorch's own allocator counts an OOM past the fraction. */
 unsigned long long mrctx_torch_route_refused(int index, int device);
 
-/* CUDA graphs and private pools (_torch_oom.cpp): whether route 0 may
- * allocate on `stream` of `device` now. MR_ERR_UNSUPPORTED, saying why,
- * while PyTorch has asked (beginAllocateToPool) that allocations on that
- * stream or thread go to a private pool: a CUDA graph's capture or
- * torch.cuda.use_mem_pool, which a tag cannot keep apart. */
-mr_status mrctx_torch_pool_check(int device, void *stream);
-/* How many beginAllocateToPool are open (0: the allocation path checks
- * nothing). */
-int mrctx_torch_pools_open(void);
+/* cuDNN's cacheInfo (torch.backends.cudnn.benchmark): the largest
+ * workspace worth trying on `device` through route `index` (the device's
+ * free memory and its current driver pool's unused memory, within a
+ * memory fraction's limit), in *largest. */
+mr_status mrctx_torch_route_cache_info(int index, int device, size_t *largest);
+/* Route 0's, for the allocator helper: 0, or -1 with the message in `why`
+ * (`cap` bytes). */
+int mrctx_torch_cache_info(int device, size_t *largest, char *why, size_t cap);
+
+/* Free through route `index`, as PyTorch's free function does: a failure
+ * is counted (mrctx_torch_failed_frees), never reported. */
+void mrctx_torch_route_free(int index, void *ptr, ssize_t size, int device, void *stream);
+/* A private pool's block back to route `index`'s tag once the device's
+ * work has finished (_torch_pools.cpp), on the per-thread default stream. */
+void mrctx_torch_route_free_block(int index, void *ptr, size_t size, int device);
 
 /* The bound route's "library/tag". */
 const char *mrctx_torch_route_name(int index);

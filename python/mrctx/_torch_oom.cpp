@@ -2,8 +2,9 @@
  * _torch_oom.cpp: the allocation functions PyTorch's allocator swap loads
  * (route 0's and the control's, plain and timed) and the hooks of its
  * pluggable allocator that mrctx.torch.use() registers (empty_cache, the
- * memory fraction, the private pools of CUDA graphs): the C++ part of the
- * PyTorch shim, since each reports failure by throwing.
+ * memory fraction, the private pools of CUDA graphs, whose pools live in
+ * _torch_pools.cpp): the C++ part of the PyTorch shim, since each reports
+ * failure by throwing.
  *
  * Under torch.cuda.memory.change_current_allocator PyTorch does not check
  * the pointer the allocation function returns: a NULL would become a tensor
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "_torch_alloc.h"
+#include "_torch_pools.h"
 
 extern "C" __attribute__((visibility("default"))) void *mrctx_torch_alloc(ssize_t size, int device,
                                                                           void *stream);
@@ -46,10 +48,13 @@ mrctx_torch_control_alloc_timed(ssize_t size, int device, void *stream);
  * std::function<bool(cudaStream_t)>), set_end_allocate_to_pool_fn and
  * set_release_pool void(int, MempoolId_t)); MempoolId_t is a pair of
  * unsigned long long, cudaStream_t a CUstream_st *. */
-struct CUstream_st;
-typedef std::pair<unsigned long long, unsigned long long> mempool_id;
-typedef std::function<bool(CUstream_st *)> stream_filter;
+typedef mrctx_torch_pool_id mempool_id;
+typedef mrctx_torch_stream_filter stream_filter;
 
+extern "C" __attribute__((visibility("default"))) void mrctx_torch_free(void *ptr, ssize_t size,
+                                                                        int device, void *stream);
+extern "C" __attribute__((visibility("default"))) void
+mrctx_torch_free_timed(void *ptr, ssize_t size, int device, void *stream);
 extern "C" __attribute__((visibility("default"))) void mrctx_torch_empty_cache(void);
 extern "C" __attribute__((visibility("default"))) void
 mrctx_torch_set_memory_fraction(double fraction, int device);
@@ -98,76 +103,46 @@ int mrctx_torch_oom_thrower_set(void) {
 
 /* ---- Private pools (CUDA graphs, torch.cuda.use_mem_pool) -----------------
  *
- * PyTorch asks its allocator to send the allocations of a CUDA graph's
- * capture (torch.cuda.graph, torch.compile's CUDA graphs) or of a
- * use_mem_pool region to a private pool, whose memory stays the graph's
- * until the pool is released: a replay writes into it again. A tag has no
- * such pools: a block the capture freed would go back to the tag and to
- * others while the graph still writes to it. So while a pool is open,
- * route 0 refuses the allocations PyTorch's filter sends to it, with a
- * message saying so, instead of corrupting memory silently later. Open
- * pools are few and short-lived: a list under a mutex, and one relaxed
- * load on the allocation path while none is open. */
+ * PyTorch's hooks hand the pools (_torch_pools.cpp) its pool ids and
+ * filters; route 0's allocation and free ask the pools first while any is
+ * open or holds a block, which costs one relaxed load otherwise. */
 
-namespace {
-struct open_pool {
-  int device;
-  mempool_id id;
-  stream_filter filter; /* empty: every stream */
-};
-std::mutex pools_lock;
-std::vector<open_pool> pools;
-std::atomic<int> pools_count{0};
-
-void forget_pool(int device, mempool_id id) {
-  std::lock_guard<std::mutex> hold(pools_lock);
-  for (size_t i = pools.size(); i-- > 0;) {
-    if (pools[i].device == device && pools[i].id == id) pools.erase(pools.begin() + (long)i);
-  }
-  pools_count.store((int)pools.size(), std::memory_order_relaxed);
+void mrctx_torch_begin_allocate_to_pool(int device, mempool_id id, stream_filter filter) {
+  mrctx_torch_pools_begin(device, id, std::move(filter));
 }
 
-/* Route 0's allocation, checked against open pools first. */
-inline void *route0_alloc(ssize_t size, int device, void *stream, mr_status *status) {
-  if (pools_count.load(std::memory_order_relaxed) != 0) {
-    *status = mrctx_torch_pool_check(device, stream);
-    if (*status != MR_OK) return nullptr;
+void mrctx_torch_end_allocate_to_pool(int device, mempool_id id) {
+  mrctx_torch_pools_end(device, id);
+}
+
+void mrctx_torch_release_pool(int device, mempool_id id) { mrctx_torch_pools_release(device, id); }
+
+__attribute__((visibility("default"))) void *
+mrctx_torch_route0_alloc(ssize_t size, int device, void *stream, mr_status *status) {
+  if (mrctx_torch_pools_route()) {
+    bool handled = false;
+    void *ptr = mrctx_torch_pools_alloc(size, device, stream, status, &handled);
+    if (handled) return ptr;
   }
   return mrctx_torch_route_alloc(0, size, device, stream, status);
 }
-} // namespace
 
-__attribute__((visibility("default"))) int mrctx_torch_pools_open(void) {
-  return pools_count.load(std::memory_order_relaxed);
+__attribute__((visibility("default"))) void mrctx_torch_route0_free(void *ptr, ssize_t size,
+                                                                    int device, void *stream) {
+  if (ptr == nullptr) return;
+  if (mrctx_torch_pools_free(ptr, size, device, stream)) return;
+  mrctx_torch_route_free(0, ptr, size, device, stream);
 }
 
-__attribute__((visibility("default"))) mr_status mrctx_torch_pool_check(int device, void *stream) {
-  std::lock_guard<std::mutex> hold(pools_lock);
-  for (const open_pool &pool : pools) {
-    if (pool.device != device) continue;
-    if (pool.filter && !pool.filter(static_cast<CUstream_st *>(stream))) continue;
-    return mr_error(MR_ERR_UNSUPPORTED,
-                    "PyTorch sends this allocation to its private memory pool (%llu, %llu) on "
-                    "device %d: a CUDA graph being captured (torch.cuda.graph, "
-                    "torch.compile(mode=\"reduce-overhead\")) or torch.cuda.use_mem_pool. A tag "
-                    "under mrctx.torch.use has no private pools: a replay would write into "
-                    "memory the tag has given to others. Capture on PyTorch's own allocator, or "
-                    "compile with mode=\"default\" or \"max-autotune-no-cudagraphs\" "
-                    "(docs/troubleshooting.md)",
-                    pool.id.first, pool.id.second, device);
-  }
-  return MR_OK;
+void mrctx_torch_free(void *ptr, ssize_t size, int device, void *stream) {
+  mrctx_torch_route0_free(ptr, size, device, stream);
 }
 
-void mrctx_torch_begin_allocate_to_pool(int device, mempool_id id, stream_filter filter) {
-  std::lock_guard<std::mutex> hold(pools_lock);
-  pools.push_back(open_pool{device, id, std::move(filter)});
-  pools_count.store((int)pools.size(), std::memory_order_relaxed);
+void mrctx_torch_free_timed(void *ptr, ssize_t size, int device, void *stream) {
+  unsigned long long start = mrctx_torch_clock_ns();
+  mrctx_torch_route0_free(ptr, size, device, stream);
+  mrctx_torch_time_record(MRCTX_TORCH_TIME_FREE, start);
 }
-
-void mrctx_torch_end_allocate_to_pool(int device, mempool_id id) { forget_pool(device, id); }
-
-void mrctx_torch_release_pool(int device, mempool_id id) { forget_pool(device, id); }
 
 /* ---- empty_cache and the memory fraction ----------------------------------- */
 
@@ -189,6 +164,7 @@ void mrctx_torch_set_memory_fraction(double fraction, int device) {
  * handed to someone else. */
 
 void mrctx_torch_record_stream(void *ptr, CUstream_st *stream) {
+  if (mrctx_torch_pools_record_stream(ptr)) return; /* kept by its pool until the pool goes */
   if (mrctx_torch_route_record_stream(0, ptr, stream) != MR_OK)
     throw std::runtime_error(mr_last_error());
 }
@@ -197,7 +173,7 @@ void mrctx_torch_record_stream(void *ptr, CUstream_st *stream) {
 
 void *mrctx_torch_alloc(ssize_t size, int device, void *stream) {
   mr_status status = MR_OK;
-  void *ptr = route0_alloc(size, device, stream, &status);
+  void *ptr = mrctx_torch_route0_alloc(size, device, stream, &status);
   if (status == MR_OK) return ptr;
   fail(status, mrctx_torch_route_name(0), size, device);
 }
@@ -207,7 +183,7 @@ void *mrctx_torch_alloc(ssize_t size, int device, void *stream) {
 void *mrctx_torch_alloc_timed(ssize_t size, int device, void *stream) {
   mr_status status = MR_OK;
   unsigned long long start = mrctx_torch_clock_ns();
-  void *ptr = route0_alloc(size, device, stream, &status);
+  void *ptr = mrctx_torch_route0_alloc(size, device, stream, &status);
   mrctx_torch_time_record(MRCTX_TORCH_TIME_ALLOC, start);
   if (status == MR_OK) return ptr;
   fail(status, mrctx_torch_route_name(0), size, device);

@@ -22,6 +22,18 @@ shim keeps throwing RuntimeError, and use() warns once saying why.
 ``MRCTX_TORCH_OOM_HELPER``: unset (or ``auto``) builds it at first use;
 ``0`` does not (RuntimeError, no warning); a path loads that prebuilt helper
 (one shipped per PyTorch version).
+
+The *allocator helper* (``_mrctx_torch_allocator.so``), built and kept the
+same way, is PyTorch's own ``CUDAPluggableAllocator`` with two answers
+added that its pluggable form refuses: ``cacheInfo`` (cuDNN's algorithm
+search under ``torch.backends.cudnn.benchmark``, pytorch#98481) and
+``checkPoolLiveAllocations`` (torch.compile's CUDA graph trees). It
+includes PyTorch's CUDA headers, so it also needs the CUDA runtime's
+headers (the CUDA toolkit, or the ``nvidia-cuda-runtime`` wheel PyTorch
+depends on), and links libtorch_cuda. ``MRCTX_TORCH_ALLOCATOR_HELPER``:
+unset (or ``auto``) builds it at the first use(); ``0`` does not (use()
+then installs the plain pluggable allocator: cuDNN's benchmark raises); a
+path loads that one.
 """
 
 from __future__ import annotations
@@ -53,7 +65,102 @@ mrctx_torch_throw_oom(const char *message) {
 }
 """
 
+ALLOCATOR_ENV = "MRCTX_TORCH_ALLOCATOR_HELPER"
+ALLOCATOR_NAME = "_mrctx_torch_allocator.so"
+
+# The allocator helper: PyTorch's pluggable allocator, made from the shim's
+# functions (their addresses in one array, in ALLOCATOR_ENTRIES' order),
+# answering cacheInfo and checkPoolLiveAllocations from the shim, and made
+# PyTorch's current allocator as torch.cuda.memory.change_current_allocator
+# makes one. A hook whose address is 0 is not set.
+ALLOCATOR_SOURCE = r"""
+#include <torch/csrc/cuda/CUDAPluggableAllocator.h>
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <unordered_set>
+#include <vector>
+
+namespace {
+using Pluggable = torch::cuda::CUDAPluggableAllocator::CUDAPluggableAllocator;
+typedef void *(*alloc_fn)(size_t, int, cudaStream_t);
+typedef void (*free_fn)(void *, size_t, int, cudaStream_t);
+typedef int (*cache_info_fn)(int, size_t *, char *, size_t);
+typedef long (*pool_live_fn)(int, unsigned long long, unsigned long long, void **, size_t);
+
+struct Allocator final : Pluggable {
+  Allocator(alloc_fn a, free_fn f, cache_info_fn c, pool_live_fn p)
+      : Pluggable(a, f), cache_info_(c), pool_live_(p) {}
+
+  void cacheInfo(c10::DeviceIndex device, size_t *largest) override {
+    char why[512] = "";
+    size_t answer = 0;
+    TORCH_CHECK(cache_info_(device, &answer, why, sizeof why) == 0, "cacheInfo through mrctx: ",
+                why);
+    *largest = answer;
+  }
+
+  bool checkPoolLiveAllocations(c10::DeviceIndex device, c10::cuda::MempoolId_t id,
+                                const std::unordered_set<void *> &expected) override {
+    long count = pool_live_(device, id.first, id.second, nullptr, 0);
+    if (count < 0) return expected.empty();
+    std::vector<void *> live(static_cast<size_t>(count) + 16);
+    count = pool_live_(device, id.first, id.second, live.data(), live.size());
+    if (count < 0 || static_cast<size_t>(count) != expected.size() ||
+        static_cast<size_t>(count) > live.size())
+      return false;
+    for (long i = 0; i < count; i++)
+      if (expected.count(live[static_cast<size_t>(i)]) == 0) return false;
+    return true;
+  }
+
+  cache_info_fn cache_info_;
+  pool_live_fn pool_live_;
+};
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) int
+mrctx_torch_install_allocator(void *const *entries, char *why, size_t cap) {
+  try {
+    auto allocator = std::make_shared<Allocator>(
+        reinterpret_cast<alloc_fn>(entries[0]), reinterpret_cast<free_fn>(entries[1]),
+        reinterpret_cast<cache_info_fn>(entries[2]), reinterpret_cast<pool_live_fn>(entries[3]));
+    if (entries[4] != nullptr)
+      allocator->set_reset_fn(reinterpret_cast<void (*)()>(entries[4]));
+    if (entries[5] != nullptr)
+      allocator->set_memory_fraction_fn(reinterpret_cast<void (*)(double, int)>(entries[5]));
+    if (entries[6] != nullptr)
+      allocator->set_begin_allocate_to_pool(
+          reinterpret_cast<void (*)(int, c10::cuda::MempoolId_t,
+                                    std::function<bool(cudaStream_t)>)>(entries[6]));
+    if (entries[7] != nullptr)
+      allocator->set_end_allocate_to_pool_fn(
+          reinterpret_cast<void (*)(int, c10::cuda::MempoolId_t)>(entries[7]));
+    if (entries[8] != nullptr)
+      allocator->set_release_pool(
+          reinterpret_cast<void (*)(int, c10::cuda::MempoolId_t)>(entries[8]));
+    if (entries[9] != nullptr)
+      allocator->set_record_stream_fn(
+          reinterpret_cast<void (*)(void *, cudaStream_t)>(entries[9]));
+    allocator->init(0);
+    torch::cuda::CUDAPluggableAllocator::changeCurrentAllocator(allocator);
+    return 0;
+  } catch (const std::exception &error) {
+    std::snprintf(why, cap, "%s", error.what());
+    return -1;
+  }
+}
+"""
+
+# The shim's functions the allocator helper takes, in its array's order.
+ALLOCATOR_ENTRIES = ("alloc", "free", "mrctx_torch_cache_info", "mrctx_torch_pool_live",
+                     "mrctx_torch_empty_cache", "mrctx_torch_set_memory_fraction",
+                     "mrctx_torch_begin_allocate_to_pool", "mrctx_torch_end_allocate_to_pool",
+                     "mrctx_torch_release_pool", "mrctx_torch_record_stream")
+
 _state: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
+_allocator: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
 
 
 class Unavailable(Exception):
@@ -79,9 +186,10 @@ def _compiler() -> str:
     raise Unavailable("no C++ compiler (c++, g++ or clang++ on PATH, or CXX)")
 
 
-def _torch_paths() -> tuple[list[str], list[str]]:
+def _torch_paths(cuda: bool = False) -> tuple[list[str], list[str]]:
     """PyTorch's include and library folders (torch.utils.cpp_extension,
-    imported only to build: it imports setuptools)."""
+    imported only to build: it imports setuptools), with the CUDA
+    runtime's headers for ``cuda``."""
     try:
         cpp_extension = importlib.import_module("torch.utils.cpp_extension")
     except Exception as error:  # ImportError, or anything its import raises
@@ -93,7 +201,27 @@ def _torch_paths() -> tuple[list[str], list[str]]:
                           f"{includes})")
     if not any((Path(p) / "libc10.so").exists() for p in libraries):
         raise Unavailable(f"no libc10.so in PyTorch's library folders {libraries}")
+    if cuda:
+        includes += _cuda_includes(cpp_extension)
     return includes, libraries
+
+
+def _cuda_includes(cpp_extension: Any) -> list[str]:
+    """Where cuda_runtime_api.h is: the toolkit PyTorch's build tools find
+    (CUDA_HOME), /usr/local/cuda, or the nvidia-cuda-runtime wheel beside
+    PyTorch."""
+    candidates = []
+    home = getattr(cpp_extension, "CUDA_HOME", None) or os.environ.get("CUDA_HOME")
+    if home:
+        candidates.append(Path(home) / "include")
+    candidates.append(Path("/usr/local/cuda/include"))
+    site = Path(cpp_extension.__file__).resolve().parents[3]  # site-packages
+    candidates += sorted(site.glob("nvidia/*/include")) + sorted(site.glob("nvidia/*/*/include"))
+    for folder in candidates:
+        if (folder / "cuda_runtime_api.h").is_file():
+            return [str(folder)]
+    raise Unavailable("no CUDA runtime headers (cuda_runtime_api.h under CUDA_HOME, "
+                      "/usr/local/cuda or the nvidia wheels beside PyTorch)")
 
 
 def _abi(torch: Any) -> int:
@@ -110,19 +238,20 @@ def _first_errors(stderr: str) -> str:
     return " / ".join(lines[:2])[:500] if lines else stderr.strip()[-300:]
 
 
-def _build(torch: Any) -> Path:
-    """The helper for this PyTorch: from the cache, or built into it."""
+def _build(torch: Any, source_text: str = SOURCE, name: str = NAME,
+           libs: tuple[str, ...] = ("c10",), cuda: bool = False) -> Path:
+    """A helper for this PyTorch: from the cache, or built into it."""
     cxx = _compiler()
     abi = _abi(torch)
-    # Which PyTorch: its version and its folder (its headers and libc10
+    # Which PyTorch: its version and its folder (its headers and libraries
     # are under it), read without importing cpp_extension.
     where = str(Path(torch.__file__).resolve().parent)
     key = json.dumps({"torch": str(torch.__version__), "where": where, "abi": abi,
-                      "cxx": cxx, "source": SOURCE}, sort_keys=True)
+                      "cxx": cxx, "source": source_text, "libs": list(libs)}, sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     version = "".join(c if c.isalnum() or c in ".+-" else "_" for c in str(torch.__version__))
     folder = cache_root() / f"torch-{version}-{digest}"
-    target = folder / NAME
+    target = folder / name
     if target.is_file():
         return target
     try:
@@ -134,9 +263,9 @@ def _build(torch: Any) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building it
         if target.is_file():
             return target
-        includes, libraries = _torch_paths()
-        source = folder / "mrctx_torch_oom.cpp"
-        source.write_text(SOURCE)
+        includes, libraries = _torch_paths(cuda)
+        source = folder / (Path(name).stem.lstrip("_") + ".cpp")
+        source.write_text(source_text)
         fd, partial = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=folder)
         os.close(fd)
         errors = []
@@ -146,7 +275,7 @@ def _build(torch: Any) -> Path:
                            f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
                            *[f"-I{p}" for p in includes], str(source), "-o", partial,
                            *[f"-L{p}" for p in libraries],
-                           *[f"-Wl,-rpath,{p}" for p in libraries], "-lc10"]
+                           *[f"-Wl,-rpath,{p}" for p in libraries], *[f"-l{lib}" for lib in libs]]
                 try:
                     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
                 except (OSError, subprocess.TimeoutExpired) as error:
@@ -205,3 +334,50 @@ def status() -> tuple[Optional[str], Optional[str]]:
     """(the helper's path, None) once installed; (None, why not) after a
     use() that could not have it; (None, None) before."""
     return _state["loaded"], _state["why"]
+
+
+def install_allocator(torch: Any, shim: Any, alloc: str, free: str, who: str) -> bool:
+    """Make the allocator helper over the shim's ``alloc``/``free`` pair and
+    hooks PyTorch's current allocator. True when it is; False (after
+    warning once why, unless MRCTX_TORCH_ALLOCATOR_HELPER=0) when the helper
+    cannot be had, and the caller installs the plain pluggable allocator.
+    Raises RuntimeError with PyTorch's refusal (an initialised allocator)."""
+    choice = os.environ.get(ALLOCATOR_ENV, "")
+    if choice == "0":
+        _allocator["why"] = f"{ALLOCATOR_ENV}=0"
+        return False
+    try:
+        path = choice if choice not in ("", "auto") else str(
+            _build(torch, ALLOCATOR_SOURCE, ALLOCATOR_NAME,
+                   ("torch_cuda", "c10_cuda", "c10"), cuda=True))
+        try:
+            library = ctypes.CDLL(path)
+            install_fn = library.mrctx_torch_install_allocator
+        except (OSError, AttributeError) as error:
+            raise Unavailable(f"cannot load {path} ({error})") from error
+    except Unavailable as error:
+        _allocator["why"] = str(error)
+        if not _allocator["warned"]:
+            _allocator["warned"] = True
+            warnings.warn(f"{who}: PyTorch's plain pluggable allocator is used, under which "
+                          f"torch.backends.cudnn.benchmark raises (no cacheInfo): {error}. Set "
+                          f"{ALLOCATOR_ENV}=0 to silence this", RuntimeWarning, stacklevel=3)
+        return False
+    entries = (ctypes.c_void_p * len(ALLOCATOR_ENTRIES))()
+    for i, name in enumerate(ALLOCATOR_ENTRIES):
+        function = {"alloc": alloc, "free": free}.get(name, name)
+        entries[i] = ctypes.cast(getattr(shim, function), ctypes.c_void_p).value
+    install_fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_size_t]
+    install_fn.restype = ctypes.c_int
+    why = ctypes.create_string_buffer(1024)
+    if install_fn(entries, why, len(why)) != 0:
+        raise RuntimeError(why.value.decode(errors="replace"))
+    _allocator["library"] = library  # never unloaded: PyTorch holds its allocator
+    _allocator["loaded"], _allocator["why"] = path, None
+    return True
+
+
+def allocator_status() -> tuple[Optional[str], Optional[str]]:
+    """The allocator helper's (path, None) once installed; (None, why not)
+    after a use() that could not have it; (None, None) before."""
+    return _allocator["loaded"], _allocator["why"]

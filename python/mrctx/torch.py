@@ -18,9 +18,12 @@ Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
   :func:`reset_peak_memory_stats`, :func:`get_per_process_memory_fraction`)
   answer from the tag, and ``use(..., patch=True)`` installs them over
   torch.cuda's (:data:`PATCHED` lists what is replaced). CUDA graphs
-  (``torch.cuda.graph``, ``torch.compile(mode="reduce-overhead")``) and
-  ``torch.cuda.use_mem_pool`` need private pools a tag does not have:
-  their allocations fail with a message saying so.
+  (``torch.cuda.graph``, ``make_graphed_callables``,
+  ``torch.compile(mode="reduce-overhead")``) and ``torch.cuda.use_mem_pool``
+  get private pools over the tag (_torch_pools.cpp): a graph's blocks stay
+  its own until it dies. cuDNN's benchmark works through the *allocator
+  helper* (PyTorch's pluggable allocator answering cacheInfo, built at the
+  first use(); :func:`allocator_helper`).
 * Without code changes: ``MRCTX_TORCH=SPEC`` in the environment (the
   package's ``mrctx-torch.pth``, or ``python -m mrctx run script.py``)
   runs ``use(Context("torch", {"memory": SPEC},
@@ -295,9 +298,20 @@ def _install(torch: Any, who: str, prefix: str, name: str, hooks: bool = False) 
     global _installed, _timed
     timed = _timing_wanted(who)
     suffix = "_timed" if timed else ""
-    allocator = torch.cuda.memory.CUDAPluggableAllocator(
-        _shim_path, f"{prefix}_alloc{suffix}", f"{prefix}_free{suffix}")
+    alloc, free = f"{prefix}_alloc{suffix}", f"{prefix}_free{suffix}"
     _torch_oom_helper.install(torch, shim(), who)  # before PyTorch can allocate
+    if hooks:
+        # PyTorch's pluggable allocator with cacheInfo and
+        # checkPoolLiveAllocations answered, where it can be built.
+        try:
+            done = _torch_oom_helper.install_allocator(torch, shim(), alloc, free, who)
+        except RuntimeError as error:
+            raise FrameworkError(f"{who}: PyTorch refused the allocator ({error}); "
+                                 "its own allocator stays in use") from error
+        if done:
+            _installed, _timed = name, timed
+            return
+    allocator = torch.cuda.memory.CUDAPluggableAllocator(_shim_path, alloc, free)
     if hooks:
         raw = allocator.allocator()
         library = shim()
@@ -316,6 +330,14 @@ def _install(torch: Any, who: str, prefix: str, name: str, hooks: bool = False) 
         raise FrameworkError(f"{who}: PyTorch refused the allocator ({error}); "
                              "its own allocator stays in use") from error
     _installed, _timed = name, timed
+
+
+def allocator_helper() -> tuple[Optional[str], Optional[str]]:
+    """Whether use() installed the allocator helper (PyTorch's pluggable
+    allocator answering cacheInfo, so cuDNN's benchmark runs): (its path,
+    None) when it did; (None, why not) when use() installed the plain
+    pluggable allocator; (None, None) before use()."""
+    return _torch_oom_helper.allocator_status()
 
 
 def oom_helper() -> tuple[Optional[str], Optional[str]]:

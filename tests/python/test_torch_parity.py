@@ -87,15 +87,21 @@ PRELUDE = """
 """
 
 
-def test_use_registers_the_hooks_and_empty_cache_trims():
-    passed(run(PRELUDE + """
+HOOKS_BODY = """
     ctx = mrctx.Context("parity", {"act": "cache(device)"})
     mt.use(ctx, "act")
-    hooks = dict(h for h in torch.cuda.memory.RECORD if h[0].startswith("set_"))
-    print("registered:", sorted(hooks))
-    assert torch.cuda.memory.RECORD[-1][0] == "change_current_allocator"
-    for setter, function in mt.HOOKS:
-        assert hooks[setter] == address(function), (setter, function)
+    print("allocator helper:", mt.allocator_helper())
+    if "HELPER" in sys.argv:
+        assert mt.allocator_helper()[0].endswith("_mrctx_torch_allocator.so")
+        assert torch.cuda.memory._cpp_current()
+        assert not [r for r in torch.cuda.memory.RECORD if r[0] == "change_current_allocator"]
+    else:
+        assert mt.allocator_helper() == (None, "MRCTX_TORCH_ALLOCATOR_HELPER=0")
+        hooks = dict(h for h in torch.cuda.memory.RECORD if h[0].startswith("set_"))
+        print("registered:", sorted(hooks))
+        assert torch.cuda.memory.RECORD[-1][0] == "change_current_allocator"
+        for setter, function in mt.HOOKS:
+            assert hooks[setter] == address(function), (setter, function)
 
     # Three blocks through PyTorch's path on device 1, freed: the cache keeps
     # them, the driver pool still holds them.
@@ -123,7 +129,19 @@ def test_use_registers_the_hooks_and_empty_cache_trims():
     assert mrctx.driver_pool_info("device", 1)["used_bytes"] >= 3 * MiB
     torch.cuda.free(keep)
     print("PASS")
-    """))
+"""
+
+
+@pytest.mark.parametrize("helper", ["auto", "0"])
+def test_use_registers_the_hooks_and_empty_cache_trims(helper):
+    """Through the allocator helper (PyTorch's allocator made in C++, the
+    hooks set there) and through the plain pluggable allocator Python makes
+    (MRCTX_TORCH_ALLOCATOR_HELPER=0)."""
+    if helper == "auto" and not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    words = ["HELPER"] if helper == "auto" else []
+    passed(run("", args=[sys.executable, "-c", textwrap.dedent(PRELUDE + HOOKS_BODY), *words],
+               MRCTX_TORCH_ALLOCATOR_HELPER=helper))
 
 
 def test_memory_fraction_limits_the_tag():
@@ -324,40 +342,189 @@ def test_drop_ins_are_pytorchs_own_before_use():
     """))
 
 
-class _PoolId(ctypes.Structure):  # c10::cuda::MempoolId_t, a pair of unsigned long long
-    _fields_ = [("first", ctypes.c_ulonglong), ("second", ctypes.c_ulonglong)]
+POOLS = """
+    import os
+    class Info(ctypes.Structure):  # mrctx_torch_pools_info
+        _fields_ = [(n, ctypes.c_ulonglong) for n in (
+            "pools", "open", "uses", "held_bytes", "live_bytes", "live_blocks", "kept_blocks")]
+    shim.mrctx_torch_pools_read.argtypes = [ctypes.c_int, ctypes.POINTER(Info)]
+    def pools():
+        info = Info()
+        shim.mrctx_torch_pools_read(-1, ctypes.byref(info))
+        return {n: getattr(info, n) for n, _ in Info._fields_}
+    fake = ctypes.CDLL(os.environ["MRCTX_CUDA_DRIVER"])
+    get = fake.cuGetProcAddress_v2
+    get.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                    ctypes.c_ulonglong, ctypes.c_void_p]
+    def driver(name, *argtypes):
+        fn = ctypes.c_void_p()
+        assert get(name.encode(), ctypes.byref(fn), 13000, 1, None) == 0, name
+        return ctypes.CFUNCTYPE(ctypes.c_int, *argtypes)(fn.value)
+    stream_create = driver("cuStreamCreate", ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint)
+    begin_capture = driver("cuStreamBeginCapture", ctypes.c_void_p, ctypes.c_int)
+    end_capture = driver("cuStreamEndCapture", ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+    retain = driver("cuDevicePrimaryCtxRetain", ctypes.POINTER(ctypes.c_void_p), ctypes.c_int)
+    set_current = driver("cuCtxSetCurrent", ctypes.c_void_p)
+    primary = ctypes.c_void_p()
+    assert driver("cuInit", ctypes.c_uint)(0) == 0
+    assert retain(ctypes.byref(primary), 0) == 0 and set_current(primary) == 0
+    def new_stream():
+        s = ctypes.c_void_p()
+        assert stream_create(ctypes.byref(s), 1) == 0
+        return s.value
+    memory = torch.cuda.memory
+"""
 
 
-def test_private_pools_are_refused_while_open():
-    """The shim's pool hooks, called as PyTorch calls them. The filter is a
-    std::function passed by address (Itanium C++ ABI); 32 zero bytes are an
-    empty libstdc++ std::function, which the shim takes as every stream."""
-    shim = mtorch.shim()
-    begin, end, release = (shim.mrctx_torch_begin_allocate_to_pool,
-                           shim.mrctx_torch_end_allocate_to_pool, shim.mrctx_torch_release_pool)
-    begin.argtypes = [ctypes.c_int, _PoolId, ctypes.c_void_p]
-    end.argtypes = release.argtypes = [ctypes.c_int, _PoolId]
-    begin.restype = end.restype = release.restype = None
-    check = shim.mrctx_torch_pool_check
-    check.argtypes = [ctypes.c_int, ctypes.c_void_p]
-    check.restype = ctypes.c_int
-    every_stream = ctypes.create_string_buffer(32)
+def test_private_pools_keep_a_graphs_memory_until_released():
+    """A CUDA graph's private pool through the allocator helper, as
+    torch.cuda.graph drives it: allocations on the capturing stream go to
+    the pool (new blocks from the tag on the per-thread stream, then reused
+    within the pool), a block freed during the capture goes back to the
+    pool, one made before the capture and freed on it joins the pool, other
+    streams are untouched; after the capture the pool keeps every block
+    (never handed to another allocation) until released, when they go back
+    to the tag; checkPoolLiveAllocations and cacheInfo answer."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    passed(run(PRELUDE + POOLS + """
+    import os
+    ctx = mrctx.Context("graphs", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    assert mt.allocator_helper()[1] is None, mt.allocator_helper()
+    assert memory._cache_info(0) > 0  # cuDNN's benchmark question, answered
+    capture, other = new_stream(), new_stream()
+    before = torch.cuda.empty(3 * MiB, stream=capture)  # made before the capture
+    outside = torch.cuda.empty(MiB, stream=other)
+    base = ctx.stats("act").current_bytes
+    pool = (7, 0)
+    memory._begin_pool(0, pool, capture)
+    assert begin_capture(capture, 0) == 0  # global mode, as torch.cuda.graph
+    a = torch.cuda.empty(2 * MiB, stream=capture)
+    b = torch.cuda.empty(MiB, stream=capture)
+    assert pools()["live_blocks"] == 2, pools()
+    torch.cuda.free(a)  # freed during the capture: the pool's again
+    c = torch.cuda.empty(2 * MiB, stream=capture)
+    assert c == a, "the capture reuses its own freed block"
+    torch.cuda.free(before)  # made before, freed on the capturing stream: joins the pool
+    d = torch.cuda.empty(MiB, stream=other)  # another stream: not the pool's
+    graph = ctypes.c_void_p()
+    assert end_capture(capture, ctypes.byref(graph)) == 0
+    memory._end_pool(0, pool)
+    info = pools()
+    print("after capture:", info)
+    assert info["held_bytes"] == 6 * MiB and info["live_blocks"] == 2, info
+    assert memory._check_pool_live(0, pool, {b, c})
+    assert not memory._check_pool_live(0, pool, {b})
+    # While the graph lives nothing of the pool goes to anyone else.
+    pool_blocks = {b, c, before}
+    torch.cuda.free(b)
+    torch.cuda.free(c)
+    for size in (MiB, 2 * MiB, 3 * MiB):
+        for stream in (capture, other, None):
+            x = torch.cuda.empty(size, stream=stream)
+            assert x not in pool_blocks, (size, stream)
+            torch.cuda.free(x)
+    assert ctx.stats("act").current_bytes == base - 3 * MiB + 6 * MiB + MiB, ctx.stats("act")
+    memory._release_pool(0, pool)  # the graph dies
+    info = pools()
+    print("released:", info)
+    assert info["pools"] == 0 and info["held_bytes"] == 0 and info["kept_blocks"] == 0, info
+    assert ctx.stats("act").current_bytes == base - 3 * MiB + MiB, ctx.stats("act")
+    torch.cuda.free(d)
+    torch.cuda.free(outside)
+    assert ctx.stats("act").current_bytes == 0
+    print("PASS")
+    """))
 
-    assert shim.mrctx_torch_pools_open() == 0 and check(0, None) == 0
-    begin(1, _PoolId(4, 7), every_stream)
-    assert shim.mrctx_torch_pools_open() == 1
-    assert check(0, None) == 0  # another device
-    assert check(1, 2) == MR_ERR_UNSUPPORTED
-    message = mrctx.last_error()
-    for words in ("private memory pool (4, 7)", "device 1", "CUDA graph", "use_mem_pool",
-                  "reduce-overhead", "docs/troubleshooting.md"):
-        assert words in message, (words, message)
-    begin(1, _PoolId(4, 8), every_stream)
-    end(1, _PoolId(4, 7))
-    assert check(1, None) == MR_ERR_UNSUPPORTED and "(4, 8)" in mrctx.last_error()
-    release(1, _PoolId(4, 8))  # a pool released without its end: gone too
-    assert shim.mrctx_torch_pools_open() == 0 and check(1, None) == 0
-    end(1, _PoolId(9, 9))  # one never opened: nothing
+
+def test_private_pool_outputs_outlive_the_graph_and_pools_are_shared():
+    """Two graphs share a pool (torch.cuda.graph(pool=g1.pool())): it goes
+    only when both are released; a graph's output still held then goes to
+    the tag when freed; a use_mem_pool-style pool (not captured) allocates
+    on its own stream; record_stream keeps a block out of reuse; a pool
+    released without its end closes."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    passed(run(PRELUDE + POOLS + """
+    ctx = mrctx.Context("graphs2", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    s = new_stream()
+    pool = (3, 0)
+    for graph in range(2):  # two captures into one pool
+        memory._begin_pool(0, pool, s)
+        assert begin_capture(s, 0) == 0
+        if graph == 0:
+            out = torch.cuda.empty(4 * MiB, stream=s)
+            shared = torch.cuda.empty(MiB, stream=s)
+            memory._record_stream(shared, new_stream())
+            torch.cuda.free(shared)  # kept, not reused
+        else:
+            again = torch.cuda.empty(MiB, stream=s)
+            assert again != shared
+            torch.cuda.free(again)
+        g = ctypes.c_void_p()
+        assert end_capture(s, ctypes.byref(g)) == 0
+        memory._end_pool(0, pool)
+    assert pools()["uses"] == 2, pools()
+    memory._release_pool(0, pool)
+    assert pools()["pools"] == 1 and pools()["held_bytes"] == 6 * MiB, pools()
+    memory._release_pool(0, pool)
+    info = pools()
+    assert info["uses"] == 0 and info["held_bytes"] == 4 * MiB and info["live_blocks"] == 1, info
+    assert ctx.stats("act").current_bytes == 4 * MiB
+    torch.cuda.free(out)  # the graph's output, after the graph: to the tag
+    assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == 0, pools()
+
+    # use_mem_pool: not captured, so the tag allocates on the request's stream.
+    memory._begin_pool(0, (9, 9), s)
+    x = torch.cuda.empty(MiB, stream=s)
+    torch.cuda.free(x)
+    y = torch.cuda.empty(MiB, stream=s)
+    assert y == x and pools()["held_bytes"] == MiB
+    memory._release_pool(0, (9, 9))  # released without its end: closed too
+    assert pools()["open"] == 0 and pools()["uses"] == 0
+    z = torch.cuda.empty(MiB, stream=s)  # no pool: an ordinary block
+    assert pools()["held_bytes"] == MiB
+    torch.cuda.free(y)
+    torch.cuda.free(z)
+    assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == 0, pools()
+    print("PASS")
+    """))
+
+
+def test_cache_info_and_pools_without_the_allocator_helper():
+    """MRCTX_TORCH_ALLOCATOR_HELPER=0: PyTorch's plain pluggable allocator,
+    whose cacheInfo refuses (cuDNN's benchmark then raises), as before."""
+    passed(run(PRELUDE + """
+    ctx = mrctx.Context("plain", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    assert mt.allocator_helper() == (None, "MRCTX_TORCH_ALLOCATOR_HELPER=0")
+    try:
+        torch.cuda.memory._cache_info(0)
+        raise SystemExit("cacheInfo answered")
+    except RuntimeError as e:
+        assert "does not yet support cacheInfo" in str(e), e
+    print("PASS")
+    """, MRCTX_TORCH_ALLOCATOR_HELPER="0"))
+
+
+def test_cache_info_within_the_memory_fraction():
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    passed(run(PRELUDE + """
+    ctx = mrctx.Context("cinfo", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    whole = torch.cuda.memory._cache_info(0)
+    free, total = mrctx.device_memory(0) if hasattr(mrctx, "device_memory") else (whole, 0)
+    print("cacheInfo", whole)
+    assert whole >= 15 * GiB, whole  # the fake's 16 GiB device, nearly all free
+    torch.cuda.set_per_process_memory_fraction(1 / 1024, 0)  # 16 MiB
+    held = torch.cuda.empty(10 * MiB)
+    assert torch.cuda.memory._cache_info(0) == 16 * MiB - 10 * MiB
+    torch.cuda.free(held)
+    print("PASS")
+    """))
 
 
 def test_empty_cache_and_fraction_on_unbound_or_failing_routes(library_name):
@@ -564,11 +731,15 @@ OOM = PRELUDE + """
 
 
 def run_oom(*words: str, **env: str) -> subprocess.CompletedProcess:
+    # The OOM helper alone: the allocator helper (tested below) would build
+    # and warn beside it.
+    env.setdefault("MRCTX_TORCH_ALLOCATOR_HELPER", "0")
     return run("", args=[sys.executable, "-c", textwrap.dedent(OOM), *words], **env)
 
 
 def helpers(cache) -> list:
-    return sorted(p for p in cache.rglob("*") if p.is_file() and p.suffix == ".so")
+    """The torch.OutOfMemoryError helpers built under `cache`."""
+    return sorted(p for p in cache.rglob("*") if p.is_file() and p.name == "_mrctx_torch_oom.so")
 
 
 def test_out_of_memory_is_torch_outofmemoryerror(helper_cache):
@@ -602,7 +773,7 @@ def test_two_processes_build_the_helper_once(tmp_path):
     get torch.OutOfMemoryError, and the cache holds one helper."""
     if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), MRCTX_TORCH_ALLOCATOR_HELPER="0")
     env["PYTHONPATH"] = os.pathsep.join([FAKE_TORCH, PYTHON_DIR, env.get("PYTHONPATH", "")])
     command = [sys.executable, "-c", textwrap.dedent(OOM), "TORCH_OOM"]
     both = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -631,6 +802,7 @@ def test_runtime_error_where_the_helper_cannot_be_had(tmp_path, setup, words):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
     env = {k: v for k, v in setup.items() if k != "HEADERS"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env["MRCTX_TORCH_ALLOCATOR_HELPER"] = "0"
     code = OOM
     headers = setup.get("HEADERS")
     if headers:

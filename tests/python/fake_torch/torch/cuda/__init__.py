@@ -27,6 +27,9 @@ def is_initialized() -> bool:
 def init() -> None:
     global _initialized
     _initialized = True
+    lib = memory._torch_cuda()
+    if lib is not None:  # PyTorch's C++ knows its allocator is initialised
+        lib.fake_torch_cuda_set_initialized(1)
 
 
 def current_device() -> int:

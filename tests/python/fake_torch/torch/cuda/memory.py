@@ -75,6 +75,110 @@ def change_current_allocator(allocator) -> None:
 
 
 _catcher = []  # the C++ part's library, once looked for
+_cuda_lib = []  # its libtorch_cuda.so, once looked for
+
+
+def _torch_cuda():
+    """The stand-in's libtorch_cuda.so (None without the C++ part)."""
+    if not _cuda_lib:
+        folder = os.environ.get("MRCTX_FAKE_TORCH_LIB", "")
+        path = os.path.join(folder, "libtorch_cuda.so")
+        _cuda_lib.append(ctypes.CDLL(path) if folder and os.path.exists(path) else None)
+        lib = _cuda_lib[0]
+        if lib is not None:
+            lib.fake_torch_cuda_alloc.argtypes = [
+                ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_free.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                 ctypes.c_size_t]
+            lib.fake_torch_cuda_cache_info.argtypes = [
+                ctypes.c_int, ctypes.POINTER(ctypes.c_size_t), ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_check_pool_live.argtypes = [
+                ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong,
+                ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.POINTER(ctypes.c_int),
+                ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_set_fraction.argtypes = [ctypes.c_double, ctypes.c_int,
+                                                         ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_record_stream.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                                          ctypes.c_char_p, ctypes.c_size_t]
+            for name in ("begin", "end", "release"):
+                extra = [ctypes.c_void_p] if name == "begin" else []
+                getattr(lib, f"fake_torch_cuda_{name}_pool").argtypes = [
+                    ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong, *extra,
+                    ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_current.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    return _cuda_lib[0]
+
+
+def _cpp_current() -> bool:
+    """Whether a C++ caller (mrctx's allocator helper) installed the
+    allocator through changeCurrentAllocator."""
+    lib = _torch_cuda()
+    return lib is not None and lib.fake_torch_cuda_current(None, 0) == 1
+
+
+def _cpp(name: str, *args):
+    """Call fake_torch_cuda_NAME(*args, message, cap) and raise what the
+    C++ threw, as PyTorch's bindings do."""
+    message = ctypes.create_string_buffer(4096)
+    code = getattr(_torch_cuda(), f"fake_torch_cuda_{name}")(*args, message, len(message))
+    if code == 2:
+        import torch
+        raise torch.OutOfMemoryError(message.value.decode())
+    if code != 0:
+        raise RuntimeError(message.value.decode())
+
+
+def _pluggable_current() -> bool:
+    return _current is not None or _cpp_current()
+
+
+def _cache_info(device: int) -> int:
+    """What cuDNN's algorithm search asks the allocator
+    (CUDACachingAllocator::cacheInfo); the stand-in's own allocator answers
+    a fixed 1 GiB."""
+    _cuda().init()
+    if _current is not None:
+        raise _pluggable("cacheInfo")
+    if not _cpp_current():
+        return 1 << 30
+    largest = ctypes.c_size_t()
+    _cpp("cache_info", device, ctypes.byref(largest))
+    return largest.value
+
+
+def _check_pool_live(device: int, pool: tuple, live: set) -> bool:
+    """torch._C._cuda_checkPoolLiveAllocations."""
+    if not _cpp_current():
+        raise RuntimeError("the stand-in's checkPoolLiveAllocations needs an allocator "
+                           "installed from C++")
+    ptrs = (ctypes.c_void_p * max(len(live), 1))(*live)
+    answer = ctypes.c_int()
+    _cpp("check_pool_live", device, pool[0], pool[1], ptrs, len(live), ctypes.byref(answer))
+    return bool(answer.value)
+
+
+def _begin_pool(device: int, pool: tuple, stream=None) -> None:
+    """beginAllocateToPool, as torch.cuda.graph calls it (the filter takes
+    `stream`; None: every stream)."""
+    if _current is not None:
+        address = _current.hooks.get("set_begin_allocate_to_pool")
+        raise RuntimeError("the stand-in calls private pools only through an allocator "
+                           f"installed from C++ (hook at {address})")
+    _cpp("begin_pool", device, pool[0], pool[1], stream)
+
+
+def _end_pool(device: int, pool: tuple) -> None:
+    _cpp("end_pool", device, pool[0], pool[1])
+
+
+def _release_pool(device: int, pool: tuple) -> None:
+    _cpp("release_pool", device, pool[0], pool[1])
+
+
+def _record_stream(ptr: int, stream) -> None:
+    if _cpp_current():
+        _cpp("record_stream", ptr, stream)
 
 
 def _call_alloc(fn: int, nbytes: int, device: int, stream) -> int:
@@ -101,6 +205,11 @@ def _call_alloc(fn: int, nbytes: int, device: int, stream) -> int:
 
 
 def _allocate(nbytes: int, device: int, stream) -> int:
+    if _current is None and _cpp_current():
+        out = ctypes.c_void_p()
+        _cpp("alloc", nbytes, device, stream, ctypes.byref(out))
+        _live[out.value] = (nbytes, device, stream)
+        return out.value
     assert _current is not None, "the stand-in has no allocator of its own"
     ptr = _call_alloc(_current.alloc_fn, nbytes, device, stream)
     _live[ptr] = (nbytes, device, stream)
@@ -109,11 +218,16 @@ def _allocate(nbytes: int, device: int, stream) -> int:
 
 def _free(ptr: int) -> None:
     nbytes, device, stream = _live.pop(ptr)
+    if _current is None and _cpp_current():
+        _cpp("free", ptr)
+        return
     _FREE(_current.free_fn)(ptr, nbytes, device, stream)
 
 
 def empty_cache() -> None:
-    if _cuda().is_initialized() and _current is not None:
+    if _cuda().is_initialized() and _current is None and _cpp_current():
+        _cpp("empty_cache")
+    elif _cuda().is_initialized() and _current is not None:
         address = _current.hooks.get("set_reset_fn")
         if address:
             _RESET(address)()
@@ -127,7 +241,9 @@ def set_per_process_memory_fraction(fraction, device=None) -> None:
         raise TypeError("Invalid type for fraction argument, must be `float`")
     if fraction < 0 or fraction > 1:
         raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
-    if _current is not None:
+    if _current is None and _cpp_current():
+        _cpp("set_fraction", fraction, device)
+    elif _current is not None:
         address = _current.hooks.get("set_memory_fraction_fn")
         if address:
             _FRACTION(address)(fraction, device)
@@ -135,7 +251,7 @@ def set_per_process_memory_fraction(fraction, device=None) -> None:
 
 def get_per_process_memory_fraction(device=None) -> float:
     _cuda().init()
-    if _current is not None:
+    if _pluggable_current():
         raise _pluggable("getMemoryFraction")
     return 1.0
 
@@ -143,7 +259,7 @@ def get_per_process_memory_fraction(device=None) -> float:
 def memory_stats_as_nested_dict(device=None) -> dict:
     if not _cuda().is_initialized():
         return {}
-    if _current is not None:
+    if _pluggable_current():
         raise _pluggable("getDeviceStats")
     return {"allocated_bytes": {"all": {"current": 0, "peak": 0, "allocated": 0, "freed": 0}}}
 
@@ -166,7 +282,7 @@ def memory_stats(device=None) -> dict:
 
 
 def reset_peak_memory_stats(device=None) -> None:
-    if _current is not None:
+    if _pluggable_current():
         raise _pluggable("resetPeakStats")
 
 

@@ -1,0 +1,80 @@
+/*
+ * _torch_pools.h: PyTorch's private memory pools over route 0
+ * (_torch_pools.cpp says what they are). Internal to the PyTorch shim; the
+ * C entries are for _torch_oom.cpp, Python's tests (ctypes) and the fake
+ * suite's C test.
+ */
+#ifndef MRCTX_TORCH_POOLS_H
+#define MRCTX_TORCH_POOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <mrctx/mrctx.h>
+
+MR_EXTERN_C_BEGIN
+
+/* What the pools hold now (one device, or every device for -1). */
+typedef struct mrctx_torch_pools_info {
+  unsigned long long pools;       /* pools in use or holding blocks */
+  unsigned long long open;        /* beginAllocateToPool not yet ended */
+  unsigned long long uses;        /* begins not yet released */
+  unsigned long long held_bytes;  /* blocks the pools hold, live or free */
+  unsigned long long live_bytes;  /* of which handed out now */
+  unsigned long long live_blocks;
+  unsigned long long kept_blocks; /* never given back: the device's work could not be waited for */
+} mrctx_torch_pools_info;
+
+/* beginAllocateToPool with a C filter (NULL: every stream): the entry for
+ * tests and C callers; PyTorch's hook passes its std::function. */
+typedef int (*mrctx_torch_c_filter)(void *stream, void *user);
+void mrctx_torch_pools_begin_c(int device, unsigned long long first, unsigned long long second,
+                               mrctx_torch_c_filter filter, void *user);
+void mrctx_torch_pools_end_c(int device, unsigned long long first, unsigned long long second);
+void mrctx_torch_pools_release_c(int device, unsigned long long first,
+                                 unsigned long long second);
+
+/* Route 0's allocation and free as PyTorch's functions make them, with the
+ * pools first; the allocation returns NULL with *status on failure instead
+ * of throwing. */
+void *mrctx_torch_route0_alloc(ssize_t size, int device, void *stream, mr_status *status);
+void mrctx_torch_route0_free(void *ptr, ssize_t size, int device, void *stream);
+
+/* Whether a pool is open (the allocation path asks the pools). */
+bool mrctx_torch_pools_route(void);
+/* A pool's allocation: *handled false when no open pool takes (device,
+ * stream); else the block, or NULL with *status. */
+void *mrctx_torch_pools_alloc(ssize_t size, int device, void *stream, mr_status *status,
+                              bool *handled);
+/* true when the pools took the block back (a pool's block, or one freed on
+ * a stream a pool captures). */
+bool mrctx_torch_pools_free(void *ptr, ssize_t size, int device, void *stream);
+/* true when `ptr` is a pool's block: it is then kept, not reused, until
+ * the pool goes (Tensor.record_stream). */
+bool mrctx_torch_pools_record_stream(void *ptr);
+/* The live blocks of pool (first, second) on `device`: their count (up to
+ * `cap` of them written to `out`), or -1 for a pool that does not exist
+ * (checkPoolLiveAllocations). */
+long mrctx_torch_pool_live(int device, unsigned long long first, unsigned long long second,
+                           void **out, size_t cap);
+void mrctx_torch_pools_read(int device, mrctx_torch_pools_info *info);
+
+MR_EXTERN_C_END
+
+#ifdef __cplusplus
+#include <functional>
+#include <utility>
+
+struct CUstream_st;
+/* PyTorch's MempoolId_t and its allocation filter, as its pluggable
+ * allocator's hooks pass them. */
+typedef std::pair<unsigned long long, unsigned long long> mrctx_torch_pool_id;
+typedef std::function<bool(CUstream_st *)> mrctx_torch_stream_filter;
+
+void mrctx_torch_pools_begin(int device, mrctx_torch_pool_id id, mrctx_torch_stream_filter filter);
+void mrctx_torch_pools_end(int device, mrctx_torch_pool_id id);
+void mrctx_torch_pools_release(int device, mrctx_torch_pool_id id);
+#endif
+
+#endif

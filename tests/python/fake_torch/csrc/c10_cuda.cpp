@@ -1,0 +1,18 @@
+/*
+ * The stand-in's libc10_cuda.so: the allocator interface's out-of-line
+ * members, so that its vtable lives here, as PyTorch's does.
+ */
+#include <c10/cuda/CUDACachingAllocator.h>
+
+namespace c10::cuda::CUDACachingAllocator {
+
+CUDAAllocator::~CUDAAllocator() = default;
+
+bool CUDAAllocator::checkPoolLiveAllocations(c10::DeviceIndex, MempoolId_t,
+                                             const std::unordered_set<void *> &) {
+  TORCH_CHECK(false, name(), " does not yet support checkPoolLiveAllocations. If you need it, "
+                             "please file an issue describing your use case.");
+  return false;
+}
+
+} // namespace c10::cuda::CUDACachingAllocator

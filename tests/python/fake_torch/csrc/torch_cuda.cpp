@@ -1,0 +1,198 @@
+/*
+ * The stand-in's libtorch_cuda.so: PyTorch's pluggable allocator
+ * (CUDAPluggableAllocator.cpp's behaviour: the functions, the metadata of
+ * live blocks, cacheInfo refused) and changeCurrentAllocator, which holds
+ * the allocator a C++ caller (mrctx's allocator helper) installs. The
+ * stand-in's Python (torch/cuda/memory.py) calls that allocator through the
+ * fake_torch_cuda_* functions, as PyTorch's C++ calls its current
+ * allocator, and gets what it throws as a code and a message (ctypes
+ * cannot catch a C++ exception): 0 done, 1 RuntimeError, 2
+ * torch.OutOfMemoryError.
+ */
+#include <torch/csrc/cuda/CUDAPluggableAllocator.h>
+
+#include <cstdio>
+#include <sys/types.h>
+
+namespace torch::cuda::CUDAPluggableAllocator {
+
+namespace {
+std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> current;
+bool cuda_initialized = false; /* the stand-in's torch.cuda.init() sets it */
+} // namespace
+
+CUDAPluggableAllocator::CUDAPluggableAllocator(
+    std::function<void *(size_t, int, cudaStream_t)> alloc_fn,
+    std::function<void(void *, size_t, int, cudaStream_t)> free_fn)
+    : alloc_fn_(std::move(alloc_fn)), free_fn_(std::move(free_fn)) {}
+
+void CUDAPluggableAllocator::set_init_fn(std::function<void(int)> f) { init_fn_ = std::move(f); }
+void CUDAPluggableAllocator::set_reset_fn(std::function<void()> f) { reset_fn_ = std::move(f); }
+void CUDAPluggableAllocator::set_memory_fraction_fn(std::function<void(double, int)> f) {
+  memory_fraction_fn_ = std::move(f);
+}
+void CUDAPluggableAllocator::set_record_stream_fn(std::function<void(void *, cudaStream_t)> f) {
+  record_stream_fn_ = std::move(f);
+}
+void CUDAPluggableAllocator::set_begin_allocate_to_pool(
+    std::function<void(int, c10::cuda::MempoolId_t, std::function<bool(cudaStream_t)>)> f) {
+  begin_allocate_to_pool_fn_ = std::move(f);
+}
+void CUDAPluggableAllocator::set_end_allocate_to_pool_fn(
+    std::function<void(int, c10::cuda::MempoolId_t)> f) {
+  end_allocate_to_pool_fn_ = std::move(f);
+}
+void CUDAPluggableAllocator::set_release_pool(std::function<void(int, c10::cuda::MempoolId_t)> f) {
+  relase_pool_fn_ = std::move(f);
+}
+
+void *CUDAPluggableAllocator::malloc(size_t size, c10::DeviceIndex device, cudaStream_t stream) {
+  void *r = alloc_fn_(size, device, stream);
+  std::lock_guard<std::mutex> hold(allocator_mutex_);
+  allocation_metadata_[r] = _AllocationMetadata{size, device, stream};
+  return r;
+}
+
+void CUDAPluggableAllocator::raw_delete(void *ptr) {
+  _AllocationMetadata m;
+  {
+    std::lock_guard<std::mutex> hold(allocator_mutex_);
+    auto it = allocation_metadata_.find(ptr);
+    TORCH_CHECK(it != allocation_metadata_.end(), "Trying to free a pointer not allocated here");
+    m = it->second;
+    allocation_metadata_.erase(it);
+  }
+  free_fn_(ptr, m.size, m.device_idx, m.stream);
+}
+
+void CUDAPluggableAllocator::init(int device_count) {
+  if (init_fn_) init_fn_(device_count);
+  initialized_ = true;
+}
+
+bool CUDAPluggableAllocator::initialized() { return initialized_; }
+
+void CUDAPluggableAllocator::cacheInfo(c10::DeviceIndex, size_t *) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support cacheInfo. If you need it, "
+                     "please file an issue describing your use case.");
+}
+
+std::string CUDAPluggableAllocator::name() { return "pluggable"; }
+
+void changeCurrentAllocator(
+    const std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> &allocator) {
+  TORCH_CHECK(!cuda_initialized, "Can't swap an already initialized allocator");
+  current = allocator;
+}
+
+} // namespace torch::cuda::CUDAPluggableAllocator
+
+namespace {
+using torch::cuda::CUDAPluggableAllocator::CUDAPluggableAllocator;
+
+CUDAPluggableAllocator *pluggable() {
+  return dynamic_cast<CUDAPluggableAllocator *>(
+      torch::cuda::CUDAPluggableAllocator::current.get());
+}
+
+template <typename F> int guarded(char *message, size_t cap, F f) {
+  try {
+    f();
+    return 0;
+  } catch (const c10::OutOfMemoryError &e) {
+    snprintf(message, cap, "%s", e.what_without_backtrace());
+    return 2;
+  } catch (const c10::Error &e) {
+    snprintf(message, cap, "%s", e.what_without_backtrace());
+    return 1;
+  } catch (const std::exception &e) {
+    snprintf(message, cap, "%s", e.what());
+    return 1;
+  }
+}
+} // namespace
+
+#define FAKE extern "C" __attribute__((visibility("default")))
+
+FAKE void fake_torch_cuda_set_initialized(int on) {
+  torch::cuda::CUDAPluggableAllocator::cuda_initialized = on != 0;
+}
+
+/* Whether a C++ caller installed an allocator (and which: its name). */
+FAKE int fake_torch_cuda_current(char *name, size_t cap) {
+  auto *a = torch::cuda::CUDAPluggableAllocator::current.get();
+  if (a != nullptr && name != nullptr) snprintf(name, cap, "%s", a->name().c_str());
+  return a != nullptr;
+}
+
+FAKE int fake_torch_cuda_alloc(ssize_t size, int device, void *stream, void **out, char *message,
+                               size_t cap) {
+  return guarded(message, cap, [&] {
+    *out = pluggable()->malloc(static_cast<size_t>(size), static_cast<c10::DeviceIndex>(device),
+                               static_cast<cudaStream_t>(stream));
+  });
+}
+
+FAKE int fake_torch_cuda_free(void *ptr, char *message, size_t cap) {
+  return guarded(message, cap, [&] { pluggable()->raw_delete(ptr); });
+}
+
+FAKE int fake_torch_cuda_cache_info(int device, size_t *largest, char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    torch::cuda::CUDAPluggableAllocator::current->cacheInfo(
+        static_cast<c10::DeviceIndex>(device), largest);
+  });
+}
+
+/* *answer: 1 when the pool's live blocks are exactly `ptrs`. */
+FAKE int fake_torch_cuda_check_pool_live(int device, unsigned long long first,
+                                         unsigned long long second, void **ptrs, size_t count,
+                                         int *answer, char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    std::unordered_set<void *> expected(ptrs, ptrs + count);
+    *answer = torch::cuda::CUDAPluggableAllocator::current->checkPoolLiveAllocations(
+        static_cast<c10::DeviceIndex>(device), {first, second}, expected);
+  });
+}
+
+FAKE int fake_torch_cuda_empty_cache(char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    if (pluggable()->reset_fn_) pluggable()->reset_fn_();
+  });
+}
+
+FAKE int fake_torch_cuda_set_fraction(double fraction, int device, char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    if (pluggable()->memory_fraction_fn_) pluggable()->memory_fraction_fn_(fraction, device);
+  });
+}
+
+FAKE int fake_torch_cuda_record_stream(void *ptr, void *stream, char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    if (pluggable()->record_stream_fn_)
+      pluggable()->record_stream_fn_(ptr, static_cast<cudaStream_t>(stream));
+  });
+}
+
+/* beginAllocateToPool as torch.cuda.graph calls it: the filter takes
+ * `only` (every stream when NULL). */
+FAKE int fake_torch_cuda_begin_pool(int device, unsigned long long first,
+                                    unsigned long long second, void *only, char *message,
+                                    size_t cap) {
+  return guarded(message, cap, [&] {
+    std::function<bool(cudaStream_t)> filter;
+    if (only != nullptr) filter = [only](cudaStream_t s) { return s == only; };
+    pluggable()->begin_allocate_to_pool_fn_(device, {first, second}, filter);
+  });
+}
+
+FAKE int fake_torch_cuda_end_pool(int device, unsigned long long first, unsigned long long second,
+                                  char *message, size_t cap) {
+  return guarded(message, cap,
+                 [&] { pluggable()->end_allocate_to_pool_fn_(device, {first, second}); });
+}
+
+FAKE int fake_torch_cuda_release_pool(int device, unsigned long long first,
+                                      unsigned long long second, char *message, size_t cap) {
+  return guarded(message, cap, [&] { pluggable()->relase_pool_fn_(device, {first, second}); });
+}
