@@ -69,9 +69,9 @@ namespace {
  * one), or in the process (a program linked to a driver). */
 typedef int (*get_proc_fn)(const char *symbol, void **pfn, int version, unsigned long long flags,
                            int *status);
-typedef int (*exchange_mode_fn)(int *mode);                /* cuThreadExchangeStreamCaptureMode */
-typedef int (*stream_sync_fn)(void *stream);               /* cuStreamSynchronize */
-typedef int (*ctx_sync_fn)(void *ctx); /* cuCtxSynchronize at 13.0: NULL is the current one */
+typedef int (*exchange_mode_fn)(int *mode);  /* cuThreadExchangeStreamCaptureMode */
+typedef int (*stream_sync_fn)(void *stream); /* cuStreamSynchronize */
+typedef int (*ctx_sync_fn)(void *ctx);       /* cuCtxSynchronize at 13.0: NULL is the current one */
 typedef int (*is_capturing_fn)(void *stream, int *status); /* cuStreamIsCapturing */
 
 struct driver_entries {
@@ -150,9 +150,9 @@ struct pool_key {
 };
 
 struct private_pool {
-  long uses = 0;          /* begins not yet released */
-  size_t held_bytes = 0;  /* every block it holds, live or free */
-  size_t live_bytes = 0;  /* handed out now */
+  long uses = 0;         /* begins not yet released */
+  size_t held_bytes = 0; /* every block it holds, live or free */
+  size_t live_bytes = 0; /* handed out now */
   size_t live_blocks = 0;
   /* Free blocks, by the stream they may be reused on and their size. */
   std::multimap<std::pair<void *, size_t>, void *> free;
@@ -179,6 +179,17 @@ std::atomic<int> open_count{0};
 std::atomic<long> owned_count{0};
 std::atomic<unsigned long long> kept_blocks{0};
 
+/* A block on its way back to the tag. */
+struct returning {
+  void *ptr;
+  size_t size;
+  int device;
+};
+/* Blocks that went back while some pool was open: waiting for the device
+ * then could break that capture (a capture forbids waiting for the whole
+ * device), so they wait here, still the tag's, until no pool is open. */
+std::vector<returning> deferred;
+
 /* Called with the lock held after a change. */
 void publish() {
   open_count.store(static_cast<int>(open.size()), std::memory_order_relaxed);
@@ -202,9 +213,23 @@ void forget_if_done(std::map<pool_key, private_pool>::iterator it) {
     pools.erase(it);
 }
 
-/* Blocks going back to the tag, after the device's work: a replay of a
- * graph of the pool may run on any stream, which the pool never saw. */
-void give_back(const std::vector<std::pair<void *, size_t>> &blocks, int device) {
+/* Called with the lock held on what is going back: while a pool is open
+ * it waits in `deferred`; once none is, it goes with what waited there. */
+void settle(std::vector<returning> &back) {
+  if (!open.empty()) {
+    deferred.insert(deferred.end(), back.begin(), back.end());
+    back.clear();
+  } else if (!deferred.empty()) {
+    back.insert(back.end(), deferred.begin(), deferred.end());
+    deferred.clear();
+  }
+}
+
+/* Blocks going back to the tag, outside the lock, after the device's work:
+ * a replay of a graph of the pool may run on any stream, which the pool
+ * never saw (the calling thread's current context is waited for: PyTorch
+ * releases a pool with its device current). */
+void give_back(const std::vector<returning> &blocks) {
   if (blocks.empty()) return;
   {
     relaxed_capture relaxed;
@@ -216,15 +241,14 @@ void give_back(const std::vector<std::pair<void *, size_t>> &blocks, int device)
       return;
     }
   }
-  for (const auto &b : blocks) mrctx_torch_route_free_block(0, b.first, b.second, device);
+  for (const returning &b : blocks) mrctx_torch_route_free_block(0, b.ptr, b.size, b.device);
 }
 
 } // namespace
 
 /* ---- Hooks --------------------------------------------------------------- */
 
-void mrctx_torch_pools_begin(int device, mrctx_torch_pool_id id,
-                             mrctx_torch_stream_filter filter) {
+void mrctx_torch_pools_begin(int device, mrctx_torch_pool_id id, mrctx_torch_stream_filter filter) {
   std::lock_guard<std::mutex> hold(lock);
   pool_key key{device, id};
   pools[key].uses++;
@@ -233,28 +257,33 @@ void mrctx_torch_pools_begin(int device, mrctx_torch_pool_id id,
 }
 
 void mrctx_torch_pools_end(int device, mrctx_torch_pool_id id) {
-  std::lock_guard<std::mutex> hold(lock);
-  pool_key key{device, id};
-  open.erase(std::remove_if(open.begin(), open.end(),
-                            [&](const open_pool &p) { return p.key == key; }),
-             open.end());
-  publish();
+  std::vector<returning> back;
+  {
+    std::lock_guard<std::mutex> hold(lock);
+    pool_key key{device, id};
+    open.erase(
+        std::remove_if(open.begin(), open.end(), [&](const open_pool &p) { return p.key == key; }),
+        open.end());
+    settle(back);
+    publish();
+  }
+  give_back(back);
 }
 
 void mrctx_torch_pools_release(int device, mrctx_torch_pool_id id) {
-  std::vector<std::pair<void *, size_t>> back;
+  std::vector<returning> back;
   {
     std::lock_guard<std::mutex> hold(lock);
     pool_key key{device, id};
     /* A release without its end closes the pool too. */
-    open.erase(std::remove_if(open.begin(), open.end(),
-                              [&](const open_pool &p) { return p.key == key; }),
-               open.end());
+    open.erase(
+        std::remove_if(open.begin(), open.end(), [&](const open_pool &p) { return p.key == key; }),
+        open.end());
     auto it = pools.find(key);
     if (it != pools.end() && --it->second.uses <= 0) {
       it->second.uses = 0;
       for (auto &f : it->second.free) {
-        back.emplace_back(f.second, owned[f.second].size);
+        back.push_back(returning{f.second, owned[f.second].size, device});
         it->second.held_bytes -= owned[f.second].size;
         owned.erase(f.second);
       }
@@ -263,7 +292,7 @@ void mrctx_torch_pools_release(int device, mrctx_torch_pool_id id) {
        * is left to write into them, and the device is waited for. */
       for (auto o = owned.begin(); o != owned.end();) {
         if (o->second.pool == key && !o->second.live) {
-          back.emplace_back(o->first, o->second.size);
+          back.push_back(returning{o->first, o->second.size, device});
           it->second.held_bytes -= o->second.size;
           o = owned.erase(o);
         } else {
@@ -272,9 +301,10 @@ void mrctx_torch_pools_release(int device, mrctx_torch_pool_id id) {
       }
       forget_if_done(it);
     }
+    settle(back);
     publish();
   }
-  give_back(back, device);
+  give_back(back);
 }
 
 /* The same for C callers and tests: a C filter, ids as two integers. */
@@ -364,7 +394,7 @@ bool mrctx_torch_pools_free(void *ptr, ssize_t size, int device, void *stream) {
   if (owned_count.load(std::memory_order_relaxed) == 0 &&
       open_count.load(std::memory_order_relaxed) == 0)
     return false;
-  std::vector<std::pair<void *, size_t>> back;
+  std::vector<returning> back;
   {
     std::lock_guard<std::mutex> hold(lock);
     auto o = owned.find(ptr);
@@ -389,14 +419,15 @@ bool mrctx_torch_pools_free(void *ptr, ssize_t size, int device, void *stream) {
     if (it->second.uses > 0) {
       if (!b.shared) it->second.free.emplace(std::make_pair(b.stream, b.size), ptr);
     } else {
-      back.emplace_back(ptr, b.size);
+      back.push_back(returning{ptr, b.size, device});
       it->second.held_bytes -= b.size;
       owned.erase(o);
       forget_if_done(it);
+      settle(back);
     }
     publish();
   }
-  give_back(back, device);
+  give_back(back);
   return true;
 }
 
@@ -412,7 +443,7 @@ bool mrctx_torch_pools_record_stream(void *ptr) {
 /* ---- What the pools hold (tests, checkPoolLiveAllocations, statistics) ---- */
 
 EXPORT long mrctx_torch_pool_live(int device, unsigned long long first, unsigned long long second,
-                           void **out, size_t cap) {
+                                  void **out, size_t cap) {
   std::lock_guard<std::mutex> hold(lock);
   pool_key key{device, {first, second}};
   if (pools.find(key) == pools.end()) return -1;
@@ -438,4 +469,6 @@ EXPORT void mrctx_torch_pools_read(int device, mrctx_torch_pools_info *info) {
   }
   info->open = open.size();
   info->kept_blocks = kept_blocks.load(std::memory_order_relaxed);
+  for (const returning &r : deferred)
+    if (device < 0 || r.device == device) info->waiting_blocks++;
 }

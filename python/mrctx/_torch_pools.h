@@ -17,13 +17,14 @@ MR_EXTERN_C_BEGIN
 
 /* What the pools hold now (one device, or every device for -1). */
 typedef struct mrctx_torch_pools_info {
-  unsigned long long pools;       /* pools in use or holding blocks */
-  unsigned long long open;        /* beginAllocateToPool not yet ended */
-  unsigned long long uses;        /* begins not yet released */
-  unsigned long long held_bytes;  /* blocks the pools hold, live or free */
-  unsigned long long live_bytes;  /* of which handed out now */
+  unsigned long long pools;      /* pools in use or holding blocks */
+  unsigned long long open;       /* beginAllocateToPool not yet ended */
+  unsigned long long uses;       /* begins not yet released */
+  unsigned long long held_bytes; /* blocks the pools hold, live or free */
+  unsigned long long live_bytes; /* of which handed out now */
   unsigned long long live_blocks;
   unsigned long long kept_blocks; /* never given back: the device's work could not be waited for */
+  unsigned long long waiting_blocks; /* released while a pool was open: go back once none is */
 } mrctx_torch_pools_info;
 
 /* beginAllocateToPool with a C filter (NULL: every stream): the entry for
@@ -32,8 +33,7 @@ typedef int (*mrctx_torch_c_filter)(void *stream, void *user);
 void mrctx_torch_pools_begin_c(int device, unsigned long long first, unsigned long long second,
                                mrctx_torch_c_filter filter, void *user);
 void mrctx_torch_pools_end_c(int device, unsigned long long first, unsigned long long second);
-void mrctx_torch_pools_release_c(int device, unsigned long long first,
-                                 unsigned long long second);
+void mrctx_torch_pools_release_c(int device, unsigned long long first, unsigned long long second);
 
 /* Route 0's allocation and free as PyTorch's functions make them, with the
  * pools first; the allocation returns NULL with *status on failure instead

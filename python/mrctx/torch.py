@@ -471,16 +471,41 @@ def _stat(current: int, peak: int, allocated: int, freed: int) -> dict[str, int]
 ZERO = _stat(0, 0, 0, 0)
 
 
+class _PoolsInfo(ctypes.Structure):  # mrctx_torch_pools_info (_torch_pools.h)
+    _fields_ = [(name, ctypes.c_ulonglong) for name in (
+        "pools", "open", "uses", "held_bytes", "live_bytes", "live_blocks", "kept_blocks",
+        "waiting_blocks")]
+
+
+def pools_info(device: int = -1) -> dict[str, int]:
+    """What the private pools of CUDA graphs and use_mem_pool hold under
+    use() on ``device`` (-1: every device): pools, open (captures under
+    way), uses, held_bytes (their blocks, live or free, all the tag's),
+    live_bytes and live_blocks (handed out now), kept_blocks (never given
+    back: the device could not be waited for), waiting_blocks (released
+    while a capture was under way: they go back after it)."""
+    library = shim()
+    library.mrctx_torch_pools_read.argtypes = [ctypes.c_int, ctypes.POINTER(_PoolsInfo)]
+    library.mrctx_torch_pools_read.restype = None
+    info = _PoolsInfo()
+    library.mrctx_torch_pools_read(int(device), ctypes.byref(info))
+    return {name: getattr(info, name) for name, _ in _PoolsInfo._fields_}
+
+
 def _tag_stats(ctx: Context, index: int, device: int) -> dict[str, Any]:
-    """PyTorch's nested memory_stats from one tag on one device."""
+    """PyTorch's nested memory_stats from one tag on one device. The free
+    blocks the private pools of CUDA graphs keep are the tag's, but PyTorch
+    counts them reserved, not allocated: so are they here."""
     s = ctx.stats(index, device)
+    graphs = pools_info(device) if _shim is not None else None
+    pooled = graphs["held_bytes"] - graphs["live_bytes"] if graphs else 0
     try:
         cache = ctx.cache_stats(index, device)
     except InvalidArgumentError:  # the tag has no cache: it reserves what it hands out
         cache = None
     cached_bytes = cache["cached_bytes"] if cache else 0
     cached_blocks = cache["cached_blocks"] if cache else 0
-    nbytes = _stat(s.current_bytes, s.peak_bytes, s.total_bytes,
+    nbytes = _stat(max(s.current_bytes - pooled, 0), s.peak_bytes, s.total_bytes,
                    s.total_bytes - s.current_bytes)
     count = _stat(s.current_count, s.peak_count, s.total_count,
                   s.total_count - s.current_count)

@@ -9,6 +9,8 @@
  *    everything goes back to the tag once the pool is released.
  *  - Threads free a graph's outputs while another thread releases the pool:
  *    every block reaches the tag exactly once.
+ *  - A pool released while another captures: its blocks wait (waiting for
+ *    the device then would break the capture) and go back after.
  * The shim's sources are compiled into this program; route 0 is bound to a
  * cache(device) tag once. Threads record problems instead of asserting.
  */
@@ -32,7 +34,8 @@ static mr_context *ctx;
 static void bind_route0(void) {
   if (ctx != NULL) return;
   mr_tag tags[] = {{"act", "cache(device)"}};
-  mr_context_desc desc = {.size = sizeof desc, .library = "torchpools", .tags = tags, .tag_count = 1};
+  mr_context_desc desc = {
+      .size = sizeof desc, .library = "torchpools", .tags = tags, .tag_count = 1};
   assert_int_equal(mr_context_create(&desc, &ctx), MR_OK);
   int count = mr_context_device_count(ctx);
   mr_resource **mrs = calloc((size_t)count, sizeof *mrs);
@@ -126,8 +129,7 @@ static void test_capture_while_threads_allocate(void **state) {
   }
 
   mrctx_torch_pools_begin_c(0, 5, 0, only_stream, s);
-  assert_int_equal(fake_cu()->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
-                   CUDA_SUCCESS);
+  assert_int_equal(fake_cu()->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
   void *keep = alloc0(3 * MiB, s); /* an output: live after the capture */
   forbidden[atomic_fetch_add(&forbidden_count, 1)] = keep;
   void *first = NULL;
@@ -207,10 +209,45 @@ static void test_outputs_freed_while_the_pool_is_released(void **state) {
   fake_cu()->cuStreamDestroy(s);
 }
 
+/* A pool released while another is open (a capture may be underway, and
+ * waiting for the whole device would break it): its blocks wait, still the
+ * tag's, and go back when the last pool ends. */
+static void test_release_during_another_capture_waits(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  uint64_t base = tag_bytes();
+  CUstream s = fake_new_stream(), t = fake_new_stream();
+  mrctx_torch_pools_begin_c(0, 8, 0, only_stream, s);
+  void *a = alloc0(2 * MiB, s);
+  mrctx_torch_pools_end_c(0, 8, 0);
+  mrctx_torch_route0_free(a, 2 * MiB, 0, s);
+  mrctx_torch_pools_begin_c(0, 9, 0, only_stream, t); /* another graph's capture */
+  assert_int_equal(fake_cu()->cuStreamBeginCapture(t, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+  mrctx_torch_pools_release_c(0, 8, 0);
+  mrctx_torch_pools_info info = pools_now();
+  assert_int_equal(info.waiting_blocks, 1);
+  assert_int_equal(info.kept_blocks, 0);
+  assert_int_equal(tag_bytes(), base + (uint64_t)(2 * MiB));
+  CUgraph graph = NULL;
+  assert_int_equal(fake_cu()->cuStreamEndCapture(t, &graph), CUDA_SUCCESS);
+  mrctx_torch_pools_end_c(0, 9, 0);
+  info = pools_now();
+  assert_int_equal(info.waiting_blocks, 0);
+  assert_int_equal(info.kept_blocks, 0);
+  assert_int_equal(tag_bytes(), base);
+  mrctx_torch_pools_release_c(0, 9, 0);
+  assert_int_equal(pools_now().pools, 0);
+  if (graph != NULL) fake_cu()->cuGraphDestroy(graph);
+  fake_cu()->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_capture_while_threads_allocate),
       cmocka_unit_test(test_outputs_freed_while_the_pool_is_released),
+      cmocka_unit_test(test_release_during_another_capture_waits),
   };
   return cmocka_run_group_tests(tests, fake_group_setup, NULL);
 }

@@ -499,14 +499,8 @@ GRAPH_PRELUDE = """
         ctx = mrctx.Context("graphtest", {"act": "cache(device)"})
         mrctx.torch.use(ctx, "act")
         shim = mrctx.torch.shim()
-        class Info(ctypes.Structure):  # mrctx_torch_pools_info
-            _fields_ = [(n, ctypes.c_ulonglong) for n in (
-                "pools", "open", "uses", "held_bytes", "live_bytes", "live_blocks", "kept_blocks")]
-        shim.mrctx_torch_pools_read.argtypes = [ctypes.c_int, ctypes.POINTER(Info)]
         def pools():
-            info = Info()
-            shim.mrctx_torch_pools_read(-1, ctypes.byref(info))
-            return {n: getattr(info, n) for n, _ in Info._fields_}
+            return mrctx.torch.pools_info(-1)
         shim.mrctx_torch_pool_live.restype = ctypes.c_long
         shim.mrctx_torch_pool_live.argtypes = [ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong,
                                                ctypes.c_void_p, ctypes.c_size_t]

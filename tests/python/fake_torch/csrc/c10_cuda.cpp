@@ -10,8 +10,9 @@ CUDAAllocator::~CUDAAllocator() = default;
 
 bool CUDAAllocator::checkPoolLiveAllocations(c10::DeviceIndex, MempoolId_t,
                                              const std::unordered_set<void *> &) {
-  TORCH_CHECK(false, name(), " does not yet support checkPoolLiveAllocations. If you need it, "
-                             "please file an issue describing your use case.");
+  TORCH_CHECK(false, name(),
+              " does not yet support checkPoolLiveAllocations. If you need it, "
+              "please file an issue describing your use case.");
   return false;
 }
 

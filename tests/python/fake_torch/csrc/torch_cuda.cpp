@@ -91,8 +91,7 @@ namespace {
 using torch::cuda::CUDAPluggableAllocator::CUDAPluggableAllocator;
 
 CUDAPluggableAllocator *pluggable() {
-  return dynamic_cast<CUDAPluggableAllocator *>(
-      torch::cuda::CUDAPluggableAllocator::current.get());
+  return dynamic_cast<CUDAPluggableAllocator *>(torch::cuda::CUDAPluggableAllocator::current.get());
 }
 
 template <typename F> int guarded(char *message, size_t cap, F f) {
@@ -139,8 +138,8 @@ FAKE int fake_torch_cuda_free(void *ptr, char *message, size_t cap) {
 
 FAKE int fake_torch_cuda_cache_info(int device, size_t *largest, char *message, size_t cap) {
   return guarded(message, cap, [&] {
-    torch::cuda::CUDAPluggableAllocator::current->cacheInfo(
-        static_cast<c10::DeviceIndex>(device), largest);
+    torch::cuda::CUDAPluggableAllocator::current->cacheInfo(static_cast<c10::DeviceIndex>(device),
+                                                            largest);
   });
 }
 
@@ -176,9 +175,8 @@ FAKE int fake_torch_cuda_record_stream(void *ptr, void *stream, char *message, s
 
 /* beginAllocateToPool as torch.cuda.graph calls it: the filter takes
  * `only` (every stream when NULL). */
-FAKE int fake_torch_cuda_begin_pool(int device, unsigned long long first,
-                                    unsigned long long second, void *only, char *message,
-                                    size_t cap) {
+FAKE int fake_torch_cuda_begin_pool(int device, unsigned long long first, unsigned long long second,
+                                    void *only, char *message, size_t cap) {
   return guarded(message, cap, [&] {
     std::function<bool(cudaStream_t)> filter;
     if (only != nullptr) filter = [only](cudaStream_t s) { return s == only; };
@@ -188,8 +186,9 @@ FAKE int fake_torch_cuda_begin_pool(int device, unsigned long long first,
 
 FAKE int fake_torch_cuda_end_pool(int device, unsigned long long first, unsigned long long second,
                                   char *message, size_t cap) {
-  return guarded(message, cap,
-                 [&] { pluggable()->end_allocate_to_pool_fn_(device, {first, second}); });
+  return guarded(message, cap, [&] {
+    pluggable()->end_allocate_to_pool_fn_(device, {first, second});
+  });
 }
 
 FAKE int fake_torch_cuda_release_pool(int device, unsigned long long first,
