@@ -5,7 +5,12 @@ reports peak device memory and the allocator's counters per step as one JSON
 line (MRCTX_TORCH_TIMING=1 adds the time inside the allocator's calls).
 
     python3 examples/train_gpt.py --allocator {torch,mrctx-cache,mrctx-device,pluggable-control} \\
-        --steps 50 --warmup 10
+        --steps 50 --warmup 10 [--graph]
+
+--graph captures the whole step (forward, backward, a capturable AdamW's
+step) in one CUDA graph after three warm-up steps on a side stream, as
+PyTorch's docs show ("whole-network capture"), and each step copies new
+tokens into the graph's input and replays it.
 """
 
 from __future__ import annotations
@@ -67,20 +72,44 @@ def main() -> None:
     torch.cuda.set_device(device)
     torch.manual_seed(0)
     model = GPT().to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, capturable=args.graph)
 
-    def step(_: int) -> None:
-        tokens = torch.randint(0, VOCAB, (BATCH, SEQ + 1), device=device)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
+    def train(tokens: torch.Tensor) -> torch.Tensor:
+        # Autocast's weight cache must be off inside a capture (PyTorch's docs).
+        with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=not args.graph):
             logits = model(tokens[:, :-1])
             loss = F.cross_entropy(logits.view(-1, VOCAB), tokens[:, 1:].reshape(-1))
         loss.backward()
         optimizer.step()
+        return loss
+
+    def step(_: int) -> None:
+        tokens = torch.randint(0, VOCAB, (BATCH, SEQ + 1), device=device)
+        train(tokens)
         optimizer.zero_grad(set_to_none=True)
+
+    if args.graph:
+        static = torch.randint(0, VOCAB, (BATCH, SEQ + 1), device=device)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                optimizer.zero_grad(set_to_none=True)
+                train(static)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        optimizer.zero_grad(set_to_none=True)
+        with torch.cuda.graph(graph):
+            train(static)
+
+        def step(_: int) -> None:  # noqa: F811  the graphed step
+            static.copy_(torch.randint(0, VOCAB, (BATCH, SEQ + 1), device=device))
+            graph.replay()
 
     counters = common.StepCounters(args.allocator, ctx, args.device)
     times = common.time_steps(step, torch.cuda.synchronize, args.warmup, args.steps, counters)
-    extra = {"torch_version": torch.__version__, "device_name": torch.cuda.get_device_name(device)}
+    extra = {"graph": args.graph, "torch_version": torch.__version__,
+             "device_name": torch.cuda.get_device_name(device)}
     extra.update(common.torch_peaks(args.allocator, ctx, args.device))
     extra.update(counters.result(args.steps))
     common.report("train_gpt", args, times, **extra)

@@ -5,7 +5,10 @@ device memory and the allocator's counters per step as one JSON line
 (MRCTX_TORCH_TIMING=1 adds the time inside the allocator's calls).
 
     python3 examples/train_resnet.py --allocator {torch,mrctx-cache,mrctx-device,pluggable-control} \\
-        --steps 50 --warmup 10
+        --steps 50 --warmup 10 [--cudnn-benchmark]
+
+--cudnn-benchmark turns on cuDNN's algorithm search
+(torch.backends.cudnn.benchmark), as vision training usually does.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ def main() -> None:
     ctx = common.install_torch(args.allocator, "train_resnet")
     device = torch.device("cuda", args.device)
     torch.cuda.set_device(device)
+    torch.backends.cudnn.benchmark = args.cudnn_benchmark
     torch.manual_seed(0)
     model = torchvision.models.resnet50(weights=None).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -39,7 +43,8 @@ def main() -> None:
 
     counters = common.StepCounters(args.allocator, ctx, args.device)
     times = common.time_steps(step, torch.cuda.synchronize, args.warmup, args.steps, counters)
-    extra = {"torch_version": torch.__version__, "device_name": torch.cuda.get_device_name(device)}
+    extra = {"cudnn_benchmark": args.cudnn_benchmark, "torch_version": torch.__version__,
+             "device_name": torch.cuda.get_device_name(device)}
     extra.update(common.torch_peaks(args.allocator, ctx, args.device))
     extra.update(counters.result(args.steps))
     common.report("train_resnet", args, times, **extra)

@@ -56,6 +56,11 @@ def parse(description: str, allocators: list[str]) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=50, help="timed steps")
     parser.add_argument("--warmup", type=int, default=10, help="untimed steps first")
     parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--cudnn-benchmark", action="store_true",
+                        help="torch.backends.cudnn.benchmark = True (PyTorch workloads)")
+    parser.add_argument("--graph", action="store_true",
+                        help="capture the whole training step in a CUDA graph and replay it "
+                             "(workloads that support it)")
     return parser.parse_args()
 
 

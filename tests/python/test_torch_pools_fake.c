@@ -100,7 +100,8 @@ static void *worker_main(void *arg) {
       note(w, "alloc failed", ptr);
       break;
     }
-    int n = atomic_load(w->forbidden_count);
+    /* The test publishes each entry before the count (release). */
+    int n = atomic_load_explicit(w->forbidden_count, memory_order_acquire);
     for (int i = 0; i < n; i++)
       if (w->forbidden[i] == ptr) note(w, "got a pool's block", ptr);
     mrctx_torch_route0_free(ptr, size, 0, mine);
@@ -108,6 +109,14 @@ static void *worker_main(void *arg) {
   mri_cuda()->cuStreamSynchronize(mine);
   mri_cuda()->cuStreamDestroy(mine);
   return NULL;
+}
+
+/* Publish a block the workers must never receive: the entry, then the
+ * count, so a worker that sees the count sees the entry. */
+static void forbid(void **list, atomic_int *count, void *ptr) {
+  int n = atomic_load_explicit(count, memory_order_relaxed);
+  list[n] = ptr;
+  atomic_store_explicit(count, n + 1, memory_order_release);
 }
 
 static void test_capture_while_threads_allocate(void **state) {
@@ -131,13 +140,13 @@ static void test_capture_while_threads_allocate(void **state) {
   mrctx_torch_pools_begin_c(0, 5, 0, only_stream, s);
   assert_int_equal(fake_cu()->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
   void *keep = alloc0(3 * MiB, s); /* an output: live after the capture */
-  forbidden[atomic_fetch_add(&forbidden_count, 1)] = keep;
+  forbid(forbidden, &forbidden_count, keep);
   void *first = NULL;
   for (int i = 0; i < ROUNDS; i++) {
     void *tmp = alloc0(2 * MiB, s);
     if (first == NULL) {
       first = tmp;
-      forbidden[atomic_fetch_add(&forbidden_count, 1)] = tmp;
+      forbid(forbidden, &forbidden_count, tmp);
     }
     assert_ptr_equal(tmp, first); /* the capture reuses its own freed block */
     mrctx_torch_route0_free(tmp, 2 * MiB, 0, s);
