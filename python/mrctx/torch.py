@@ -18,10 +18,11 @@ Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
   :func:`reset_peak_memory_stats`, :func:`get_per_process_memory_fraction`)
   answer from the tag, and ``use(..., patch=True)`` installs them over
   torch.cuda's (:data:`PATCHED` lists what is replaced). CUDA graphs
-  (``torch.cuda.graph``, ``make_graphed_callables``,
-  ``torch.compile(mode="reduce-overhead")``) and ``torch.cuda.use_mem_pool``
-  get private pools over the tag (_torch_pools.cpp): a graph's blocks stay
-  its own until it dies. cuDNN's benchmark works through the *allocator
+  (``torch.cuda.graph``, ``make_graphed_callables``) get private pools over
+  the tag (_torch_pools.cpp): a graph's blocks stay its own until it dies.
+  ``torch.compile(mode="reduce-overhead")`` needs PyTorch's
+  getCheckpointState and ``torch.cuda.MemPool()`` its createOrIncrefPool,
+  which the pluggable allocator refuses (docs/integrations.md). cuDNN's benchmark works through the *allocator
   helper* (PyTorch's pluggable allocator answering cacheInfo, built at the
   first use(); :func:`allocator_helper`).
 * Without code changes: ``MRCTX_TORCH=SPEC`` in the environment (the
