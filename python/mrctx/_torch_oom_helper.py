@@ -291,13 +291,19 @@ def _build(torch: Any, source_text: str = SOURCE, name: str = NAME,
                 os.unlink(partial)
 
 
-def _load(path: str) -> int:
-    """The thrower's address in the helper at `path`."""
+def _open(path: str, symbol: str) -> tuple[Any, Any]:
+    """The helper at `path`, loaded, and its function `symbol`."""
     try:
         library = ctypes.CDLL(path)
-        address = ctypes.cast(library.mrctx_torch_throw_oom, ctypes.c_void_p).value
+        return library, getattr(library, symbol)
     except (OSError, AttributeError) as error:
         raise Unavailable(f"cannot load {path} ({error})") from error
+
+
+def _load(path: str) -> int:
+    """The thrower's address in the helper at `path`."""
+    library, thrower = _open(path, "mrctx_torch_throw_oom")
+    address = ctypes.cast(thrower, ctypes.c_void_p).value
     if not address:
         raise Unavailable(f"{path} has no mrctx_torch_throw_oom")
     _state["library"] = library  # never unloaded: the shim keeps its address
@@ -350,11 +356,7 @@ def install_allocator(torch: Any, shim: Any, alloc: str, free: str, who: str) ->
         path = choice if choice not in ("", "auto") else str(
             _build(torch, ALLOCATOR_SOURCE, ALLOCATOR_NAME,
                    ("torch_cuda", "c10_cuda", "c10"), cuda=True))
-        try:
-            library = ctypes.CDLL(path)
-            install_fn = library.mrctx_torch_install_allocator
-        except (OSError, AttributeError) as error:
-            raise Unavailable(f"cannot load {path} ({error})") from error
+        library, install_fn = _open(path, "mrctx_torch_install_allocator")
     except Unavailable as error:
         _allocator["why"] = str(error)
         if not _allocator["warned"]:

@@ -256,14 +256,18 @@ void mrctx_torch_pools_begin(int device, mrctx_torch_pool_id id, mrctx_torch_str
   publish();
 }
 
+/* No allocation goes to the pool any more (called with the lock held). */
+static void close_open(const pool_key &key) {
+  open.erase(
+      std::remove_if(open.begin(), open.end(), [&](const open_pool &p) { return p.key == key; }),
+      open.end());
+}
+
 void mrctx_torch_pools_end(int device, mrctx_torch_pool_id id) {
   std::vector<returning> back;
   {
     std::lock_guard<std::mutex> hold(lock);
-    pool_key key{device, id};
-    open.erase(
-        std::remove_if(open.begin(), open.end(), [&](const open_pool &p) { return p.key == key; }),
-        open.end());
+    close_open(pool_key{device, id});
     settle(back);
     publish();
   }
@@ -275,21 +279,14 @@ void mrctx_torch_pools_release(int device, mrctx_torch_pool_id id) {
   {
     std::lock_guard<std::mutex> hold(lock);
     pool_key key{device, id};
-    /* A release without its end closes the pool too. */
-    open.erase(
-        std::remove_if(open.begin(), open.end(), [&](const open_pool &p) { return p.key == key; }),
-        open.end());
+    close_open(key); /* a release without its end closes the pool too */
     auto it = pools.find(key);
     if (it != pools.end() && --it->second.uses <= 0) {
       it->second.uses = 0;
-      for (auto &f : it->second.free) {
-        back.push_back(returning{f.second, owned[f.second].size, device});
-        it->second.held_bytes -= owned[f.second].size;
-        owned.erase(f.second);
-      }
+      /* Every block not handed out goes: those in the free list and those
+       * kept for another stream's use. No graph of the pool is left to
+       * write into them, and the device is waited for. */
       it->second.free.clear();
-      /* Blocks kept for another stream's use go too: no graph of the pool
-       * is left to write into them, and the device is waited for. */
       for (auto o = owned.begin(); o != owned.end();) {
         if (o->second.pool == key && !o->second.live) {
           back.push_back(returning{o->first, o->second.size, device});

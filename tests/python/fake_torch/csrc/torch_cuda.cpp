@@ -11,6 +11,8 @@
  */
 #include <torch/csrc/cuda/CUDAPluggableAllocator.h>
 
+#include "catch.h"
+
 #include <cstdio>
 #include <sys/types.h>
 
@@ -94,21 +96,6 @@ CUDAPluggableAllocator *pluggable() {
   return dynamic_cast<CUDAPluggableAllocator *>(torch::cuda::CUDAPluggableAllocator::current.get());
 }
 
-template <typename F> int guarded(char *message, size_t cap, F f) {
-  try {
-    f();
-    return 0;
-  } catch (const c10::OutOfMemoryError &e) {
-    snprintf(message, cap, "%s", e.what_without_backtrace());
-    return 2;
-  } catch (const c10::Error &e) {
-    snprintf(message, cap, "%s", e.what_without_backtrace());
-    return 1;
-  } catch (const std::exception &e) {
-    snprintf(message, cap, "%s", e.what());
-    return 1;
-  }
-}
 } // namespace
 
 #define FAKE extern "C" __attribute__((visibility("default")))
@@ -126,18 +113,18 @@ FAKE int fake_torch_cuda_current(char *name, size_t cap) {
 
 FAKE int fake_torch_cuda_alloc(ssize_t size, int device, void *stream, void **out, char *message,
                                size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     *out = pluggable()->malloc(static_cast<size_t>(size), static_cast<c10::DeviceIndex>(device),
                                static_cast<cudaStream_t>(stream));
   });
 }
 
 FAKE int fake_torch_cuda_free(void *ptr, char *message, size_t cap) {
-  return guarded(message, cap, [&] { pluggable()->raw_delete(ptr); });
+  return fake_torch_catch(message, cap, [&] { pluggable()->raw_delete(ptr); });
 }
 
 FAKE int fake_torch_cuda_cache_info(int device, size_t *largest, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     torch::cuda::CUDAPluggableAllocator::current->cacheInfo(static_cast<c10::DeviceIndex>(device),
                                                             largest);
   });
@@ -147,7 +134,7 @@ FAKE int fake_torch_cuda_cache_info(int device, size_t *largest, char *message, 
 FAKE int fake_torch_cuda_check_pool_live(int device, unsigned long long first,
                                          unsigned long long second, void **ptrs, size_t count,
                                          int *answer, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     std::unordered_set<void *> expected(ptrs, ptrs + count);
     *answer = torch::cuda::CUDAPluggableAllocator::current->checkPoolLiveAllocations(
         static_cast<c10::DeviceIndex>(device), {first, second}, expected);
@@ -155,19 +142,19 @@ FAKE int fake_torch_cuda_check_pool_live(int device, unsigned long long first,
 }
 
 FAKE int fake_torch_cuda_empty_cache(char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     if (pluggable()->reset_fn_) pluggable()->reset_fn_();
   });
 }
 
 FAKE int fake_torch_cuda_set_fraction(double fraction, int device, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     if (pluggable()->memory_fraction_fn_) pluggable()->memory_fraction_fn_(fraction, device);
   });
 }
 
 FAKE int fake_torch_cuda_record_stream(void *ptr, void *stream, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     if (pluggable()->record_stream_fn_)
       pluggable()->record_stream_fn_(ptr, static_cast<cudaStream_t>(stream));
   });
@@ -177,7 +164,7 @@ FAKE int fake_torch_cuda_record_stream(void *ptr, void *stream, char *message, s
  * `only` (every stream when NULL). */
 FAKE int fake_torch_cuda_begin_pool(int device, unsigned long long first, unsigned long long second,
                                     void *only, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     std::function<bool(cudaStream_t)> filter;
     if (only != nullptr) filter = [only](cudaStream_t s) { return s == only; };
     pluggable()->begin_allocate_to_pool_fn_(device, {first, second}, filter);
@@ -186,12 +173,14 @@ FAKE int fake_torch_cuda_begin_pool(int device, unsigned long long first, unsign
 
 FAKE int fake_torch_cuda_end_pool(int device, unsigned long long first, unsigned long long second,
                                   char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     pluggable()->end_allocate_to_pool_fn_(device, {first, second});
   });
 }
 
 FAKE int fake_torch_cuda_release_pool(int device, unsigned long long first,
                                       unsigned long long second, char *message, size_t cap) {
-  return guarded(message, cap, [&] { pluggable()->relase_pool_fn_(device, {first, second}); });
+  return fake_torch_catch(message, cap, [&] {
+    pluggable()->relase_pool_fn_(device, {first, second});
+  });
 }

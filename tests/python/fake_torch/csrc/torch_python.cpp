@@ -11,6 +11,8 @@
  */
 #include <c10/util/Exception.h>
 
+#include "catch.h"
+
 #include <cstdio>
 #include <sys/types.h>
 
@@ -21,17 +23,6 @@ typedef void *(*alloc_fn)(ssize_t size, int device, void *stream);
 extern "C" __attribute__((visibility("default"))) int
 fake_torch_call_alloc(void *fn, ssize_t size, int device, void *stream, void **out, char *message,
                       size_t cap) {
-  try {
-    *out = reinterpret_cast<alloc_fn>(fn)(size, device, stream);
-    return 0;
-  } catch (const c10::OutOfMemoryError &e) {
-    snprintf(message, cap, "%s", e.what_without_backtrace());
-    return 2;
-  } catch (const c10::Error &e) {
-    snprintf(message, cap, "%s", e.what_without_backtrace());
-    return 1;
-  } catch (const std::exception &e) {
-    snprintf(message, cap, "%s", e.what());
-    return 1;
-  }
+  return fake_torch_catch(message, cap,
+                          [&] { *out = reinterpret_cast<alloc_fn>(fn)(size, device, stream); });
 }
