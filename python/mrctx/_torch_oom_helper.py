@@ -79,6 +79,7 @@ ALLOCATOR_SOURCE = r"""
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <unordered_set>
 #include <vector>
 
@@ -88,10 +89,102 @@ typedef void *(*alloc_fn)(size_t, int, cudaStream_t);
 typedef void (*free_fn)(void *, size_t, int, cudaStream_t);
 typedef int (*cache_info_fn)(int, size_t *, char *, size_t);
 typedef long (*pool_live_fn)(int, unsigned long long, unsigned long long, void **, size_t);
+typedef void (*pool_incref_fn)(int, unsigned long long, unsigned long long);
+typedef long (*pool_use_count_fn)(int, unsigned long long, unsigned long long);
+struct pool_block {  /* mrctx_torch_pool_block */
+  void *ptr;
+  size_t size;
+  void *stream;
+};
+typedef long (*pool_state_fn)(int, unsigned long long, unsigned long long, pool_block *, size_t);
+typedef int (*pool_restore_fn)(int, unsigned long long, unsigned long long, void *const *, size_t,
+                               void **, size_t, size_t *);
+
+/* A pool's saved state (getCheckpointState): its live blocks. */
+struct PoolState final : c10::cuda::CUDACachingAllocator::AllocatorState {
+  c10::DeviceIndex device;
+  c10::cuda::MempoolId_t id;
+  std::vector<pool_block> live;
+};
+
+struct Entries {
+  alloc_fn alloc;
+  free_fn free;
+  cache_info_fn cache_info;
+  pool_live_fn pool_live;
+  pool_incref_fn pool_incref;
+  pool_use_count_fn pool_use_count;
+  pool_state_fn pool_state;
+  pool_restore_fn pool_restore;
+};
 
 struct Allocator final : Pluggable {
-  Allocator(alloc_fn a, free_fn f, cache_info_fn c, pool_live_fn p)
-      : Pluggable(a, f), cache_info_(c), pool_live_(p) {}
+  explicit Allocator(const Entries &e)
+      : Pluggable(e.alloc, e.free), cache_info_(e.cache_info), pool_live_(e.pool_live), e_(e) {}
+
+  void createOrIncrefPool(c10::DeviceIndex device, c10::cuda::MempoolId_t id,
+                          std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> other)
+      override {
+    TORCH_CHECK(other == nullptr || other.get() == this,
+                "mrctx.torch.use: a MemPool with an allocator of its own is not served by the "
+                "tag; use mrctx.torch.pool() for one over PyTorch's own allocator");
+    e_.pool_incref(device, id.first, id.second);
+  }
+
+  int getPoolUseCount(c10::DeviceIndex device, c10::cuda::MempoolId_t id) override {
+    return static_cast<int>(e_.pool_use_count(device, id.first, id.second));
+  }
+
+  std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>
+  getCheckpointState(c10::DeviceIndex device, c10::cuda::MempoolId_t id) override {
+    auto state = std::make_shared<PoolState>();
+    state->device = device;
+    state->id = id;
+    long count = e_.pool_state(device, id.first, id.second, nullptr, 0);
+    TORCH_CHECK(count >= 0, "getCheckpointState through mrctx: no private pool (", id.first, ", ",
+                id.second, ") on device ", static_cast<int>(device));
+    state->live.resize(static_cast<size_t>(count) + 16);
+    count = e_.pool_state(device, id.first, id.second, state->live.data(), state->live.size());
+    TORCH_CHECK(count >= 0 && static_cast<size_t>(count) <= state->live.size(),
+                "getCheckpointState through mrctx: the pool changed while it was read");
+    state->live.resize(static_cast<size_t>(count));
+    return state;
+  }
+
+  c10::cuda::CUDACachingAllocator::CheckpointDelta
+  setCheckpointPoolState(c10::DeviceIndex device,
+                         std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState> pps)
+      override {
+    auto state = std::dynamic_pointer_cast<PoolState>(pps);
+    TORCH_CHECK(state != nullptr && state->device == device,
+                "setCheckpointPoolState through mrctx: not a state mrctx saved for device ",
+                static_cast<int>(device));
+    std::vector<void *> live;
+    for (const pool_block &b : state->live) live.push_back(b.ptr);
+    long held = e_.pool_state(device, state->id.first, state->id.second, nullptr, 0);
+    std::vector<void *> freed(static_cast<size_t>(held > 0 ? held : 0) + 16);
+    size_t freed_count = 0;
+    TORCH_CHECK(e_.pool_restore(device, state->id.first, state->id.second, live.data(),
+                                live.size(), freed.data(), freed.size(), &freed_count) == 0 &&
+                    freed_count <= freed.size(),
+                "setCheckpointPoolState through mrctx: the pool (", state->id.first, ", ",
+                state->id.second, ") no longer holds the saved blocks");
+    c10::cuda::CUDACachingAllocator::CheckpointDelta delta;
+    std::lock_guard<std::mutex> hold(allocator_mutex_);
+    for (size_t i = 0; i < freed_count; i++) {
+      allocation_metadata_.erase(freed[i]);
+      delta.ptrs_freed.push_back(freed[i]);
+    }
+    /* The saved blocks are PyTorch's allocations again, freed through this
+     * allocator like any other. */
+    for (const pool_block &b : state->live) {
+      allocation_metadata_[b.ptr] = torch::cuda::CUDAPluggableAllocator::_AllocationMetadata(
+          b.size, device, static_cast<cudaStream_t>(b.stream));
+      delta.dataptrs_allocd.emplace_back(b.ptr, b.ptr, raw_deleter(),
+                                         c10::Device(c10::DeviceType::CUDA, device));
+    }
+    return delta;
+  }
 
   void cacheInfo(c10::DeviceIndex device, size_t *largest) override {
     char why[512] = "";
@@ -117,15 +210,22 @@ struct Allocator final : Pluggable {
 
   cache_info_fn cache_info_;
   pool_live_fn pool_live_;
+  Entries e_;
 };
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) int
 mrctx_torch_install_allocator(void *const *entries, char *why, size_t cap) {
   try {
-    auto allocator = std::make_shared<Allocator>(
-        reinterpret_cast<alloc_fn>(entries[0]), reinterpret_cast<free_fn>(entries[1]),
-        reinterpret_cast<cache_info_fn>(entries[2]), reinterpret_cast<pool_live_fn>(entries[3]));
+    Entries e{reinterpret_cast<alloc_fn>(entries[0]),
+              reinterpret_cast<free_fn>(entries[1]),
+              reinterpret_cast<cache_info_fn>(entries[2]),
+              reinterpret_cast<pool_live_fn>(entries[3]),
+              reinterpret_cast<pool_incref_fn>(entries[10]),
+              reinterpret_cast<pool_use_count_fn>(entries[11]),
+              reinterpret_cast<pool_state_fn>(entries[12]),
+              reinterpret_cast<pool_restore_fn>(entries[13])};
+    auto allocator = std::make_shared<Allocator>(e);
     if (entries[4] != nullptr)
       allocator->set_reset_fn(reinterpret_cast<void (*)()>(entries[4]));
     if (entries[5] != nullptr)
@@ -157,7 +257,9 @@ mrctx_torch_install_allocator(void *const *entries, char *why, size_t cap) {
 ALLOCATOR_ENTRIES = ("alloc", "free", "mrctx_torch_cache_info", "mrctx_torch_pool_live",
                      "mrctx_torch_empty_cache", "mrctx_torch_set_memory_fraction",
                      "mrctx_torch_begin_allocate_to_pool", "mrctx_torch_end_allocate_to_pool",
-                     "mrctx_torch_release_pool", "mrctx_torch_record_stream")
+                     "mrctx_torch_release_pool", "mrctx_torch_record_stream",
+                     "mrctx_torch_pools_incref", "mrctx_torch_pools_use_count",
+                     "mrctx_torch_pool_state", "mrctx_torch_pool_restore")
 
 _state: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
 _allocator: dict[str, Any] = {"loaded": None, "why": None, "warned": False}

@@ -453,6 +453,100 @@ EXPORT long mrctx_torch_pool_live(int device, unsigned long long first, unsigned
   return static_cast<long>(n);
 }
 
+/* ---- MemPool and Inductor's CUDA-graph trees -------------------------------
+ *
+ * torch.cuda.MemPool() makes its pool before any allocation goes to it
+ * (createOrIncrefPool, released by its destructor), and reads its use
+ * count. Inductor's graph trees save which blocks of a pool are live after
+ * each recording and later make the pool's state that again
+ * (getCheckpointState / setCheckpointPoolState): blocks live then are live
+ * again, blocks live now and not then are freed into the pool. Blocks never
+ * leave a pool while it is in use, so a saved state's blocks are all still
+ * the pool's. */
+
+EXPORT void mrctx_torch_pools_incref(int device, unsigned long long first,
+                                     unsigned long long second) {
+  std::lock_guard<std::mutex> hold(lock);
+  pools[pool_key{device, {first, second}}].uses++;
+  publish();
+}
+
+EXPORT long mrctx_torch_pools_use_count(int device, unsigned long long first,
+                                        unsigned long long second) {
+  std::lock_guard<std::mutex> hold(lock);
+  auto it = pools.find(pool_key{device, {first, second}});
+  return it == pools.end() ? 0 : it->second.uses;
+}
+
+/* The live blocks of a pool: their count (-1: no such pool), up to `cap`
+ * of them in `out`. */
+EXPORT long mrctx_torch_pool_state(int device, unsigned long long first, unsigned long long second,
+                                   mrctx_torch_pool_block *out, size_t cap) {
+  std::lock_guard<std::mutex> hold(lock);
+  pool_key key{device, {first, second}};
+  if (pools.find(key) == pools.end()) return -1;
+  size_t n = 0;
+  for (const auto &o : owned) {
+    if (!(o.second.pool == key) || !o.second.live) continue;
+    if (n < cap && out != nullptr)
+      out[n] = mrctx_torch_pool_block{o.first, o.second.size, o.second.stream};
+    n++;
+  }
+  return static_cast<long>(n);
+}
+
+/* Make exactly `live` (n blocks) the pool's live blocks: every block live
+ * now is freed into the pool and written to `freed` (their count in
+ * *freed_count, at most `cap`), then those in `live` are live again. 0; -1 when the pool does not exist or a block of `live` is not
+ * one of its blocks (nothing changed then). */
+EXPORT int mrctx_torch_pool_restore(int device, unsigned long long first, unsigned long long second,
+                                    void *const *live, size_t n, void **freed, size_t cap,
+                                    size_t *freed_count) {
+  std::lock_guard<std::mutex> hold(lock);
+  pool_key key{device, {first, second}};
+  *freed_count = 0;
+  auto it = pools.find(key);
+  if (it == pools.end()) return -1;
+  std::unordered_map<void *, bool> wanted;
+  for (size_t i = 0; i < n; i++) {
+    auto o = owned.find(live[i]);
+    if (o == owned.end() || !(o->second.pool == key)) return -1;
+    wanted[live[i]] = true;
+  }
+  private_pool &pool = it->second;
+  auto take_from_free = [&](void *ptr, const owned_block &b) {
+    auto range = pool.free.equal_range({b.stream, b.size});
+    for (auto f = range.first; f != range.second; ++f) {
+      if (f->second == ptr) {
+        pool.free.erase(f);
+        return;
+      }
+    }
+  };
+  /* As PyTorch's own allocator does it: every block live now is freed
+   * (PyTorch invalidates the storages that held them), then the saved ones
+   * are live again; a block may be in both. */
+  for (auto &o : owned) {
+    if (!(o.second.pool == key) || !o.second.live) continue;
+    owned_block &b = o.second;
+    b.live = false;
+    pool.live_bytes -= b.size;
+    pool.live_blocks--;
+    if (!b.shared) pool.free.emplace(std::make_pair(b.stream, b.size), o.first);
+    if (*freed_count < cap) freed[*freed_count] = o.first;
+    (*freed_count)++;
+  }
+  for (auto &w : wanted) {
+    owned_block &b = owned[w.first];
+    if (!b.shared) take_from_free(w.first, b);
+    b.live = true;
+    pool.live_bytes += b.size;
+    pool.live_blocks++;
+  }
+  publish();
+  return 0;
+}
+
 EXPORT void mrctx_torch_pools_read(int device, mrctx_torch_pools_info *info) {
   std::lock_guard<std::mutex> hold(lock);
   *info = mrctx_torch_pools_info{};

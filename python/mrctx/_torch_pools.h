@@ -60,6 +60,23 @@ long mrctx_torch_pool_live(int device, unsigned long long first, unsigned long l
                            void **out, size_t cap);
 void mrctx_torch_pools_read(int device, mrctx_torch_pools_info *info);
 
+/* torch.cuda.MemPool's pool made before use (createOrIncrefPool: one use,
+ * released by releasePool), and its use count (getPoolUseCount). */
+void mrctx_torch_pools_incref(int device, unsigned long long first, unsigned long long second);
+long mrctx_torch_pools_use_count(int device, unsigned long long first, unsigned long long second);
+
+/* A live block of a pool, as Inductor's graph trees checkpoint it. */
+typedef struct mrctx_torch_pool_block {
+  void *ptr;
+  size_t size;  /* as PyTorch asked for it */
+  void *stream; /* the stream PyTorch allocated it on */
+} mrctx_torch_pool_block;
+long mrctx_torch_pool_state(int device, unsigned long long first, unsigned long long second,
+                            mrctx_torch_pool_block *out, size_t cap);
+int mrctx_torch_pool_restore(int device, unsigned long long first, unsigned long long second,
+                             void *const *live, size_t n, void **freed, size_t cap,
+                             size_t *freed_count);
+
 MR_EXTERN_C_END
 
 #ifdef __cplusplus

@@ -491,6 +491,54 @@ def test_private_pool_outputs_outlive_the_graph_and_pools_are_shared():
     """))
 
 
+def test_mempool_and_graph_tree_checkpoints():
+    """torch.cuda.MemPool() (createOrIncrefPool, use_count) and Inductor's
+    graph trees (getCheckpointState / setCheckpointPoolState) through the
+    allocator helper: a saved pool state made live again frees what was
+    allocated since, hands back DataPtrs whose deleters free into the pool,
+    and nothing reaches the tag before the pool is released."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    passed(run(PRELUDE + POOLS + """
+    ctx = mrctx.Context("trees", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    s = new_stream()
+    pool = (11, 0)
+    memory._mempool_create(0, pool)  # MemPool(): one use before any allocation
+    assert memory._pool_use_count(0, pool) == 1 and pools()["pools"] == 1
+    memory._begin_pool(0, pool, s)   # use_mem_pool / a recording
+    assert memory._pool_use_count(0, pool) == 2
+    a = torch.cuda.empty(2 * MiB, stream=s)
+    b = torch.cuda.empty(MiB, stream=s)
+    state = memory._checkpoint(0, pool)   # after the recording: a and b live
+    for p in (a, b):                      # the tree frees the path's storages
+        torch.cuda.free(p)
+    c = torch.cuda.empty(2 * MiB, stream=s)  # another recording reuses a's block
+    assert c == a
+    d = torch.cuda.empty(4 * MiB, stream=s)
+    held = pools()["held_bytes"]
+    freed, allocd = memory._restore(0, state)
+    print("restore: freed", len(freed), "live again", len(allocd))
+    # Every block live at the restore is freed (c is a's block: in both).
+    assert sorted(freed) == sorted([c, d]) and sorted(allocd) == sorted([a, b]), (freed, allocd)
+    assert memory._check_pool_live(0, pool, {a, b})
+    assert pools()["held_bytes"] == held and pools()["live_bytes"] == 3 * MiB, pools()
+    memory._drop_restored()  # the restored storages die: their blocks go back to the pool
+    assert memory._check_pool_live(0, pool, set()) and pools()["held_bytes"] == held
+    memory._end_pool(0, pool)
+    memory._release_pool(0, pool)
+    assert memory._pool_use_count(0, pool) == 1  # the MemPool itself still holds it
+    memory._release_pool(0, pool)            # the MemPool dies
+    assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == 0, pools()
+    try:
+        memory._restore(0, state)            # a state of a pool that is gone
+        raise SystemExit("restored a released pool")
+    except RuntimeError as e:
+        assert "no longer holds" in str(e), e
+    print("PASS")
+    """))
+
+
 def test_cache_info_and_pools_without_the_allocator_helper():
     """MRCTX_TORCH_ALLOCATOR_HELPER=0: PyTorch's plain pluggable allocator,
     whose cacheInfo refuses (cuDNN's benchmark then raises), as before."""

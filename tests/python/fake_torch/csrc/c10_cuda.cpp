@@ -8,6 +8,20 @@ namespace c10::cuda::CUDACachingAllocator {
 
 CUDAAllocator::~CUDAAllocator() = default;
 
+int CUDAAllocator::getPoolUseCount(c10::DeviceIndex, MempoolId_t) {
+  TORCH_CHECK(false, name(),
+              " does not yet support getPoolUseCount. If you need it, please file "
+              "an issue describing your use case.");
+  return 0;
+}
+
+void CUDAAllocator::createOrIncrefPool(c10::DeviceIndex, MempoolId_t,
+                                       std::shared_ptr<CUDAAllocator>) {
+  TORCH_CHECK(false, name(),
+              " does not yet support createOrIncrefPool. If you need it, please "
+              "file an issue describing your use case.");
+}
+
 bool CUDAAllocator::checkPoolLiveAllocations(c10::DeviceIndex, MempoolId_t,
                                              const std::unordered_set<void *> &) {
   TORCH_CHECK(false, name(),

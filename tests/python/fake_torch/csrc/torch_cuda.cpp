@@ -79,7 +79,30 @@ void CUDAPluggableAllocator::cacheInfo(c10::DeviceIndex, size_t *) {
                      "please file an issue describing your use case.");
 }
 
+std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>
+CUDAPluggableAllocator::getCheckpointState(c10::DeviceIndex, c10::cuda::MempoolId_t) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support getCheckpointState. If you "
+                     "need it, please file an issue describing your use case.");
+  return nullptr;
+}
+
+c10::cuda::CUDACachingAllocator::CheckpointDelta CUDAPluggableAllocator::setCheckpointPoolState(
+    c10::DeviceIndex, std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support setCheckpointPoolState. If you "
+                     "need it, please file an issue describing your use case.");
+  return {};
+}
+
+void custom_raw_deleter(void *ptr);
+
+c10::DeleterFnPtr CUDAPluggableAllocator::raw_deleter() const { return &custom_raw_deleter; }
+
 std::string CUDAPluggableAllocator::name() { return "pluggable"; }
+
+/* As PyTorch's: a DataPtr's deleter frees through the current allocator. */
+void custom_raw_deleter(void *ptr) {
+  dynamic_cast<CUDAPluggableAllocator *>(current.get())->raw_delete(ptr);
+}
 
 void changeCurrentAllocator(
     const std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> &allocator) {
@@ -183,4 +206,62 @@ FAKE int fake_torch_cuda_release_pool(int device, unsigned long long first,
   return fake_torch_catch(message, cap, [&] {
     pluggable()->relase_pool_fn_(device, {first, second});
   });
+}
+
+/* torch.cuda.MemPool(): createOrIncrefPool, and its use_count(). */
+FAKE int fake_torch_cuda_mempool_create(int device, unsigned long long first,
+                                        unsigned long long second, char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    torch::cuda::CUDAPluggableAllocator::current->createOrIncrefPool(
+        static_cast<c10::DeviceIndex>(device), {first, second});
+  });
+}
+
+FAKE int fake_torch_cuda_pool_use_count(int device, unsigned long long first,
+                                        unsigned long long second, int *count, char *message,
+                                        size_t cap) {
+  return guarded(message, cap, [&] {
+    *count = torch::cuda::CUDAPluggableAllocator::current->getPoolUseCount(
+        static_cast<c10::DeviceIndex>(device), {first, second});
+  });
+}
+
+/* Inductor's graph trees: a saved state, kept here under a handle. */
+namespace {
+std::vector<std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>> states;
+std::vector<at::DataPtr> restored; /* the DataPtrs a restore handed back: "live storages" */
+} // namespace
+
+FAKE int fake_torch_cuda_checkpoint(int device, unsigned long long first, unsigned long long second,
+                                    int *handle, char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    states.push_back(torch::cuda::CUDAPluggableAllocator::current->getCheckpointState(
+        static_cast<c10::DeviceIndex>(device), {first, second}));
+    *handle = static_cast<int>(states.size()) - 1;
+  });
+}
+
+/* setCheckpointPoolState: the freed pointers to `freed` (their count in
+ * *freed_count), the restored blocks' pointers to `allocd` (count in
+ * *allocd_count); the stand-in keeps their DataPtrs (the storages PyTorch
+ * gives them to) until fake_torch_cuda_drop_restored. */
+FAKE int fake_torch_cuda_restore(int device, int handle, void **freed, size_t freed_cap,
+                                 size_t *freed_count, void **allocd, size_t allocd_cap,
+                                 size_t *allocd_count, char *message, size_t cap) {
+  return guarded(message, cap, [&] {
+    auto delta = torch::cuda::CUDAPluggableAllocator::current->setCheckpointPoolState(
+        static_cast<c10::DeviceIndex>(device), states.at(static_cast<size_t>(handle)));
+    *freed_count = delta.ptrs_freed.size();
+    for (size_t i = 0; i < delta.ptrs_freed.size() && i < freed_cap; i++)
+      freed[i] = delta.ptrs_freed[i];
+    *allocd_count = delta.dataptrs_allocd.size();
+    for (size_t i = 0; i < delta.dataptrs_allocd.size() && i < allocd_cap; i++)
+      allocd[i] = delta.dataptrs_allocd[i].get();
+    for (auto &d : delta.dataptrs_allocd) restored.push_back(std::move(d));
+  });
+}
+
+/* The restored storages die: their deleters free through the allocator. */
+FAKE int fake_torch_cuda_drop_restored(char *message, size_t cap) {
+  return guarded(message, cap, [&] { restored.clear(); });
 }

@@ -107,6 +107,19 @@ def _torch_cuda():
                     ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong, *extra,
                     ctypes.c_char_p, ctypes.c_size_t]
             lib.fake_torch_cuda_current.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            pool_args = [ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong]
+            lib.fake_torch_cuda_mempool_create.argtypes = pool_args + [ctypes.c_char_p,
+                                                                      ctypes.c_size_t]
+            lib.fake_torch_cuda_pool_use_count.argtypes = pool_args + [
+                ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_checkpoint.argtypes = pool_args + [
+                ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_restore.argtypes = [
+                ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
+                ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_void_p),
+                ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t), ctypes.c_char_p,
+                ctypes.c_size_t]
+            lib.fake_torch_cuda_drop_restored.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     return _cuda_lib[0]
 
 
@@ -174,6 +187,45 @@ def _end_pool(device: int, pool: tuple) -> None:
 
 def _release_pool(device: int, pool: tuple) -> None:
     _cpp("release_pool", device, pool[0], pool[1])
+
+
+def _mempool_create(device: int, pool: tuple) -> None:
+    """torch.cuda.MemPool()'s createOrIncrefPool."""
+    _cpp("mempool_create", device, pool[0], pool[1])
+
+
+def _pool_use_count(device: int, pool: tuple) -> int:
+    count = ctypes.c_int()
+    _cpp("pool_use_count", device, pool[0], pool[1], ctypes.byref(count))
+    return count.value
+
+
+def _checkpoint(device: int, pool: tuple) -> int:
+    """torch._C._cuda_getCheckpointState: a handle to the saved state."""
+    handle = ctypes.c_int()
+    _cpp("checkpoint", device, pool[0], pool[1], ctypes.byref(handle))
+    return handle.value
+
+
+def _restore(device: int, handle: int) -> tuple:
+    """setCheckpointPoolState: (pointers freed, pointers made live again);
+    the stand-in holds the latter's DataPtrs until _drop_restored()."""
+    freed = (ctypes.c_void_p * 256)()
+    allocd = (ctypes.c_void_p * 256)()
+    nf, na = ctypes.c_size_t(), ctypes.c_size_t()
+    _cpp("restore", device, handle, freed, 256, ctypes.byref(nf), allocd, 256, ctypes.byref(na))
+    for p in freed[:nf.value]:  # no longer PyTorch's allocations
+        _live.pop(p, None)
+    return list(freed[:nf.value]), list(allocd[:na.value])
+
+
+def _drop_restored() -> None:
+    _cpp("drop_restored")
+
+
+def _forget(ptr: int) -> None:
+    """A storage whose deleter the stand-in's caller took over."""
+    _live.pop(ptr, None)
 
 
 def _record_stream(ptr: int, stream) -> None:

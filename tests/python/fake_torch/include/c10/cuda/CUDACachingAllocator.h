@@ -12,30 +12,87 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 struct CUstream_st;
 typedef CUstream_st *cudaStream_t; /* as cuda_runtime_api.h has it */
 
 namespace c10 {
 using DeviceIndex = int8_t;
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+struct Device {
+  Device(DeviceType type, DeviceIndex index) : type(type), index(index) {}
+  DeviceType type;
+  DeviceIndex index;
+};
+using DeleterFnPtr = void (*)(void *);
+
+/* c10::DataPtr: the data, a context its deleter is called with, where. */
+class DataPtr {
+public:
+  DataPtr(void *data, void *ctx, DeleterFnPtr deleter, Device device)
+      : data_(data), ctx_(ctx), deleter_(deleter), device_(device) {}
+  DataPtr(DataPtr &&o) noexcept
+      : data_(o.data_), ctx_(o.ctx_), deleter_(o.deleter_), device_(o.device_) {
+    o.deleter_ = nullptr;
+  }
+  DataPtr(const DataPtr &) = delete;
+  DataPtr &operator=(const DataPtr &) = delete;
+  ~DataPtr() {
+    if (deleter_ != nullptr) deleter_(ctx_);
+  }
+  void *get() const { return data_; }
+  DeleterFnPtr get_deleter() const { return deleter_; }
+  /* Give up the deleter (the stand-in's torch._C._free_And_Remove_DeleterFn
+   * does the freeing itself). */
+  void release_deleter() { deleter_ = nullptr; }
+
+private:
+  void *data_;
+  void *ctx_;
+  DeleterFnPtr deleter_;
+  Device device_;
+};
 } // namespace c10
+
+namespace at {
+using c10::DataPtr;
+} // namespace at
 
 namespace c10::cuda {
 using MempoolId_t = std::pair<unsigned long long, unsigned long long>;
 
 namespace CUDACachingAllocator {
+struct AllocatorState {
+  virtual ~AllocatorState() = default;
+};
+
+struct CheckpointDelta {
+  std::vector<void *> ptrs_freed;
+  std::vector<at::DataPtr> dataptrs_allocd;
+};
+
 class C10_API CUDAAllocator {
 public:
   virtual ~CUDAAllocator();
   virtual void init(int device_count) = 0;
   virtual bool initialized() = 0;
+  virtual c10::DeleterFnPtr raw_deleter() const = 0;
   virtual void cacheInfo(c10::DeviceIndex device, size_t *largestBlock) = 0;
-  /* PyTorch's default refuses, naming the allocator. */
+  /* PyTorch's defaults refuse, naming the allocator. */
+  virtual int getPoolUseCount(c10::DeviceIndex device, MempoolId_t mempool_id);
+  virtual void createOrIncrefPool(c10::DeviceIndex device, MempoolId_t mempool_id,
+                                  std::shared_ptr<CUDAAllocator> allocator = nullptr);
   virtual bool checkPoolLiveAllocations(c10::DeviceIndex device, MempoolId_t mempool_id,
                                         const std::unordered_set<void *> &expected_live);
+  virtual std::shared_ptr<AllocatorState> getCheckpointState(c10::DeviceIndex device,
+                                                             MempoolId_t id) = 0;
+  virtual CheckpointDelta setCheckpointPoolState(c10::DeviceIndex device,
+                                                 std::shared_ptr<AllocatorState> pps) = 0;
   virtual std::string name() = 0;
 };
 } // namespace CUDACachingAllocator

@@ -24,6 +24,9 @@ TORCH_CUDA_CPP_API void changeCurrentAllocator(
     const std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> &allocator);
 
 struct _AllocationMetadata {
+  _AllocationMetadata() = default;
+  _AllocationMetadata(size_t size, c10::DeviceIndex device_idx, cudaStream_t stream)
+      : size(size), device_idx(device_idx), stream(stream) {}
   size_t size = 0;
   c10::DeviceIndex device_idx = -1;
   cudaStream_t stream{};
@@ -46,9 +49,15 @@ struct TORCH_CUDA_CPP_API CUDAPluggableAllocator
 
   void *malloc(size_t size, c10::DeviceIndex device, cudaStream_t stream);
   void raw_delete(void *ptr);
+  c10::DeleterFnPtr raw_deleter() const override;
   void init(int device_count) override;
   bool initialized() override;
   void cacheInfo(c10::DeviceIndex device, size_t *largestBlock) override;
+  std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>
+  getCheckpointState(c10::DeviceIndex device, c10::cuda::MempoolId_t id) override;
+  c10::cuda::CUDACachingAllocator::CheckpointDelta setCheckpointPoolState(
+      c10::DeviceIndex device,
+      std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState> pps) override;
   std::string name() override;
 
 protected:
