@@ -100,12 +100,14 @@ typedef long (*pool_state_fn)(int, unsigned long long, unsigned long long, pool_
 typedef int (*pool_restore_fn)(int, unsigned long long, unsigned long long, void *const *, size_t,
                                void **, size_t, size_t *);
 
+#ifndef MRCTX_TORCH_BASIC
 /* A pool's saved state (getCheckpointState): its live blocks. */
 struct PoolState final : c10::cuda::CUDACachingAllocator::AllocatorState {
   c10::DeviceIndex device;
   c10::cuda::MempoolId_t id;
   std::vector<pool_block> live;
 };
+#endif
 
 struct Entries {
   alloc_fn alloc;
@@ -122,6 +124,7 @@ struct Allocator final : Pluggable {
   explicit Allocator(const Entries &e)
       : Pluggable(e.alloc, e.free), cache_info_(e.cache_info), pool_live_(e.pool_live), e_(e) {}
 
+#ifndef MRCTX_TORCH_BASIC /* MemPool and Inductor's graph trees */
   void createOrIncrefPool(c10::DeviceIndex device, c10::cuda::MempoolId_t id,
                           std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> other)
       override {
@@ -185,6 +188,8 @@ struct Allocator final : Pluggable {
     }
     return delta;
   }
+
+#endif
 
   void cacheInfo(c10::DeviceIndex device, size_t *largest) override {
     char why[512] = "";
@@ -444,6 +449,26 @@ def status() -> tuple[Optional[str], Optional[str]]:
     return _state["loaded"], _state["why"]
 
 
+def _build_allocator(torch: Any, who: str) -> Path:
+    """The allocator helper: the whole source, or, where a PyTorch's headers
+    refuse its MemPool and graph-tree answers, the source without them
+    (cacheInfo and checkPoolLiveAllocations still answered), after warning
+    once what is lost."""
+    libs = ("torch_cuda", "c10_cuda", "c10")
+    try:
+        return _build(torch, ALLOCATOR_SOURCE, ALLOCATOR_NAME, libs, cuda=True)
+    except Unavailable as error:
+        if "could not build it" not in str(error):
+            raise
+        built = _build(torch, "#define MRCTX_TORCH_BASIC\n" + ALLOCATOR_SOURCE, ALLOCATOR_NAME,
+                       libs, cuda=True)
+        _allocator["partial"] = str(error)
+        warnings.warn(f"{who}: torch.cuda.MemPool and torch.compile(mode=\"reduce-overhead\") "
+                      f"are not served on the tag (the allocator helper's answers to them did "
+                      f"not build against this PyTorch: {error})", RuntimeWarning, stacklevel=4)
+        return built
+
+
 def install_allocator(torch: Any, shim: Any, alloc: str, free: str, who: str) -> bool:
     """Make the allocator helper over the shim's ``alloc``/``free`` pair and
     hooks PyTorch's current allocator. True when it is; False (after
@@ -455,9 +480,7 @@ def install_allocator(torch: Any, shim: Any, alloc: str, free: str, who: str) ->
         _allocator["why"] = f"{ALLOCATOR_ENV}=0"
         return False
     try:
-        path = choice if choice not in ("", "auto") else str(
-            _build(torch, ALLOCATOR_SOURCE, ALLOCATOR_NAME,
-                   ("torch_cuda", "c10_cuda", "c10"), cuda=True))
+        path = choice if choice not in ("", "auto") else str(_build_allocator(torch, who))
         library, install_fn = _open(path, "mrctx_torch_install_allocator")
     except Unavailable as error:
         _allocator["why"] = str(error)

@@ -539,6 +539,42 @@ def test_mempool_and_graph_tree_checkpoints():
     """))
 
 
+def test_allocator_helper_without_its_mempool_answers(tmp_path):
+    """A PyTorch whose headers refuse the helper's MemPool and graph-tree
+    answers (here: CheckpointDelta's member named otherwise, which keeps
+    every class's layout) gets the helper without them, with a warning
+    saying so: cacheInfo is still answered."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    include = tmp_path / "include"
+    shutil.copytree(os.path.join(FAKE_TORCH, "include"), include)
+    header = include / "c10" / "cuda" / "CUDACachingAllocator.h"
+    text = header.read_text()
+    assert "std::vector<void *> ptrs_freed;" in text
+    header.write_text(text.replace("std::vector<void *> ptrs_freed;",
+                                   "std::vector<void *> freed_pointers;"))
+    passed(run(PRELUDE + f"""
+    import warnings
+    import torch.utils.cpp_extension as ce
+    ce.include_paths = lambda *a: [{str(include)!r}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ctx = mrctx.Context("basic", {{"act": "cache(device)"}})
+        mt.use(ctx, "act")
+    warned = [str(w.message) for w in caught]
+    print("warned:", warned)
+    assert len(warned) == 1 and "MemPool" in warned[0] and "ptrs_freed" in warned[0], warned
+    assert mt.allocator_helper()[1] is None
+    assert torch.cuda.memory._cache_info(0) > 0
+    try:
+        torch.cuda.memory._mempool_create(0, (1, 1))
+        raise SystemExit("MemPool served without its answer")
+    except RuntimeError as e:
+        assert "does not yet support createOrIncrefPool" in str(e), e
+    print("PASS")
+    """, XDG_CACHE_HOME=str(tmp_path / "cache")))
+
+
 def test_cache_info_and_pools_without_the_allocator_helper():
     """MRCTX_TORCH_ALLOCATOR_HELPER=0: PyTorch's plain pluggable allocator,
     whose cacheInfo refuses (cuDNN's benchmark then raises), as before."""
