@@ -211,7 +211,7 @@ FAKE int fake_torch_cuda_release_pool(int device, unsigned long long first,
 /* torch.cuda.MemPool(): createOrIncrefPool, and its use_count(). */
 FAKE int fake_torch_cuda_mempool_create(int device, unsigned long long first,
                                         unsigned long long second, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     torch::cuda::CUDAPluggableAllocator::current->createOrIncrefPool(
         static_cast<c10::DeviceIndex>(device), {first, second});
   });
@@ -220,7 +220,7 @@ FAKE int fake_torch_cuda_mempool_create(int device, unsigned long long first,
 FAKE int fake_torch_cuda_pool_use_count(int device, unsigned long long first,
                                         unsigned long long second, int *count, char *message,
                                         size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     *count = torch::cuda::CUDAPluggableAllocator::current->getPoolUseCount(
         static_cast<c10::DeviceIndex>(device), {first, second});
   });
@@ -234,7 +234,7 @@ std::vector<at::DataPtr> restored; /* the DataPtrs a restore handed back: "live 
 
 FAKE int fake_torch_cuda_checkpoint(int device, unsigned long long first, unsigned long long second,
                                     int *handle, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     states.push_back(torch::cuda::CUDAPluggableAllocator::current->getCheckpointState(
         static_cast<c10::DeviceIndex>(device), {first, second}));
     *handle = static_cast<int>(states.size()) - 1;
@@ -248,7 +248,7 @@ FAKE int fake_torch_cuda_checkpoint(int device, unsigned long long first, unsign
 FAKE int fake_torch_cuda_restore(int device, int handle, void **freed, size_t freed_cap,
                                  size_t *freed_count, void **allocd, size_t allocd_cap,
                                  size_t *allocd_count, char *message, size_t cap) {
-  return guarded(message, cap, [&] {
+  return fake_torch_catch(message, cap, [&] {
     auto delta = torch::cuda::CUDAPluggableAllocator::current->setCheckpointPoolState(
         static_cast<c10::DeviceIndex>(device), states.at(static_cast<size_t>(handle)));
     *freed_count = delta.ptrs_freed.size();
@@ -263,5 +263,5 @@ FAKE int fake_torch_cuda_restore(int device, int handle, void **freed, size_t fr
 
 /* The restored storages die: their deleters free through the allocator. */
 FAKE int fake_torch_cuda_drop_restored(char *message, size_t cap) {
-  return guarded(message, cap, [&] { restored.clear(); });
+  return fake_torch_catch(message, cap, [&] { restored.clear(); });
 }
