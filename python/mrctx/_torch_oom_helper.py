@@ -97,8 +97,8 @@ struct pool_block {  /* mrctx_torch_pool_block */
   void *stream;
 };
 typedef long (*pool_state_fn)(int, unsigned long long, unsigned long long, pool_block *, size_t);
-typedef int (*pool_restore_fn)(int, unsigned long long, unsigned long long, void *const *, size_t,
-                               void **, size_t, size_t *);
+typedef int (*pool_restore_fn)(int, unsigned long long, unsigned long long, const pool_block *,
+                               size_t, void **, size_t, size_t *);
 
 #ifndef MRCTX_TORCH_BASIC
 /* A pool's saved state (getCheckpointState): its live blocks. */
@@ -162,13 +162,12 @@ struct Allocator final : Pluggable {
     TORCH_CHECK(state != nullptr && state->device == device,
                 "setCheckpointPoolState through mrctx: not a state mrctx saved for device ",
                 static_cast<int>(device));
-    std::vector<void *> live;
-    for (const pool_block &b : state->live) live.push_back(b.ptr);
     long held = e_.pool_state(device, state->id.first, state->id.second, nullptr, 0);
     std::vector<void *> freed(static_cast<size_t>(held > 0 ? held : 0) + 16);
     size_t freed_count = 0;
-    TORCH_CHECK(e_.pool_restore(device, state->id.first, state->id.second, live.data(),
-                                live.size(), freed.data(), freed.size(), &freed_count) == 0 &&
+    TORCH_CHECK(e_.pool_restore(device, state->id.first, state->id.second, state->live.data(),
+                                state->live.size(), freed.data(), freed.size(),
+                                &freed_count) == 0 &&
                     freed_count <= freed.size(),
                 "setCheckpointPoolState through mrctx: the pool (", state->id.first, ", ",
                 state->id.second, ") no longer holds the saved blocks");

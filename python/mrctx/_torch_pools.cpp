@@ -12,43 +12,48 @@
  * beginAllocateToPool (a graph's reset or destruction, the end of a
  * use_mem_pool block): a replay writes into every block the capture used,
  * at the same addresses, so none of it may go to anyone else while a graph
- * of the pool lives. Here a pool is a list of blocks taken from the tag:
+ * of the pool lives. Here a pool is a set of segments taken from the tag,
+ * cut into blocks as PyTorch's own allocator cuts its segments ("The
+ * pools" below says how):
  *  - an allocation in the pool takes the best-fitting free block of the
- *    pool freed on the same stream (best fit within a quarter more than
- *    asked, so a block never wastes much), or a new block from the tag;
- *  - a block of the pool that PyTorch frees goes back to the pool's free
- *    list, never to the tag, while the pool is in use; a block used on
- *    another stream (Tensor.record_stream) is kept but not reused;
+ *    pool on the same stream, split to size, or a new segment from the tag;
+ *  - a block of the pool that PyTorch frees merges with its free
+ *    neighbours and stays the pool's, never the tag's, while the pool is in
+ *    use; a block used on another stream (Tensor.record_stream) is kept but
+ *    not reused;
  *  - a block allocated before the capture and freed on the capturing stream
- *    during it joins the pool (the graph's kernels read it on every
- *    replay), which PyTorch's own allocator does not do;
- *  - when the last use is released, the pool's free blocks go back to the
- *    tag, after the device's work has finished (replays run on streams the
- *    pool never sees); blocks still live (a graph's outputs the program
- *    holds) go back to the tag when PyTorch frees them, the same way.
- * A capture's new block is allocated from the tag on the calling thread's
+ *    during it joins the pool as a segment (the graph's kernels read it on
+ *    every replay), which PyTorch's own allocator does not do;
+ *  - when the last use is released, the segments with no live block go
+ *    back to the tag, after the device's work has finished (replays run on
+ *    streams the pool never sees); a segment with live blocks (a graph's
+ *    outputs the program holds) goes back when the last of them is freed.
+ * A capture's new segment is allocated from the tag on the calling thread's
  * per-thread default stream, which is never captured, and that stream is
  * synchronized before the block is handed out (a replay may run on any
  * stream), in the relaxed capture mode, as PyTorch's own allocator calls
  * cudaMalloc during a capture. So the tag's chain sees ordinary requests,
- * its statistics count the pool's blocks (live or free) as the tag's, and
- * the blocks are never graph allocation nodes.
+ * its statistics count the pool's segments (live or free) as the tag's,
+ * and they are never graph allocation nodes.
  *
  * Threads: one mutex over every pool; filters (PyTorch's functions) run
  * under it. The tag is never called under it (an allocation that runs out
  * reclaims process-wide and may call other frameworks' reclaimers). The
  * allocation path checks one relaxed atomic while no pool is open, the free
- * path one while the pools own no block.
+ * path one while the pools hold no segment.
  */
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <map>
-#include <tuple>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -136,7 +141,41 @@ struct relaxed_capture {
   relaxed_capture &operator=(const relaxed_capture &) = delete;
 };
 
-/* ---- The pools -------------------------------------------------------------- */
+/* ---- The pools --------------------------------------------------------------
+ *
+ * A pool holds segments, each one allocation from the tag, cut into blocks
+ * in address order as PyTorch's own allocator cuts its segments: sizes
+ * rounded to 512 bytes; requests up to 1 MiB ("small") served from 2 MiB
+ * segments, up to 10 MiB from 20 MiB segments, larger ones from a segment
+ * of their size rounded to 2 MiB; a free block is the best fit among the
+ * pool's free blocks of the same kind and stream, split when what remains
+ * is worth keeping (512 bytes of a small block, more than 1 MiB of a large
+ * one); a freed block merges with its free neighbours. So memory a capture
+ * freed serves later requests of any size, as it does in PyTorch's pool. */
+
+constexpr size_t MIN_BLOCK = 512;
+constexpr size_t SMALL_REQUEST = size_t{1} << 20; /* served from small segments */
+constexpr size_t SMALL_SEGMENT = size_t{2} << 20;
+constexpr size_t MID_REQUEST = size_t{10} << 20; /* below: 20 MiB segments */
+constexpr size_t MID_SEGMENT = size_t{20} << 20;
+constexpr size_t LARGE_ROUND = size_t{2} << 20;
+
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+size_t block_size(size_t asked) {
+  return asked < MIN_BLOCK ? MIN_BLOCK : round_up(asked, MIN_BLOCK);
+}
+bool small_kind(size_t rounded) { return rounded <= SMALL_REQUEST; }
+size_t segment_size(size_t rounded) {
+  if (rounded <= SMALL_REQUEST) return SMALL_SEGMENT;
+  if (rounded < MID_REQUEST) return MID_SEGMENT;
+  return round_up(rounded, LARGE_ROUND);
+}
+/* Whether a free block of `size` split for `rounded` leaves a remainder
+ * worth keeping. */
+bool worth_splitting(size_t size, size_t rounded, bool small) {
+  size_t rest = size - rounded;
+  return small ? rest >= MIN_BLOCK : rest > SMALL_REQUEST;
+}
 
 struct pool_key {
   int device;
@@ -149,21 +188,48 @@ struct pool_key {
   }
 };
 
-struct private_pool {
-  long uses = 0;         /* begins not yet released */
-  size_t held_bytes = 0; /* every block it holds, live or free */
-  size_t live_bytes = 0; /* handed out now */
-  size_t live_blocks = 0;
-  /* Free blocks, by the stream they may be reused on and their size. */
-  std::multimap<std::pair<void *, size_t>, void *> free;
+struct segment;
+
+struct block {
+  char *ptr;
+  size_t size;
+  segment *seg;
+  block *prev = nullptr; /* neighbours in the segment, in address order */
+  block *next = nullptr;
+  bool live = false;
+  bool shared = false; /* used on another stream: kept until the pool goes, not reused */
+  size_t asked = 0;    /* what PyTorch asked for, while live */
 };
 
-struct owned_block {
+struct segment {
   pool_key pool;
+  char *base;
   size_t size;  /* what the tag gave (the free to the tag passes it) */
-  void *stream; /* reused only on this stream */
-  bool live;
-  bool shared; /* used on another stream: kept until the pool goes, not reused */
+  void *stream; /* its blocks are reused only on this stream */
+  bool small;
+  size_t live_blocks = 0;
+  block *first = nullptr;
+};
+
+/* Free blocks in the order a best fit searches them: kind, stream, size,
+ * address. */
+struct free_order {
+  bool operator()(const block *a, const block *b) const {
+    auto key = [](const block *x) {
+      return std::make_tuple(x->seg->small, reinterpret_cast<uintptr_t>(x->seg->stream), x->size,
+                             reinterpret_cast<uintptr_t>(x->ptr));
+    };
+    return key(a) < key(b);
+  }
+};
+
+struct private_pool {
+  long uses = 0;         /* begins not yet released */
+  size_t held_bytes = 0; /* its segments, live or free */
+  size_t live_bytes = 0; /* blocks handed out now */
+  size_t live_blocks = 0;
+  std::set<block *, free_order> free;
+  std::map<char *, segment *> segments; /* by base address */
 };
 
 struct open_pool {
@@ -174,26 +240,28 @@ struct open_pool {
 std::mutex lock;
 std::map<pool_key, private_pool> pools;
 std::vector<open_pool> open;
-std::unordered_map<void *, owned_block> owned;
+std::unordered_map<void *, block *> live; /* every block handed out, by address */
 std::atomic<int> open_count{0};
-std::atomic<long> owned_count{0};
+std::atomic<long> segment_count{0};
+long segments_held = 0; /* under the lock */
 std::atomic<unsigned long long> kept_blocks{0};
 
-/* A block on its way back to the tag. */
+/* A segment on its way back to the tag. */
 struct returning {
   void *ptr;
   size_t size;
   int device;
 };
-/* Blocks that went back while some pool was open: waiting for the device
- * then could break that capture (a capture forbids waiting for the whole
- * device), so they wait here, still the tag's, until no pool is open. */
+/* Segments that went back while some pool was open: waiting for the
+ * device then could break that capture (a capture forbids waiting for the
+ * whole device), so they wait here, still the tag's, until no pool is
+ * open. */
 std::vector<returning> deferred;
 
 /* Called with the lock held after a change. */
 void publish() {
   open_count.store(static_cast<int>(open.size()), std::memory_order_relaxed);
-  owned_count.store(static_cast<long>(owned.size()), std::memory_order_relaxed);
+  segment_count.store(segments_held, std::memory_order_relaxed);
 }
 
 /* The open pool an allocation on (device, stream) belongs to: the first
@@ -206,11 +274,89 @@ const open_pool *routed(int device, void *stream) {
   return nullptr;
 }
 
-/* A pool that no begin uses any more and that holds nothing goes; its free
- * blocks were collected by the caller. */
+/* A new segment of `pool`, one free block over all of it (lock held). */
+block *add_segment(private_pool &pool, const pool_key &key, void *base, size_t size, void *stream,
+                   bool small) {
+  segment *seg = new segment{key, static_cast<char *>(base), size, stream, small};
+  block *b = new block{seg->base, size, seg};
+  seg->first = b;
+  pool.segments.emplace(seg->base, seg);
+  pool.held_bytes += size;
+  segments_held++;
+  return b;
+}
+
+/* Hand out `b` for `rounded` bytes (PyTorch asked `asked`), splitting off
+ * the rest when it is worth keeping; `b` is not in the free set. */
+void *hand_out(private_pool &pool, block *b, size_t rounded, size_t asked) {
+  if (worth_splitting(b->size, rounded, b->seg->small)) {
+    block *rest = new block{b->ptr + rounded, b->size - rounded, b->seg, b, b->next};
+    if (b->next != nullptr) b->next->prev = rest;
+    b->next = rest;
+    b->size = rounded;
+    pool.free.insert(rest);
+  }
+  b->live = true;
+  b->asked = asked;
+  b->seg->live_blocks++;
+  pool.live_bytes += b->size;
+  pool.live_blocks++;
+  live.emplace(b->ptr, b);
+  return b->ptr;
+}
+
+/* `b` (neither live nor in the free set) absorbs its free neighbours, then
+ * joins the free set, unless it is kept for another stream's use. */
+void merge_and_file(private_pool &pool, block *b) {
+  if (b->shared) return;
+  for (block *n : {b->prev, b->next}) {
+    if (n == nullptr || n->live || n->shared) continue;
+    pool.free.erase(n);
+    if (n == b->prev) {
+      b->ptr = n->ptr;
+      b->prev = n->prev;
+      if (n->prev != nullptr)
+        n->prev->next = b;
+      else
+        b->seg->first = b;
+    } else {
+      b->next = n->next;
+      if (n->next != nullptr) n->next->prev = b;
+    }
+    b->size += n->size;
+    delete n;
+  }
+  pool.free.insert(b);
+}
+
+/* Take `b` back from PyTorch (lock held). */
+void take_back(private_pool &pool, block *b) {
+  live.erase(b->ptr);
+  b->live = false;
+  b->seg->live_blocks--;
+  pool.live_bytes -= b->size;
+  pool.live_blocks--;
+}
+
+/* A segment none of whose blocks is live goes back (lock held): its blocks
+ * leave the free set. */
+void drop_segment(private_pool &pool, segment *seg, std::vector<returning> &back) {
+  for (block *b = seg->first; b != nullptr;) {
+    block *next = b->next;
+    pool.free.erase(b);
+    delete b;
+    b = next;
+  }
+  pool.segments.erase(seg->base);
+  pool.held_bytes -= seg->size;
+  segments_held--;
+  back.push_back(returning{seg->base, seg->size, seg->pool.device});
+  delete seg;
+}
+
+/* A pool that no begin uses any more and that holds nothing goes. */
 void forget_if_done(std::map<pool_key, private_pool>::iterator it) {
-  if (it->second.uses <= 0 && it->second.live_blocks == 0 && it->second.free.empty())
-    pools.erase(it);
+  if (it->second.uses <= 0 && it->second.segments.empty()) pools.erase(it);
 }
 
 /* Called with the lock held on what is going back: while a pool is open
@@ -225,23 +371,32 @@ void settle(std::vector<returning> &back) {
   }
 }
 
-/* Blocks going back to the tag, outside the lock, after the device's work:
- * a replay of a graph of the pool may run on any stream, which the pool
- * never saw (the calling thread's current context is waited for: PyTorch
- * releases a pool with its device current). */
-void give_back(const std::vector<returning> &blocks) {
-  if (blocks.empty()) return;
+/* Segments going back to the tag, outside the lock, after the device's
+ * work: a replay of a graph of the pool may run on any stream, which the
+ * pool never saw (the calling thread's current context is waited for:
+ * PyTorch releases a pool with its device current). */
+void give_back(const std::vector<returning> &segments) {
+  if (segments.empty()) return;
   {
     relaxed_capture relaxed;
     ctx_sync_fn sync = driver().ctx_sync;
     if (sync != nullptr && sync(nullptr) != 0) {
       /* The device's work could not be waited for: keeping the memory is
        * safe, handing it to others is not. */
-      kept_blocks.fetch_add(blocks.size(), std::memory_order_relaxed);
+      kept_blocks.fetch_add(segments.size(), std::memory_order_relaxed);
       return;
     }
   }
-  for (const returning &b : blocks) mrctx_torch_route_free_block(0, b.ptr, b.size, b.device);
+  for (const returning &r : segments) mrctx_torch_route_free_block(0, r.ptr, r.size, r.device);
+}
+
+/* The segment of `pool` that holds [ptr, ptr + size), or NULL. */
+segment *segment_of(private_pool &pool, const char *ptr, size_t size) {
+  auto it = pool.segments.upper_bound(const_cast<char *>(ptr));
+  if (it == pool.segments.begin()) return nullptr;
+  segment *seg = std::prev(it)->second;
+  if (ptr + size > seg->base + seg->size) return nullptr;
+  return seg;
 }
 
 } // namespace
@@ -283,18 +438,14 @@ void mrctx_torch_pools_release(int device, mrctx_torch_pool_id id) {
     auto it = pools.find(key);
     if (it != pools.end() && --it->second.uses <= 0) {
       it->second.uses = 0;
-      /* Every block not handed out goes: those in the free list and those
-       * kept for another stream's use. No graph of the pool is left to
-       * write into them, and the device is waited for. */
-      it->second.free.clear();
-      for (auto o = owned.begin(); o != owned.end();) {
-        if (o->second.pool == key && !o->second.live) {
-          back.push_back(returning{o->first, o->second.size, device});
-          it->second.held_bytes -= o->second.size;
-          o = owned.erase(o);
-        } else {
-          ++o;
-        }
+      /* Every segment with no block handed out goes, with the blocks kept
+       * for another stream's use: no graph of the pool is left to write
+       * into them, and the device is waited for. A segment with live
+       * blocks (a graph's outputs the program holds) goes when the last
+       * of them is freed. */
+      for (auto s = it->second.segments.begin(); s != it->second.segments.end();) {
+        segment *seg = (s++)->second;
+        if (seg->live_blocks == 0) drop_segment(it->second, seg, back);
       }
       forget_if_done(it);
     }
@@ -328,9 +479,35 @@ EXPORT void mrctx_torch_pools_release_c(int device, unsigned long long first,
 
 bool mrctx_torch_pools_route(void) { return open_count.load(std::memory_order_relaxed) != 0; }
 
+/* A segment of `size` bytes from the tag for a pool's allocation on
+ * `stream`. A captured stream cannot take it (the driver would make it the
+ * graph's allocation node): the per-thread default stream does, and is
+ * waited for. */
+static void *segment_from_tag(const pool_key &key, size_t size, int device, void *stream,
+                              mr_status *status) {
+  ssize_t n = static_cast<ssize_t>(size);
+  if (!capturing(stream)) return mrctx_torch_route_alloc(0, n, device, stream, status);
+  relaxed_capture relaxed;
+  void *ptr = mrctx_torch_route_alloc(0, n, device, PER_THREAD_STREAM, status);
+  stream_sync_fn sync = driver().stream_sync;
+  if (*status == MR_OK && sync != nullptr && sync(PER_THREAD_STREAM) != 0) {
+    mrctx_torch_route_free_block(0, ptr, size, device);
+    *status = mr_error(MR_ERR_DRIVER,
+                       "a CUDA graph's private pool (%llu, %llu) on device %d: the "
+                       "per-thread default stream could not be synchronized after "
+                       "taking %zu bytes from the tag",
+                       key.id.first, key.id.second, device, size);
+    return nullptr;
+  }
+  return ptr;
+}
+
 void *mrctx_torch_pools_alloc(ssize_t size, int device, void *stream, mr_status *status,
                               bool *handled) {
   pool_key key;
+  size_t asked = static_cast<size_t>(size);
+  size_t rounded = block_size(asked);
+  bool small = small_kind(rounded);
   {
     std::lock_guard<std::mutex> hold(lock);
     const open_pool *p = routed(device, stream);
@@ -341,84 +518,67 @@ void *mrctx_torch_pools_alloc(ssize_t size, int device, void *stream, mr_status 
     key = p->key;
     *handled = true;
     private_pool &pool = pools[key];
-    size_t want = static_cast<size_t>(size);
-    size_t most = want + want / 4;
-    auto it = pool.free.lower_bound({stream, want});
-    if (it != pool.free.end() && it->first.first == stream && it->first.second <= most) {
-      void *ptr = it->second;
+    /* Best fit: the smallest free block of this kind and stream that holds
+     * the request (a probe block orders before every real one of its
+     * size). */
+    segment probe_seg{key, nullptr, 0, stream, small};
+    block probe{nullptr, rounded, &probe_seg};
+    auto it = pool.free.lower_bound(&probe);
+    if (it != pool.free.end() && (*it)->seg->small == small && (*it)->seg->stream == stream) {
+      block *b = *it;
       pool.free.erase(it);
-      owned_block &b = owned[ptr];
-      b.live = true;
-      pool.live_bytes += b.size;
-      pool.live_blocks++;
       *status = MR_OK;
-      return ptr;
+      return hand_out(pool, b, rounded, asked);
     }
   }
-  /* A new block from the tag, outside the lock. A captured stream cannot
-   * take it (the driver would make it the graph's allocation node): the
-   * per-thread default stream does, and is waited for. */
-  void *ptr = nullptr;
-  if (capturing(stream)) {
-    relaxed_capture relaxed;
-    ptr = mrctx_torch_route_alloc(0, size, device, PER_THREAD_STREAM, status);
-    stream_sync_fn sync = driver().stream_sync;
-    if (*status == MR_OK && sync != nullptr && sync(PER_THREAD_STREAM) != 0) {
-      mrctx_torch_route_free_block(0, ptr, static_cast<size_t>(size), device);
-      *status = mr_error(MR_ERR_DRIVER,
-                         "a CUDA graph's private pool (%llu, %llu) on device %d: the "
-                         "per-thread default stream could not be synchronized after "
-                         "taking %zd bytes from the tag",
-                         key.id.first, key.id.second, device, size);
-      return nullptr;
-    }
-  } else {
-    ptr = mrctx_torch_route_alloc(0, size, device, stream, status);
+  /* A new segment from the tag, outside the lock; where the tag cannot give
+   * a whole segment, a block of just the size asked. */
+  size_t want = segment_size(rounded);
+  void *base = segment_from_tag(key, want, device, stream, status);
+  if (base == nullptr && *status == MR_ERR_OUT_OF_MEMORY && want > rounded) {
+    want = rounded;
+    base = segment_from_tag(key, want, device, stream, status);
   }
-  if (*status != MR_OK) return nullptr;
+  if (base == nullptr) return nullptr;
   std::lock_guard<std::mutex> hold(lock);
-  auto it = pools.find(key);
-  if (it == pools.end()) return ptr; /* the pool went meanwhile: an ordinary block */
-  owned[ptr] = owned_block{key, static_cast<size_t>(size), stream, true, false};
-  it->second.held_bytes += static_cast<size_t>(size);
-  it->second.live_bytes += static_cast<size_t>(size);
-  it->second.live_blocks++;
+  /* The pool may have been released meanwhile (PyTorch does not do that):
+   * the segment is then a pool's with no use, and goes with its last
+   * block. */
+  private_pool &pool = pools[key];
+  block *b = add_segment(pool, key, base, want, stream, small);
+  void *ptr = hand_out(pool, b, rounded, asked);
   publish();
   return ptr;
 }
 
 bool mrctx_torch_pools_free(void *ptr, ssize_t size, int device, void *stream) {
-  if (owned_count.load(std::memory_order_relaxed) == 0 &&
+  if (segment_count.load(std::memory_order_relaxed) == 0 &&
       open_count.load(std::memory_order_relaxed) == 0)
     return false;
   std::vector<returning> back;
   {
     std::lock_guard<std::mutex> hold(lock);
-    auto o = owned.find(ptr);
-    if (o == owned.end()) {
+    auto o = live.find(ptr);
+    if (o == live.end()) {
       /* Freed on a stream a pool captures: the graph reads it on every
-       * replay, so the pool keeps it. */
+       * replay, so the pool keeps it, as a segment of its own. */
       const open_pool *p = open.empty() ? nullptr : routed(device, stream);
       if (p == nullptr || !capturing(stream)) return false;
       private_pool &pool = pools[p->key];
-      owned[ptr] = owned_block{p->key, static_cast<size_t>(size), stream, false, false};
-      pool.held_bytes += static_cast<size_t>(size);
-      pool.free.emplace(std::make_pair(stream, static_cast<size_t>(size)), ptr);
+      size_t n = static_cast<size_t>(size);
+      block *b = add_segment(pool, p->key, ptr, n, stream, small_kind(n));
+      pool.free.insert(b);
       publish();
       return true;
     }
-    owned_block &b = o->second;
-    auto it = pools.find(b.pool);
-    if (!b.live || it == pools.end()) return true; /* freed twice: PyTorch never does */
-    b.live = false;
-    it->second.live_bytes -= b.size;
-    it->second.live_blocks--;
-    if (it->second.uses > 0) {
-      if (!b.shared) it->second.free.emplace(std::make_pair(b.stream, b.size), ptr);
-    } else {
-      back.push_back(returning{ptr, b.size, device});
-      it->second.held_bytes -= b.size;
-      owned.erase(o);
+    block *b = o->second;
+    segment *seg = b->seg;
+    auto it = pools.find(seg->pool);
+    private_pool &pool = it->second;
+    take_back(pool, b);
+    merge_and_file(pool, b);
+    if (pool.uses <= 0 && seg->live_blocks == 0) {
+      drop_segment(pool, seg, back);
       forget_if_done(it);
       settle(back);
     }
@@ -429,25 +589,50 @@ bool mrctx_torch_pools_free(void *ptr, ssize_t size, int device, void *stream) {
 }
 
 bool mrctx_torch_pools_record_stream(void *ptr) {
-  if (owned_count.load(std::memory_order_relaxed) == 0) return false;
+  if (segment_count.load(std::memory_order_relaxed) == 0) return false;
   std::lock_guard<std::mutex> hold(lock);
-  auto o = owned.find(ptr);
-  if (o == owned.end()) return false;
-  o->second.shared = true;
+  auto o = live.find(ptr);
+  if (o == live.end()) return false;
+  o->second->shared = true;
   return true;
 }
 
 /* ---- What the pools hold (tests, checkPoolLiveAllocations, statistics) ---- */
 
+namespace {
+/* Calls f(block) for every live block of the pool `key` (lock held). */
+template <typename F> void each_live(const private_pool &pool, F f) {
+  for (const auto &s : pool.segments)
+    for (const block *b = s.second->first; b != nullptr; b = b->next)
+      if (b->live) f(b);
+}
+} // namespace
+
 EXPORT long mrctx_torch_pool_live(int device, unsigned long long first, unsigned long long second,
                                   void **out, size_t cap) {
   std::lock_guard<std::mutex> hold(lock);
-  pool_key key{device, {first, second}};
-  if (pools.find(key) == pools.end()) return -1;
+  auto it = pools.find(pool_key{device, {first, second}});
+  if (it == pools.end()) return -1;
   size_t n = 0;
-  for (const auto &o : owned) {
-    if (!(o.second.pool == key) || !o.second.live) continue;
-    if (n < cap && out != nullptr) out[n] = o.first;
+  each_live(it->second, [&](const block *b) {
+    if (n < cap && out != nullptr) out[n] = b->ptr;
+    n++;
+  });
+  return static_cast<long>(n);
+}
+
+EXPORT long mrctx_torch_pool_segments(int device, unsigned long long first,
+                                      unsigned long long second, void **base, size_t *size,
+                                      size_t cap) {
+  std::lock_guard<std::mutex> hold(lock);
+  auto it = pools.find(pool_key{device, {first, second}});
+  if (it == pools.end()) return -1;
+  size_t n = 0;
+  for (const auto &s : it->second.segments) {
+    if (n < cap) {
+      base[n] = s.second->base;
+      size[n] = s.second->size;
+    }
     n++;
   }
   return static_cast<long>(n);
@@ -460,9 +645,9 @@ EXPORT long mrctx_torch_pool_live(int device, unsigned long long first, unsigned
  * count. Inductor's graph trees save which blocks of a pool are live after
  * each recording and later make the pool's state that again
  * (getCheckpointState / setCheckpointPoolState): blocks live then are live
- * again, blocks live now and not then are freed into the pool. Blocks never
- * leave a pool while it is in use, so a saved state's blocks are all still
- * the pool's. */
+ * again, at the same addresses, blocks live now and not then are freed
+ * into the pool. Segments never leave a pool while it is in use, so a
+ * saved state's blocks are all still inside the pool's segments. */
 
 EXPORT void mrctx_torch_pools_incref(int device, unsigned long long first,
                                      unsigned long long second) {
@@ -479,69 +664,94 @@ EXPORT long mrctx_torch_pools_use_count(int device, unsigned long long first,
 }
 
 /* The live blocks of a pool: their count (-1: no such pool), up to `cap`
- * of them in `out`. */
+ * of them in `out`, each with the size PyTorch asked for. */
 EXPORT long mrctx_torch_pool_state(int device, unsigned long long first, unsigned long long second,
                                    mrctx_torch_pool_block *out, size_t cap) {
   std::lock_guard<std::mutex> hold(lock);
-  pool_key key{device, {first, second}};
-  if (pools.find(key) == pools.end()) return -1;
+  auto it = pools.find(pool_key{device, {first, second}});
+  if (it == pools.end()) return -1;
   size_t n = 0;
-  for (const auto &o : owned) {
-    if (!(o.second.pool == key) || !o.second.live) continue;
+  each_live(it->second, [&](const block *b) {
     if (n < cap && out != nullptr)
-      out[n] = mrctx_torch_pool_block{o.first, o.second.size, o.second.stream};
+      out[n] = mrctx_torch_pool_block{b->ptr, b->asked, b->seg->stream};
     n++;
-  }
+  });
   return static_cast<long>(n);
 }
 
-/* Make exactly `live` (n blocks) the pool's live blocks: every block live
- * now is freed into the pool and written to `freed` (their count in
- * *freed_count, at most `cap`), then those in `live` are live again. 0; -1 when the pool does not exist or a block of `live` is not
- * one of its blocks (nothing changed then). */
 EXPORT int mrctx_torch_pool_restore(int device, unsigned long long first, unsigned long long second,
-                                    void *const *live, size_t n, void **freed, size_t cap,
-                                    size_t *freed_count) {
+                                    const mrctx_torch_pool_block *wanted, size_t n, void **freed,
+                                    size_t cap, size_t *freed_count) {
   std::lock_guard<std::mutex> hold(lock);
-  pool_key key{device, {first, second}};
   *freed_count = 0;
-  auto it = pools.find(key);
+  auto it = pools.find(pool_key{device, {first, second}});
   if (it == pools.end()) return -1;
-  std::unordered_map<void *, bool> wanted;
-  for (size_t i = 0; i < n; i++) {
-    auto o = owned.find(live[i]);
-    if (o == owned.end() || !(o->second.pool == key)) return -1;
-    wanted[live[i]] = true;
-  }
   private_pool &pool = it->second;
-  auto take_from_free = [&](void *ptr, const owned_block &b) {
-    auto range = pool.free.equal_range({b.stream, b.size});
-    for (auto f = range.first; f != range.second; ++f) {
-      if (f->second == ptr) {
-        pool.free.erase(f);
-        return;
-      }
-    }
-  };
-  /* As PyTorch's own allocator does it: every block live now is freed
-   * (PyTorch invalidates the storages that held them), then the saved ones
-   * are live again; a block may be in both. */
-  for (auto &o : owned) {
-    if (!(o.second.pool == key) || !o.second.live) continue;
-    owned_block &b = o.second;
-    b.live = false;
-    pool.live_bytes -= b.size;
-    pool.live_blocks--;
-    if (!b.shared) pool.free.emplace(std::make_pair(b.stream, b.size), o.first);
-    if (*freed_count < cap) freed[*freed_count] = o.first;
-    (*freed_count)++;
+  /* Check before changing anything: each saved block lies in one of the
+   * pool's segments, overlaps no other saved block and no block kept for
+   * another stream. */
+  std::vector<std::pair<char *, size_t>> ranges;
+  for (size_t i = 0; i < n; i++) {
+    char *ptr = static_cast<char *>(wanted[i].ptr);
+    size_t size = block_size(wanted[i].size);
+    segment *seg = segment_of(pool, ptr, size);
+    if (seg == nullptr) return -1;
+    /* A block kept for another stream's use is never cut: a saved block
+     * over it must be that block. */
+    for (const block *b = seg->first; b != nullptr; b = b->next)
+      if (b->shared && b->ptr < ptr + size && ptr < b->ptr + b->size &&
+          !(b->ptr == ptr && size <= b->size))
+        return -1;
+    ranges.emplace_back(ptr, size);
   }
-  for (auto &w : wanted) {
-    owned_block &b = owned[w.first];
-    if (!b.shared) take_from_free(w.first, b);
-    b.live = true;
-    pool.live_bytes += b.size;
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); i++)
+    if (ranges[i - 1].first + ranges[i - 1].second > ranges[i].first) return -1;
+  /* As PyTorch's own allocator does it: every block live now is freed
+   * (PyTorch invalidates the storages that held them) and merges with its
+   * free neighbours; then each saved block is cut again out of the free
+   * block that now covers it. */
+  std::vector<block *> now;
+  each_live(pool, [&](const block *b) { now.push_back(const_cast<block *>(b)); });
+  for (block *b : now) {
+    if (*freed_count < cap) freed[*freed_count] = b->ptr;
+    (*freed_count)++;
+    take_back(pool, b);
+    merge_and_file(pool, b); /* one kept for another stream stays kept */
+  }
+  for (size_t i = 0; i < n; i++) {
+    char *ptr = static_cast<char *>(wanted[i].ptr);
+    size_t size = block_size(wanted[i].size);
+    segment *seg = segment_of(pool, ptr, size);
+    block *b = seg->first;
+    while (b != nullptr && !(b->ptr <= ptr && ptr + size <= b->ptr + b->size)) b = b->next;
+    /* Every range not over a kept block lies in one free block: the frees
+     * above merged every free neighbour. A kept block is made live whole. */
+    if (!b->shared) pool.free.erase(b);
+    if (!b->shared && b->ptr < ptr) { /* the part before stays free */
+      block *before = new block{b->ptr, static_cast<size_t>(ptr - b->ptr), seg, b->prev, b};
+      if (b->prev != nullptr)
+        b->prev->next = before;
+      else
+        seg->first = before;
+      b->prev = before;
+      b->ptr = ptr;
+      b->size -= before->size;
+      pool.free.insert(before);
+    }
+    if (!b->shared && b->size > size) { /* and the part after */
+      block *after = new block{ptr + size, b->size - size, seg, b, b->next};
+      if (b->next != nullptr) b->next->prev = after;
+      b->next = after;
+      b->size = size;
+      pool.free.insert(after);
+    }
+    b->live = true;
+    b->asked = wanted[i].size;
+    seg->live_blocks++;
+    pool.live_bytes += b->size;
     pool.live_blocks++;
+    live.emplace(b->ptr, b);
   }
   publish();
   return 0;
@@ -557,6 +767,8 @@ EXPORT void mrctx_torch_pools_read(int device, mrctx_torch_pools_info *info) {
     info->held_bytes += p.second.held_bytes;
     info->live_bytes += p.second.live_bytes;
     info->live_blocks += p.second.live_blocks;
+    info->segments += p.second.segments.size();
+    info->free_blocks += p.second.free.size();
   }
   info->open = open.size();
   info->kept_blocks = kept_blocks.load(std::memory_order_relaxed);

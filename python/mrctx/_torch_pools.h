@@ -20,11 +20,15 @@ typedef struct mrctx_torch_pools_info {
   unsigned long long pools;      /* pools in use or holding blocks */
   unsigned long long open;       /* beginAllocateToPool not yet ended */
   unsigned long long uses;       /* begins not yet released */
-  unsigned long long held_bytes; /* blocks the pools hold, live or free */
-  unsigned long long live_bytes; /* of which handed out now */
+  unsigned long long held_bytes; /* segments the pools hold (the tag's), live or free */
+  unsigned long long live_bytes; /* of which in blocks handed out now */
   unsigned long long live_blocks;
-  unsigned long long kept_blocks; /* never given back: the device's work could not be waited for */
-  unsigned long long waiting_blocks; /* released while a pool was open: go back once none is */
+  unsigned long long kept_blocks;    /* segments never given back: the device's work could not be
+                                     waited for */
+  unsigned long long waiting_blocks; /* segments released while a pool was open: they go back
+                                        once none is */
+  unsigned long long segments;       /* held now */
+  unsigned long long free_blocks;    /* free blocks in them, after merging */
 } mrctx_torch_pools_info;
 
 /* beginAllocateToPool with a C filter (NULL: every stream): the entry for
@@ -58,6 +62,10 @@ bool mrctx_torch_pools_record_stream(void *ptr);
  * (checkPoolLiveAllocations). */
 long mrctx_torch_pool_live(int device, unsigned long long first, unsigned long long second,
                            void **out, size_t cap);
+/* The segments of that pool: their count (up to `cap` of them written,
+ * address and size), or -1 (held-memory checks in tests). */
+long mrctx_torch_pool_segments(int device, unsigned long long first, unsigned long long second,
+                               void **base, size_t *size, size_t cap);
 void mrctx_torch_pools_read(int device, mrctx_torch_pools_info *info);
 
 /* torch.cuda.MemPool's pool made before use (createOrIncrefPool: one use,
@@ -71,11 +79,21 @@ typedef struct mrctx_torch_pool_block {
   size_t size;  /* as PyTorch asked for it */
   void *stream; /* the stream PyTorch allocated it on */
 } mrctx_torch_pool_block;
+/* The live blocks of a pool: their count (-1: no such pool), up to `cap`
+ * of them in `out` (getCheckpointState). */
 long mrctx_torch_pool_state(int device, unsigned long long first, unsigned long long second,
                             mrctx_torch_pool_block *out, size_t cap);
+/* Make exactly `wanted` (n blocks, as mrctx_torch_pool_state gave them)
+ * the pool's live blocks, at their addresses (setCheckpointPoolState):
+ * every block live now is freed into the pool and written to `freed`
+ * (their count in *freed_count, at most `cap` written), then each wanted
+ * block is cut again out of the pool's free memory. 0; -1 with nothing
+ * changed when the pool does not exist or a wanted block is not inside its
+ * segments, overlaps another, or overlaps a block kept for another
+ * stream's use. */
 int mrctx_torch_pool_restore(int device, unsigned long long first, unsigned long long second,
-                             void *const *live, size_t n, void **freed, size_t cap,
-                             size_t *freed_count);
+                             const mrctx_torch_pool_block *wanted, size_t n, void **freed,
+                             size_t cap, size_t *freed_count);
 
 MR_EXTERN_C_END
 

@@ -475,15 +475,16 @@ ZERO = _stat(0, 0, 0, 0)
 class _PoolsInfo(ctypes.Structure):  # mrctx_torch_pools_info (_torch_pools.h)
     _fields_ = [(name, ctypes.c_ulonglong) for name in (
         "pools", "open", "uses", "held_bytes", "live_bytes", "live_blocks", "kept_blocks",
-        "waiting_blocks")]
+        "waiting_blocks", "segments", "free_blocks")]
 
 
 def pools_info(device: int = -1) -> dict[str, int]:
     """What the private pools of CUDA graphs and use_mem_pool hold under
     use() on ``device`` (-1: every device): pools, open (captures under
-    way), uses, held_bytes (their blocks, live or free, all the tag's),
-    live_bytes and live_blocks (handed out now), kept_blocks (never given
-    back: the device could not be waited for), waiting_blocks (released
+    way), uses, held_bytes (their segments, live or free, all the tag's),
+    live_bytes and live_blocks (handed out now), segments and free_blocks
+    (how the segments are cut), kept_blocks (segments never given back:
+    the device could not be waited for), waiting_blocks (segments released
     while a capture was under way: they go back after it)."""
     library = shim()
     library.mrctx_torch_pools_read.argtypes = [ctypes.c_int, ctypes.POINTER(_PoolsInfo)]

@@ -373,12 +373,14 @@ POOLS = """
 def test_private_pools_keep_a_graphs_memory_until_released():
     """A CUDA graph's private pool through the allocator helper, as
     torch.cuda.graph drives it: allocations on the capturing stream go to
-    the pool (new blocks from the tag on the per-thread stream, then reused
-    within the pool), a block freed during the capture goes back to the
-    pool, one made before the capture and freed on it joins the pool, other
-    streams are untouched; after the capture the pool keeps every block
-    (never handed to another allocation) until released, when they go back
-    to the tag; checkPoolLiveAllocations and cacheInfo answer."""
+    the pool (new segments from the tag on the per-thread stream, cut into
+    blocks and reused within the pool: 20 MiB for a 2 MiB request, 2 MiB for
+    1 MiB), a block freed during the capture goes back to the pool, one
+    made before the capture and freed on it joins the pool as a segment,
+    other streams are untouched; after the capture the pool keeps every
+    segment (no byte of it handed to another allocation) until released,
+    when they go back to the tag; checkPoolLiveAllocations and cacheInfo
+    answer."""
     if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
     passed(run(PRELUDE + POOLS + """
@@ -407,22 +409,24 @@ def test_private_pools_keep_a_graphs_memory_until_released():
     memory._end_pool(0, pool)
     info = pools()
     print("after capture:", info)
-    assert info["held_bytes"] == 6 * MiB and info["live_blocks"] == 2, info
+    held = 20 * MiB + 2 * MiB + 3 * MiB  # a's and b's segments, and the block made before
+    assert info["held_bytes"] == held and info["live_blocks"] == 2, info
+    assert info["segments"] == 3 and info["free_blocks"] == 3, info
     assert memory._check_pool_live(0, pool, {b, c})
     assert not memory._check_pool_live(0, pool, {b})
-    # While the graph lives nothing of the pool goes to anyone else.
-    pool_blocks = {b, c, before}
+    # While the graph lives no byte of the pool goes to anyone else.
+    segments = [(c, 20 * MiB), (b, 2 * MiB), (before, 3 * MiB)]
     torch.cuda.free(b)
     torch.cuda.free(c)
     for size in (MiB, 2 * MiB, 3 * MiB):
         for stream in (capture, other, None):
             x = torch.cuda.empty(size, stream=stream)
-            assert x not in pool_blocks, (size, stream)
+            assert all(x + size <= start or x >= start + n for start, n in segments), (size, stream)
             torch.cuda.free(x)
-    assert ctx.stats("act").current_bytes == base - 3 * MiB + 6 * MiB + MiB, ctx.stats("act")
+    assert ctx.stats("act").current_bytes == base - 3 * MiB + held + MiB, ctx.stats("act")
     # PyTorch counts a pool's free blocks reserved, not allocated: so do the drop-ins.
-    assert mt.pools_info(0)["held_bytes"] == 6 * MiB and mt.pools_info(0)["live_bytes"] == 0
-    assert mt.memory_allocated(0) == ctx.stats("act").current_bytes - 6 * MiB
+    assert mt.pools_info(0)["held_bytes"] == held and mt.pools_info(0)["live_bytes"] == 0
+    assert mt.memory_allocated(0) == ctx.stats("act").current_bytes - held
     assert mt.memory_reserved(0) >= ctx.stats("act").current_bytes
     memory._release_pool(0, pool)  # the graph dies
     info = pools()
@@ -466,12 +470,13 @@ def test_private_pool_outputs_outlive_the_graph_and_pools_are_shared():
         memory._end_pool(0, pool)
     assert pools()["uses"] == 2, pools()
     memory._release_pool(0, pool)
-    assert pools()["pools"] == 1 and pools()["held_bytes"] == 6 * MiB, pools()
+    # out's 20 MiB segment, and a 2 MiB one for the 1 MiB blocks
+    assert pools()["pools"] == 1 and pools()["held_bytes"] == 22 * MiB, pools()
     memory._release_pool(0, pool)
     info = pools()
-    assert info["uses"] == 0 and info["held_bytes"] == 4 * MiB and info["live_blocks"] == 1, info
-    assert ctx.stats("act").current_bytes == 4 * MiB
-    torch.cuda.free(out)  # the graph's output, after the graph: to the tag
+    assert info["uses"] == 0 and info["held_bytes"] == 20 * MiB and info["live_blocks"] == 1, info
+    assert ctx.stats("act").current_bytes == 20 * MiB
+    torch.cuda.free(out)  # the graph's output, after the graph: its segment to the tag
     assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == 0, pools()
 
     # use_mem_pool: not captured, so the tag allocates on the request's stream.
@@ -479,11 +484,11 @@ def test_private_pool_outputs_outlive_the_graph_and_pools_are_shared():
     x = torch.cuda.empty(MiB, stream=s)
     torch.cuda.free(x)
     y = torch.cuda.empty(MiB, stream=s)
-    assert y == x and pools()["held_bytes"] == MiB
+    assert y == x and pools()["held_bytes"] == 2 * MiB
     memory._release_pool(0, (9, 9))  # released without its end: closed too
     assert pools()["open"] == 0 and pools()["uses"] == 0
     z = torch.cuda.empty(MiB, stream=s)  # no pool: an ordinary block
-    assert pools()["held_bytes"] == MiB
+    assert pools()["held_bytes"] == 2 * MiB
     torch.cuda.free(y)
     torch.cuda.free(z)
     assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == 0, pools()

@@ -4,9 +4,14 @@
  * fake driver (suite fake), so the sanitizer builds see them (the Python
  * tests in test_torch_parity.py cannot run there).
  *  - A capture on one thread while other threads allocate and free through
- *    route 0 on their own streams: no block of the pool is handed to them
- *    while the pool lives, the capture reuses its own freed blocks, and
- *    everything goes back to the tag once the pool is released.
+ *    route 0 on their own streams: no byte of the pool's segments is handed
+ *    to them while the pool lives, the capture reuses its own freed blocks,
+ *    and everything goes back to the tag once the pool is released.
+ *  - How a pool cuts its segments (as PyTorch's own allocator does): small
+ *    and large segments, splitting, merging, best fit, streams, blocks kept
+ *    for another stream, a segment of just the size asked when the tag
+ *    cannot give a whole one, and a checkpoint restored (Inductor's graph
+ *    trees) after the blocks were cut differently.
  *  - Threads free a graph's outputs while another thread releases the pool:
  *    every block reaches the tag exactly once.
  *  - A pool released while another captures: its blocks wait (waiting for
@@ -73,7 +78,7 @@ static mrctx_torch_pools_info pools_now(void) {
 typedef struct worker {
   pthread_t thread;
   atomic_int *stop;
-  void *const *forbidden; /* the pool's blocks: never handed out to a worker */
+  void *const *forbidden; /* the pool's segments, [start, end) pairs: never handed to a worker */
   atomic_int *forbidden_count;
   int problems;
   char first_problem[160];
@@ -102,8 +107,9 @@ static void *worker_main(void *arg) {
     }
     /* The test publishes each entry before the count (release). */
     int n = atomic_load_explicit(w->forbidden_count, memory_order_acquire);
-    for (int i = 0; i < n; i++)
-      if (w->forbidden[i] == ptr) note(w, "got a pool's block", ptr);
+    for (int i = 0; i + 1 < n; i += 2)
+      if ((char *)w->forbidden[i] < (char *)ptr + size && (char *)ptr < (char *)w->forbidden[i + 1])
+        note(w, "got memory of a pool's segment", ptr);
     mrctx_torch_route0_free(ptr, size, 0, mine);
   }
   mri_cuda()->cuStreamSynchronize(mine);
@@ -111,12 +117,13 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-/* Publish a block the workers must never receive: the entry, then the
- * count, so a worker that sees the count sees the entry. */
-static void forbid(void **list, atomic_int *count, void *ptr) {
+/* Publish memory the workers must never receive: the range, then the
+ * count, so a worker that sees the count sees the range. */
+static void forbid(void **list, atomic_int *count, void *start, size_t bytes) {
   int n = atomic_load_explicit(count, memory_order_relaxed);
-  list[n] = ptr;
-  atomic_store_explicit(count, n + 1, memory_order_release);
+  list[n] = start;
+  list[n + 1] = (char *)start + bytes;
+  atomic_store_explicit(count, n + 2, memory_order_release);
 }
 
 static void test_capture_while_threads_allocate(void **state) {
@@ -139,29 +146,28 @@ static void test_capture_while_threads_allocate(void **state) {
 
   mrctx_torch_pools_begin_c(0, 5, 0, only_stream, s);
   assert_int_equal(fake_cu()->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
-  void *keep = alloc0(3 * MiB, s); /* an output: live after the capture */
-  forbid(forbidden, &forbidden_count, keep);
-  void *first = NULL;
+  /* An output, live after the capture: the first block of a 20 MiB
+   * segment, whose rest serves the capture's temporaries. */
+  void *keep = alloc0(3 * MiB, s);
+  forbid(forbidden, &forbidden_count, keep, (size_t)(20 * MiB));
   for (int i = 0; i < ROUNDS; i++) {
     void *tmp = alloc0(2 * MiB, s);
-    if (first == NULL) {
-      first = tmp;
-      forbid(forbidden, &forbidden_count, tmp);
-    }
-    assert_ptr_equal(tmp, first); /* the capture reuses its own freed block */
+    assert_ptr_equal(tmp, (char *)keep + 3 * MiB); /* the capture reuses its own freed block */
     mrctx_torch_route0_free(tmp, 2 * MiB, 0, s);
   }
   CUgraph graph = NULL;
   assert_int_equal(fake_cu()->cuStreamEndCapture(s, &graph), CUDA_SUCCESS);
   mrctx_torch_pools_end_c(0, 5, 0);
   mrctx_torch_pools_info info = pools_now();
-  assert_int_equal(info.held_bytes, (unsigned long long)(5 * MiB));
+  assert_int_equal(info.held_bytes, (unsigned long long)(20 * MiB));
+  assert_int_equal(info.segments, 1);
+  assert_int_equal(info.free_blocks, 1); /* the temporaries merged back into the rest */
   assert_int_equal(info.live_blocks, 1);
   void *live[4];
   assert_int_equal(mrctx_torch_pool_live(0, 5, 0, live, 4), 1);
   assert_ptr_equal(live[0], keep);
   mrctx_torch_route0_free(keep, 3 * MiB, 0, s); /* the graph still lives: the pool keeps it */
-  assert_int_equal(pools_now().held_bytes, (unsigned long long)(5 * MiB));
+  assert_int_equal(pools_now().held_bytes, (unsigned long long)(20 * MiB));
 
   atomic_store(&stop, 1);
   for (int i = 0; i < WORKERS; i++) {
@@ -235,9 +241,9 @@ static void test_release_during_another_capture_waits(void **state) {
   assert_int_equal(fake_cu()->cuStreamBeginCapture(t, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
   mrctx_torch_pools_release_c(0, 8, 0);
   mrctx_torch_pools_info info = pools_now();
-  assert_int_equal(info.waiting_blocks, 1);
+  assert_int_equal(info.waiting_blocks, 1); /* the 20 MiB segment of `a` */
   assert_int_equal(info.kept_blocks, 0);
-  assert_int_equal(tag_bytes(), base + (uint64_t)(2 * MiB));
+  assert_int_equal(tag_bytes(), base + (uint64_t)(20 * MiB));
   CUgraph graph = NULL;
   assert_int_equal(fake_cu()->cuStreamEndCapture(t, &graph), CUDA_SUCCESS);
   mrctx_torch_pools_end_c(0, 9, 0);
@@ -252,11 +258,199 @@ static void test_release_during_another_capture_waits(void **state) {
   fake_cu()->cuStreamDestroy(t);
 }
 
+/* ---- How a pool cuts its segments ------------------------------------------- */
+
+static void free0(void *ptr, ssize_t size, CUstream stream) {
+  mrctx_torch_route0_free(ptr, size, 0, stream);
+}
+
+static void test_segments_split_merge_and_best_fit(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  uint64_t base = tag_bytes();
+  CUstream s = fake_new_stream(), t = fake_new_stream();
+  mrctx_torch_pools_begin_c(0, 10, 0, NULL, NULL); /* every stream, as use_mem_pool */
+  /* Requests from 1 to 10 MiB share a 20 MiB segment, in address order. */
+  char *a = alloc0(4 * MiB, s), *b = alloc0(4 * MiB, s), *c = alloc0(4 * MiB, s);
+  assert_ptr_equal(b, a + 4 * MiB);
+  assert_ptr_equal(c, a + 8 * MiB);
+  mrctx_torch_pools_info info = pools_now();
+  assert_int_equal(info.segments, 1);
+  assert_int_equal(info.held_bytes, (unsigned long long)(20 * MiB));
+  assert_int_equal(info.live_bytes, (unsigned long long)(12 * MiB));
+  assert_int_equal(info.free_blocks, 1);
+  /* Freed neighbours merge; a 7 MiB request takes the best fit, the lower
+   * of two 8 MiB free blocks, whole (a large block keeps no remainder of
+   * 1 MiB or less). */
+  free0(a, 4 * MiB, s);
+  free0(b, 4 * MiB, s);
+  assert_int_equal(pools_now().free_blocks, 2);
+  char *d = alloc0(7 * MiB, s);
+  assert_ptr_equal(d, a);
+  assert_int_equal(pools_now().live_bytes, (unsigned long long)(12 * MiB));
+  /* Sizes round to 512 bytes; small requests come from a 2 MiB segment of
+   * their own, never from a large one. */
+  char *e = alloc0(100, s), *f = alloc0(700, s);
+  assert_true(e < a || e >= a + 20 * MiB);
+  assert_ptr_equal(f, e + 512);
+  info = pools_now();
+  assert_int_equal(info.segments, 2);
+  assert_int_equal(info.held_bytes, (unsigned long long)(22 * MiB));
+  /* Another stream's request never takes this stream's free blocks. */
+  char *g = alloc0(4 * MiB, t);
+  assert_true(g < a || g >= a + 20 * MiB);
+  assert_int_equal(pools_now().segments, 3);
+  /* Everything freed merges back into one free block a segment. */
+  free0(c, 4 * MiB, s);
+  free0(d, 7 * MiB, s);
+  free0(e, 100, s);
+  free0(f, 700, s);
+  free0(g, 4 * MiB, t);
+  info = pools_now();
+  assert_int_equal(info.free_blocks, 3);
+  assert_int_equal(info.live_blocks, 0);
+  assert_int_equal(info.held_bytes, (unsigned long long)(42 * MiB));
+  /* Above 10 MiB: a segment of the size rounded up to 2 MiB. A request
+   * that fits the free 20 MiB segment takes it instead. */
+  char *h = alloc0(11 * MiB + 1, s);
+  assert_ptr_equal(h, a);
+  free0(h, 11 * MiB + 1, s);
+  char *i = alloc0(21 * MiB, s);
+  info = pools_now();
+  assert_int_equal(info.segments, 4);
+  assert_int_equal(info.held_bytes, (unsigned long long)(64 * MiB));
+  void *bases[8];
+  size_t sizes[8];
+  assert_int_equal(mrctx_torch_pool_segments(0, 10, 0, bases, sizes, 8), 4);
+  size_t total = 0, largest = 0;
+  for (int k = 0; k < 4; k++) {
+    total += sizes[k];
+    if (sizes[k] > largest) largest = sizes[k];
+    if (bases[k] == i) assert_int_equal(sizes[k], (size_t)(22 * MiB)); /* 21 MiB rounded to 2 */
+  }
+  assert_int_equal(total, (size_t)(64 * MiB));
+  assert_int_equal(largest, (size_t)(22 * MiB));
+  assert_int_equal(mrctx_torch_pool_segments(0, 99, 0, bases, sizes, 8), -1);
+  free0(i, 21 * MiB, s);
+  mrctx_torch_pools_end_c(0, 10, 0);
+  mrctx_torch_pools_release_c(0, 10, 0);
+  info = pools_now();
+  assert_int_equal(info.pools, 0);
+  assert_int_equal(info.held_bytes, 0);
+  assert_int_equal(tag_bytes(), base);
+  fake_cu()->cuStreamDestroy(s);
+  fake_cu()->cuStreamDestroy(t);
+}
+
+/* A block used on another stream (Tensor.record_stream) is kept: it is not
+ * reused and its neighbours do not merge into it. */
+static void test_block_used_on_another_stream_is_kept(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  uint64_t base = tag_bytes();
+  CUstream s = fake_new_stream();
+  mrctx_torch_pools_begin_c(0, 11, 0, only_stream, s);
+  char *a = alloc0(4 * MiB, s), *b = alloc0(4 * MiB, s);
+  assert_true(mrctx_torch_pools_record_stream(a));
+  free0(a, 4 * MiB, s);
+  free0(b, 4 * MiB, s);
+  assert_int_equal(pools_now().free_blocks, 1); /* b and the rest; a stays apart */
+  char *c = alloc0(4 * MiB, s);
+  assert_ptr_equal(c, b);
+  free0(c, 4 * MiB, s);
+  mrctx_torch_pools_end_c(0, 11, 0);
+  mrctx_torch_pools_release_c(0, 11, 0);
+  assert_int_equal(pools_now().held_bytes, 0);
+  assert_int_equal(tag_bytes(), base);
+  fake_cu()->cuStreamDestroy(s);
+}
+
+/* Where the tag cannot give a whole segment, the pool takes just the size
+ * asked (a device with 16 MiB cannot give 20). */
+static void test_segment_of_the_size_asked_when_memory_is_short(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  fake_bind(1);
+  size_t total = 0;
+  assert_int_equal(fake_cu()->cuDeviceTotalMem(&total, 1), CUDA_SUCCESS);
+  assert_int_equal(fake_cuda_set_total_memory(1, (size_t)(16 * MiB)), CUDA_SUCCESS);
+  CUstream s = fake_new_stream();
+  mrctx_torch_pools_begin_c(1, 13, 0, only_stream, s);
+  mr_status st = MR_ERR_STATE;
+  void *p = mrctx_torch_route0_alloc(5 * MiB, 1, s, &st);
+  assert_int_equal(st, MR_OK);
+  assert_non_null(p);
+  mrctx_torch_pools_info info;
+  mrctx_torch_pools_read(1, &info);
+  assert_int_equal(info.segments, 1);
+  assert_int_equal(info.held_bytes, (unsigned long long)(5 * MiB));
+  mrctx_torch_route0_free(p, 5 * MiB, 1, s);
+  mrctx_torch_pools_end_c(1, 13, 0);
+  mrctx_torch_pools_release_c(1, 13, 0);
+  mrctx_torch_pools_read(1, &info);
+  assert_int_equal(info.held_bytes, 0);
+  fake_cu()->cuStreamDestroy(s);
+  assert_int_equal(fake_cuda_set_total_memory(1, total), CUDA_SUCCESS);
+  fake_bind(0);
+}
+
+/* Inductor's graph trees: a saved state (the live blocks) made live again
+ * at the same addresses after the pool's blocks were cut differently. */
+static void test_checkpoint_restored_after_the_blocks_were_cut_again(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  uint64_t base = tag_bytes();
+  CUstream s = fake_new_stream();
+  mrctx_torch_pools_begin_c(0, 12, 0, only_stream, s);
+  char *x = alloc0(3 * MiB, s), *y = alloc0(5 * MiB, s);
+  mrctx_torch_pool_block saved[4];
+  assert_int_equal(mrctx_torch_pool_state(0, 12, 0, saved, 4), 2);
+  free0(x, 3 * MiB, s);
+  free0(y, 5 * MiB, s);
+  char *z = alloc0(6 * MiB, s); /* over both */
+  assert_ptr_equal(z, x);
+  void *freed[4] = {0};
+  size_t freed_count = 0;
+  /* Refused, changing nothing: overlapping blocks, a block outside the pool. */
+  mrctx_torch_pool_block bad[2] = {{x, 4 * MiB, s}, {y, 5 * MiB, s}};
+  assert_int_equal(mrctx_torch_pool_restore(0, 12, 0, bad, 2, freed, 4, &freed_count), -1);
+  int outside = 0;
+  mrctx_torch_pool_block stranger = {&outside, 512, s};
+  assert_int_equal(mrctx_torch_pool_restore(0, 12, 0, &stranger, 1, freed, 4, &freed_count), -1);
+  assert_int_equal(mrctx_torch_pool_restore(0, 13, 0, saved, 2, freed, 4, &freed_count), -1);
+  void *live[4];
+  assert_int_equal(mrctx_torch_pool_live(0, 12, 0, live, 4), 1);
+  assert_ptr_equal(live[0], z);
+  /* Restored: z is freed, x and y are live again where they were. */
+  assert_int_equal(mrctx_torch_pool_restore(0, 12, 0, saved, 2, freed, 4, &freed_count), 0);
+  assert_int_equal(freed_count, 1);
+  assert_ptr_equal(freed[0], z);
+  assert_int_equal(mrctx_torch_pool_live(0, 12, 0, live, 4), 2);
+  assert_true((live[0] == x && live[1] == y) || (live[0] == y && live[1] == x));
+  assert_int_equal(pools_now().live_bytes, (unsigned long long)(8 * MiB));
+  free0(x, 3 * MiB, s);
+  free0(y, 5 * MiB, s);
+  assert_int_equal(pools_now().free_blocks, 1);
+  mrctx_torch_pools_end_c(0, 12, 0);
+  mrctx_torch_pools_release_c(0, 12, 0);
+  assert_int_equal(pools_now().held_bytes, 0);
+  assert_int_equal(tag_bytes(), base);
+  fake_cu()->cuStreamDestroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_capture_while_threads_allocate),
       cmocka_unit_test(test_outputs_freed_while_the_pool_is_released),
       cmocka_unit_test(test_release_during_another_capture_waits),
+      cmocka_unit_test(test_segments_split_merge_and_best_fit),
+      cmocka_unit_test(test_block_used_on_another_stream_is_kept),
+      cmocka_unit_test(test_segment_of_the_size_asked_when_memory_is_short),
+      cmocka_unit_test(test_checkpoint_restored_after_the_blocks_were_cut_again),
   };
   return cmocka_run_group_tests(tests, fake_group_setup, NULL);
 }
