@@ -9,7 +9,8 @@ pool mrctx configured). Then library B (another context, a `device` tag)
 asks for half the device in one block, and PyTorch's own allocator does the
 same. Each row is one spec of A's tag; each cell says whether the request
 succeeded and how long it took (B's time includes the process-wide reclaim
-that gave A's idle memory back).
+that gave A's idle memory back; the B cells add what that reclaim took back
+from A and how long it spent there, from the snapshot's idle_memory).
 
     python3 examples/two_libraries_share.py            # the table
     python3 examples/two_libraries_share.py --check    # exit 1 unless every cell is ok
@@ -171,6 +172,17 @@ def torch_asks(torch, nbytes: int) -> Callable[[], None]:
     return cleanup
 
 
+def reclaimed(library: str) -> str:
+    """What the process-wide reclaims took back from `library`'s resources
+    so far, and how long they took there (the snapshot's idle_memory)."""
+    nbytes = ns = 0
+    for entry in mrctx.snapshot().get("idle_memory", []):
+        if entry.get("owner", "").startswith(library + ":"):
+            nbytes += entry["reclaimed_bytes"]
+            ns += entry["reclaim_ns"]
+    return f" (reclaim: {nbytes / GiB:.0f} GiB in {ns / 1e6:.0f} ms)" if nbytes else ""
+
+
 def row(spec: str, args, torch, patterns: Bytes) -> dict[str, str]:
     free, total = mrctx.device_memory(0)
     block = args.block
@@ -198,7 +210,7 @@ def row(spec: str, args, torch, patterns: Bytes) -> dict[str, str]:
     ctx_a, ctx_b = fresh()
     a = ctx_a.get_resource("work", 0)
     release(a, touch(a, a_bytes, block), block)
-    cells["B, A idle here"] = attempt(lambda: b_asks(ctx_b, b_bytes))
+    cells["B, A idle here"] = attempt(lambda: b_asks(ctx_b, b_bytes)) + reclaimed("libA")
     a.close(), ctx_a.close(), ctx_b.close()
     settle()
 
@@ -214,7 +226,7 @@ def row(spec: str, args, torch, patterns: Bytes) -> dict[str, str]:
     worker = threading.Thread(target=other_thread)
     worker.start()
     freed.wait()
-    cells["B, A idle elsewhere"] = attempt(lambda: b_asks(ctx_b, b_bytes))
+    cells["B, A idle elsewhere"] = attempt(lambda: b_asks(ctx_b, b_bytes)) + reclaimed("libA")
     done.set()
     worker.join()
     a.close(), ctx_a.close(), ctx_b.close()
