@@ -101,6 +101,20 @@ typedef int (*pool_restore_fn)(int, unsigned long long, unsigned long long, cons
                                size_t, void **, size_t, size_t *);
 
 #ifndef MRCTX_TORCH_BASIC
+}  // namespace
+/* PyTorch declares the pluggable allocator's bookkeeping record in its
+ * header and defines its constructors in libtorch_cuda without exporting
+ * them (2.11): a restore records its blocks there, so the helper carries
+ * its own copies, hidden, that construct the record the same way. */
+namespace torch::cuda::CUDAPluggableAllocator {
+__attribute__((visibility("hidden"))) _AllocationMetadata::_AllocationMetadata()
+    : size(0), device_idx(-1), stream{} {}
+__attribute__((visibility("hidden")))
+_AllocationMetadata::_AllocationMetadata(size_t size, c10::DeviceIndex device_idx,
+                                         cudaStream_t stream)
+    : size(size), device_idx(device_idx), stream(stream) {}
+}  // namespace torch::cuda::CUDAPluggableAllocator
+namespace {
 /* A pool's saved state (getCheckpointState): its live blocks. */
 struct PoolState final : c10::cuda::CUDACachingAllocator::AllocatorState {
   c10::DeviceIndex device;
@@ -180,8 +194,9 @@ struct Allocator final : Pluggable {
     /* The saved blocks are PyTorch's allocations again, freed through this
      * allocator like any other. */
     for (const pool_block &b : state->live) {
-      allocation_metadata_[b.ptr] = torch::cuda::CUDAPluggableAllocator::_AllocationMetadata(
-          b.size, device, static_cast<cudaStream_t>(b.stream));
+      allocation_metadata_.insert_or_assign(
+          b.ptr, torch::cuda::CUDAPluggableAllocator::_AllocationMetadata(
+                     b.size, device, static_cast<cudaStream_t>(b.stream)));
       delta.dataptrs_allocd.emplace_back(b.ptr, b.ptr, raw_deleter(),
                                          c10::Device(c10::DeviceType::CUDA, device));
     }
@@ -448,24 +463,28 @@ def status() -> tuple[Optional[str], Optional[str]]:
     return _state["loaded"], _state["why"]
 
 
-def _build_allocator(torch: Any, who: str) -> Path:
-    """The allocator helper: the whole source, or, where a PyTorch's headers
-    refuse its MemPool and graph-tree answers, the source without them
-    (cacheInfo and checkPoolLiveAllocations still answered), after warning
-    once what is lost."""
+def _build_allocator(torch: Any, who: str) -> tuple[str, Any, Any]:
+    """The allocator helper, built and loaded (its path, library and install
+    function): the whole source, or, where a PyTorch's headers refuse its
+    MemPool and graph-tree answers or its libraries lack what they need,
+    the source without them (cacheInfo and checkPoolLiveAllocations still
+    answered), after warning once what is lost."""
     libs = ("torch_cuda", "c10_cuda", "c10")
     try:
-        return _build(torch, ALLOCATOR_SOURCE, ALLOCATOR_NAME, libs, cuda=True)
+        path = str(_build(torch, ALLOCATOR_SOURCE, ALLOCATOR_NAME, libs, cuda=True))
+        return (path, *_open(path, "mrctx_torch_install_allocator"))
     except Unavailable as error:
-        if "could not build it" not in str(error):
+        if "could not build it" not in str(error) and "cannot load" not in str(error):
             raise
-        built = _build(torch, "#define MRCTX_TORCH_BASIC\n" + ALLOCATOR_SOURCE, ALLOCATOR_NAME,
-                       libs, cuda=True)
+        path = str(_build(torch, "#define MRCTX_TORCH_BASIC\n" + ALLOCATOR_SOURCE, ALLOCATOR_NAME,
+                          libs, cuda=True))
+        opened = _open(path, "mrctx_torch_install_allocator")
         _allocator["partial"] = str(error)
         warnings.warn(f"{who}: torch.cuda.MemPool and torch.compile(mode=\"reduce-overhead\") "
-                      f"are not served on the tag (the allocator helper's answers to them did "
-                      f"not build against this PyTorch: {error})", RuntimeWarning, stacklevel=4)
-        return built
+                      f"are not served on the tag (the allocator helper's answers to them do "
+                      f"not build or load against this PyTorch: {error})", RuntimeWarning,
+                      stacklevel=4)
+        return (path, *opened)
 
 
 def install_allocator(torch: Any, shim: Any, alloc: str, free: str, who: str) -> bool:
@@ -479,8 +498,11 @@ def install_allocator(torch: Any, shim: Any, alloc: str, free: str, who: str) ->
         _allocator["why"] = f"{ALLOCATOR_ENV}=0"
         return False
     try:
-        path = choice if choice not in ("", "auto") else str(_build_allocator(torch, who))
-        library, install_fn = _open(path, "mrctx_torch_install_allocator")
+        if choice in ("", "auto"):
+            path, library, install_fn = _build_allocator(torch, who)
+        else:
+            path = choice
+            library, install_fn = _open(path, "mrctx_torch_install_allocator")
     except Unavailable as error:
         _allocator["why"] = str(error)
         if not _allocator["warned"]:

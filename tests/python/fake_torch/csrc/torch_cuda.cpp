@@ -18,6 +18,15 @@
 
 namespace torch::cuda::CUDAPluggableAllocator {
 
+/* Not exported, as in PyTorch: a helper that constructs one must bring
+ * its own. */
+__attribute__((visibility("hidden"))) _AllocationMetadata::_AllocationMetadata()
+    : size(0), device_idx(-1), stream{} {}
+__attribute__((visibility("hidden")))
+_AllocationMetadata::_AllocationMetadata(size_t size, c10::DeviceIndex device_idx,
+                                         cudaStream_t stream)
+    : size(size), device_idx(device_idx), stream(stream) {}
+
 namespace {
 std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> current;
 bool cuda_initialized = false; /* the stand-in's torch.cuda.init() sets it */
@@ -51,7 +60,7 @@ void CUDAPluggableAllocator::set_release_pool(std::function<void(int, c10::cuda:
 void *CUDAPluggableAllocator::malloc(size_t size, c10::DeviceIndex device, cudaStream_t stream) {
   void *r = alloc_fn_(size, device, stream);
   std::lock_guard<std::mutex> hold(allocator_mutex_);
-  allocation_metadata_[r] = _AllocationMetadata{size, device, stream};
+  allocation_metadata_[r] = _AllocationMetadata(size, device, stream);
   return r;
 }
 

@@ -23,12 +23,13 @@ namespace torch::cuda::CUDAPluggableAllocator {
 TORCH_CUDA_CPP_API void changeCurrentAllocator(
     const std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> &allocator);
 
+/* As in PyTorch 2.11: declared here, defined in libtorch_cuda without
+ * being exported (torch_cuda.cpp defines them hidden). */
 struct _AllocationMetadata {
-  _AllocationMetadata() = default;
-  _AllocationMetadata(size_t size, c10::DeviceIndex device_idx, cudaStream_t stream)
-      : size(size), device_idx(device_idx), stream(stream) {}
-  size_t size = 0;
-  c10::DeviceIndex device_idx = -1;
+  _AllocationMetadata();
+  _AllocationMetadata(size_t size, c10::DeviceIndex device_idx, cudaStream_t stream);
+  size_t size;
+  c10::DeviceIndex device_idx;
   cudaStream_t stream{};
 };
 
