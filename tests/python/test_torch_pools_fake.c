@@ -442,6 +442,90 @@ static void test_checkpoint_restored_after_the_blocks_were_cut_again(void **stat
   fake_cu()->cuStreamDestroy(s);
 }
 
+/* Threads allocating and freeing in one pool at once (use_mem_pool's
+ * filter takes every stream), each on its own stream, with sizes that make
+ * the pool split and merge all the time: no two live blocks overlap (each
+ * thread fills its blocks and checks them before freeing; fake device
+ * memory is host memory), and every segment goes back at the release. */
+typedef struct pool_worker {
+  pthread_t thread;
+  int seed;
+  int problems;
+  char first_problem[160];
+} pool_worker;
+
+static void *pool_worker_main(void *arg) {
+  pool_worker *w = arg;
+  fake_bind(0);
+  CUstream mine = NULL;
+  if (mri_cuda()->cuStreamCreate(&mine, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+    w->problems++;
+    return NULL;
+  }
+  enum { LIVE = 12 };
+  unsigned char *ptrs[LIVE] = {0};
+  ssize_t sizes[LIVE] = {0};
+  unsigned seed = (unsigned)w->seed;
+  for (int round = 0; round < 600; round++) {
+    int slot = (int)(rand_r(&seed) % LIVE);
+    if (ptrs[slot] != NULL) {
+      unsigned char mark = (unsigned char)(w->seed * 16 + slot);
+      for (ssize_t k = 0; k < sizes[slot]; k += 4093)
+        if (ptrs[slot][k] != mark && w->problems++ == 0)
+          snprintf(w->first_problem, sizeof w->first_problem, "block %p overwritten at %zd",
+                   (void *)ptrs[slot], k);
+      mrctx_torch_route0_free(ptrs[slot], sizes[slot], 0, mine);
+      ptrs[slot] = NULL;
+      continue;
+    }
+    /* 512 B to 12 MiB: small and large kinds, splits and whole segments */
+    ssize_t size = (ssize_t)(1 + rand_r(&seed) % 24) * (rand_r(&seed) % 2 ? 512 * 1024 : 1000);
+    mr_status st = MR_ERR_STATE;
+    unsigned char *ptr = mrctx_torch_route0_alloc(size, 0, mine, &st);
+    if (st != MR_OK || ptr == NULL) {
+      if (w->problems++ == 0)
+        snprintf(w->first_problem, sizeof w->first_problem, "alloc of %zd failed", size);
+      break;
+    }
+    unsigned char mark = (unsigned char)(w->seed * 16 + slot);
+    for (ssize_t k = 0; k < size; k += 4093) ptr[k] = mark;
+    ptrs[slot] = ptr;
+    sizes[slot] = size;
+  }
+  for (int slot = 0; slot < LIVE; slot++)
+    if (ptrs[slot] != NULL) mrctx_torch_route0_free(ptrs[slot], sizes[slot], 0, mine);
+  mri_cuda()->cuStreamSynchronize(mine);
+  mri_cuda()->cuStreamDestroy(mine);
+  return NULL;
+}
+
+static void test_threads_split_and_merge_in_one_pool(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  uint64_t base = tag_bytes();
+  mrctx_torch_pools_begin_c(0, 14, 0, NULL, NULL);
+  pool_worker workers[WORKERS];
+  memset(workers, 0, sizeof workers);
+  for (int i = 0; i < WORKERS; i++) {
+    workers[i].seed = i + 1;
+    assert_int_equal(pthread_create(&workers[i].thread, NULL, pool_worker_main, &workers[i]), 0);
+  }
+  for (int i = 0; i < WORKERS; i++) {
+    pthread_join(workers[i].thread, NULL);
+    if (workers[i].problems) fail_msg("worker %d: %s", i, workers[i].first_problem);
+  }
+  mrctx_torch_pools_info info = pools_now();
+  assert_int_equal(info.live_blocks, 0);
+  assert_int_equal(info.free_blocks, info.segments); /* every segment merged whole again */
+  mrctx_torch_pools_end_c(0, 14, 0);
+  mrctx_torch_pools_release_c(0, 14, 0);
+  info = pools_now();
+  assert_int_equal(info.pools, 0);
+  assert_int_equal(info.held_bytes, 0);
+  assert_int_equal(tag_bytes(), base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_capture_while_threads_allocate),
@@ -451,6 +535,7 @@ int main(void) {
       cmocka_unit_test(test_block_used_on_another_stream_is_kept),
       cmocka_unit_test(test_segment_of_the_size_asked_when_memory_is_short),
       cmocka_unit_test(test_checkpoint_restored_after_the_blocks_were_cut_again),
+      cmocka_unit_test(test_threads_split_and_merge_in_one_pool),
   };
   return cmocka_run_group_tests(tests, fake_group_setup, NULL);
 }
