@@ -544,11 +544,18 @@ def test_mempool_and_graph_tree_checkpoints():
     """))
 
 
-def test_allocator_helper_without_its_mempool_answers(tmp_path):
+@pytest.mark.parametrize("change, named", [
+    # the answers do not build: CheckpointDelta's member named otherwise
+    ("std::vector<void *> freed_pointers;", "ptrs_freed"),
+    # they build but do not load: a constructor the header declares and the
+    # library does not export (as PyTorch 2.11 does with _AllocationMetadata's)
+    ("CheckpointDelta();\n  std::vector<void *> ptrs_freed;", "undefined symbol"),
+], ids=["build", "load"])
+def test_allocator_helper_without_its_mempool_answers(tmp_path, change, named):
     """A PyTorch whose headers refuse the helper's MemPool and graph-tree
-    answers (here: CheckpointDelta's member named otherwise, which keeps
-    every class's layout) gets the helper without them, with a warning
-    saying so: cacheInfo is still answered."""
+    answers, or whose libraries lack what they need (both keep every
+    class's layout), gets the helper without them, with a warning saying
+    so: cacheInfo is still answered."""
     if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
     include = tmp_path / "include"
@@ -556,8 +563,7 @@ def test_allocator_helper_without_its_mempool_answers(tmp_path):
     header = include / "c10" / "cuda" / "CUDACachingAllocator.h"
     text = header.read_text()
     assert "std::vector<void *> ptrs_freed;" in text
-    header.write_text(text.replace("std::vector<void *> ptrs_freed;",
-                                   "std::vector<void *> freed_pointers;"))
+    header.write_text(text.replace("std::vector<void *> ptrs_freed;", change))
     passed(run(PRELUDE + f"""
     import warnings
     import torch.utils.cpp_extension as ce
@@ -568,7 +574,7 @@ def test_allocator_helper_without_its_mempool_answers(tmp_path):
         mt.use(ctx, "act")
     warned = [str(w.message) for w in caught]
     print("warned:", warned)
-    assert len(warned) == 1 and "MemPool" in warned[0] and "ptrs_freed" in warned[0], warned
+    assert len(warned) == 1 and "MemPool" in warned[0] and {named!r} in warned[0], warned
     assert mt.allocator_helper()[1] is None
     assert torch.cuda.memory._cache_info(0) > 0
     try:
