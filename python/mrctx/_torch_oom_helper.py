@@ -104,11 +104,10 @@ typedef int (*pool_restore_fn)(int, unsigned long long, unsigned long long, cons
 }  // namespace
 /* PyTorch declares the pluggable allocator's bookkeeping record in its
  * header and defines its constructors in libtorch_cuda without exporting
- * them (2.11): a restore records its blocks there, so the helper carries
- * its own copies, hidden, that construct the record the same way. */
+ * them (2.11): a restore records its blocks there (insert_or_assign, which
+ * needs no default constructor), so the helper carries its own copy of
+ * the one it uses, hidden, that constructs the record the same way. */
 namespace torch::cuda::CUDAPluggableAllocator {
-__attribute__((visibility("hidden"))) _AllocationMetadata::_AllocationMetadata()
-    : size(0), device_idx(-1), stream{} {}
 __attribute__((visibility("hidden")))
 _AllocationMetadata::_AllocationMetadata(size_t size, c10::DeviceIndex device_idx,
                                          cudaStream_t stream)
@@ -135,8 +134,7 @@ struct Entries {
 };
 
 struct Allocator final : Pluggable {
-  explicit Allocator(const Entries &e)
-      : Pluggable(e.alloc, e.free), cache_info_(e.cache_info), pool_live_(e.pool_live), e_(e) {}
+  explicit Allocator(const Entries &e) : Pluggable(e.alloc, e.free), e_(e) {}
 
 #ifndef MRCTX_TORCH_BASIC /* MemPool and Inductor's graph trees */
   void createOrIncrefPool(c10::DeviceIndex device, c10::cuda::MempoolId_t id,
@@ -208,17 +206,17 @@ struct Allocator final : Pluggable {
   void cacheInfo(c10::DeviceIndex device, size_t *largest) override {
     char why[512] = "";
     size_t answer = 0;
-    TORCH_CHECK(cache_info_(device, &answer, why, sizeof why) == 0, "cacheInfo through mrctx: ",
+    TORCH_CHECK(e_.cache_info(device, &answer, why, sizeof why) == 0, "cacheInfo through mrctx: ",
                 why);
     *largest = answer;
   }
 
   bool checkPoolLiveAllocations(c10::DeviceIndex device, c10::cuda::MempoolId_t id,
                                 const std::unordered_set<void *> &expected) override {
-    long count = pool_live_(device, id.first, id.second, nullptr, 0);
+    long count = e_.pool_live(device, id.first, id.second, nullptr, 0);
     if (count < 0) return expected.empty();
     std::vector<void *> live(static_cast<size_t>(count) + 16);
-    count = pool_live_(device, id.first, id.second, live.data(), live.size());
+    count = e_.pool_live(device, id.first, id.second, live.data(), live.size());
     if (count < 0 || static_cast<size_t>(count) != expected.size() ||
         static_cast<size_t>(count) > live.size())
       return false;
@@ -227,8 +225,6 @@ struct Allocator final : Pluggable {
     return true;
   }
 
-  cache_info_fn cache_info_;
-  pool_live_fn pool_live_;
   Entries e_;
 };
 } // namespace

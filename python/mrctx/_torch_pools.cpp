@@ -286,16 +286,18 @@ block *add_segment(private_pool &pool, const pool_key &key, void *base, size_t s
   return b;
 }
 
-/* Hand out `b` for `rounded` bytes (PyTorch asked `asked`), splitting off
- * the rest when it is worth keeping; `b` is not in the free set. */
-void *hand_out(private_pool &pool, block *b, size_t rounded, size_t asked) {
-  if (worth_splitting(b->size, rounded, b->seg->small)) {
-    block *rest = new block{b->ptr + rounded, b->size - rounded, b->seg, b, b->next};
-    if (b->next != nullptr) b->next->prev = rest;
-    b->next = rest;
-    b->size = rounded;
-    pool.free.insert(rest);
-  }
+/* Cut `b` (not in the free set) at `offset`: `b` keeps the part before,
+ * the part after is a new block, returned, in no set yet. */
+block *split(block *b, size_t offset) {
+  block *rest = new block{b->ptr + offset, b->size - offset, b->seg, b, b->next};
+  if (b->next != nullptr) b->next->prev = rest;
+  b->next = rest;
+  b->size = offset;
+  return rest;
+}
+
+/* `b` (not in the free set) is handed to PyTorch, which asked `asked`. */
+void *make_live(private_pool &pool, block *b, size_t asked) {
   b->live = true;
   b->asked = asked;
   b->seg->live_blocks++;
@@ -303,6 +305,13 @@ void *hand_out(private_pool &pool, block *b, size_t rounded, size_t asked) {
   pool.live_blocks++;
   live.emplace(b->ptr, b);
   return b->ptr;
+}
+
+/* Hand out `b` for `rounded` bytes (PyTorch asked `asked`), splitting off
+ * the rest when it is worth keeping; `b` is not in the free set. */
+void *hand_out(private_pool &pool, block *b, size_t rounded, size_t asked) {
+  if (worth_splitting(b->size, rounded, b->seg->small)) pool.free.insert(split(b, rounded));
+  return make_live(pool, b, asked);
 }
 
 /* `b` (neither live nor in the free set) absorbs its free neighbours, then
@@ -727,31 +736,16 @@ EXPORT int mrctx_torch_pool_restore(int device, unsigned long long first, unsign
     while (b != nullptr && !(b->ptr <= ptr && ptr + size <= b->ptr + b->size)) b = b->next;
     /* Every range not over a kept block lies in one free block: the frees
      * above merged every free neighbour. A kept block is made live whole. */
-    if (!b->shared) pool.free.erase(b);
-    if (!b->shared && b->ptr < ptr) { /* the part before stays free */
-      block *before = new block{b->ptr, static_cast<size_t>(ptr - b->ptr), seg, b->prev, b};
-      if (b->prev != nullptr)
-        b->prev->next = before;
-      else
-        seg->first = before;
-      b->prev = before;
-      b->ptr = ptr;
-      b->size -= before->size;
-      pool.free.insert(before);
+    if (!b->shared) {
+      pool.free.erase(b);
+      if (b->ptr < ptr) { /* the part before stays free */
+        block *rest = split(b, static_cast<size_t>(ptr - b->ptr));
+        pool.free.insert(b);
+        b = rest;
+      }
+      if (b->size > size) pool.free.insert(split(b, size)); /* and the part after */
     }
-    if (!b->shared && b->size > size) { /* and the part after */
-      block *after = new block{ptr + size, b->size - size, seg, b, b->next};
-      if (b->next != nullptr) b->next->prev = after;
-      b->next = after;
-      b->size = size;
-      pool.free.insert(after);
-    }
-    b->live = true;
-    b->asked = wanted[i].size;
-    seg->live_blocks++;
-    pool.live_bytes += b->size;
-    pool.live_blocks++;
-    live.emplace(b->ptr, b);
+    make_live(pool, b, wanted[i].size);
   }
   publish();
   return 0;
