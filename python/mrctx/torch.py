@@ -20,11 +20,12 @@ Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
   torch.cuda's (:data:`PATCHED` lists what is replaced). CUDA graphs
   (``torch.cuda.graph``, ``make_graphed_callables``) get private pools over
   the tag (_torch_pools.cpp): a graph's blocks stay its own until it dies.
-  ``torch.compile(mode="reduce-overhead")`` needs PyTorch's
-  getCheckpointState and ``torch.cuda.MemPool()`` its createOrIncrefPool,
-  which the pluggable allocator refuses (docs/integrations.md). cuDNN's benchmark works through the *allocator
-  helper* (PyTorch's pluggable allocator answering cacheInfo, built at the
-  first use(); :func:`allocator_helper`).
+  cuDNN's benchmark, ``torch.cuda.MemPool()`` and
+  ``torch.compile(mode="reduce-overhead")`` work through the *allocator
+  helper* (PyTorch's pluggable allocator answering cacheInfo,
+  createOrIncrefPool and the graph trees' checkpoints over the shim's
+  pools, built at the first use(); :func:`allocator_helper`; the last two
+  not yet checked on a GPU, docs/integrations.md).
 * Without code changes: ``MRCTX_TORCH=SPEC`` in the environment (the
   package's ``mrctx-torch.pth``, or ``python -m mrctx run script.py``)
   runs ``use(Context("torch", {"memory": SPEC},
