@@ -124,7 +124,17 @@ mrctx_torch_route0_alloc(ssize_t size, int device, void *stream, mr_status *stat
     void *ptr = mrctx_torch_pools_alloc(size, device, stream, status, &handled);
     if (handled) return ptr;
   }
-  return mrctx_torch_route_alloc(0, size, device, stream, status);
+  void *ptr = mrctx_torch_route_alloc(0, size, device, stream, status);
+  if (ptr == nullptr && *status == MR_ERR_OUT_OF_MEMORY) {
+    /* The tag ran out even after mrctx's reclaim: a MemPool made with
+     * use_on_oom=True lends a free block, as PyTorch's allocator does. */
+    void *lent = mrctx_torch_pools_alloc_on_oom(size, device, stream);
+    if (lent != nullptr) {
+      *status = MR_OK;
+      return lent;
+    }
+  }
+  return ptr;
 }
 
 __attribute__((visibility("default"))) void mrctx_torch_route0_free(void *ptr, ssize_t size,

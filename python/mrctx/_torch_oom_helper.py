@@ -24,10 +24,13 @@ shim keeps throwing RuntimeError, and use() warns once saying why.
 (one shipped per PyTorch version).
 
 The *allocator helper* (``_mrctx_torch_allocator.so``), built and kept the
-same way, is PyTorch's own ``CUDAPluggableAllocator`` with two answers
-added that its pluggable form refuses: ``cacheInfo`` (cuDNN's algorithm
-search under ``torch.backends.cudnn.benchmark``, pytorch#98481) and
-``checkPoolLiveAllocations`` (torch.compile's CUDA graph trees). It
+same way, is PyTorch's own ``CUDAPluggableAllocator`` with answers added
+that its pluggable form refuses: ``cacheInfo`` (cuDNN's algorithm search
+under ``torch.backends.cudnn.benchmark``, pytorch#98481),
+``checkPoolLiveAllocations`` and the checkpoints of torch.compile's CUDA
+graph trees, and torch.cuda.MemPool's ``createOrIncrefPool``,
+``getPoolUseCount``, ``setUseOnOOM`` and ``setNoSplit`` (its destructor
+calls ``setUseOnOOM`` for every pool). It
 includes PyTorch's CUDA headers, so it also needs the CUDA runtime's
 headers (the CUDA toolkit, or the ``nvidia-cuda-runtime`` wheel PyTorch
 depends on), and links libtorch_cuda. ``MRCTX_TORCH_ALLOCATOR_HELPER``:
@@ -91,6 +94,8 @@ typedef int (*cache_info_fn)(int, size_t *, char *, size_t);
 typedef long (*pool_live_fn)(int, unsigned long long, unsigned long long, void **, size_t);
 typedef void (*pool_incref_fn)(int, unsigned long long, unsigned long long);
 typedef long (*pool_use_count_fn)(int, unsigned long long, unsigned long long);
+typedef void (*pool_use_on_oom_fn)(int, unsigned long long, unsigned long long, int);
+typedef void (*pool_no_split_fn)(int, unsigned long long, unsigned long long);
 struct pool_block {  /* mrctx_torch_pool_block */
   void *ptr;
   size_t size;
@@ -131,6 +136,8 @@ struct Entries {
   pool_use_count_fn pool_use_count;
   pool_state_fn pool_state;
   pool_restore_fn pool_restore;
+  pool_use_on_oom_fn pool_use_on_oom;
+  pool_no_split_fn pool_no_split;
 };
 
 struct Allocator final : Pluggable {
@@ -148,6 +155,24 @@ struct Allocator final : Pluggable {
 
   int getPoolUseCount(c10::DeviceIndex device, c10::cuda::MempoolId_t id) override {
     return static_cast<int>(e_.pool_use_count(device, id.first, id.second));
+  }
+
+  /* MemPool(use_on_oom=True), and every MemPool's destructor (false). */
+  void setUseOnOOM(c10::DeviceIndex device, c10::cuda::MempoolId_t id, bool use_on_oom) override {
+    e_.pool_use_on_oom(device, id.first, id.second, use_on_oom ? 1 : 0);
+  }
+
+  /* MemPool(no_split=True). */
+  void setNoSplit(c10::DeviceIndex device, c10::cuda::MempoolId_t id) override {
+    e_.pool_no_split(device, id.first, id.second);
+  }
+
+  /* A MemPool's destructor empties its pool after releasing it: releasePool
+   * already gave the tag every segment the pool no longer needs, and the
+   * tag's own cache is not the pool's, so only {0, 0} (empty_cache) trims
+   * the tag, as PyTorch's pluggable allocator does for every id. */
+  void emptyCache(c10::cuda::MempoolId_t id) override {
+    if (id.first == 0 && id.second == 0) Pluggable::emptyCache(id);
   }
 
   std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>
@@ -239,7 +264,9 @@ mrctx_torch_install_allocator(void *const *entries, char *why, size_t cap) {
               reinterpret_cast<pool_incref_fn>(entries[10]),
               reinterpret_cast<pool_use_count_fn>(entries[11]),
               reinterpret_cast<pool_state_fn>(entries[12]),
-              reinterpret_cast<pool_restore_fn>(entries[13])};
+              reinterpret_cast<pool_restore_fn>(entries[13]),
+              reinterpret_cast<pool_use_on_oom_fn>(entries[14]),
+              reinterpret_cast<pool_no_split_fn>(entries[15])};
     auto allocator = std::make_shared<Allocator>(e);
     if (entries[4] != nullptr)
       allocator->set_reset_fn(reinterpret_cast<void (*)()>(entries[4]));
@@ -274,7 +301,8 @@ ALLOCATOR_ENTRIES = ("alloc", "free", "mrctx_torch_cache_info", "mrctx_torch_poo
                      "mrctx_torch_begin_allocate_to_pool", "mrctx_torch_end_allocate_to_pool",
                      "mrctx_torch_release_pool", "mrctx_torch_record_stream",
                      "mrctx_torch_pools_incref", "mrctx_torch_pools_use_count",
-                     "mrctx_torch_pool_state", "mrctx_torch_pool_restore")
+                     "mrctx_torch_pool_state", "mrctx_torch_pool_restore",
+                     "mrctx_torch_pools_set_use_on_oom", "mrctx_torch_pools_set_no_split")
 
 _state: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
 _allocator: dict[str, Any] = {"loaded": None, "why": None, "warned": False}

@@ -224,9 +224,13 @@ struct free_order {
 };
 
 struct private_pool {
-  long uses = 0;         /* begins not yet released */
-  size_t held_bytes = 0; /* its segments, live or free */
-  size_t live_bytes = 0; /* blocks handed out now */
+  long uses = 0;           /* begins not yet released */
+  bool use_on_oom = false; /* MemPool(use_on_oom=True): its free blocks serve allocations
+                              outside it that the tag cannot */
+  bool no_split = false;   /* MemPool(no_split=True): each block is a whole segment, never cut
+                              or merged (memory registered per allocation, as NCCL's) */
+  size_t held_bytes = 0;   /* its segments, live or free */
+  size_t live_bytes = 0;   /* blocks handed out now */
   size_t live_blocks = 0;
   std::set<block *, free_order> free;
   std::map<char *, segment *> segments; /* by base address */
@@ -243,7 +247,8 @@ std::vector<open_pool> open;
 std::unordered_map<void *, block *> live; /* every block handed out, by address */
 std::atomic<int> open_count{0};
 std::atomic<long> segment_count{0};
-long segments_held = 0; /* under the lock */
+std::atomic<int> oom_pools{0}; /* pools with use_on_oom set */
+long segments_held = 0;        /* under the lock */
 std::atomic<unsigned long long> kept_blocks{0};
 
 /* A segment on its way back to the tag. */
@@ -310,7 +315,8 @@ void *make_live(private_pool &pool, block *b, size_t asked) {
 /* Hand out `b` for `rounded` bytes (PyTorch asked `asked`), splitting off
  * the rest when it is worth keeping; `b` is not in the free set. */
 void *hand_out(private_pool &pool, block *b, size_t rounded, size_t asked) {
-  if (worth_splitting(b->size, rounded, b->seg->small)) pool.free.insert(split(b, rounded));
+  if (!pool.no_split && worth_splitting(b->size, rounded, b->seg->small))
+    pool.free.insert(split(b, rounded));
   return make_live(pool, b, asked);
 }
 
@@ -365,7 +371,21 @@ void drop_segment(private_pool &pool, segment *seg, std::vector<returning> &back
 
 /* A pool that no begin uses any more and that holds nothing goes. */
 void forget_if_done(std::map<pool_key, private_pool>::iterator it) {
-  if (it->second.uses <= 0 && it->second.segments.empty()) pools.erase(it);
+  if (it->second.uses > 0 || !it->second.segments.empty()) return;
+  if (it->second.use_on_oom) oom_pools.fetch_sub(1, std::memory_order_relaxed);
+  pools.erase(it);
+}
+
+/* The best-fitting free block of `pool` for `rounded` bytes of this kind
+ * on `stream`, or NULL (a probe block orders before every real one of its
+ * size). */
+block *best_fit(private_pool &pool, const pool_key &key, size_t rounded, bool small, void *stream) {
+  segment probe_seg{key, nullptr, 0, stream, small};
+  block probe{nullptr, rounded, &probe_seg};
+  auto it = pool.free.lower_bound(&probe);
+  if (it == pool.free.end() || (*it)->seg->small != small || (*it)->seg->stream != stream)
+    return nullptr;
+  return *it;
 }
 
 /* Called with the lock held on what is going back: while a pool is open
@@ -517,6 +537,7 @@ void *mrctx_torch_pools_alloc(ssize_t size, int device, void *stream, mr_status 
   size_t asked = static_cast<size_t>(size);
   size_t rounded = block_size(asked);
   bool small = small_kind(rounded);
+  bool no_split = false;
   {
     std::lock_guard<std::mutex> hold(lock);
     const open_pool *p = routed(device, stream);
@@ -528,21 +549,18 @@ void *mrctx_torch_pools_alloc(ssize_t size, int device, void *stream, mr_status 
     *handled = true;
     private_pool &pool = pools[key];
     /* Best fit: the smallest free block of this kind and stream that holds
-     * the request (a probe block orders before every real one of its
-     * size). */
-    segment probe_seg{key, nullptr, 0, stream, small};
-    block probe{nullptr, rounded, &probe_seg};
-    auto it = pool.free.lower_bound(&probe);
-    if (it != pool.free.end() && (*it)->seg->small == small && (*it)->seg->stream == stream) {
-      block *b = *it;
-      pool.free.erase(it);
+     * the request. */
+    if (block *b = best_fit(pool, key, rounded, small, stream)) {
+      pool.free.erase(b);
       *status = MR_OK;
       return hand_out(pool, b, rounded, asked);
     }
+    no_split = pool.no_split;
   }
   /* A new segment from the tag, outside the lock; where the tag cannot give
-   * a whole segment, a block of just the size asked. */
-  size_t want = segment_size(rounded);
+   * a whole segment, a block of just the size asked (a pool that never
+   * splits asks for just that). */
+  size_t want = no_split ? rounded : segment_size(rounded);
   void *base = segment_from_tag(key, want, device, stream, status);
   if (base == nullptr && *status == MR_ERR_OUT_OF_MEMORY && want > rounded) {
     want = rounded;
@@ -672,6 +690,57 @@ EXPORT long mrctx_torch_pools_use_count(int device, unsigned long long first,
   return it == pools.end() ? 0 : it->second.uses;
 }
 
+/* MemPool(use_on_oom=True) and its destructor (setUseOnOOM): a pool that
+ * does not exist is not made for it (the destructor calls it for every
+ * MemPool, before releasePool). */
+EXPORT void mrctx_torch_pools_set_use_on_oom(int device, unsigned long long first,
+                                             unsigned long long second, int use_on_oom) {
+  std::lock_guard<std::mutex> hold(lock);
+  auto it = pools.find(pool_key{device, {first, second}});
+  if (it == pools.end() || it->second.use_on_oom == (use_on_oom != 0)) return;
+  it->second.use_on_oom = use_on_oom != 0;
+  oom_pools.fetch_add(use_on_oom != 0 ? 1 : -1, std::memory_order_relaxed);
+}
+
+/* MemPool(no_split=True) (setNoSplit): from now on the pool's blocks are
+ * whole segments of the size asked (rounded to 512 bytes), so a block's
+ * memory is one allocation from the tag, which a library registers as it
+ * is (NCCL's window registration). Segments cut before stay cut. */
+EXPORT void mrctx_torch_pools_set_no_split(int device, unsigned long long first,
+                                           unsigned long long second) {
+  std::lock_guard<std::mutex> hold(lock);
+  auto it = pools.find(pool_key{device, {first, second}});
+  if (it != pools.end()) it->second.no_split = true;
+}
+
+/* An allocation outside the pools that the tag refused for lack of memory
+ * (after mrctx's process-wide reclaim): the best-fitting free block of a
+ * use_on_oom pool on `device` and `stream`, which stays that pool's (its
+ * free goes back to the pool), or NULL. As PyTorch's own allocator does,
+ * only blocks the pools hold free are used: the tag has none to give. */
+EXPORT void *mrctx_torch_pools_alloc_on_oom(ssize_t size, int device, void *stream) {
+  if (oom_pools.load(std::memory_order_relaxed) == 0 || size < 0) return nullptr;
+  size_t asked = static_cast<size_t>(size);
+  size_t rounded = block_size(asked);
+  bool small = small_kind(rounded);
+  std::lock_guard<std::mutex> hold(lock);
+  private_pool *best_pool = nullptr;
+  block *best = nullptr;
+  for (auto &p : pools) {
+    if (p.first.device != device || !p.second.use_on_oom) continue;
+    block *b = best_fit(p.second, p.first, rounded, small, stream);
+    if (b != nullptr && (best == nullptr || b->size < best->size)) {
+      best = b;
+      best_pool = &p.second;
+    }
+  }
+  if (best == nullptr) return nullptr;
+  best_pool->free.erase(best);
+  void *ptr = hand_out(*best_pool, best, rounded, asked);
+  publish();
+  return ptr;
+}
+
 /* The live blocks of a pool: their count (-1: no such pool), up to `cap`
  * of them in `out`, each with the size PyTorch asked for. */
 EXPORT long mrctx_torch_pool_state(int device, unsigned long long first, unsigned long long second,
@@ -704,7 +773,7 @@ EXPORT int mrctx_torch_pool_restore(int device, unsigned long long first, unsign
     char *ptr = static_cast<char *>(wanted[i].ptr);
     size_t size = block_size(wanted[i].size);
     segment *seg = segment_of(pool, ptr, size);
-    if (seg == nullptr) return -1;
+    if (seg == nullptr || (pool.no_split && ptr != seg->base)) return -1;
     /* A block kept for another stream's use is never cut: a saved block
      * over it must be that block. */
     for (const block *b = seg->first; b != nullptr; b = b->next)
@@ -736,7 +805,9 @@ EXPORT int mrctx_torch_pool_restore(int device, unsigned long long first, unsign
     while (b != nullptr && !(b->ptr <= ptr && ptr + size <= b->ptr + b->size)) b = b->next;
     /* Every range not over a kept block lies in one free block: the frees
      * above merged every free neighbour. A kept block is made live whole. */
-    if (!b->shared) {
+    if (pool.no_split) {
+      if (!b->shared) pool.free.erase(b); /* a whole segment, as it was */
+    } else if (!b->shared) {
       pool.free.erase(b);
       if (b->ptr < ptr) { /* the part before stays free */
         block *rest = split(b, static_cast<size_t>(ptr - b->ptr));

@@ -73,6 +73,18 @@ void mrctx_torch_pools_read(int device, mrctx_torch_pools_info *info);
 void mrctx_torch_pools_incref(int device, unsigned long long first, unsigned long long second);
 long mrctx_torch_pools_use_count(int device, unsigned long long first, unsigned long long second);
 
+/* MemPool(use_on_oom=True) and its destructor (setUseOnOOM; nothing for
+ * a pool that does not exist), and MemPool(no_split=True) (setNoSplit:
+ * the pool's new blocks are whole segments of their rounded size). */
+void mrctx_torch_pools_set_use_on_oom(int device, unsigned long long first,
+                                      unsigned long long second, int use_on_oom);
+void mrctx_torch_pools_set_no_split(int device, unsigned long long first,
+                                    unsigned long long second);
+/* An allocation outside the pools that the tag refused for lack of
+ * memory: a free block of a use_on_oom pool on (device, stream), which
+ * stays that pool's, or NULL. */
+void *mrctx_torch_pools_alloc_on_oom(ssize_t size, int device, void *stream);
+
 /* A live block of a pool, as Inductor's graph trees checkpoint it. */
 typedef struct mrctx_torch_pool_block {
   void *ptr;

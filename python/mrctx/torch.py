@@ -23,9 +23,9 @@ Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
   cuDNN's benchmark, ``torch.cuda.MemPool()`` and
   ``torch.compile(mode="reduce-overhead")`` work through the *allocator
   helper* (PyTorch's pluggable allocator answering cacheInfo,
-  createOrIncrefPool and the graph trees' checkpoints over the shim's
-  pools, built at the first use(); :func:`allocator_helper`; the last two
-  not yet checked on a GPU, docs/integrations.md).
+  createOrIncrefPool, MemPool's use_on_oom and no_split, and the graph
+  trees' checkpoints over the shim's pools, built at the first use();
+  :func:`allocator_helper`; docs/integrations.md).
 * Without code changes: ``MRCTX_TORCH=SPEC`` in the environment (the
   package's ``mrctx-torch.pth``, or ``python -m mrctx run script.py``)
   runs ``use(Context("torch", {"memory": SPEC},

@@ -533,13 +533,95 @@ def test_mempool_and_graph_tree_checkpoints():
     memory._end_pool(0, pool)
     memory._release_pool(0, pool)
     assert memory._pool_use_count(0, pool) == 1  # the MemPool itself still holds it
-    memory._release_pool(0, pool)            # the MemPool dies
+    memory._mempool_destroy(0, pool)         # the MemPool dies
     assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == 0, pools()
     try:
         memory._restore(0, state)            # a state of a pool that is gone
         raise SystemExit("restored a released pool")
     except RuntimeError as e:
         assert "no longer holds" in str(e), e
+    print("PASS")
+    """))
+
+
+def test_mempool_use_on_oom_and_no_split():
+    """torch.cuda.MemPool(use_on_oom=True): an allocation outside the pool
+    that the tag refuses borrows the pool's free memory, which stays the
+    pool's; MemPool(no_split=True): each block is a whole segment of its
+    rounded size. The destructor (setUseOnOOM(false), releasePool,
+    emptyCache(pool)) gives the segments back to the tag without trimming
+    the tag's own cache."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    passed(run(PRELUDE + POOLS + """
+    ctx = mrctx.Context("mempools", {"act": "cache(device)"})
+    mt.use(ctx, "act")
+    s = new_stream()
+    shim.mrctx_torch_pool_segments.restype = ctypes.c_long
+    shim.mrctx_torch_pool_segments.argtypes = [
+        ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong, ctypes.POINTER(ctypes.c_void_p),
+        ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t]
+    def segments(pool):
+        base, size = (ctypes.c_void_p * 16)(), (ctypes.c_size_t * 16)()
+        n = shim.mrctx_torch_pool_segments(0, pool[0], pool[1], base, size, 16)
+        return [(base[i], size[i]) for i in range(n)]
+    def inside(ptr, pool):
+        return any(b <= ptr < b + n for b, n in segments(pool))
+
+    lender = (0, 21)
+    memory._mempool_create(0, lender, use_on_oom=True)
+    memory._begin_pool(0, lender, s)
+    a = torch.cuda.empty(12 * MiB, stream=s)
+    memory._end_pool(0, lender)
+    memory._release_pool(0, lender)  # use_mem_pool's exit
+    torch.cuda.free(a)               # free in the pool, not the tag's
+    assert pools()["held_bytes"] == 12 * MiB and pools()["live_bytes"] == 0, pools()
+    torch.cuda.set_per_process_memory_fraction(1 / 1024, 0)  # the tag: 16 MiB, 12 held
+    b = torch.cuda.empty(8 * MiB, stream=s)   # the tag cannot: the pool lends
+    assert inside(b, lender) and pools()["live_bytes"] == 8 * MiB, pools()
+    c = torch.cuda.empty(2 * MiB, stream=s)   # the tag still can: not the pool's
+    assert not inside(c, lender)
+    try:
+        torch.cuda.empty(8 * MiB, stream=s)   # neither: 4 MiB left in the pool
+        raise SystemExit("allocated past the limit")
+    except torch.OutOfMemoryError as e:
+        print("refused:", e)
+    other = new_stream()
+    try:
+        torch.cuda.empty(4 * MiB, stream=other)  # 4 MiB free in the pool, but s's
+        raise SystemExit("lent a block to another stream")
+    except torch.OutOfMemoryError:
+        pass
+    torch.cuda.free(b)                        # back to the pool
+    torch.cuda.free(c)
+    assert pools()["live_bytes"] == 0 and pools()["free_blocks"] == 1, pools()
+    torch.cuda.set_per_process_memory_fraction(1.0, 0)
+
+    whole = (0, 22)
+    memory._mempool_create(0, whole, no_split=True)
+    memory._begin_pool(0, whole, s)
+    x = torch.cuda.empty(1000, stream=s)
+    y = torch.cuda.empty(3 * MiB, stream=s)
+    print("no_split segments:", segments(whole))
+    assert sorted(n for _, n in segments(whole)) == [1024, 3 * MiB], segments(whole)
+    torch.cuda.free(y)
+    z = torch.cuda.empty(2 * MiB, stream=s)   # the whole 3 MiB block, not a piece
+    assert z == y and pools()["free_blocks"] == 1, pools()  # the lender's only
+    memory._end_pool(0, whole)
+    memory._release_pool(0, whole)  # use_mem_pool's exit
+    torch.cuda.free(x)
+    torch.cuda.free(z)
+
+    cached = ctx.cache_stats("act", 0)["cached_bytes"]
+    for pool in (lender, whole):
+        memory._mempool_destroy(0, pool)
+    assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == 0, pools()
+    # The segments went back to the tag's cache, which emptyCache(pool)
+    # leaves as it is (empty_cache trims it).
+    assert ctx.cache_stats("act", 0)["cached_bytes"] >= cached + 12 * MiB + 3 * MiB, \
+        ctx.cache_stats("act", 0)
+    torch.cuda.empty_cache()
+    assert ctx.cache_stats("act", 0)["cached_bytes"] == 0
     print("PASS")
     """))
 

@@ -674,6 +674,56 @@ def test_mempool_and_use_mem_pool_on_the_tag():
         """)
 
 
+def test_mempool_use_on_oom_and_no_split_on_the_tag():
+    """torch.cuda.MemPool(use_on_oom=True): once the tag is out of memory,
+    an allocation outside the pool takes the pool's free memory, and never
+    that of a pool without the flag (PyTorch's own test of the flag, with
+    the tag's memory limit for the device's); MemPool(no_split=True): each
+    block is a whole segment of its rounded size."""
+    run(GRAPH_PRELUDE + """
+        MiB = 1 << 20
+        nelem = MiB // 4
+        total = torch.cuda.get_device_properties(0).total_memory
+        base = ctx.stats("act").current_bytes
+        use = torch.cuda.MemPool(use_on_oom=True)
+        keep = torch.cuda.MemPool()
+        torch.cuda.set_per_process_memory_fraction((base + 81 * MiB) / total, 0)
+        with torch.cuda.use_mem_pool(keep):
+            a = torch.ones(40 * nelem, device="cuda")
+        with torch.cuda.use_mem_pool(use):
+            b = torch.ones(40 * nelem, device="cuda")
+        try:
+            torch.empty(40 * nelem, device="cuda")
+            raise SystemExit("allocated past the limit")
+        except torch.OutOfMemoryError:
+            pass
+        del a, b
+        c = torch.ones(30 * nelem, device="cuda")  # the tag cannot: use lends
+        assert in_pool(c, pool_segments(use.id)) and float(c.sum()) == 30 * nelem
+        assert not in_pool(c, pool_segments(keep.id))
+        try:
+            torch.empty(30 * nelem, device="cuda")  # keep's 40 MiB are not lent
+            raise SystemExit("a pool without use_on_oom lent its memory")
+        except torch.OutOfMemoryError as e:
+            print("refused:", str(e)[:160])
+        del c
+        torch.cuda.set_per_process_memory_fraction(1.0, 0)
+
+        whole = torch.cuda.MemPool(no_split=True)
+        with torch.cuda.use_mem_pool(whole):
+            x = torch.empty(1000, dtype=torch.uint8, device="cuda")
+            y = torch.empty(3 * MiB, dtype=torch.uint8, device="cuda")
+        sizes = sorted(n for _, n in pool_segments(whole.id))
+        print("no_split segments:", sizes)
+        assert sizes == [1024, 3 * MiB], sizes
+        del x, y, use, keep, whole
+        gc.collect()
+        torch.cuda.synchronize()
+        assert pools()["pools"] == 0 and ctx.stats("act").current_bytes == base, pools()
+        print("PASS")
+        """)
+
+
 def test_torch_compile_reduce_overhead_on_the_tag():
     """torch.compile(mode="reduce-overhead"): CUDA graph trees over the tag,
     inference and a few training steps, results equal eager."""

@@ -22,6 +22,18 @@ void CUDAAllocator::createOrIncrefPool(c10::DeviceIndex, MempoolId_t,
               "file an issue describing your use case.");
 }
 
+void CUDAAllocator::setUseOnOOM(c10::DeviceIndex, MempoolId_t, bool) {
+  TORCH_CHECK(false, name(),
+              " does not yet support setUseOnOOM. If you need it, please file an issue "
+              "describing your use case.");
+}
+
+void CUDAAllocator::setNoSplit(c10::DeviceIndex, MempoolId_t) {
+  TORCH_CHECK(false, name(),
+              " does not yet support setNoSplit. If you need it, please file an issue "
+              "describing your use case.");
+}
+
 bool CUDAAllocator::checkPoolLiveAllocations(c10::DeviceIndex, MempoolId_t,
                                              const std::unordered_set<void *> &) {
   TORCH_CHECK(false, name(),

@@ -57,6 +57,14 @@ void CUDAPluggableAllocator::set_release_pool(std::function<void(int, c10::cuda:
   relase_pool_fn_ = std::move(f);
 }
 
+/* As PyTorch's: every id empties through the reset function. */
+void CUDAPluggableAllocator::emptyCache(c10::cuda::MempoolId_t) {
+  if (reset_fn_) reset_fn_();
+}
+void CUDAPluggableAllocator::releasePool(c10::DeviceIndex device, c10::cuda::MempoolId_t id) {
+  if (relase_pool_fn_) relase_pool_fn_(device, id);
+}
+
 void *CUDAPluggableAllocator::malloc(size_t size, c10::DeviceIndex device, cudaStream_t stream) {
   void *r = alloc_fn_(size, device, stream);
   std::lock_guard<std::mutex> hold(allocator_mutex_);
@@ -217,12 +225,28 @@ FAKE int fake_torch_cuda_release_pool(int device, unsigned long long first,
   });
 }
 
-/* torch.cuda.MemPool(): createOrIncrefPool, and its use_count(). */
+/* torch.cuda.MemPool(use_on_oom, no_split)'s constructor and destructor,
+ * as PyTorch 2.11's at::cuda::MemPool makes them, and its use_count(). */
 FAKE int fake_torch_cuda_mempool_create(int device, unsigned long long first,
-                                        unsigned long long second, char *message, size_t cap) {
+                                        unsigned long long second, int use_on_oom, int no_split,
+                                        char *message, size_t cap) {
   return fake_torch_catch(message, cap, [&] {
-    torch::cuda::CUDAPluggableAllocator::current->createOrIncrefPool(
-        static_cast<c10::DeviceIndex>(device), {first, second});
+    auto &a = torch::cuda::CUDAPluggableAllocator::current;
+    auto d = static_cast<c10::DeviceIndex>(device);
+    a->createOrIncrefPool(d, {first, second});
+    if (use_on_oom) a->setUseOnOOM(d, {first, second}, true);
+    if (no_split) a->setNoSplit(d, {first, second});
+  });
+}
+
+FAKE int fake_torch_cuda_mempool_destroy(int device, unsigned long long first,
+                                         unsigned long long second, char *message, size_t cap) {
+  return fake_torch_catch(message, cap, [&] {
+    auto &a = torch::cuda::CUDAPluggableAllocator::current;
+    auto d = static_cast<c10::DeviceIndex>(device);
+    a->setUseOnOOM(d, {first, second}, false);
+    a->releasePool(d, {first, second});
+    a->emptyCache({first, second});
   });
 }
 

@@ -108,8 +108,10 @@ def _torch_cuda():
                     ctypes.c_char_p, ctypes.c_size_t]
             lib.fake_torch_cuda_current.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
             pool_args = [ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong]
-            lib.fake_torch_cuda_mempool_create.argtypes = pool_args + [ctypes.c_char_p,
-                                                                      ctypes.c_size_t]
+            lib.fake_torch_cuda_mempool_create.argtypes = pool_args + [
+                ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_mempool_destroy.argtypes = pool_args + [ctypes.c_char_p,
+                                                                       ctypes.c_size_t]
             lib.fake_torch_cuda_pool_use_count.argtypes = pool_args + [
                 ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
             lib.fake_torch_cuda_checkpoint.argtypes = pool_args + [
@@ -189,9 +191,17 @@ def _release_pool(device: int, pool: tuple) -> None:
     _cpp("release_pool", device, pool[0], pool[1])
 
 
-def _mempool_create(device: int, pool: tuple) -> None:
-    """torch.cuda.MemPool()'s createOrIncrefPool."""
-    _cpp("mempool_create", device, pool[0], pool[1])
+def _mempool_create(device: int, pool: tuple, use_on_oom: bool = False,
+                    no_split: bool = False) -> None:
+    """torch.cuda.MemPool(use_on_oom=, no_split=)'s constructor:
+    createOrIncrefPool, then setUseOnOOM / setNoSplit when asked."""
+    _cpp("mempool_create", device, pool[0], pool[1], int(use_on_oom), int(no_split))
+
+
+def _mempool_destroy(device: int, pool: tuple) -> None:
+    """Its destructor (PyTorch 2.11): setUseOnOOM(false), releasePool,
+    emptyCache(pool)."""
+    _cpp("mempool_destroy", device, pool[0], pool[1])
 
 
 def _pool_use_count(device: int, pool: tuple) -> int:

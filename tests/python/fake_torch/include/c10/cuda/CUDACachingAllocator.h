@@ -83,10 +83,14 @@ public:
   virtual bool initialized() = 0;
   virtual c10::DeleterFnPtr raw_deleter() const = 0;
   virtual void cacheInfo(c10::DeviceIndex device, size_t *largestBlock) = 0;
+  virtual void emptyCache(MempoolId_t mempool_id = {0, 0}) = 0;
+  virtual void releasePool(c10::DeviceIndex device, MempoolId_t mempool_id) = 0;
   /* PyTorch's defaults refuse, naming the allocator. */
   virtual int getPoolUseCount(c10::DeviceIndex device, MempoolId_t mempool_id);
   virtual void createOrIncrefPool(c10::DeviceIndex device, MempoolId_t mempool_id,
                                   std::shared_ptr<CUDAAllocator> allocator = nullptr);
+  virtual void setUseOnOOM(c10::DeviceIndex device, MempoolId_t mempool_id, bool use_on_oom);
+  virtual void setNoSplit(c10::DeviceIndex device, MempoolId_t mempool_id);
   virtual bool checkPoolLiveAllocations(c10::DeviceIndex device, MempoolId_t mempool_id,
                                         const std::unordered_set<void *> &expected_live);
   virtual std::shared_ptr<AllocatorState> getCheckpointState(c10::DeviceIndex device,

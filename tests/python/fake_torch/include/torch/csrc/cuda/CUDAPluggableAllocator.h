@@ -54,6 +54,8 @@ struct TORCH_CUDA_CPP_API CUDAPluggableAllocator
   void init(int device_count) override;
   bool initialized() override;
   void cacheInfo(c10::DeviceIndex device, size_t *largestBlock) override;
+  void emptyCache(c10::cuda::MempoolId_t mempool_id = {0, 0}) override;
+  void releasePool(c10::DeviceIndex device, c10::cuda::MempoolId_t mempool_id) override;
   std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>
   getCheckpointState(c10::DeviceIndex device, c10::cuda::MempoolId_t id) override;
   c10::cuda::CUDACachingAllocator::CheckpointDelta setCheckpointPoolState(
