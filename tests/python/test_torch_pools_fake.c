@@ -16,10 +16,13 @@
  *    every block reaches the tag exactly once.
  *  - A pool released while another captures: its blocks wait (waiting for
  *    the device then would break the capture) and go back after.
+ *  - MemPool(use_on_oom=True): threads that the tag refuses borrow its free
+ *    blocks, each block to one of them, and give them back to it.
  * The shim's sources are compiled into this program; route 0 is bound to a
  * cache(device) tag once. Threads record problems instead of asserting.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +64,14 @@ static void *alloc0(ssize_t size, CUstream stream) {
   mr_status st = MR_ERR_STATE;
   void *ptr = mrctx_torch_route0_alloc(size, 0, stream, &st);
   if (st != MR_OK || ptr == NULL) fail_msg("route 0 alloc of %zd: %s", size, mr_last_error());
+  return ptr;
+}
+
+static void *alloc_on(int device, ssize_t size, CUstream stream) {
+  mr_status st = MR_ERR_STATE;
+  void *ptr = mrctx_torch_route0_alloc(size, device, stream, &st);
+  if (st != MR_OK || ptr == NULL)
+    fail_msg("route 0 alloc of %zd on device %d: %s", size, device, mr_last_error());
   return ptr;
 }
 
@@ -526,6 +537,122 @@ static void test_threads_split_and_merge_in_one_pool(void **state) {
   assert_int_equal(tag_bytes(), base);
 }
 
+/* MemPool(use_on_oom=True): threads allocating on one stream of a 16 MiB
+ * device, where the tag soon runs out, borrow the pool's free blocks at
+ * once; no block is handed to two of them, every borrowed block goes back
+ * to the pool, and the pool without the flag lends nothing. */
+typedef struct lender_worker {
+  pthread_t thread;
+  CUstream stream;
+  int seed;
+  int problems;
+  atomic_int *borrowed;
+  char *pool_base;
+  size_t pool_size;
+  char first_problem[160];
+} lender_worker;
+
+static void *lender_worker_main(void *arg) {
+  lender_worker *w = arg;
+  fake_bind(1);
+  unsigned seed = (unsigned)w->seed;
+  for (int round = 0; round < 150; round++) {
+    ssize_t size = (ssize_t)(1 + rand_r(&seed) % 3) * MiB;
+    mr_status st = MR_ERR_STATE;
+    unsigned char *ptr = mrctx_torch_route0_alloc(size, 1, w->stream, &st);
+    if (ptr == NULL) {
+      if (st != MR_ERR_OUT_OF_MEMORY && w->problems++ == 0)
+        snprintf(w->first_problem, sizeof w->first_problem, "alloc of %zd: status %d", size,
+                 (int)st);
+      continue;
+    }
+    if ((char *)ptr >= w->pool_base && (char *)ptr < w->pool_base + w->pool_size)
+      atomic_fetch_add(w->borrowed, 1);
+    unsigned char mark = (unsigned char)(w->seed * 16 + round % 16);
+    for (ssize_t k = 0; k < size; k += 4093) ptr[k] = mark;
+    sched_yield(); /* let the others allocate while this block is live */
+    for (ssize_t k = 0; k < size; k += 4093)
+      if (ptr[k] != mark && w->problems++ == 0)
+        snprintf(w->first_problem, sizeof w->first_problem, "block %p overwritten at %zd",
+                 (void *)ptr, k);
+    mrctx_torch_route0_free(ptr, size, 1, w->stream);
+  }
+  return NULL;
+}
+
+static void test_use_on_oom_pool_lends_to_threads(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  fake_bind(1);
+  size_t total = 0;
+  assert_int_equal(fake_cu()->cuDeviceTotalMem(&total, 1), CUDA_SUCCESS);
+  assert_int_equal(fake_cuda_set_total_memory(1, (size_t)(16 * MiB)), CUDA_SUCCESS);
+  assert_int_equal(mr_release_idle(1, 0, NULL), MR_OK); /* start with nothing idle there */
+  uint64_t base = tag_bytes();
+  CUstream s = fake_new_stream();
+  /* A pool that does not exist is not made by setUseOnOOM. */
+  mrctx_torch_pools_set_use_on_oom(1, 0, 31, 1);
+  mrctx_torch_pools_info info;
+  mrctx_torch_pools_read(1, &info);
+  assert_int_equal(info.pools, 0);
+  /* MemPool(use_on_oom=True): 8 MiB of the pool, free; one without the
+   * flag holds 4 MiB free. */
+  mrctx_torch_pools_incref(1, 0, 16);
+  mrctx_torch_pools_set_use_on_oom(1, 0, 16, 1);
+  mrctx_torch_pools_begin_c(1, 0, 16, only_stream, s);
+  void *lent = alloc_on(1, 8 * MiB, s);
+  mrctx_torch_pools_end_c(1, 0, 16);
+  mrctx_torch_pools_release_c(1, 0, 16); /* use_mem_pool's exit; the MemPool holds it */
+  mrctx_torch_pools_incref(1, 0, 17);
+  mrctx_torch_pools_begin_c(1, 0, 17, only_stream, s);
+  void *kept = alloc_on(1, 4 * MiB, s);
+  mrctx_torch_pools_end_c(1, 0, 17);
+  mrctx_torch_pools_release_c(1, 0, 17);
+  mrctx_torch_route0_free(lent, 8 * MiB, 1, s);
+  mrctx_torch_route0_free(kept, 4 * MiB, 1, s);
+  void *seg_base[2] = {0};
+  size_t seg_size[2] = {0};
+  assert_int_equal(mrctx_torch_pool_segments(1, 0, 16, seg_base, seg_size, 2), 1);
+
+  atomic_int borrowed = 0;
+  lender_worker workers[WORKERS];
+  memset(workers, 0, sizeof workers);
+  for (int i = 0; i < WORKERS; i++) {
+    workers[i] = (lender_worker){.stream = s,
+                                 .seed = i + 1,
+                                 .borrowed = &borrowed,
+                                 .pool_base = seg_base[0],
+                                 .pool_size = seg_size[0]};
+    assert_int_equal(pthread_create(&workers[i].thread, NULL, lender_worker_main, &workers[i]), 0);
+  }
+  for (int i = 0; i < WORKERS; i++) {
+    pthread_join(workers[i].thread, NULL);
+    if (workers[i].problems) fail_msg("worker %d: %s", i, workers[i].first_problem);
+  }
+  print_message("blocks lent by the use_on_oom pool: %d\n", atomic_load(&borrowed));
+  assert_true(atomic_load(&borrowed) > 0);
+  mrctx_torch_pools_read(1, &info);
+  assert_int_equal(info.live_blocks, 0);
+  assert_int_equal(info.free_blocks, info.segments); /* each merged whole again */
+  assert_int_equal(info.held_bytes, (unsigned long long)(12 * MiB));
+
+  /* Without the flag nothing is lent: 8 MiB free in the pool, and a tag
+   * that cannot give 10 MiB on a device with 4 MiB left. */
+  mrctx_torch_pools_set_use_on_oom(1, 0, 16, 0);
+  mr_status st = MR_ERR_STATE;
+  assert_null(mrctx_torch_route0_alloc(6 * MiB, 1, s, &st));
+  assert_int_equal(st, MR_ERR_OUT_OF_MEMORY);
+  mrctx_torch_pools_release_c(1, 0, 16); /* the MemPools die */
+  mrctx_torch_pools_release_c(1, 0, 17);
+  mrctx_torch_pools_read(1, &info);
+  assert_int_equal(info.pools, 0);
+  assert_int_equal(tag_bytes(), base);
+  fake_cu()->cuStreamDestroy(s);
+  assert_int_equal(fake_cuda_set_total_memory(1, total), CUDA_SUCCESS);
+  fake_bind(0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_capture_while_threads_allocate),
@@ -536,6 +663,7 @@ int main(void) {
       cmocka_unit_test(test_segment_of_the_size_asked_when_memory_is_short),
       cmocka_unit_test(test_checkpoint_restored_after_the_blocks_were_cut_again),
       cmocka_unit_test(test_threads_split_and_merge_in_one_pool),
+      cmocka_unit_test(test_use_on_oom_pool_lends_to_threads),
   };
   return cmocka_run_group_tests(tests, fake_group_setup, NULL);
 }
