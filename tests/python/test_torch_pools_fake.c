@@ -378,16 +378,23 @@ static void test_block_used_on_another_stream_is_kept(void **state) {
   fake_cu()->cuStreamDestroy(s);
 }
 
-/* Where the tag cannot give a whole segment, the pool takes just the size
- * asked (a device with 16 MiB cannot give 20). */
-static void test_segment_of_the_size_asked_when_memory_is_short(void **state) {
-  (void)state;
+/* Route 0 bound, device 1 current and cut to 16 MiB; returns the memory
+ * it had, for fake_cuda_set_total_memory at the end. */
+static size_t short_device_1(void) {
   fake_bind(0);
   bind_route0();
   fake_bind(1);
   size_t total = 0;
   assert_int_equal(fake_cu()->cuDeviceTotalMem(&total, 1), CUDA_SUCCESS);
   assert_int_equal(fake_cuda_set_total_memory(1, (size_t)(16 * MiB)), CUDA_SUCCESS);
+  return total;
+}
+
+/* Where the tag cannot give a whole segment, the pool takes just the size
+ * asked (a device with 16 MiB cannot give 20). */
+static void test_segment_of_the_size_asked_when_memory_is_short(void **state) {
+  (void)state;
+  size_t total = short_device_1();
   CUstream s = fake_new_stream();
   mrctx_torch_pools_begin_c(1, 13, 0, only_stream, s);
   mr_status st = MR_ERR_STATE;
@@ -582,12 +589,7 @@ static void *lender_worker_main(void *arg) {
 
 static void test_use_on_oom_pool_lends_to_threads(void **state) {
   (void)state;
-  fake_bind(0);
-  bind_route0();
-  fake_bind(1);
-  size_t total = 0;
-  assert_int_equal(fake_cu()->cuDeviceTotalMem(&total, 1), CUDA_SUCCESS);
-  assert_int_equal(fake_cuda_set_total_memory(1, (size_t)(16 * MiB)), CUDA_SUCCESS);
+  size_t total = short_device_1();
   assert_int_equal(mr_release_idle(1, 0, NULL), MR_OK); /* start with nothing idle there */
   uint64_t base = tag_bytes();
   CUstream s = fake_new_stream();
