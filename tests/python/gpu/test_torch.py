@@ -349,6 +349,31 @@ def test_batch_size_search_with_reset_peak():
         assert done.returncode == 0 and done.stdout.rstrip().endswith("PASS"), spec
 
 
+def test_batch_size_search_by_out_of_memory_finds_pytorchs_batch():
+    """Issue 37's target: the search most scripts do (grow the batch until
+    torch.OutOfMemoryError, examples/batch_size_oom.py) runs under
+    mrctx.torch.use as on PyTorch's own allocator, in the same memory, and
+    ends at the same batch."""
+    import json
+    import os
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                          "examples", "batch_size_oom.py")
+    env = dict(os.environ)
+    env.pop("MRCTX_CUDA_DRIVER", None)
+    found = {}
+    for allocator in ("torch", "mrctx"):
+        done = subprocess.run([sys.executable, script, "--allocator", allocator, "--memory",
+                               "8GiB"], env=env, capture_output=True, text=True, timeout=300)
+        print(allocator, done.stdout[-2500:], done.stderr[-2500:])
+        assert done.returncode == 0, allocator
+        assert "torch.OutOfMemoryError" in done.stdout, allocator
+        found[allocator] = json.loads(done.stdout.strip().splitlines()[-1])
+    print("found:", found)
+    assert found["mrctx"]["largest_batch"] == found["torch"]["largest_batch"], found
+
+
 # ---- Issue 23, item 3: PyTorch's controls under mrctx.torch.use -------------
 
 def test_empty_cache_trims_the_tag_and_the_pool():
