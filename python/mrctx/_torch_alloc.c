@@ -364,6 +364,20 @@ EXPORT unsigned long long mrctx_torch_route_limit(int index, int device) {
   return atomic_load_explicit(&r->dev[device].limit, memory_order_relaxed);
 }
 
+mr_resource *mrctx_torch_route_resource(int index, int device, const char *what, int *devices,
+                                        mr_status *status) {
+  route *r = bound_route(index, what, status);
+  if (r == NULL) return NULL;
+  if (devices != NULL) *devices = r->device_count;
+  if (device < 0 || device >= r->device_count) {
+    *status = mr_error(MR_ERR_NO_DEVICE, "%s through mrctx (%s): device %d is not one of its %d",
+                       what, r->name, device, r->device_count);
+    return NULL;
+  }
+  *status = MR_OK;
+  return r->dev[device].mr;
+}
+
 EXPORT unsigned long long mrctx_torch_route_refused(int index, int device) {
   mr_status st;
   route *r = bound_route(index, "refused", &st);

@@ -60,12 +60,55 @@ mr_status mrctx_torch_route_cache_info(int index, int device, size_t *largest);
  * (`cap` bytes). */
 int mrctx_torch_cache_info(int device, size_t *largest, char *why, size_t cap);
 
+/* PyTorch's device statistics (c10::CachingDeviceAllocator::DeviceStats,
+ * its "all" pool) read from route `index`'s tag on one device: what
+ * torch.cuda.memory_stats() reports under use(). mrctx.torch's drop-ins and
+ * the allocator helper's getDeviceStats read the same numbers from here.
+ * allocated_bytes (also active_bytes and requested_bytes) is the tag's
+ * bytes less the free blocks CUDA graphs' private pools keep (PyTorch
+ * counts those reserved); allocation (also active) its blocks;
+ * reserved_bytes and segment add what the tag's cache keeps (their peaks
+ * are at least that: mrctx keeps no peak of a cache); num_ooms counts the
+ * tag's failures and the memory fraction's refusals; num_device_alloc and
+ * num_device_free the cache's misses and trims (the tag's allocations and
+ * frees where it has no cache). Totals and counts since the last
+ * mrctx_torch_route_reset_accumulated. */
+typedef struct mrctx_torch_stat {
+  long long current, peak, allocated, freed;
+} mrctx_torch_stat;
+typedef struct mrctx_torch_device_stats {
+  mrctx_torch_stat allocated_bytes;
+  mrctx_torch_stat allocation;
+  mrctx_torch_stat reserved_bytes;
+  mrctx_torch_stat segment;
+  long long num_ooms;
+  long long num_device_alloc;
+  long long num_device_free;
+} mrctx_torch_device_stats;
+mr_status mrctx_torch_route_device_stats(int index, int device, mrctx_torch_device_stats *out);
+/* resetPeakStats: the tag's peaks on `device` start again from what is
+ * live now. resetAccumulatedStats: the totals and counts above start again
+ * from 0 (the tag's own statistics keep theirs). */
+mr_status mrctx_torch_route_reset_peak(int index, int device);
+mr_status mrctx_torch_route_reset_accumulated(int index, int device);
+/* Route 0's, for the allocator helper: 0, or -1 with the message in `why`. */
+int mrctx_torch_read_device_stats(int device, mrctx_torch_device_stats *out, char *why, size_t cap);
+int mrctx_torch_reset_stats(int device, int accumulated, char *why, size_t cap);
+
 /* Free through route `index`, as PyTorch's free function does: a failure
  * is counted (mrctx_torch_failed_frees), never reported. */
 void mrctx_torch_route_free(int index, void *ptr, ssize_t size, int device, void *stream);
 /* A private pool's block back to route `index`'s tag once the device's
  * work has finished (_torch_pools.cpp), on the per-thread default stream. */
 void mrctx_torch_route_free_block(int index, void *ptr, size_t size, int device);
+
+/* Route `index`'s tag on `device`, borrowed (the route holds it for the
+ * process's life), with the route's device count in *devices; NULL with
+ * *status (MR_ERR_STATE unbound, MR_ERR_NO_DEVICE) naming `what`. */
+mr_resource *mrctx_torch_route_resource(int index, int device, const char *what, int *devices,
+                                        mr_status *status);
+/* Allocations on `device` that route `index`'s memory fraction refused. */
+unsigned long long mrctx_torch_route_refused(int index, int device);
 
 /* The bound route's "library/tag". */
 const char *mrctx_torch_route_name(int index);

@@ -96,6 +96,15 @@ typedef void (*pool_incref_fn)(int, unsigned long long, unsigned long long);
 typedef long (*pool_use_count_fn)(int, unsigned long long, unsigned long long);
 typedef void (*pool_use_on_oom_fn)(int, unsigned long long, unsigned long long, int);
 typedef void (*pool_no_split_fn)(int, unsigned long long, unsigned long long);
+struct stat_numbers {  /* mrctx_torch_stat */
+  long long current, peak, allocated, freed;
+};
+struct tag_stats {  /* mrctx_torch_device_stats */
+  stat_numbers allocated_bytes, allocation, reserved_bytes, segment;
+  long long num_ooms, num_device_alloc, num_device_free;
+};
+typedef int (*device_stats_fn)(int, tag_stats *, char *, size_t);
+typedef int (*reset_stats_fn)(int, int, char *, size_t);
 struct pool_block {  /* mrctx_torch_pool_block */
   void *ptr;
   size_t size;
@@ -138,6 +147,8 @@ struct Entries {
   pool_restore_fn pool_restore;
   pool_use_on_oom_fn pool_use_on_oom;
   pool_no_split_fn pool_no_split;
+  device_stats_fn device_stats;
+  reset_stats_fn reset_stats;
 };
 
 struct Allocator final : Pluggable {
@@ -228,6 +239,47 @@ struct Allocator final : Pluggable {
 
 #endif
 
+#ifndef MRCTX_TORCH_NO_STATS /* torch.cuda.memory_stats() and its kin */
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {
+    tag_stats s{};
+    char why[512] = "";
+    TORCH_CHECK(e_.device_stats(device, &s, why, sizeof why) == 0,
+                "getDeviceStats through mrctx: ", why);
+    c10::CachingDeviceAllocator::DeviceStats out;
+    /* mrctx has no small and large pools: the aggregate (first) only. */
+    auto put = [](auto &array, const stat_numbers &n) {
+      array[0].current = n.current;
+      array[0].peak = n.peak;
+      array[0].allocated = n.allocated;
+      array[0].freed = n.freed;
+    };
+    put(out.allocated_bytes, s.allocated_bytes);
+    put(out.active_bytes, s.allocated_bytes);
+    put(out.requested_bytes, s.allocated_bytes);
+    put(out.allocation, s.allocation);
+    put(out.active, s.allocation);
+    put(out.reserved_bytes, s.reserved_bytes);
+    put(out.segment, s.segment);
+    out.num_ooms = s.num_ooms;
+    out.num_device_alloc = s.num_device_alloc;
+    out.num_device_free = s.num_device_free;
+    out.max_split_size = -1; /* no block is too large to split */
+    return out;
+  }
+
+  void resetPeakStats(c10::DeviceIndex device) override { reset(device, 0, "resetPeakStats"); }
+
+  void resetAccumulatedStats(c10::DeviceIndex device) override {
+    reset(device, 1, "resetAccumulatedStats");
+  }
+
+  void reset(c10::DeviceIndex device, int accumulated, const char *what) {
+    char why[512] = "";
+    TORCH_CHECK(e_.reset_stats(device, accumulated, why, sizeof why) == 0, what,
+                " through mrctx: ", why);
+  }
+#endif
+
   void cacheInfo(c10::DeviceIndex device, size_t *largest) override {
     char why[512] = "";
     size_t answer = 0;
@@ -266,7 +318,9 @@ mrctx_torch_install_allocator(void *const *entries, char *why, size_t cap) {
               reinterpret_cast<pool_state_fn>(entries[12]),
               reinterpret_cast<pool_restore_fn>(entries[13]),
               reinterpret_cast<pool_use_on_oom_fn>(entries[14]),
-              reinterpret_cast<pool_no_split_fn>(entries[15])};
+              reinterpret_cast<pool_no_split_fn>(entries[15]),
+              reinterpret_cast<device_stats_fn>(entries[16]),
+              reinterpret_cast<reset_stats_fn>(entries[17])};
     auto allocator = std::make_shared<Allocator>(e);
     if (entries[4] != nullptr)
       allocator->set_reset_fn(reinterpret_cast<void (*)()>(entries[4]));
@@ -302,7 +356,8 @@ ALLOCATOR_ENTRIES = ("alloc", "free", "mrctx_torch_cache_info", "mrctx_torch_poo
                      "mrctx_torch_release_pool", "mrctx_torch_record_stream",
                      "mrctx_torch_pools_incref", "mrctx_torch_pools_use_count",
                      "mrctx_torch_pool_state", "mrctx_torch_pool_restore",
-                     "mrctx_torch_pools_set_use_on_oom", "mrctx_torch_pools_set_no_split")
+                     "mrctx_torch_pools_set_use_on_oom", "mrctx_torch_pools_set_no_split",
+                     "mrctx_torch_read_device_stats", "mrctx_torch_reset_stats")
 
 _state: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
 _allocator: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
@@ -397,8 +452,13 @@ def _build(torch: Any, source_text: str = SOURCE, name: str = NAME,
     version = "".join(c if c.isalnum() or c in ".+-" else "_" for c in str(torch.__version__))
     folder = cache_root() / f"torch-{version}-{digest}"
     target = folder / name
+    # A source this compiler refused for this PyTorch stays refused: the
+    # next process reads why instead of compiling it again.
+    refused = folder / (name + ".failed")
     if target.is_file():
         return target
+    if refused.is_file():
+        raise Unavailable(refused.read_text())
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock = open(folder / "build.lock", "w")
@@ -408,6 +468,8 @@ def _build(torch: Any, source_text: str = SOURCE, name: str = NAME,
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building it
         if target.is_file():
             return target
+        if refused.is_file():
+            raise Unavailable(refused.read_text())
         includes, libraries = _torch_paths(cuda)
         source = folder / (Path(name).stem.lstrip("_") + ".cpp")
         source.write_text(source_text)
@@ -429,8 +491,9 @@ def _build(torch: Any, source_text: str = SOURCE, name: str = NAME,
                     os.replace(partial, target)  # whole, or not there
                     return target
                 errors.append(f"{standard}: {_first_errors(done.stderr)}")
-            raise Unavailable(f"{cxx} could not build it against PyTorch's headers: "
-                              + "; ".join(errors))
+            why = f"{cxx} could not build it against PyTorch's headers: " + "; ".join(errors)
+            refused.write_text(why)
+            raise Unavailable(why)
         finally:
             if os.path.exists(partial):
                 os.unlink(partial)
@@ -487,28 +550,47 @@ def status() -> tuple[Optional[str], Optional[str]]:
     return _state["loaded"], _state["why"]
 
 
+# The allocator helper's source in the order it is tried, each with what
+# it goes without: a PyTorch whose headers or libraries refuse a part keeps
+# the rest (cacheInfo and checkPoolLiveAllocations are in every one).
+ALLOCATOR_VARIANTS = (
+    ("", ""),
+    ("#define MRCTX_TORCH_NO_STATS\n",
+     "torch.cuda.memory_stats(), memory_allocated() and their kin raise under use() unless "
+     "use(..., patch=True) replaced them"),
+    ("#define MRCTX_TORCH_BASIC\n",
+     "torch.cuda.MemPool and torch.compile(mode=\"reduce-overhead\") are not served on the "
+     "tag"),
+    ("#define MRCTX_TORCH_NO_STATS\n#define MRCTX_TORCH_BASIC\n",
+     "torch.cuda.MemPool and torch.compile(mode=\"reduce-overhead\") are not served on the tag, "
+     "and torch.cuda.memory_stats() and its kin raise unless patched"),
+)
+
+
 def _build_allocator(torch: Any, who: str) -> tuple[str, Any, Any]:
     """The allocator helper, built and loaded (its path, library and install
-    function): the whole source, or, where a PyTorch's headers refuse its
-    MemPool and graph-tree answers or its libraries lack what they need,
-    the source without them (cacheInfo and checkPoolLiveAllocations still
-    answered), after warning once what is lost."""
+    function): the whole source, or, where a PyTorch's headers refuse a
+    part or its libraries lack what one needs, the source without that
+    part (ALLOCATOR_VARIANTS), after warning once what is lost."""
     libs = ("torch_cuda", "c10_cuda", "c10")
-    try:
-        path = str(_build(torch, ALLOCATOR_SOURCE, ALLOCATOR_NAME, libs, cuda=True))
-        return (path, *_open(path, "mrctx_torch_install_allocator"))
-    except Unavailable as error:
-        if "could not build it" not in str(error) and "cannot load" not in str(error):
-            raise
-        path = str(_build(torch, "#define MRCTX_TORCH_BASIC\n" + ALLOCATOR_SOURCE, ALLOCATOR_NAME,
-                          libs, cuda=True))
-        opened = _open(path, "mrctx_torch_install_allocator")
-        _allocator["partial"] = str(error)
-        warnings.warn(f"{who}: torch.cuda.MemPool and torch.compile(mode=\"reduce-overhead\") "
-                      f"are not served on the tag (the allocator helper's answers to them do "
-                      f"not build or load against this PyTorch: {error})", RuntimeWarning,
-                      stacklevel=4)
+    first_error: Optional[Unavailable] = None
+    for defines, lost in ALLOCATOR_VARIANTS:
+        try:
+            path = str(_build(torch, defines + ALLOCATOR_SOURCE, ALLOCATOR_NAME, libs, cuda=True))
+            opened = _open(path, "mrctx_torch_install_allocator")
+        except Unavailable as error:
+            if "could not build it" not in str(error) and "cannot load" not in str(error):
+                raise
+            first_error = first_error or error
+            continue
+        if first_error is not None:
+            _allocator["partial"] = str(first_error)
+            warnings.warn(f"{who}: {lost} (the allocator helper's answers to them do not build "
+                          f"or load against this PyTorch: {first_error})", RuntimeWarning,
+                          stacklevel=4)
         return (path, *opened)
+    assert first_error is not None
+    raise first_error
 
 
 def install_allocator(torch: Any, shim: Any, alloc: str, free: str, who: str) -> bool:

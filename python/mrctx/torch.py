@@ -88,8 +88,7 @@ from typing import Any, Optional
 
 from . import _check, _forksafe, _lib, _torch_oom_helper
 from ._context import Context, TagKey, current_device
-from ._errors import (FrameworkError, InvalidArgumentError, LibraryNotFoundError, NoDeviceError,
-                      StateError)
+from ._errors import FrameworkError, LibraryNotFoundError, NoDeviceError, StateError, check
 from ._hooks import checked_tag, import_framework
 
 HOOK = "mrctx.torch"
@@ -131,7 +130,7 @@ HOOKS = (
 # max_memory_reserved and memory_summary call memory_stats_as_nested_dict,
 # so they answer from the tag without being replaced themselves.
 PATCHED = ("memory_stats_as_nested_dict", "reset_peak_memory_stats",
-           "get_per_process_memory_fraction")
+           "reset_accumulated_memory_stats", "get_per_process_memory_fraction")
 
 
 _lock = _forksafe.lock()
@@ -495,45 +494,52 @@ def pools_info(device: int = -1) -> dict[str, int]:
     return {name: getattr(info, name) for name, _ in _PoolsInfo._fields_}
 
 
-def _tag_stats(ctx: Context, index: int, device: int) -> dict[str, Any]:
-    """PyTorch's nested memory_stats from one tag on one device. The free
-    blocks the private pools of CUDA graphs keep are the tag's, but PyTorch
-    counts them reserved, not allocated: so are they here."""
-    s = ctx.stats(index, device)
-    graphs = pools_info(device) if _shim is not None else None
-    pooled = graphs["held_bytes"] - graphs["live_bytes"] if graphs else 0
-    try:
-        cache = ctx.cache_stats(index, device)
-    except InvalidArgumentError:  # the tag has no cache: it reserves what it hands out
-        cache = None
-    cached_bytes = cache["cached_bytes"] if cache else 0
-    cached_blocks = cache["cached_blocks"] if cache else 0
-    nbytes = _stat(max(s.current_bytes - pooled, 0), s.peak_bytes, s.total_bytes,
-                   s.total_bytes - s.current_bytes)
-    count = _stat(s.current_count, s.peak_count, s.total_count,
-                  s.total_count - s.current_count)
-    # Reserved: what is handed out and what the tag's cache keeps. Its peak
-    # is not kept by mrctx: the larger of the two it is at least.
-    reserved = s.current_bytes + cached_bytes
-    reserved_bytes = _stat(reserved, max(s.peak_bytes, reserved),
-                           s.total_bytes if cache is None else 0, 0)
-    segments = s.current_count + cached_blocks
-    segment = _stat(segments, max(s.peak_count, segments), 0, 0)
+class _Stat(ctypes.Structure):  # mrctx_torch_stat (_torch_alloc.h)
+    _fields_ = [(name, ctypes.c_longlong) for name in ("current", "peak", "allocated", "freed")]
+
+
+class _DeviceStats(ctypes.Structure):  # mrctx_torch_device_stats (_torch_alloc.h)
+    _fields_ = [("allocated_bytes", _Stat), ("allocation", _Stat), ("reserved_bytes", _Stat),
+                ("segment", _Stat), ("num_ooms", ctypes.c_longlong),
+                ("num_device_alloc", ctypes.c_longlong), ("num_device_free", ctypes.c_longlong)]
+
+
+def _device_stats(device: int) -> _DeviceStats:
+    """Route 0's tag on ``device`` as PyTorch's device statistics, from the
+    shim (_torch_stats.c): the numbers the allocator helper gives PyTorch's
+    getDeviceStats."""
+    library = shim()
+    library.mrctx_torch_route_device_stats.argtypes = [ctypes.c_int, ctypes.c_int,
+                                                       ctypes.POINTER(_DeviceStats)]
+    out = _DeviceStats()
+    check(library.mrctx_torch_route_device_stats(0, device, ctypes.byref(out)), f"{HOOK}: ")
+    return out
+
+
+def _tag_stats(device: int) -> dict[str, Any]:
+    """PyTorch's nested memory_stats from use()'s tag on one device
+    (_torch_alloc.h says what each number is). The free blocks the private
+    pools of CUDA graphs keep are the tag's, but PyTorch counts them
+    reserved, not allocated: so are they here."""
+    d = _device_stats(device)
+
+    def stat(s: _Stat) -> dict[str, int]:
+        return _stat(s.current, s.peak, s.allocated, s.freed)
 
     def pools(all_: dict[str, int]) -> dict[str, dict[str, int]]:
         # mrctx has no small and large pools: everything is under "all".
         return {"all": all_, "large_pool": dict(ZERO), "small_pool": dict(ZERO)}
 
+    nbytes, count = stat(d.allocated_bytes), stat(d.allocation)
     return {
         "allocated_bytes": pools(nbytes), "active_bytes": pools(dict(nbytes)),
-        "requested_bytes": pools(dict(nbytes)), "reserved_bytes": pools(reserved_bytes),
-        "allocation": pools(count), "active": pools(dict(count)), "segment": pools(segment),
+        "requested_bytes": pools(dict(nbytes)), "reserved_bytes": pools(stat(d.reserved_bytes)),
+        "allocation": pools(count), "active": pools(dict(count)),
+        "segment": pools(stat(d.segment)),
         "inactive_split": pools(dict(ZERO)), "inactive_split_bytes": pools(dict(ZERO)),
         "oversize_allocations": dict(ZERO), "oversize_segments": dict(ZERO),
-        "num_alloc_retries": 0, "num_sync_all_streams": 0,
-        "num_ooms": s.failed_count + int(shim().mrctx_torch_route_refused(0, device)),
-        "num_device_alloc": cache["misses"] if cache else s["total_count"],
-        "num_device_free": cache["trims"] if cache else s["total_count"] - s["current_count"],
+        "num_alloc_retries": 0, "num_sync_all_streams": 0, "num_ooms": d.num_ooms,
+        "num_device_alloc": d.num_device_alloc, "num_device_free": d.num_device_free,
         "max_split_size": -1,
     }
 
@@ -566,8 +572,7 @@ def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
     used = _using()
     if used is None:
         return _torch_own("memory_stats_as_nested_dict")(device)
-    ctx, index = used
-    return _tag_stats(ctx, index, _device_index(device, "memory_stats"))
+    return _tag_stats(_device_index(device, "memory_stats"))
 
 
 def memory_stats(device: Any = None) -> dict[str, Any]:
@@ -617,6 +622,18 @@ def reset_peak_memory_stats(device: Any = None) -> None:
         return
     ctx, index = used
     ctx.reset_peak(index, _device_index(device, "reset_peak_memory_stats"))
+
+
+def reset_accumulated_memory_stats(device: Any = None) -> None:
+    """torch.cuda.reset_accumulated_memory_stats: the totals and counts the
+    statistics above report (allocated, freed, num_ooms, num_device_*)
+    start again from 0 on the device; the tag's own statistics keep
+    theirs."""
+    if _using() is None:
+        _torch_own("reset_accumulated_memory_stats")(device)
+        return
+    d = _device_index(device, "reset_accumulated_memory_stats")
+    check(shim().mrctx_torch_route_reset_accumulated(0, d), f"{HOOK}: ")
 
 
 def get_per_process_memory_fraction(device: Any = None) -> float:

@@ -201,13 +201,24 @@ def test_memory_fraction_limits_the_tag():
     """))
 
 
-def test_statistics_drop_ins_and_patch():
-    passed(run(PRELUDE + """
+@pytest.mark.parametrize("helper", ["auto", "0"])
+def test_statistics_drop_ins_and_patch(helper):
+    """mrctx.torch's statistics drop-ins, and torch.cuda's own: answered by
+    the allocator helper (getDeviceStats, resetPeakStats), refused by
+    PyTorch's plain pluggable allocator unless patch=True replaces them."""
+    if helper == "auto" and not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    passed(run("", args=[sys.executable, "-c", textwrap.dedent(PRELUDE + """
     ctx = mrctx.Context("stats", {"act": "cache(device)", "plain": "device"})
     mt.use(ctx, "act")
     torch.cuda.init()
-    for call in (torch.cuda.memory_stats, torch.cuda.max_memory_allocated,
-                 torch.cuda.reset_peak_memory_stats, torch.cuda.get_per_process_memory_fraction):
+    helper = mt.allocator_helper()[0] is not None
+    assert helper == (sys.argv[-1] == "auto"), mt.allocator_helper()
+    refused = [torch.cuda.get_per_process_memory_fraction]
+    if not helper:
+        refused += [torch.cuda.memory_stats, torch.cuda.max_memory_allocated,
+                    torch.cuda.reset_peak_memory_stats]
+    for call in refused:
         try:
             call(0)
             raise SystemExit(f"{call.__name__} answered under a pluggable allocator")
@@ -270,12 +281,42 @@ def test_statistics_drop_ins_and_patch():
     for name in mt.PATCHED:
         assert getattr(torch.cuda, name) is getattr(mt, name)
         assert getattr(torch.cuda.memory, name) is getattr(mt, name)
+    torch.cuda.reset_accumulated_memory_stats(0)  # the drop-in, helper or not
+    assert mt.memory_stats(0)["allocation.all.allocated"] == 0
+    assert mt.memory_stats(0)["allocated_bytes.all.current"] == 9 * MiB
     mt.unpatch()
-    try:
-        torch.cuda.memory_allocated(0)
-        raise SystemExit("unpatch() left the drop-ins")
-    except RuntimeError:
-        pass
+    assert torch.cuda.memory_allocated is not mt.memory_allocated
+    if helper:
+        # PyTorch's own functions, answered through getDeviceStats: the
+        # same numbers as the drop-ins, every key of PyTorch's dict.
+        assert torch.cuda.memory_allocated(0) == 9 * MiB
+        assert torch.cuda.memory_stats(0) == mt.memory_stats(0), (
+            torch.cuda.memory_stats(0), mt.memory_stats(0))
+        torch.cuda.reset_peak_memory_stats(0)
+        assert ctx.stats("act", 0)["peak_bytes"] == 9 * MiB
+        c2 = torch.cuda.empty(MiB)
+        torch.cuda.free(c2)
+        before = torch.cuda.memory_stats(0)
+        assert before["allocation.all.allocated"] == 1, before  # c2, since the reset above
+        torch.cuda.reset_accumulated_memory_stats(0)
+        after = torch.cuda.memory_stats(0)
+        assert after["allocation.all.allocated"] == 0 and after["num_device_alloc"] == 0, after
+        assert after["allocated_bytes.all.current"] == 9 * MiB  # current is not a total
+        d = torch.cuda.empty(MiB)
+        assert torch.cuda.memory_stats(0)["allocation.all.allocated"] == 1
+        assert mt.memory_stats(0)["allocation.all.allocated"] == 1
+        torch.cuda.free(d)
+        try:
+            torch.cuda.memory_stats(7)
+            raise SystemExit("device 7 answered")
+        except RuntimeError as e:
+            assert "device 7" in str(e), e
+    else:
+        try:
+            torch.cuda.memory_allocated(0)
+            raise SystemExit("unpatch() left the drop-ins")
+        except RuntimeError:
+            pass
     torch.cuda.free(c)
     torch.cuda.free(a)
     try:
@@ -284,7 +325,7 @@ def test_statistics_drop_ins_and_patch():
     except mrctx.ArgumentTypeError as e:
         print("refused:", e)
     print("PASS")
-    """))
+    """), helper], MRCTX_TORCH_ALLOCATOR_HELPER=helper))
 
 
 def test_drop_ins_refuse_device_minus_one():
@@ -666,6 +707,55 @@ def test_allocator_helper_without_its_mempool_answers(tmp_path, change, named):
         assert "does not yet support createOrIncrefPool" in str(e), e
     print("PASS")
     """, XDG_CACHE_HOME=str(tmp_path / "cache")))
+
+
+def test_allocator_helper_without_its_statistics_answers(tmp_path):
+    """A PyTorch whose DeviceStats the helper's statistics answers do not
+    build against keeps every other answer (MemPool's included), with a
+    warning saying what is lost: torch.cuda.memory_stats() raises as
+    under the plain pluggable allocator, and the drop-ins still answer.
+    The refusal is remembered: the next process does not compile it
+    again."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    include = tmp_path / "include"
+    shutil.copytree(os.path.join(FAKE_TORCH, "include"), include)
+    header = include / "c10" / "cuda" / "CUDACachingAllocator.h"
+    text = header.read_text()
+    assert "int64_t num_device_free = 0;" in text
+    header.write_text(text.replace("int64_t num_device_free = 0;", "int64_t device_frees = 0;"))
+    code = PRELUDE + f"""
+    import warnings, time
+    import torch.utils.cpp_extension as ce
+    ce.include_paths = lambda *a: [{str(include)!r}]
+    start = time.monotonic()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ctx = mrctx.Context("nostats", {{"act": "cache(device)"}})
+        mt.use(ctx, "act")
+    warned = [str(w.message) for w in caught]
+    print("warned:", warned, "in", round(time.monotonic() - start, 1), "s")
+    assert len(warned) == 1 and "memory_stats" in warned[0] and "num_device_free" in warned[0]
+    assert "MemPool" not in warned[0], warned
+    torch.cuda.memory._mempool_create(0, (1, 1))  # MemPool still served
+    torch.cuda.memory._mempool_destroy(0, (1, 1))
+    a = torch.cuda.empty(MiB)
+    try:
+        torch.cuda.memory_stats(0)
+        raise SystemExit("getDeviceStats answered")
+    except RuntimeError as e:
+        assert "does not yet support getDeviceStats" in str(e), e
+    assert mt.memory_allocated(0) == MiB
+    torch.cuda.free(a)
+    print("PASS")
+    """
+    cache = str(tmp_path / "cache")
+    passed(run(code, XDG_CACHE_HOME=cache))
+    refused = sorted(p.name for p in (tmp_path / "cache").rglob("*.failed"))
+    assert refused == ["_mrctx_torch_allocator.so.failed"], refused
+    # The next process reads the refusal instead of compiling again.
+    out = passed(run(code, XDG_CACHE_HOME=cache))
+    assert "num_device_free" in out
 
 
 def test_cache_info_and_pools_without_the_allocator_helper():

@@ -18,6 +18,7 @@
  *    the device then would break the capture) and go back after.
  *  - MemPool(use_on_oom=True): threads that the tag refuses borrow its free
  *    blocks, each block to one of them, and give them back to it.
+ *  - PyTorch's device statistics from route 0 (_torch_stats.c).
  * The shim's sources are compiled into this program; route 0 is bound to a
  * cache(device) tag once. Threads record problems instead of asserting.
  */
@@ -655,6 +656,53 @@ static void test_use_on_oom_pool_lends_to_threads(void **state) {
   fake_bind(0);
 }
 
+/* PyTorch's device statistics from route 0 (_torch_stats.c): a graph's
+ * free blocks count reserved, not allocated; resetAccumulatedStats starts
+ * the totals again; bad input is refused with a message. */
+static void test_device_statistics_of_route0(void **state) {
+  (void)state;
+  fake_bind(0);
+  bind_route0();
+  mrctx_torch_device_stats before, now;
+  assert_int_equal(mrctx_torch_route_reset_accumulated(0, 0), MR_OK);
+  assert_int_equal(mrctx_torch_route_device_stats(0, 0, &before), MR_OK);
+  assert_int_equal(before.allocation.allocated, 0);
+  CUstream s = fake_new_stream();
+  void *plain = alloc0(3 * MiB, s);
+  mrctx_torch_pools_begin_c(0, 18, 0, only_stream, s);
+  void *graph = alloc0(MiB, s); /* a 2 MiB small segment of the pool */
+  mrctx_torch_pools_end_c(0, 18, 0);
+  assert_int_equal(mrctx_torch_route_device_stats(0, 0, &now), MR_OK);
+  assert_int_equal(now.allocation.allocated, 2); /* the 3 MiB block and the pool's segment */
+  /* The segment's free MiB is the pool's: reserved, not allocated. */
+  assert_int_equal(now.allocated_bytes.current - before.allocated_bytes.current, 4 * MiB);
+  assert_true(now.reserved_bytes.current >= now.allocated_bytes.current + MiB);
+  mrctx_torch_route0_free(graph, MiB, 0, s);
+  mrctx_torch_pools_release_c(0, 18, 0);
+  mrctx_torch_route0_free(plain, 3 * MiB, 0, s);
+  assert_int_equal(mrctx_torch_route_device_stats(0, 0, &now), MR_OK);
+  assert_int_equal(now.allocation.freed, 2);
+  assert_int_equal(now.allocated_bytes.current, before.allocated_bytes.current);
+  assert_int_equal(mrctx_torch_route_reset_accumulated(0, 0), MR_OK);
+  assert_int_equal(mrctx_torch_route_device_stats(0, 0, &now), MR_OK);
+  assert_int_equal(now.allocation.allocated, 0);
+  assert_int_equal(now.allocated_bytes.freed, 0);
+  assert_int_equal(mrctx_torch_route_reset_peak(0, 0), MR_OK);
+  assert_int_equal(mrctx_torch_route_device_stats(0, 0, &now), MR_OK);
+  assert_int_equal(now.allocated_bytes.peak, now.allocated_bytes.current);
+
+  assert_int_equal(mrctx_torch_route_device_stats(0, 99, &now), MR_ERR_NO_DEVICE);
+  assert_non_null(strstr(mr_last_error(), "device 99"));
+  assert_int_equal(mrctx_torch_route_device_stats(5, 0, &now), MR_ERR_STATE);
+  assert_non_null(strstr(mr_last_error(), "not bound"));
+  assert_int_equal(mrctx_torch_route_device_stats(0, 0, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mrctx_torch_route_reset_accumulated(0, -1), MR_ERR_NO_DEVICE);
+  char why[256] = "";
+  assert_int_equal(mrctx_torch_read_device_stats(-3, &now, why, sizeof why), -1);
+  assert_non_null(strstr(why, "device -3"));
+  fake_cu()->cuStreamDestroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_capture_while_threads_allocate),
@@ -666,6 +714,7 @@ int main(void) {
       cmocka_unit_test(test_checkpoint_restored_after_the_blocks_were_cut_again),
       cmocka_unit_test(test_threads_split_and_merge_in_one_pool),
       cmocka_unit_test(test_use_on_oom_pool_lends_to_threads),
+      cmocka_unit_test(test_device_statistics_of_route0),
   };
   return cmocka_run_group_tests(tests, fake_group_setup, NULL);
 }

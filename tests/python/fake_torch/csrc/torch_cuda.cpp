@@ -65,6 +65,20 @@ void CUDAPluggableAllocator::releasePool(c10::DeviceIndex device, c10::cuda::Mem
   if (relase_pool_fn_) relase_pool_fn_(device, id);
 }
 
+c10::CachingDeviceAllocator::DeviceStats CUDAPluggableAllocator::getDeviceStats(c10::DeviceIndex) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support getDeviceStats. If you need it, "
+                     "please file an issue describing your use case.");
+  return {};
+}
+void CUDAPluggableAllocator::resetAccumulatedStats(c10::DeviceIndex) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support resetAccumulatedStats. If you "
+                     "need it, please file an issue describing your use case.");
+}
+void CUDAPluggableAllocator::resetPeakStats(c10::DeviceIndex) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support resetPeakStats. If you need "
+                     "it, please file an issue describing your use case.");
+}
+
 void *CUDAPluggableAllocator::malloc(size_t size, c10::DeviceIndex device, cudaStream_t stream) {
   void *r = alloc_fn_(size, device, stream);
   std::lock_guard<std::mutex> hold(allocator_mutex_);
@@ -247,6 +261,47 @@ FAKE int fake_torch_cuda_mempool_destroy(int device, unsigned long long first,
     a->setUseOnOOM(d, {first, second}, false);
     a->releasePool(d, {first, second});
     a->emptyCache({first, second});
+  });
+}
+
+/* torch._C._cuda_memoryStats: the current allocator's getDeviceStats,
+ * flattened for the stand-in's Python (torch/cuda/memory.py builds
+ * PyTorch's nested dict from it): each StatArray's three pools
+ * (aggregate, small, large) of four numbers, in DeviceStats' order, then
+ * oversize_allocations and oversize_segments, then num_alloc_retries,
+ * num_ooms, num_sync_all_streams, num_device_alloc, num_device_free,
+ * max_split_size: 122 numbers. */
+FAKE int fake_torch_cuda_device_stats(int device, int64_t *out, char *message, size_t cap) {
+  return fake_torch_catch(message, cap, [&] {
+    auto s = torch::cuda::CUDAPluggableAllocator::current->getDeviceStats(
+        static_cast<c10::DeviceIndex>(device));
+    size_t n = 0;
+    auto put = [&](const c10::CachingAllocator::Stat &st) {
+      out[n++] = st.current;
+      out[n++] = st.peak;
+      out[n++] = st.allocated;
+      out[n++] = st.freed;
+    };
+    for (const auto *a :
+         {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+          &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes})
+      for (const auto &st : *a) put(st);
+    put(s.oversize_allocations);
+    put(s.oversize_segments);
+    for (int64_t v : {s.num_alloc_retries, s.num_ooms, s.num_sync_all_streams, s.num_device_alloc,
+                      s.num_device_free, s.max_split_size})
+      out[n++] = v;
+  });
+}
+
+/* torch._C._cuda_resetPeakMemoryStats / _cuda_resetAccumulatedMemoryStats. */
+FAKE int fake_torch_cuda_reset_stats(int device, int accumulated, char *message, size_t cap) {
+  return fake_torch_catch(message, cap, [&] {
+    auto &a = torch::cuda::CUDAPluggableAllocator::current;
+    if (accumulated)
+      a->resetAccumulatedStats(static_cast<c10::DeviceIndex>(device));
+    else
+      a->resetPeakStats(static_cast<c10::DeviceIndex>(device));
   });
 }
 

@@ -12,6 +12,7 @@ from .memory import (  # noqa: F401  re-exported, as torch.cuda does
     memory_reserved,
     memory_stats,
     memory_stats_as_nested_dict,
+    reset_accumulated_memory_stats,
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
 )

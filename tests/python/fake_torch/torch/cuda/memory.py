@@ -122,6 +122,10 @@ def _torch_cuda():
                 ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t), ctypes.c_char_p,
                 ctypes.c_size_t]
             lib.fake_torch_cuda_drop_restored.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_device_stats.argtypes = [
+                ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_reset_stats.argtypes = [ctypes.c_int, ctypes.c_int,
+                                                        ctypes.c_char_p, ctypes.c_size_t]
     return _cuda_lib[0]
 
 
@@ -318,9 +322,36 @@ def get_per_process_memory_fraction(device=None) -> float:
     return 1.0
 
 
+_STAT_ARRAYS = ("allocation", "segment", "active", "inactive_split", "allocated_bytes",
+                "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes")
+
+
+def _device_index(device) -> int:
+    return _cuda().current_device() if device is None else int(device)
+
+
 def memory_stats_as_nested_dict(device=None) -> dict:
+    """PyTorch's: the current allocator's getDeviceStats as a nested dict
+    (torch/csrc/cuda/Module.cpp's memoryStats); a C++ allocator (mrctx's
+    helper) is asked, PyTorch's plain pluggable allocator refuses."""
     if not _cuda().is_initialized():
         return {}
+    if _cpp_current():
+        flat = (ctypes.c_int64 * 122)()
+        _cpp("device_stats", _device_index(device), flat)
+        values = iter(flat)
+
+        def stat():
+            return {k: next(values) for k in ("current", "peak", "allocated", "freed")}
+
+        result = {name: {pool: stat() for pool in ("all", "small_pool", "large_pool")}
+                  for name in _STAT_ARRAYS}
+        result["oversize_allocations"] = stat()
+        result["oversize_segments"] = stat()
+        for name in ("num_alloc_retries", "num_ooms", "num_sync_all_streams",
+                     "num_device_alloc", "num_device_free", "max_split_size"):
+            result[name] = next(values)
+        return result
     if _pluggable_current():
         raise _pluggable("getDeviceStats")
     return {"allocated_bytes": {"all": {"current": 0, "peak": 0, "allocated": 0, "freed": 0}}}
@@ -344,8 +375,17 @@ def memory_stats(device=None) -> dict:
 
 
 def reset_peak_memory_stats(device=None) -> None:
-    if _pluggable_current():
+    if _cpp_current():
+        _cpp("reset_stats", _device_index(device), 0)
+    elif _pluggable_current():
         raise _pluggable("resetPeakStats")
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    if _cpp_current():
+        _cpp("reset_stats", _device_index(device), 1)
+    elif _pluggable_current():
+        raise _pluggable("resetAccumulatedStats")
 
 
 def memory_allocated(device=None) -> int:

@@ -10,6 +10,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -63,6 +64,42 @@ namespace at {
 using c10::DataPtr;
 } // namespace at
 
+/* c10/core/CachingDeviceAllocator.h's statistics, as PyTorch 2.11 has them
+ * (the aggregate pool first in each StatArray). */
+namespace c10::CachingAllocator {
+struct Stat {
+  int64_t current = 0;
+  int64_t peak = 0;
+  int64_t allocated = 0;
+  int64_t freed = 0;
+};
+enum struct StatType : uint64_t { AGGREGATE = 0, SMALL_POOL = 1, LARGE_POOL = 2, NUM_TYPES = 3 };
+typedef std::array<Stat, static_cast<size_t>(StatType::NUM_TYPES)> StatArray;
+} // namespace c10::CachingAllocator
+
+namespace c10::CachingDeviceAllocator {
+using namespace c10::CachingAllocator;
+struct DeviceStats {
+  StatArray allocation;
+  StatArray segment;
+  StatArray active;
+  StatArray inactive_split;
+  StatArray allocated_bytes;
+  StatArray reserved_bytes;
+  StatArray active_bytes;
+  StatArray inactive_split_bytes;
+  StatArray requested_bytes;
+  int64_t num_alloc_retries = 0;
+  int64_t num_ooms = 0;
+  Stat oversize_allocations;
+  Stat oversize_segments;
+  int64_t num_sync_all_streams = 0;
+  int64_t num_device_alloc = 0;
+  int64_t num_device_free = 0;
+  int64_t max_split_size = 0;
+};
+} // namespace c10::CachingDeviceAllocator
+
 namespace c10::cuda {
 using MempoolId_t = std::pair<unsigned long long, unsigned long long>;
 
@@ -84,6 +121,9 @@ public:
   virtual c10::DeleterFnPtr raw_deleter() const = 0;
   virtual void cacheInfo(c10::DeviceIndex device, size_t *largestBlock) = 0;
   virtual void emptyCache(MempoolId_t mempool_id = {0, 0}) = 0;
+  virtual c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) = 0;
+  virtual void resetAccumulatedStats(c10::DeviceIndex device) = 0;
+  virtual void resetPeakStats(c10::DeviceIndex device) = 0;
   virtual void releasePool(c10::DeviceIndex device, MempoolId_t mempool_id) = 0;
   /* PyTorch's defaults refuse, naming the allocator. */
   virtual int getPoolUseCount(c10::DeviceIndex device, MempoolId_t mempool_id);

@@ -55,6 +55,10 @@ struct TORCH_CUDA_CPP_API CUDAPluggableAllocator
   bool initialized() override;
   void cacheInfo(c10::DeviceIndex device, size_t *largestBlock) override;
   void emptyCache(c10::cuda::MempoolId_t mempool_id = {0, 0}) override;
+  /* PyTorch's refuse, naming the call. */
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override;
+  void resetAccumulatedStats(c10::DeviceIndex device) override;
+  void resetPeakStats(c10::DeviceIndex device) override;
   void releasePool(c10::DeviceIndex device, c10::cuda::MempoolId_t mempool_id) override;
   std::shared_ptr<c10::cuda::CUDACachingAllocator::AllocatorState>
   getCheckpointState(c10::DeviceIndex device, c10::cuda::MempoolId_t id) override;
