@@ -667,6 +667,19 @@ def test_mempool_use_on_oom_and_no_split():
     """))
 
 
+def standin_headers_with(tmp_path, old: str, new: str):
+    """A copy of the stand-in's headers under tmp_path whose
+    CUDACachingAllocator.h has `old` replaced by `new` (a PyTorch whose
+    headers differ there); returns its include folder."""
+    include = tmp_path / "include"
+    shutil.copytree(os.path.join(FAKE_TORCH, "include"), include)
+    header = include / "c10" / "cuda" / "CUDACachingAllocator.h"
+    text = header.read_text()
+    assert old in text, old
+    header.write_text(text.replace(old, new))
+    return include
+
+
 @pytest.mark.parametrize("change, named", [
     # the answers do not build: CheckpointDelta's member named otherwise
     ("std::vector<void *> freed_pointers;", "ptrs_freed"),
@@ -681,12 +694,7 @@ def test_allocator_helper_without_its_mempool_answers(tmp_path, change, named):
     so: cacheInfo is still answered."""
     if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
-    include = tmp_path / "include"
-    shutil.copytree(os.path.join(FAKE_TORCH, "include"), include)
-    header = include / "c10" / "cuda" / "CUDACachingAllocator.h"
-    text = header.read_text()
-    assert "std::vector<void *> ptrs_freed;" in text
-    header.write_text(text.replace("std::vector<void *> ptrs_freed;", change))
+    include = standin_headers_with(tmp_path, "std::vector<void *> ptrs_freed;", change)
     passed(run(PRELUDE + f"""
     import warnings
     import torch.utils.cpp_extension as ce
@@ -718,12 +726,8 @@ def test_allocator_helper_without_its_statistics_answers(tmp_path):
     again."""
     if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
-    include = tmp_path / "include"
-    shutil.copytree(os.path.join(FAKE_TORCH, "include"), include)
-    header = include / "c10" / "cuda" / "CUDACachingAllocator.h"
-    text = header.read_text()
-    assert "int64_t num_device_free = 0;" in text
-    header.write_text(text.replace("int64_t num_device_free = 0;", "int64_t device_frees = 0;"))
+    include = standin_headers_with(tmp_path, "int64_t num_device_free = 0;",
+                                   "int64_t device_frees = 0;")
     code = PRELUDE + f"""
     import warnings, time
     import torch.utils.cpp_extension as ce
