@@ -119,13 +119,14 @@ EXPORT mr_status mrctx_torch_route_reset_accumulated(int index, int device) {
   if (kept) bases[index][device] = now;
   pthread_mutex_unlock(&bases_lock);
   if (!kept)
-    return mr_error(MR_ERR_OUT_OF_MEMORY, "resetAccumulatedStats through mrctx: out of host memory");
+    return mr_error(MR_ERR_OUT_OF_MEMORY,
+                    "resetAccumulatedStats through mrctx: out of host memory");
   return MR_OK;
 }
 
 /* For the allocator helper: 0, or -1 with the message in `why`. */
 EXPORT int mrctx_torch_read_device_stats(int device, mrctx_torch_device_stats *out, char *why,
-                                    size_t cap) {
+                                         size_t cap) {
   if (mrctx_torch_route_device_stats(0, device, out) == MR_OK) return 0;
   if (why != NULL && cap > 0) snprintf(why, cap, "%s", mr_last_error());
   return -1;
