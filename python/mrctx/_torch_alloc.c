@@ -338,7 +338,11 @@ EXPORT mr_status mrctx_torch_route_cache_info(int index, int device, size_t *lar
 /* The same for the allocator helper's cacheInfo (_torch_alloc_helper in
  * _torch_oom_helper.py): route 0, 0 or -1 with the message in `why`. */
 EXPORT int mrctx_torch_cache_info(int device, size_t *largest, char *why, size_t cap) {
-  if (mrctx_torch_route_cache_info(0, device, largest) == MR_OK) return 0;
+  return mrctx_torch_answer(mrctx_torch_route_cache_info(0, device, largest), why, cap);
+}
+
+int mrctx_torch_answer(mr_status status, char *why, size_t cap) {
+  if (status == MR_OK) return 0;
   if (why != NULL && cap > 0) snprintf(why, cap, "%s", mr_last_error());
   return -1;
 }

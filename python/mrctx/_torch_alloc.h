@@ -59,6 +59,9 @@ mr_status mrctx_torch_route_cache_info(int index, int device, size_t *largest);
 /* Route 0's, for the allocator helper: 0, or -1 with the message in `why`
  * (`cap` bytes). */
 int mrctx_torch_cache_info(int device, size_t *largest, char *why, size_t cap);
+/* What the helper's C entries return (C++ catches no mr_status): 0 for
+ * MR_OK, else -1 with mr_last_error() in `why` (`cap` bytes). */
+int mrctx_torch_answer(mr_status status, char *why, size_t cap);
 
 /* PyTorch's device statistics (c10::CachingDeviceAllocator::DeviceStats,
  * its "all" pool) read from route `index`'s tag on one device: what

@@ -13,7 +13,6 @@
  */
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,15 +126,11 @@ EXPORT mr_status mrctx_torch_route_reset_accumulated(int index, int device) {
 /* For the allocator helper: 0, or -1 with the message in `why`. */
 EXPORT int mrctx_torch_read_device_stats(int device, mrctx_torch_device_stats *out, char *why,
                                          size_t cap) {
-  if (mrctx_torch_route_device_stats(0, device, out) == MR_OK) return 0;
-  if (why != NULL && cap > 0) snprintf(why, cap, "%s", mr_last_error());
-  return -1;
+  return mrctx_torch_answer(mrctx_torch_route_device_stats(0, device, out), why, cap);
 }
 
 EXPORT int mrctx_torch_reset_stats(int device, int accumulated, char *why, size_t cap) {
-  mr_status st = accumulated ? mrctx_torch_route_reset_accumulated(0, device)
-                             : mrctx_torch_route_reset_peak(0, device);
-  if (st == MR_OK) return 0;
-  if (why != NULL && cap > 0) snprintf(why, cap, "%s", mr_last_error());
-  return -1;
+  return mrctx_torch_answer(accumulated ? mrctx_torch_route_reset_accumulated(0, device)
+                                        : mrctx_torch_route_reset_peak(0, device),
+                            why, cap);
 }

@@ -569,8 +569,7 @@ def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
     ``large_pool``/``small_pool`` splits, ``inactive_split*`` and
     ``oversize_*`` are 0, as PyTorch's cudaMallocAsync backend reports what
     it does not have."""
-    used = _using()
-    if used is None:
+    if _using() is None:
         return _torch_own("memory_stats_as_nested_dict")(device)
     return _tag_stats(_device_index(device, "memory_stats"))
 
@@ -615,13 +614,13 @@ def max_memory_reserved(device: Any = None) -> int:
 
 def reset_peak_memory_stats(device: Any = None) -> None:
     """torch.cuda.reset_peak_memory_stats: the tag's peaks on the device
-    start again from what is live now (Context.reset_peak)."""
-    used = _using()
-    if used is None:
+    start again from what is live now (the shim's resetPeakStats, as
+    Context.reset_peak does it)."""
+    if _using() is None:
         _torch_own("reset_peak_memory_stats")(device)
         return
-    ctx, index = used
-    ctx.reset_peak(index, _device_index(device, "reset_peak_memory_stats"))
+    d = _device_index(device, "reset_peak_memory_stats")
+    check(shim().mrctx_torch_route_reset_peak(0, d), f"{HOOK}: ")
 
 
 def reset_accumulated_memory_stats(device: Any = None) -> None:
