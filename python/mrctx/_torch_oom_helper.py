@@ -28,9 +28,13 @@ same way, is PyTorch's own ``CUDAPluggableAllocator`` with answers added
 that its pluggable form refuses: ``cacheInfo`` (cuDNN's algorithm search
 under ``torch.backends.cudnn.benchmark``, pytorch#98481),
 ``checkPoolLiveAllocations`` and the checkpoints of torch.compile's CUDA
-graph trees, and torch.cuda.MemPool's ``createOrIncrefPool``,
+graph trees, torch.cuda.MemPool's ``createOrIncrefPool``,
 ``getPoolUseCount``, ``setUseOnOOM`` and ``setNoSplit`` (its destructor
-calls ``setUseOnOOM`` for every pool). It
+calls ``setUseOnOOM`` for every pool), the statistics
+(``getDeviceStats``, ``resetPeakStats``, ``resetAccumulatedStats``),
+``getMemoryFraction``, and the memory history and snapshots of
+``torch.cuda.memory._record_memory_history`` and ``_snapshot``
+(``recordHistory``, ``isHistoryEnabled``, ``snapshot``). It
 includes PyTorch's CUDA headers, so it also needs the CUDA runtime's
 headers (the CUDA toolkit, or the ``nvidia-cuda-runtime`` wheel PyTorch
 depends on), and links libtorch_cuda. ``MRCTX_TORCH_ALLOCATOR_HELPER``:
@@ -79,10 +83,14 @@ ALLOCATOR_NAME = "_mrctx_torch_allocator.so"
 ALLOCATOR_SOURCE = r"""
 #include <torch/csrc/cuda/CUDAPluggableAllocator.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -105,6 +113,7 @@ struct tag_stats {  /* mrctx_torch_device_stats */
 };
 typedef int (*device_stats_fn)(int, tag_stats *, char *, size_t);
 typedef int (*reset_stats_fn)(int, int, char *, size_t);
+typedef double (*fraction_fn)(int, int);
 struct pool_block {  /* mrctx_torch_pool_block */
   void *ptr;
   size_t size;
@@ -149,6 +158,7 @@ struct Entries {
   pool_no_split_fn pool_no_split;
   device_stats_fn device_stats;
   reset_stats_fn reset_stats;
+  fraction_fn fraction;
 };
 
 struct Allocator final : Pluggable {
@@ -280,6 +290,226 @@ struct Allocator final : Pluggable {
   }
 #endif
 
+#ifndef MRCTX_TORCH_NO_HISTORY /* memory history, snapshots, the fraction set */
+  using When = c10::CachingDeviceAllocator::RecordContext;
+  using Trace = c10::CachingDeviceAllocator::TraceEntry;
+  using Context = std::shared_ptr<c10::GatheredContext>;
+
+  /* torch.cuda.get_per_process_memory_fraction(): what the memory-fraction
+   * hook set on the device (1.0 when none), as PyTorch's own allocator. */
+  double getMemoryFraction(c10::DeviceIndex device) override {
+    double fraction = e_.fraction(0, device);
+    TORCH_CHECK(fraction >= 0.0, "getMemoryFraction through mrctx: device ",
+                static_cast<int>(device), " is not one of the tag's");
+    return fraction;
+  }
+
+  /* torch.cuda.memory._record_memory_history(): PyTorch's context recorder
+   * (its Python, TorchScript and C++ frames) is asked at each allocation,
+   * outside any lock, as PyTorch's own allocator asks it; the trace keeps
+   * the last max_entries events per device. mrctx knows blocks, not how the
+   * tag's cache lays them out, so each allocation is a segment of its own
+   * (as mrctx.export_memory_viz writes them): "segment_alloc" then
+   * "alloc", and a free "free_requested", "free_completed" (the tag keeps a
+   * block from reuse until the streams that used it are done with it,
+   * which PyTorch cannot see) then "segment_free". Allocations pay one
+   * atomic load while history is off. */
+  bool isHistoryEnabled() override { return recording_.load(std::memory_order_acquire); }
+
+  void recordHistory(bool enabled, c10::cuda::CUDACachingAllocator::CreateContextFn recorder,
+                     size_t max_entries, When when, bool clear,
+                     const std::vector<std::string> &skip_actions) override {
+    std::unordered_set<int> skip;
+    for (const std::string &name : skip_actions)
+      skip.insert(static_cast<int>(c10::CachingDeviceAllocator::parseTraceEntryAction(name)));
+    TORCH_CHECK(!enabled || when == When::NEVER || recorder != nullptr,
+                "recordHistory through mrctx: call stacks asked without a recorder");
+    std::lock_guard<std::mutex> hold(history_mutex_);
+    recorder_ = enabled ? recorder : nullptr;
+    when_ = enabled ? when : When::NEVER;
+    max_entries_ = enabled ? max_entries : 0;
+    skip_ = std::move(skip);
+    if (!enabled || clear) traces_.clear();
+    if (!enabled) contexts_.clear();
+    recording_.store(enabled, std::memory_order_release);
+  }
+
+  c10::DataPtr allocate(size_t size) override {
+    if (!recording_.load(std::memory_order_acquire)) return Pluggable::allocate(size);
+    return recorded(size, [&] { return Pluggable::allocate(size); },
+                    [](const c10::DataPtr &p) { return p.get(); });
+  }
+
+  void *raw_alloc(size_t size) override {
+    if (!recording_.load(std::memory_order_acquire)) return Pluggable::raw_alloc(size);
+    return recorded(size, [&] { return Pluggable::raw_alloc(size); }, [](void *p) { return p; });
+  }
+
+  void *raw_alloc_with_stream(size_t size, cudaStream_t stream) override {
+    if (!recording_.load(std::memory_order_acquire))
+      return Pluggable::raw_alloc_with_stream(size, stream);
+    return recorded(size, [&] { return Pluggable::raw_alloc_with_stream(size, stream); },
+                    [](void *p) { return p; });
+  }
+
+  void raw_delete(void *ptr) override {
+    if (recording_.load(std::memory_order_acquire)) record_free(ptr);
+    Pluggable::raw_delete(ptr);
+  }
+
+  /* torch.cuda.memory_snapshot() and memory._snapshot(): every allocation
+   * PyTorch holds through this allocator as a segment of one block (a
+   * pool's only, for a pool's id), with the frames recorded at its
+   * allocation while history was on, and the trace. */
+  c10::cuda::CUDACachingAllocator::SnapshotInfo snapshot(c10::cuda::MempoolId_t pool,
+                                                          bool include_traces) override {
+    std::vector<std::pair<void *, torch::cuda::CUDAPluggableAllocator::_AllocationMetadata>> live;
+    {
+      std::lock_guard<std::mutex> hold(allocator_mutex_);
+      live.assign(allocation_metadata_.begin(), allocation_metadata_.end());
+    }
+    if (pool.first != 0 || pool.second != 0) {
+      std::unordered_set<void *> in_pool;
+      std::unordered_set<int> devices;
+      for (const auto &a : live) devices.insert(a.second.device_idx);
+      for (int device : devices) {
+        long count = e_.pool_live(device, pool.first, pool.second, nullptr, 0);
+        if (count <= 0) continue;
+        std::vector<void *> ptrs(static_cast<size_t>(count) + 16);
+        count = e_.pool_live(device, pool.first, pool.second, ptrs.data(), ptrs.size());
+        for (long i = 0; i < count && static_cast<size_t>(i) < ptrs.size(); i++)
+          in_pool.insert(ptrs[static_cast<size_t>(i)]);
+      }
+      live.erase(std::remove_if(live.begin(), live.end(),
+                                [&](const auto &a) { return in_pool.count(a.first) == 0; }),
+                 live.end());
+    }
+    std::sort(live.begin(), live.end(), [](const auto &a, const auto &b) {
+      return a.second.device_idx != b.second.device_idx ? a.second.device_idx < b.second.device_idx
+                                                        : a.first < b.first;
+    });
+    c10::cuda::CUDACachingAllocator::SnapshotInfo out;
+    std::lock_guard<std::mutex> hold(history_mutex_);
+    for (const auto &a : live) {
+      c10::CachingDeviceAllocator::SegmentInfo segment;
+      segment.device = a.second.device_idx;
+      segment.address = reinterpret_cast<size_t>(a.first);
+      segment.total_size = segment.requested_size = segment.allocated_size =
+          segment.active_size = a.second.size;
+      segment.stream = a.second.stream;
+      segment.is_large = a.second.size > (1u << 20);
+      segment.owner_private_pool_id = pool;
+      c10::CachingDeviceAllocator::BlockInfo block;
+      block.size = block.requested_size = a.second.size;
+      block.allocated = block.active = true;
+      auto context = contexts_.find(a.first);
+      if (context != contexts_.end()) block.context_when_allocated = context->second;
+      segment.context_when_allocated = block.context_when_allocated;
+      segment.blocks.push_back(std::move(block));
+      out.segments.push_back(std::move(segment));
+    }
+    if (include_traces)
+      for (const auto &trace : traces_) out.device_traces.emplace_back(trace.begin(), trace.end());
+    out.config_metadata.garbage_collection_threshold = 0.0;
+    out.config_metadata.max_split_size = SIZE_MAX;
+    out.config_metadata.pinned_num_register_threads = 0;
+    out.config_metadata.expandable_segments = false;
+    out.config_metadata.release_lock_on_malloc = false;
+    out.config_metadata.pinned_use_host_register = false;
+    out.config_metadata.graph_capture_record_stream_reuse = false;
+    out.config_metadata.last_allocator_settings = "mrctx.torch.use";
+    return out;
+  }
+
+private:
+  /* The recorder's context when history keeps one at `least` (called
+   * without a lock: it walks Python's frames). */
+  Context gather(When least) {
+    c10::cuda::CUDACachingAllocator::CreateContextFn recorder;
+    {
+      std::lock_guard<std::mutex> hold(history_mutex_);
+      if (when_ < least) return nullptr;
+      recorder = recorder_;
+    }
+    return recorder != nullptr ? recorder() : nullptr;
+  }
+
+  template <typename Call, typename Ptr>
+  auto recorded(size_t size, Call call, Ptr ptr_of) -> decltype(call()) {
+    Context context = gather(When::STATE);
+    try {
+      auto result = call();
+      record_alloc(ptr_of(result), context);
+      return result;
+    } catch (const c10::OutOfMemoryError &) {
+      /* As PyTorch's: the entry's address is what the device has free
+       * (for mrctx, as cacheInfo answers: free plus its pool's unused). */
+      c10::DeviceIndex device = c10::cuda::current_device();
+      size_t free_bytes = 0;
+      char why[256];
+      if (e_.cache_info(device, &free_bytes, why, sizeof why) != 0) free_bytes = 0;
+      std::lock_guard<std::mutex> hold(history_mutex_);
+      add(Trace::OOM, device, reinterpret_cast<void *>(free_bytes), size, nullptr,
+          when_ >= When::ALLOC ? context : nullptr);
+      throw;
+    }
+  }
+
+  bool metadata(void *ptr, torch::cuda::CUDAPluggableAllocator::_AllocationMetadata *out) {
+    std::lock_guard<std::mutex> hold(allocator_mutex_);
+    auto it = allocation_metadata_.find(ptr);
+    if (it == allocation_metadata_.end()) return false;
+    *out = it->second;
+    return true;
+  }
+
+  void record_alloc(void *ptr, const Context &context) {
+    torch::cuda::CUDAPluggableAllocator::_AllocationMetadata m(0, 0, nullptr);
+    if (!metadata(ptr, &m)) return;
+    std::lock_guard<std::mutex> hold(history_mutex_);
+    if (!recording_.load(std::memory_order_relaxed)) return;
+    if (context != nullptr) contexts_[ptr] = context;
+    Context traced = when_ >= When::ALLOC ? context : nullptr;
+    add(Trace::SEGMENT_ALLOC, m.device_idx, ptr, m.size, m.stream, traced);
+    add(Trace::ALLOC, m.device_idx, ptr, m.size, m.stream, traced);
+  }
+
+  void record_free(void *ptr) {
+    torch::cuda::CUDAPluggableAllocator::_AllocationMetadata m(0, 0, nullptr);
+    if (!metadata(ptr, &m)) return;
+    Context context = gather(When::ALL);
+    std::lock_guard<std::mutex> hold(history_mutex_);
+    contexts_.erase(ptr);
+    add(Trace::FREE_REQUESTED, m.device_idx, ptr, m.size, m.stream, context);
+    add(Trace::FREE_COMPLETED, m.device_idx, ptr, m.size, m.stream, context);
+    add(Trace::SEGMENT_FREE, m.device_idx, ptr, m.size, m.stream, context);
+  }
+
+  /* Under history_mutex_. */
+  void add(Trace::Action action, c10::DeviceIndex device, void *ptr, size_t size,
+           cudaStream_t stream, const Context &context) {
+    if (max_entries_ == 0 || device < 0 || skip_.count(static_cast<int>(action)) != 0) return;
+    if (traces_.size() <= static_cast<size_t>(device))
+      traces_.resize(static_cast<size_t>(device) + 1);
+    std::deque<Trace> &trace = traces_[static_cast<size_t>(device)];
+    if (trace.size() >= max_entries_) trace.pop_front();
+    trace.emplace_back(action, device, reinterpret_cast<size_t>(ptr), size,
+                       static_cast<void *>(stream), c10::cuda::MempoolId_t{0, 0},
+                       c10::getApproximateTime(), context);
+  }
+
+  std::atomic<bool> recording_{false};
+  std::mutex history_mutex_; /* the members below */
+  c10::cuda::CUDACachingAllocator::CreateContextFn recorder_ = nullptr;
+  When when_ = When::NEVER;
+  size_t max_entries_ = 0;
+  std::unordered_set<int> skip_;
+  std::vector<std::deque<Trace>> traces_;           /* per device */
+  std::unordered_map<void *, Context> contexts_; /* live allocations' frames */
+
+public:
+#endif
+
   void cacheInfo(c10::DeviceIndex device, size_t *largest) override {
     char why[512] = "";
     size_t answer = 0;
@@ -320,7 +550,8 @@ mrctx_torch_install_allocator(void *const *entries, char *why, size_t cap) {
               reinterpret_cast<pool_use_on_oom_fn>(entries[14]),
               reinterpret_cast<pool_no_split_fn>(entries[15]),
               reinterpret_cast<device_stats_fn>(entries[16]),
-              reinterpret_cast<reset_stats_fn>(entries[17])};
+              reinterpret_cast<reset_stats_fn>(entries[17]),
+              reinterpret_cast<fraction_fn>(entries[18])};
     auto allocator = std::make_shared<Allocator>(e);
     if (entries[4] != nullptr)
       allocator->set_reset_fn(reinterpret_cast<void (*)()>(entries[4]));
@@ -357,7 +588,8 @@ ALLOCATOR_ENTRIES = ("alloc", "free", "mrctx_torch_cache_info", "mrctx_torch_poo
                      "mrctx_torch_pools_incref", "mrctx_torch_pools_use_count",
                      "mrctx_torch_pool_state", "mrctx_torch_pool_restore",
                      "mrctx_torch_pools_set_use_on_oom", "mrctx_torch_pools_set_no_split",
-                     "mrctx_torch_read_device_stats", "mrctx_torch_reset_stats")
+                     "mrctx_torch_read_device_stats", "mrctx_torch_reset_stats",
+                     "mrctx_torch_route_fraction")
 
 _state: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
 _allocator: dict[str, Any] = {"loaded": None, "why": None, "warned": False}
@@ -553,17 +785,21 @@ def status() -> tuple[Optional[str], Optional[str]]:
 # The allocator helper's source in the order it is tried, each with what
 # it goes without: a PyTorch whose headers or libraries refuse a part keeps
 # the rest (cacheInfo and checkPoolLiveAllocations are in every one).
+_NO_HISTORY = "#define MRCTX_TORCH_NO_HISTORY\n"
+_HISTORY_LOST = ("torch.cuda.memory._record_memory_history(), memory_snapshot() and "
+                 "get_per_process_memory_fraction() raise under use()")
 ALLOCATOR_VARIANTS = (
     ("", ""),
-    ("#define MRCTX_TORCH_NO_STATS\n",
+    (_NO_HISTORY, _HISTORY_LOST),
+    (_NO_HISTORY + "#define MRCTX_TORCH_NO_STATS\n",
      "torch.cuda.memory_stats(), memory_allocated() and their kin raise under use() unless "
-     "use(..., patch=True) replaced them"),
-    ("#define MRCTX_TORCH_BASIC\n",
+     "use(..., patch=True) replaced them, and " + _HISTORY_LOST),
+    (_NO_HISTORY + "#define MRCTX_TORCH_BASIC\n",
      "torch.cuda.MemPool and torch.compile(mode=\"reduce-overhead\") are not served on the "
-     "tag"),
-    ("#define MRCTX_TORCH_NO_STATS\n#define MRCTX_TORCH_BASIC\n",
+     "tag, and " + _HISTORY_LOST),
+    (_NO_HISTORY + "#define MRCTX_TORCH_NO_STATS\n#define MRCTX_TORCH_BASIC\n",
      "torch.cuda.MemPool and torch.compile(mode=\"reduce-overhead\") are not served on the tag, "
-     "and torch.cuda.memory_stats() and its kin raise unless patched"),
+     "torch.cuda.memory_stats() and its kin raise unless patched, and " + _HISTORY_LOST),
 )
 
 

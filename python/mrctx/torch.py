@@ -10,21 +10,24 @@ Two ways, both through the small shim ``_torch_alloc.so`` that PyTorch's
   allocator stays. PyTorch's controls then act on the tag:
   ``torch.cuda.empty_cache()`` trims it and the device's driver pool,
   ``torch.cuda.set_per_process_memory_fraction(f, d)`` limits it to f of
-  device d's memory. PyTorch keeps no statistics for a pluggable allocator
-  (``torch.cuda.memory_stats`` and the functions over it raise): this
-  module's drop-ins of the same names (:func:`memory_stats`,
+  device d's memory. PyTorch's plain pluggable allocator keeps no
+  statistics (``torch.cuda.memory_stats`` and the functions over it
+  raise); the *allocator helper* below answers them from the tag, and so
+  do this module's drop-ins of the same names (:func:`memory_stats`,
   :func:`memory_allocated`, :func:`max_memory_allocated`,
   :func:`memory_reserved`, :func:`max_memory_reserved`,
   :func:`reset_peak_memory_stats`, :func:`get_per_process_memory_fraction`)
-  answer from the tag, and ``use(..., patch=True)`` installs them over
-  torch.cuda's (:data:`PATCHED` lists what is replaced). CUDA graphs
+  where the helper cannot be had; ``use(..., patch=True)`` installs them
+  over torch.cuda's (:data:`PATCHED` lists what is replaced). CUDA graphs
   (``torch.cuda.graph``, ``make_graphed_callables``) get private pools over
   the tag (_torch_pools.cpp): a graph's blocks stay its own until it dies.
   cuDNN's benchmark, ``torch.cuda.MemPool()`` and
   ``torch.compile(mode="reduce-overhead")`` work through the *allocator
   helper* (PyTorch's pluggable allocator answering cacheInfo,
-  createOrIncrefPool, MemPool's use_on_oom and no_split, and the graph
-  trees' checkpoints over the shim's pools, built at the first use();
+  createOrIncrefPool, MemPool's use_on_oom and no_split, the graph
+  trees' checkpoints over the shim's pools, the statistics,
+  getMemoryFraction, and the memory history and snapshots that
+  pytorch.org/memory_viz reads, built at the first use();
   :func:`allocator_helper`; docs/integrations.md).
 * Without code changes: ``MRCTX_TORCH=SPEC`` in the environment (the
   package's ``mrctx-torch.pth``, or ``python -m mrctx run script.py``)
@@ -429,10 +432,11 @@ def reset_timing() -> None:
 
 # ---- Drop-ins for torch.cuda's statistics ------------------------------------
 #
-# PyTorch's pluggable allocator raises for getDeviceStats, resetPeakStats and
-# getMemoryFraction, so torch.cuda.memory_stats() and every function over it
-# fail under use(). These have the same names, arguments and return shapes
-# and answer from the tag use() installed; before use() (or after
+# PyTorch's plain pluggable allocator raises for getDeviceStats,
+# resetPeakStats and getMemoryFraction, so torch.cuda.memory_stats() and
+# every function over it fail under use() where the allocator helper cannot
+# answer them. These have the same names, arguments and return shapes and
+# answer from the tag use() installed; before use() (or after
 # use_control()) they are torch.cuda's own.
 
 def _device_index(device: Any, who: str) -> int:

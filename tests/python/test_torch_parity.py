@@ -214,10 +214,10 @@ def test_statistics_drop_ins_and_patch(helper):
     torch.cuda.init()
     helper = mt.allocator_helper()[0] is not None
     assert helper == (sys.argv[-1] == "auto"), mt.allocator_helper()
-    refused = [torch.cuda.get_per_process_memory_fraction]
+    refused = []
     if not helper:
-        refused += [torch.cuda.memory_stats, torch.cuda.max_memory_allocated,
-                    torch.cuda.reset_peak_memory_stats]
+        refused += [torch.cuda.get_per_process_memory_fraction, torch.cuda.memory_stats,
+                    torch.cuda.max_memory_allocated, torch.cuda.reset_peak_memory_stats]
     for call in refused:
         try:
             call(0)
@@ -289,6 +289,8 @@ def test_statistics_drop_ins_and_patch(helper):
     if helper:
         # PyTorch's own functions, answered through getDeviceStats: the
         # same numbers as the drop-ins, every key of PyTorch's dict.
+        assert torch.cuda.get_per_process_memory_fraction(0) == 0.5  # getMemoryFraction
+        assert torch.cuda.get_per_process_memory_fraction(1) == 1.0
         assert torch.cuda.memory_allocated(0) == 9 * MiB
         assert torch.cuda.memory_stats(0) == mt.memory_stats(0), (
             torch.cuda.memory_stats(0), mt.memory_stats(0))
@@ -667,6 +669,154 @@ def test_mempool_use_on_oom_and_no_split():
     """))
 
 
+def test_memory_history_and_snapshot_through_the_helper():
+    """torch.cuda.memory._record_memory_history(), _snapshot() and
+    memory_snapshot() under use(), answered by the allocator helper
+    (recordHistory, snapshot, which PyTorch's pluggable allocator
+    refuses): every live allocation a segment of one block with the Python
+    frames that asked while history was on; the trace "segment_alloc",
+    "alloc", then "free_requested", "free_completed", "segment_free", and
+    "oom"; "state" keeps frames and no trace; max_entries keeps the last
+    events; skip_actions leaves actions out; a pool's id gives the pool's
+    blocks only; history off forgets the trace. What it writes passes
+    memory_viz's checks (memory_viz_check.py)."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    passed(run(PRELUDE + f"""
+    sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+    import pickle
+    import memory_viz_check
+    ctx = mrctx.Context("hist", {{"act": "cache(device)"}})
+    mt.use(ctx, "act")
+    torch.cuda.init()
+    assert mt.allocator_helper()[0] is not None, mt.allocator_helper()
+
+    before = torch.cuda.empty(3 * MiB)  # before history: no frames, no events
+    torch.cuda.memory._record_memory_history(max_entries=100000)
+
+    def make_activations(n):
+        return [torch.cuda.empty(n) for _ in range(2)]
+
+    acts = make_activations(2 * MiB)
+    gone = torch.cuda.empty(5 * MiB)
+    torch.cuda.free(gone)
+    try:
+        torch.cuda.empty(64 * GiB)
+        raise SystemExit("64 GiB on a 16 GiB device")
+    except torch.OutOfMemoryError:
+        pass
+    snap = torch.cuda.memory._snapshot()
+    segs = {{s["address"]: s for s in snap["segments"]}}
+    assert set(segs) == {{before}} | set(acts), sorted(segs)
+    for a in acts:
+        s = segs[a]
+        assert s["total_size"] == 2 * MiB and s["allocated_size"] == 2 * MiB
+        (b,) = s["blocks"]
+        assert b["state"] == "active_allocated" and b["size"] == 2 * MiB
+        assert b["frames"][0]["name"] in ("<listcomp>", "make_activations"), b["frames"]
+        assert any(f["name"] == "make_activations" for f in b["frames"]), b["frames"]
+    assert segs[before]["blocks"][0]["frames"] == []
+    (trace,) = snap["device_traces"]
+    actions = [(e["action"], e["addr"]) for e in trace]
+    expected = [("segment_alloc", acts[0]), ("alloc", acts[0]),
+                ("segment_alloc", acts[1]), ("alloc", acts[1]),
+                ("segment_alloc", gone), ("alloc", gone),
+                ("free_requested", gone), ("free_completed", gone), ("segment_free", gone),
+                ("oom", trace[-1]["addr"])]
+    assert actions == expected, actions
+    assert trace[-1]["size"] == 64 * GiB and 15 * GiB < trace[-1]["device_free"] <= 16 * GiB
+    assert all(e["frames"] for e in trace), trace
+    assert torch.cuda.memory_snapshot() == snap["segments"]
+
+    # What PyTorch's memory_viz reads, as torch.cuda.memory._dump_snapshot
+    # pickles it.
+    problems = memory_viz_check.problems(pickle.dumps(snap, protocol=4))
+    assert not problems, problems
+
+    # max_entries keeps the last events; skip_actions leaves some out.
+    torch.cuda.memory._record_memory_history(max_entries=3, clear_history=True)
+    x = torch.cuda.empty(MiB)
+    torch.cuda.free(x)
+    assert [e["action"] for e in torch.cuda.memory._snapshot()["device_traces"][0]] == [
+        "free_requested", "free_completed", "segment_free"]
+    torch.cuda.memory._record_memory_history(clear_history=True,
+                                             skip_actions=["segment_alloc", "segment_free"])
+    x = torch.cuda.empty(MiB)
+    torch.cuda.free(x)
+    assert [e["action"] for e in torch.cuda.memory._snapshot()["device_traces"][0]] == [
+        "alloc", "free_requested", "free_completed"]
+    try:
+        torch.cuda.memory._record_memory_history(skip_actions=["no_such_action"])
+        raise SystemExit("an unknown action was taken")
+    except RuntimeError as e:
+        assert "no_such_action" in str(e), e
+
+    # "state": frames of live blocks, no trace.
+    torch.cuda.memory._record_memory_history(enabled="state", clear_history=True)
+    y = torch.cuda.empty(MiB)
+    snap = torch.cuda.memory._snapshot()
+    assert snap["device_traces"] == [], snap["device_traces"]
+    assert any(f["name"] == "<module>" for s in snap["segments"] if s["address"] == y
+               for f in s["blocks"][0]["frames"])
+
+    # A pool's id: that pool's blocks only.
+    torch.cuda.memory._begin_pool(0, (7, 0))
+    p = torch.cuda.empty(MiB)
+    torch.cuda.memory._end_pool(0, (7, 0))
+    assert [s["address"] for s in torch.cuda.memory_snapshot((7, 0))] == [p]
+    torch.cuda.free(p)
+    torch.cuda.memory._release_pool(0, (7, 0))
+
+    # Off: no trace, no frames kept; the segments are still there.
+    torch.cuda.memory._record_memory_history(enabled=None)
+    snap = torch.cuda.memory._snapshot()
+    assert snap["device_traces"] == []
+    assert all(not s["blocks"][0]["frames"] for s in snap["segments"])
+    assert len(snap["segments"]) == 4  # before, acts, y
+    for ptr in [before, y] + acts:
+        torch.cuda.free(ptr)
+    assert torch.cuda.memory._snapshot()["segments"] == []
+    print("PASS")
+    """))
+
+
+def test_allocator_helper_without_its_history_answers(tmp_path):
+    """A PyTorch whose snapshot types the helper's history answers do not
+    build against keeps every other answer (statistics and MemPool's), with
+    a warning saying what is lost; torch.cuda.memory._snapshot() then
+    raises as under PyTorch's plain pluggable allocator."""
+    if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
+        pytest.skip("no C++ part of the PyTorch stand-in in this build")
+    include = standin_headers_with(tmp_path, "std::vector<BlockInfo> blocks;",
+                                   "std::vector<BlockInfo> block_list;")
+    passed(run(PRELUDE + f"""
+    import warnings
+    import torch.utils.cpp_extension as ce
+    ce.include_paths = lambda *a: [{str(include)!r}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ctx = mrctx.Context("nohist", {{"act": "cache(device)"}})
+        mt.use(ctx, "act")
+    warned = [str(w.message) for w in caught]
+    print("warned:", warned)
+    assert len(warned) == 1 and "_record_memory_history" in warned[0], warned
+    assert "blocks" in warned[0] and "MemPool" not in warned[0], warned
+    a = torch.cuda.empty(MiB)
+    assert torch.cuda.memory_allocated(0) == MiB  # getDeviceStats still answers
+    torch.cuda.memory._mempool_create(0, (1, 1))  # MemPool still served
+    torch.cuda.memory._mempool_destroy(0, (1, 1))
+    for call in (torch.cuda.memory._snapshot, torch.cuda.memory._record_memory_history,
+                 torch.cuda.get_per_process_memory_fraction):
+        try:
+            call()
+            raise SystemExit(f"{{call.__name__}} answered")
+        except RuntimeError as e:
+            assert "does not yet support" in str(e), e
+    torch.cuda.free(a)
+    print("PASS")
+    """, XDG_CACHE_HOME=str(tmp_path / "cache")))
+
+
 def standin_headers_with(tmp_path, old: str, new: str):
     """A copy of the stand-in's headers under tmp_path whose
     CUDACachingAllocator.h has `old` replaced by `new` (a PyTorch whose
@@ -755,8 +905,10 @@ def test_allocator_helper_without_its_statistics_answers(tmp_path):
     """
     cache = str(tmp_path / "cache")
     passed(run(code, XDG_CACHE_HOME=cache))
+    # Refused: the whole source and the one without history, both over
+    # the statistics (each variant is kept apart, by its source's hash).
     refused = sorted(p.name for p in (tmp_path / "cache").rglob("*.failed"))
-    assert refused == ["_mrctx_torch_allocator.so.failed"], refused
+    assert refused == ["_mrctx_torch_allocator.so.failed"] * 2, refused
     # The next process reads the refusal instead of compiling again.
     out = passed(run(code, XDG_CACHE_HOME=cache))
     assert "num_device_free" in out

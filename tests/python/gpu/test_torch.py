@@ -2,9 +2,14 @@
 (CUDAPluggableAllocator), MemPool routing, and the bad inputs of issue 10.
 Each scenario runs in its own process and prints its steps."""
 
+import os
+
 import pytest
 
 from gpu_util import require, require_gpu, run
+
+# memory_viz_check.py: what PyTorch's memory_viz page reads, checked.
+CHECKER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(autouse=True)
@@ -459,6 +464,96 @@ def test_statistics_answer_from_the_tag():
         stats = torch.cuda.memory_stats()
         assert stats["allocated_bytes.all.current"] == torch.cuda.memory_allocated()
         print(torch.cuda.memory_summary(abbreviated=True))
+        print("PASS")
+        """)
+
+
+def test_memory_history_and_memory_viz_from_pytorch_on_the_tag(tmp_path):
+    """PyTorch's own memory_viz path under use(), as its users run it:
+    torch.cuda.memory._record_memory_history(), a few training steps, then
+    _dump_snapshot(); the allocator helper answers recordHistory and
+    snapshot (PyTorch's pluggable allocator refuses both). PyTorch's own
+    reader (torch.cuda._memory_viz) reads the file; the live blocks are
+    PyTorch's tensors, with the Python frames that allocated them; the
+    trace has every allocation and free, an out-of-memory too; and
+    get_per_process_memory_fraction() answers what was set."""
+    path = tmp_path / "snapshot.pickle"
+    run(f"""
+        import pickle, sys
+        sys.path.insert(0, {CHECKER_DIR!r})
+        import torch
+        import torch.cuda._memory_viz as mv
+        import mrctx, mrctx.torch
+        import memory_viz_check
+        ctx = mrctx.Context("histgpu", {{"act": "cache(device)"}})
+        mrctx.torch.use(ctx, "act")
+        assert mrctx.torch.allocator_helper()[1] is None, mrctx.torch.allocator_helper()
+        torch.cuda.set_per_process_memory_fraction(0.5)
+        assert torch.cuda.get_per_process_memory_fraction() == 0.5
+
+        torch.cuda.memory._record_memory_history(max_entries=100000)
+        model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.ReLU(),
+                                    torch.nn.Linear(4096, 1024)).cuda()
+        opt = torch.optim.AdamW(model.parameters())
+
+        def train_step():
+            loss = model(torch.randn(64, 1024, device="cuda")).square().mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+
+        for _ in range(3):
+            train_step()
+        try:
+            torch.empty(1 << 40, dtype=torch.uint8, device="cuda")
+            raise SystemExit("1 TiB allocated")
+        except torch.OutOfMemoryError:
+            pass
+        torch.cuda.synchronize()
+        torch.cuda.memory._dump_snapshot({str(path)!r})
+        with open({str(path)!r}, "rb") as f:
+            raw = f.read()
+        problems = memory_viz_check.problems(raw)
+        assert not problems, problems
+        data = pickle.loads(raw)
+
+        # Segments: PyTorch's live tensors (the parameters and AdamW's
+        # state), each a segment of one block, with their frames.
+        live = {{p.data_ptr() for p in model.parameters()}}
+        live |= {{t.data_ptr() for s in opt.state.values() for t in s.values()
+                 if torch.is_tensor(t) and t.is_cuda}}
+        addresses = {{s["address"] for s in data["segments"]}}
+        assert live <= addresses, (len(live - addresses), len(addresses))
+        used = sum(s["allocated_size"] for s in data["segments"])
+        assert used == torch.cuda.memory_allocated() or used <= ctx.stats("act", 0)["current_bytes"]
+        names = {{f["name"] for s in data["segments"] for f in s["blocks"][0]["frames"]}}
+        assert "train_step" in names, sorted(names)[:40]
+        files = {{f["filename"] for s in data["segments"] for f in s["blocks"][0]["frames"]}}
+        print("frames:", len(names), "names,", len(files), "files")
+
+        # The trace: allocations and frees in pairs, the out-of-memory.
+        (trace,) = data["device_traces"][:1]
+        actions = [e["action"] for e in trace]
+        print({{a: actions.count(a) for a in set(actions)}})
+        assert actions.count("alloc") > 20 and actions.count("free_completed") > 10
+        assert actions.count("alloc") == actions.count("segment_alloc")
+        oom = [e for e in trace if e["action"] == "oom"]
+        assert len(oom) == 1 and oom[0]["size"] == 1 << 40, oom
+        assert any(f["name"] == "train_step" for e in trace if e["action"] == "alloc"
+                   for f in e["frames"])
+
+        # PyTorch's own reader, as pytorch.org/memory_viz reads it.
+        lines = lambda text: text
+        print(mv.segsum(data)[:1000])
+        print(mv.trace(data)[-1000:])
+        assert "train_step" in mv.memory(data, format_flamegraph=lines)
+        for plot in ("trace_plot", "segment_plot"):
+            html = getattr(mv, plot)(data)
+            assert "MemoryViz.js" in html, html[:500]
+        assert torch.cuda.memory_snapshot() and torch.cuda.memory._snapshot()["segments"]
+
+        torch.cuda.memory._record_memory_history(enabled=None)
+        assert torch.cuda.memory._snapshot()["device_traces"] in ([], [[]])
         print("PASS")
         """)
 

@@ -4,9 +4,31 @@
  */
 #include <c10/cuda/CUDACachingAllocator.h>
 
+namespace c10::cuda {
+namespace {
+thread_local DeviceIndex device = 0; /* the stand-in's Python sets it per call */
+} // namespace
+
+DeviceIndex current_device() { return device; }
+} // namespace c10::cuda
+
+/* The stand-in's torch/cuda/memory.py: the device (and, in libtorch_cuda,
+ * the stream) the next allocate() is on, as torch.cuda.device(...) and
+ * torch.cuda.stream(...) make them current in PyTorch. */
+extern "C" __attribute__((visibility("default"))) void fake_c10_cuda_set_device(int device) {
+  c10::cuda::device = static_cast<c10::DeviceIndex>(device);
+}
+
 namespace c10::cuda::CUDACachingAllocator {
 
 CUDAAllocator::~CUDAAllocator() = default;
+
+bool CUDAAllocator::isHistoryEnabled() {
+  TORCH_CHECK(false, name(),
+              " does not yet support recordHistory. If you need it, please file an issue "
+              "describing your use case.");
+  return false;
+}
 
 int CUDAAllocator::getPoolUseCount(c10::DeviceIndex, MempoolId_t) {
   TORCH_CHECK(false, name(),

@@ -29,7 +29,8 @@ _AllocationMetadata::_AllocationMetadata(size_t size, c10::DeviceIndex device_id
 
 namespace {
 std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> current;
-bool cuda_initialized = false; /* the stand-in's torch.cuda.init() sets it */
+bool cuda_initialized = false;          /* the stand-in's torch.cuda.init() sets it */
+thread_local cudaStream_t stream_now{}; /* getCurrentCUDAStream(), as the stand-in sets it */
 } // namespace
 
 CUDAPluggableAllocator::CUDAPluggableAllocator(
@@ -86,6 +87,41 @@ void *CUDAPluggableAllocator::malloc(size_t size, c10::DeviceIndex device, cudaS
   return r;
 }
 
+/* As PyTorch's: on the current device and stream. */
+c10::DataPtr CUDAPluggableAllocator::allocate(size_t size) {
+  c10::DeviceIndex device = c10::cuda::current_device();
+  void *r = malloc(size, device, stream_now);
+  return {r, r, raw_deleter(), c10::Device(c10::DeviceType::CUDA, device)};
+}
+
+void *CUDAPluggableAllocator::raw_alloc(size_t size) {
+  return malloc(size, c10::cuda::current_device(), stream_now);
+}
+
+void *CUDAPluggableAllocator::raw_alloc_with_stream(size_t size, cudaStream_t stream) {
+  return malloc(size, c10::cuda::current_device(), stream);
+}
+
+double CUDAPluggableAllocator::getMemoryFraction(c10::DeviceIndex) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support getMemoryFraction. If you "
+                     "need it, please file an issue describing your use case.");
+  return 0;
+}
+
+void CUDAPluggableAllocator::recordHistory(bool, c10::cuda::CUDACachingAllocator::CreateContextFn,
+                                           size_t, c10::cuda::CUDACachingAllocator::RecordContext,
+                                           bool, const std::vector<std::string> &) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support recordHistory. If you need "
+                     "it, please file an issue describing your use case.");
+}
+
+c10::cuda::CUDACachingAllocator::SnapshotInfo
+CUDAPluggableAllocator::snapshot(c10::cuda::MempoolId_t, bool) {
+  TORCH_CHECK(false, "CUDAPluggableAllocator does not yet support snapshot. If you need it, "
+                     "please file an issue describing your use case.");
+  return {};
+}
+
 void CUDAPluggableAllocator::raw_delete(void *ptr) {
   _AllocationMetadata m;
   {
@@ -131,9 +167,7 @@ c10::DeleterFnPtr CUDAPluggableAllocator::raw_deleter() const { return &custom_r
 std::string CUDAPluggableAllocator::name() { return "pluggable"; }
 
 /* As PyTorch's: a DataPtr's deleter frees through the current allocator. */
-void custom_raw_deleter(void *ptr) {
-  dynamic_cast<CUDAPluggableAllocator *>(current.get())->raw_delete(ptr);
-}
+void custom_raw_deleter(void *ptr) { current->raw_delete(ptr); }
 
 void changeCurrentAllocator(
     const std::shared_ptr<c10::cuda::CUDACachingAllocator::CUDAAllocator> &allocator) {
@@ -165,16 +199,118 @@ FAKE int fake_torch_cuda_current(char *name, size_t cap) {
   return a != nullptr;
 }
 
+extern "C" void fake_c10_cuda_set_device(int device);
+
+/* A tensor's storage, as at::empty makes one: the current allocator's
+ * allocate() on `device` and `stream` made current; the stand-in's Python
+ * keeps the pointer and frees it through fake_torch_cuda_free (the
+ * DataPtr's deleter, raw_delete). */
 FAKE int fake_torch_cuda_alloc(ssize_t size, int device, void *stream, void **out, char *message,
                                size_t cap) {
   return fake_torch_catch(message, cap, [&] {
-    *out = pluggable()->malloc(static_cast<size_t>(size), static_cast<c10::DeviceIndex>(device),
-                               static_cast<cudaStream_t>(stream));
+    fake_c10_cuda_set_device(device);
+    torch::cuda::CUDAPluggableAllocator::stream_now = static_cast<cudaStream_t>(stream);
+    c10::DataPtr data =
+        torch::cuda::CUDAPluggableAllocator::current->allocate(static_cast<size_t>(size));
+    *out = data.get();
+    data.release_deleter();
   });
 }
 
 FAKE int fake_torch_cuda_free(void *ptr, char *message, size_t cap) {
-  return fake_torch_catch(message, cap, [&] { pluggable()->raw_delete(ptr); });
+  return fake_torch_catch(message, cap,
+                          [&] { torch::cuda::CUDAPluggableAllocator::current->raw_delete(ptr); });
+}
+
+FAKE int fake_torch_cuda_memory_fraction(int device, double *out, char *message, size_t cap) {
+  return fake_torch_catch(message, cap, [&] {
+    *out = torch::cuda::CUDAPluggableAllocator::current->getMemoryFraction(
+        static_cast<c10::DeviceIndex>(device));
+  });
+}
+
+/* Memory history: the stand-in's context is the Python frames its
+ * torch/cuda/memory.py hands over before each allocation
+ * (fake_torch_cuda_set_frames), as PyTorch's recorder gathers Python's. */
+namespace {
+struct Frames final : c10::GatheredContext {
+  explicit Frames(std::string text) : text(std::move(text)) {}
+  std::string text;
+};
+thread_local std::string frames_now;
+std::shared_ptr<c10::GatheredContext> gather_frames() {
+  return std::make_shared<Frames>(frames_now);
+}
+} // namespace
+
+FAKE void fake_torch_cuda_set_frames(const char *text) { frames_now = text != nullptr ? text : ""; }
+
+/* torch._C._cuda_record_memory_history: skip is a comma-separated list. */
+FAKE int fake_torch_cuda_record_history(int enabled, int when, size_t max_entries, int clear,
+                                        const char *skip, char *message, size_t cap) {
+  return fake_torch_catch(message, cap, [&] {
+    std::vector<std::string> actions;
+    std::string all = skip != nullptr ? skip : "";
+    for (size_t at = 0; at < all.size();) {
+      size_t comma = all.find(',', at);
+      if (comma == std::string::npos) comma = all.size();
+      if (comma > at) actions.push_back(all.substr(at, comma - at));
+      at = comma + 1;
+    }
+    torch::cuda::CUDAPluggableAllocator::current->recordHistory(
+        enabled != 0, gather_frames, max_entries,
+        static_cast<c10::cuda::CUDACachingAllocator::RecordContext>(when), clear != 0, actions);
+  });
+}
+
+FAKE int fake_torch_cuda_history_enabled(int *out, char *message, size_t cap) {
+  return fake_torch_catch(message, cap, [&] {
+    *out = torch::cuda::CUDAPluggableAllocator::current->isHistoryEnabled();
+  });
+}
+
+/* torch._C._cuda_memorySnapshot, as text the stand-in's Python reads:
+ * "S device address total_size requested allocated active stream large
+ * pool_first pool_second", then its blocks "B size requested allocated
+ * active|FRAMES", then "T device action addr size stream|FRAMES" per trace
+ * entry, FRAMES the recorded frames with a 0x1f byte between them. *needed is the
+ * text's length with its NUL; written only when it fits. */
+FAKE int fake_torch_cuda_snapshot(unsigned long long first, unsigned long long second,
+                                  int include_traces, char *out, size_t out_cap, size_t *needed,
+                                  char *message, size_t cap) {
+  return fake_torch_catch(message, cap, [&] {
+    auto info =
+        torch::cuda::CUDAPluggableAllocator::current->snapshot({first, second}, include_traces);
+    auto frames = [](const std::shared_ptr<c10::GatheredContext> &c) {
+      auto *f = dynamic_cast<Frames *>(c.get());
+      std::string text = f != nullptr ? f->text : "";
+      for (char &ch : text)
+        if (ch == '\n') ch = '\x1f';
+      return text;
+    };
+    std::string text;
+    char line[512];
+    for (const auto &s : info.segments) {
+      snprintf(line, sizeof line, "S %d %zu %zu %zu %zu %zu %p %d %llu %llu\n",
+               static_cast<int>(s.device), s.address, s.total_size, s.requested_size,
+               s.allocated_size, s.active_size, s.stream, s.is_large ? 1 : 0,
+               s.owner_private_pool_id.first, s.owner_private_pool_id.second);
+      text += line;
+      for (const auto &b : s.blocks) {
+        snprintf(line, sizeof line, "B %zu %zu %d %d|", b.size, b.requested_size,
+                 b.allocated ? 1 : 0, b.active ? 1 : 0);
+        text += line + frames(b.context_when_allocated) + "\n";
+      }
+    }
+    for (const auto &trace : info.device_traces)
+      for (const auto &e : trace) {
+        snprintf(line, sizeof line, "T %d %d %zu %zu %p|", static_cast<int>(e.device_),
+                 static_cast<int>(e.action_), e.addr_, e.size_, e.stream_);
+        text += line + frames(e.context_) + "\n";
+      }
+    *needed = text.size() + 1;
+    if (*needed <= out_cap) snprintf(out, out_cap, "%s", text.c_str());
+  });
 }
 
 FAKE int fake_torch_cuda_cache_info(int device, size_t *largest, char *message, size_t cap) {

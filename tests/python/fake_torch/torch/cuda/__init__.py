@@ -10,6 +10,7 @@ from .memory import (  # noqa: F401  re-exported, as torch.cuda does
     max_memory_reserved,
     memory_allocated,
     memory_reserved,
+    memory_snapshot,
     memory_stats,
     memory_stats_as_nested_dict,
     reset_accumulated_memory_stats,

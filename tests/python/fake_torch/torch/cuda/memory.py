@@ -3,6 +3,8 @@
 import collections
 import ctypes
 import os
+import sys
+import traceback
 
 
 RECORD: list = []
@@ -126,6 +128,18 @@ def _torch_cuda():
                 ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_size_t]
             lib.fake_torch_cuda_reset_stats.argtypes = [ctypes.c_int, ctypes.c_int,
                                                         ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_memory_fraction.argtypes = [
+                ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_set_frames.argtypes = [ctypes.c_char_p]
+            lib.fake_torch_cuda_record_history.argtypes = [
+                ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_int, ctypes.c_char_p,
+                ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_history_enabled.argtypes = [
+                ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
+            lib.fake_torch_cuda_snapshot.argtypes = [
+                ctypes.c_ulonglong, ctypes.c_ulonglong, ctypes.c_int, ctypes.c_char_p,
+                ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t), ctypes.c_char_p,
+                ctypes.c_size_t]
     return _cuda_lib[0]
 
 
@@ -270,8 +284,19 @@ def _call_alloc(fn: int, nbytes: int, device: int, stream) -> int:
     return out.value
 
 
+def _hand_frames() -> None:
+    """While history is on: what PyTorch's context recorder gathers, the
+    Python frames that asked (the caller of torch.cuda.empty or free
+    first), as "name (file:line)"."""
+    if _history[0]:
+        frames = traceback.extract_stack()[-4::-1]
+        _torch_cuda().fake_torch_cuda_set_frames("\n".join(
+            f"{f.name} ({f.filename}:{f.lineno})" for f in frames).encode())
+
+
 def _allocate(nbytes: int, device: int, stream) -> int:
     if _current is None and _cpp_current():
+        _hand_frames()
         out = ctypes.c_void_p()
         _cpp("alloc", nbytes, device, stream, ctypes.byref(out))
         _live[out.value] = (nbytes, device, stream)
@@ -285,6 +310,7 @@ def _allocate(nbytes: int, device: int, stream) -> int:
 def _free(ptr: int) -> None:
     nbytes, device, stream = _live.pop(ptr)
     if _current is None and _cpp_current():
+        _hand_frames()
         _cpp("free", ptr)
         return
     _FREE(_current.free_fn)(ptr, nbytes, device, stream)
@@ -317,9 +343,96 @@ def set_per_process_memory_fraction(fraction, device=None) -> None:
 
 def get_per_process_memory_fraction(device=None) -> float:
     _cuda().init()
+    if _current is None and _cpp_current():
+        out = ctypes.c_double()
+        _cpp("memory_fraction", _device_index(device), ctypes.byref(out))
+        return out.value
     if _pluggable_current():
         raise _pluggable("getMemoryFraction")
     return 1.0
+
+
+_history = [False]  # whether _allocate hands the C++ part the caller's frames
+_WHEN = {None: 0, "state": 1, "alloc": 2, "all": 3}
+_ACTIONS = ("alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
+            "segment_map", "segment_unmap", "snapshot", "oom")
+
+
+def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=sys.maxsize,
+                           device=None, clear_history=False, compile_context=False,
+                           global_record_annotations=False, skip_actions=None) -> None:
+    """PyTorch 2.11's: the current allocator's recordHistory (its pluggable
+    allocator refuses); "state" keeps no trace, only live blocks' frames."""
+    _cuda().init()
+    if _current is not None:
+        raise _pluggable("recordHistory")
+    if not _cpp_current():
+        return
+    on = enabled is not None
+    entries = 0 if enabled == "state" else min(max_entries, 2**63 - 1)
+    _cpp("record_history", int(on), _WHEN[context] if on else 0, entries, int(clear_history),
+         ",".join(skip_actions or ()).encode())
+    flag = ctypes.c_int()
+    _cpp("history_enabled", ctypes.byref(flag))
+    _history[0] = bool(flag.value)
+
+
+def _frames(text: str) -> list:
+    frames = []
+    for line in filter(None, text.split("\x1f")):
+        name, _, where = line.rpartition(" (")
+        filename, _, lineno = where.rstrip(")").rpartition(":")
+        frames.append({"filename": filename, "line": int(lineno), "name": name})
+    return frames
+
+
+def _snapshot(device=None, mempool_id=(0, 0), include_traces=True) -> dict:
+    """torch._C._cuda_memorySnapshot as a dict, with the keys PyTorch's
+    conversion writes that mrctx's tests read."""
+    _cuda().init()
+    if _current is not None:
+        raise _pluggable("snapshot")
+    if not _cpp_current():
+        return {"segments": [], "device_traces": []}
+    needed = ctypes.c_size_t()
+    _cpp("snapshot", mempool_id[0], mempool_id[1], int(include_traces), None, 0,
+         ctypes.byref(needed))
+    buffer = ctypes.create_string_buffer(needed.value + 4096)
+    _cpp("snapshot", mempool_id[0], mempool_id[1], int(include_traces), buffer, len(buffer),
+         ctypes.byref(needed))
+    segments, traces = [], {}
+    for line in buffer.value.decode().splitlines():
+        head, _, frames = line.partition("|")
+        f = head.split()
+        if f[0] == "S":
+            segments.append({"device": int(f[1]), "address": int(f[2]), "total_size": int(f[3]),
+                             "requested_size": int(f[4]), "allocated_size": int(f[5]),
+                             "active_size": int(f[6]), "stream": int(f[7], 16) if f[7] != "(nil)"
+                             else 0, "segment_type": "large" if f[8] == "1" else "small",
+                             "segment_pool_id": (int(f[9]), int(f[10])), "blocks": []})
+        elif f[0] == "B":
+            state = ("active_allocated" if f[3] == "1" else
+                     "active_pending_free" if f[4] == "1" else "inactive")
+            segments[-1]["blocks"].append({"size": int(f[1]), "requested_size": int(f[2]),
+                                           "state": state, "frames": _frames(frames)})
+        else:
+            entry = {"action": _ACTIONS[int(f[2])], "addr": int(f[3]), "size": int(f[4]),
+                     "stream": int(f[5], 16) if f[5] != "(nil)" else 0,
+                     "frames": _frames(frames)}
+            if entry["action"] == "oom":  # PyTorch's: the address is what was free
+                entry["device_free"] = entry["addr"]
+            traces.setdefault(int(f[1]), []).append(entry)
+    for s in segments:  # a block's address: the segment's plus the sizes before it
+        at = s["address"]
+        for b in s["blocks"]:
+            b["address"] = at
+            at += b["size"]
+    count = max(traces, default=-1) + 1
+    return {"segments": segments, "device_traces": [traces.get(d, []) for d in range(count)]}
+
+
+def memory_snapshot(mempool_id=None, include_traces=True) -> list:
+    return _snapshot(mempool_id=mempool_id or (0, 0), include_traces=include_traces)["segments"]
 
 
 _STAT_ARRAYS = ("allocation", "segment", "active", "inactive_split", "allocated_bytes",

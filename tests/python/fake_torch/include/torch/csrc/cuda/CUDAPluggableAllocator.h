@@ -49,8 +49,20 @@ struct TORCH_CUDA_CPP_API CUDAPluggableAllocator
   void set_release_pool(std::function<void(int, c10::cuda::MempoolId_t)> fn);
 
   void *malloc(size_t size, c10::DeviceIndex device, cudaStream_t stream);
-  void raw_delete(void *ptr);
+  c10::DataPtr allocate(size_t size) override;
+  void *raw_alloc(size_t nbytes) override;
+  void *raw_alloc_with_stream(size_t nbytes, cudaStream_t stream) override;
+  void raw_delete(void *ptr) override;
   c10::DeleterFnPtr raw_deleter() const override;
+  /* PyTorch's refuse, naming the call. */
+  double getMemoryFraction(c10::DeviceIndex device) override;
+  void recordHistory(bool enabled,
+                     c10::cuda::CUDACachingAllocator::CreateContextFn context_recorder,
+                     size_t alloc_trace_max_entries,
+                     c10::cuda::CUDACachingAllocator::RecordContext when, bool clearHistory,
+                     const std::vector<std::string> &skip_actions) override;
+  c10::cuda::CUDACachingAllocator::SnapshotInfo snapshot(c10::cuda::MempoolId_t mempool,
+                                                         bool include_traces = true) override;
   void init(int device_count) override;
   bool initialized() override;
   void cacheInfo(c10::DeviceIndex device, size_t *largestBlock) override;
