@@ -19,7 +19,7 @@ Mirrored from PyTorch's reader (torch 2.x):
   and, as _block_extra reads a block with "frames", requested_size;
   frames are dicts of filename (str), line (int), name (str);
 - "device_traces": a list per device of entries with action, addr, size,
-  stream, frames (and device_free for "oom"); the page pairs alloc with
+  stream, frames ("oom": device_free, and no addr in PyTorch's own); the page pairs alloc with
   free_completed by address, and its segment view walks the trace back
   from the segments' state, so every live block lies in a live segment at
   every step; where any entry has a "category", one must be "unknown"
@@ -148,7 +148,9 @@ def structure_problems(snap):
             if e.get("action") not in ACTIONS:
                 found.append(f"{where}: action {e.get('action')!r}")
                 continue
-            for key in ("addr", "size", "stream"):
+            # PyTorch writes no addr for an oom (its _snapshot's TraceEntry:
+            # "addr: int  # not present for OOM"), device_free instead.
+            for key in ("size", "stream") if e["action"] == "oom" else ("addr", "size", "stream"):
                 if not _is_int(e.get(key)):
                     found.append(f"{where}: {key} is not an int")
             if "time_us" in e and not _is_int(e["time_us"]):
@@ -183,6 +185,8 @@ def timeline_problems(snap):
                     blocks[address] = b["size"]
                 address += b["size"]
         for k, e in enumerate(trace):
+            if e["action"] == "oom":
+                continue
             where = f"device_traces[{d}][{k}] {e['action']} {e['addr']:#x}"
             a, n = e["addr"], e["size"]
             if e["action"] == "segment_alloc":

@@ -717,12 +717,12 @@ def test_memory_history_and_snapshot_through_the_helper():
         assert any(f["name"] == "make_activations" for f in b["frames"]), b["frames"]
     assert segs[before]["blocks"][0]["frames"] == []
     (trace,) = snap["device_traces"]
-    actions = [(e["action"], e["addr"]) for e in trace]
+    actions = [(e["action"], e.get("addr")) for e in trace]
     expected = [("segment_alloc", acts[0]), ("alloc", acts[0]),
                 ("segment_alloc", acts[1]), ("alloc", acts[1]),
                 ("segment_alloc", gone), ("alloc", gone),
                 ("free_requested", gone), ("free_completed", gone), ("segment_free", gone),
-                ("oom", trace[-1]["addr"])]
+                ("oom", None)]  # PyTorch writes device_free, not addr, for an oom
     assert actions == expected, actions
     assert trace[-1]["size"] == 64 * GiB and 15 * GiB < trace[-1]["device_free"] <= 16 * GiB
     assert all(e["frames"] for e in trace), trace

@@ -420,7 +420,7 @@ def _snapshot(device=None, mempool_id=(0, 0), include_traces=True) -> dict:
                      "stream": int(f[5], 16) if f[5] != "(nil)" else 0,
                      "frames": _frames(frames)}
             if entry["action"] == "oom":  # PyTorch's: the address is what was free
-                entry["device_free"] = entry["addr"]
+                entry["device_free"] = entry.pop("addr")
             traces.setdefault(int(f[1]), []).append(entry)
     for s in segments:  # a block's address: the segment's plus the sizes before it
         at = s["address"]
