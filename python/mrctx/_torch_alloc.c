@@ -53,6 +53,7 @@ typedef struct route_device {
   _Atomic double fraction; /* the fraction that set it; 1 when none */
   atomic_ullong total;     /* the device's memory, read when a fraction is set */
   atomic_ullong refused;   /* allocations the limit refused: the tag never saw them */
+  atomic_ullong lent;      /* of the refused and failed, those a use_on_oom MemPool served */
 } route_device;
 
 #define NO_LIMIT ULLONG_MAX
@@ -91,6 +92,7 @@ EXPORT int mrctx_torch_bind(int index, const char *name, mr_resource *const *res
     atomic_init(&r->dev[d].fraction, 1.0);
     atomic_init(&r->dev[d].total, 0);
     atomic_init(&r->dev[d].refused, 0);
+    atomic_init(&r->dev[d].lent, 0);
   }
   route *expected = NULL;
   if (!atomic_compare_exchange_strong(&routes[index], &expected, r)) {
@@ -387,6 +389,20 @@ EXPORT unsigned long long mrctx_torch_route_refused(int index, int device) {
   route *r = bound_route(index, "refused", &st);
   if (r == NULL || device < 0 || device >= r->device_count) return 0;
   return atomic_load_explicit(&r->dev[device].refused, memory_order_relaxed);
+}
+
+EXPORT void mrctx_torch_route_count_lent(int index, int device) {
+  mr_status st;
+  route *r = bound_route(index, "lent", &st);
+  if (r != NULL && device >= 0 && device < r->device_count)
+    atomic_fetch_add_explicit(&r->dev[device].lent, 1, memory_order_relaxed);
+}
+
+EXPORT unsigned long long mrctx_torch_route_lent(int index, int device) {
+  mr_status st;
+  route *r = bound_route(index, "lent", &st);
+  if (r == NULL || device < 0 || device >= r->device_count) return 0;
+  return atomic_load_explicit(&r->dev[device].lent, memory_order_relaxed);
 }
 
 /* The MemPool routes: a pair per route, since PyTorch gives the functions

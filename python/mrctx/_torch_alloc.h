@@ -50,6 +50,11 @@ unsigned long long mrctx_torch_route_limit(int index, int device);
  * failed_count does not have them: torch.cuda.memory_stats()'s num_ooms
  * adds them, as PyTorch's own allocator counts an OOM past the fraction. */
 unsigned long long mrctx_torch_route_refused(int index, int device);
+/* An allocation on `device` that the tag or the limit refused and a
+ * torch.cuda.MemPool(use_on_oom=True) served (_torch_oom.cpp): PyTorch
+ * counts no out-of-memory then, so num_ooms leaves it out. */
+void mrctx_torch_route_count_lent(int index, int device);
+unsigned long long mrctx_torch_route_lent(int index, int device);
 
 /* cuDNN's cacheInfo (torch.backends.cudnn.benchmark): the largest
  * workspace worth trying on `device` through route `index` (the device's
@@ -110,8 +115,6 @@ void mrctx_torch_route_free_block(int index, void *ptr, size_t size, int device)
  * *status (MR_ERR_STATE unbound, MR_ERR_NO_DEVICE) naming `what`. */
 mr_resource *mrctx_torch_route_resource(int index, int device, const char *what, int *devices,
                                         mr_status *status);
-/* Allocations on `device` that route `index`'s memory fraction refused. */
-unsigned long long mrctx_torch_route_refused(int index, int device);
 
 /* The bound route's "library/tag". */
 const char *mrctx_torch_route_name(int index);

@@ -130,6 +130,7 @@ mrctx_torch_route0_alloc(ssize_t size, int device, void *stream, mr_status *stat
      * use_on_oom=True lends a free block, as PyTorch's allocator does. */
     void *lent = mrctx_torch_pools_alloc_on_oom(size, device, stream);
     if (lent != nullptr) {
+      mrctx_torch_route_count_lent(0, device); /* not an out-of-memory for PyTorch */
       *status = MR_OK;
       return lent;
     }

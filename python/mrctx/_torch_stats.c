@@ -71,7 +71,8 @@ static mr_status stats_now(int index, int device, const char *what, int *devices
   out->reserved_bytes = stat_of(reserved, larger(peak_bytes, reserved), cached ? 0 : total, 0);
   long long segments = count + (long long)cache.cached_blocks;
   out->segment = stat_of(segments, larger(peak_count, segments), 0, 0);
-  out->num_ooms = (long long)s.failed_count + (long long)mrctx_torch_route_refused(index, device);
+  out->num_ooms = (long long)s.failed_count + (long long)mrctx_torch_route_refused(index, device) -
+                  (long long)mrctx_torch_route_lent(index, device);
   out->num_device_alloc = cached ? (long long)cache.misses : total_count;
   out->num_device_free = cached ? (long long)cache.trims : total_count - count;
   return MR_OK;

@@ -620,8 +620,11 @@ def test_mempool_use_on_oom_and_no_split():
     torch.cuda.free(a)               # free in the pool, not the tag's
     assert pools()["held_bytes"] == 12 * MiB and pools()["live_bytes"] == 0, pools()
     torch.cuda.set_per_process_memory_fraction(1 / 1024, 0)  # the tag: 16 MiB, 12 held
+    ooms = mt.memory_stats(0)["num_ooms"]
     b = torch.cuda.empty(8 * MiB, stream=s)   # the tag cannot: the pool lends
     assert inside(b, lender) and pools()["live_bytes"] == 8 * MiB, pools()
+    # A lent block is no out-of-memory, as in PyTorch's allocator.
+    assert mt.memory_stats(0)["num_ooms"] == ooms, mt.memory_stats(0)["num_ooms"]
     c = torch.cuda.empty(2 * MiB, stream=s)   # the tag still can: not the pool's
     assert not inside(c, lender)
     try:
@@ -629,6 +632,7 @@ def test_mempool_use_on_oom_and_no_split():
         raise SystemExit("allocated past the limit")
     except torch.OutOfMemoryError as e:
         print("refused:", e)
+    assert mt.memory_stats(0)["num_ooms"] == ooms + 1
     other = new_stream()
     try:
         torch.cuda.empty(4 * MiB, stream=other)  # 4 MiB free in the pool, but s's
