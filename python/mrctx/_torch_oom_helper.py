@@ -235,6 +235,9 @@ struct Allocator final : Pluggable {
       allocation_metadata_.erase(freed[i]);
       delta.ptrs_freed.push_back(freed[i]);
     }
+#ifndef MRCTX_TORCH_NO_HISTORY
+    forget(delta.ptrs_freed); /* their frames: the blocks are freed */
+#endif
     /* The saved blocks are PyTorch's allocations again, freed through this
      * allocator like any other. */
     for (const pool_block &b : state->live) {
@@ -483,6 +486,11 @@ private:
     add(Trace::FREE_REQUESTED, m.device_idx, ptr, m.size, m.stream, context);
     add(Trace::FREE_COMPLETED, m.device_idx, ptr, m.size, m.stream, context);
     add(Trace::SEGMENT_FREE, m.device_idx, ptr, m.size, m.stream, context);
+  }
+
+  void forget(const std::vector<void *> &ptrs) {
+    std::lock_guard<std::mutex> hold(history_mutex_);
+    for (void *ptr : ptrs) contexts_.erase(ptr);
   }
 
   /* Under history_mutex_. */

@@ -550,6 +550,7 @@ def test_mempool_and_graph_tree_checkpoints():
     passed(run(PRELUDE + POOLS + """
     ctx = mrctx.Context("trees", {"act": "cache(device)"})
     mt.use(ctx, "act")
+    torch.cuda.memory._record_memory_history()  # a restore's frees forget their frames
     s = new_stream()
     pool = (11, 0)
     memory._mempool_create(0, pool)  # MemPool(): one use before any allocation
@@ -571,6 +572,10 @@ def test_mempool_and_graph_tree_checkpoints():
     assert sorted(freed) == sorted([c, d]) and sorted(allocd) == sorted([a, b]), (freed, allocd)
     assert memory._check_pool_live(0, pool, {a, b})
     assert pools()["held_bytes"] == held and pools()["live_bytes"] == 3 * MiB, pools()
+    # The snapshot: a and b live again, with no frames (not c's, which
+    # the restore freed at a's address).
+    segs = {s["address"]: s for s in torch.cuda.memory._snapshot()["segments"]}
+    assert set(segs) == {a, b} and segs[a]["blocks"][0]["frames"] == [], segs
     memory._drop_restored()  # the restored storages die: their blocks go back to the pool
     assert memory._check_pool_live(0, pool, set()) and pools()["held_bytes"] == held
     memory._end_pool(0, pool)
