@@ -754,6 +754,42 @@ def check_fake_bench_trace(mrctx, sanitized):
             print("GPT trace bench (fake driver): " + line)
 
 
+def check_fake_bench_against(mrctx):
+    """tools/dev/bench-against: the command against itself, two runs each,
+    interleaved: one table row per track row with both medians and
+    head/base, the same in --json; a failing command is an error that
+    says which."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "dev",
+                          "bench-against")
+    env = dict(os.environ, MALLOC_PERTURB_="0")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "against.json")
+        p = subprocess.run([sys.executable, script, mrctx, mrctx, "--runs", "2", "--only", "track",
+                            "--seconds", "0.005", "--json", path],
+                           capture_output=True, text=True, env=env, timeout=4 * TIMEOUT)
+        lines = [line for line in p.stdout.splitlines() if line.startswith("track ")]
+        expect(p.returncode == 0 and len(lines) == 3 and
+               all(line.endswith("x") for line in lines) and
+               p.stderr.count("bench-against: run ") == 4,
+               "bench-against: a row per track allocator, head/base, 4 runs in turn",
+               p.stdout + p.stderr)
+        try:
+            with open(path) as f:
+                rows = json.load(f)["rows"]
+            expect([r["allocator"] for r in rows] ==
+                   ["mrctx cache(host), no driver calls", "mrctx track(cache(host))",
+                    "mrctx track(cache(host), stacks=8)"] and
+                   all(len(r["base_ns"]) == 2 and len(r["head_ns"]) == 2 and r["ratio"] > 0
+                       for r in rows), "bench-against --json: both runs of each side", str(rows))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            expect(False, "bench-against --json: %r" % e)
+        p = subprocess.run([sys.executable, script, mrctx, os.path.join(folder, "no-such-mrctx"),
+                            "--runs", "1"], capture_output=True, text=True, env=env,
+                           timeout=4 * TIMEOUT)
+        expect(p.returncode != 0 and "cannot run" in p.stderr and "no-such-mrctx" in p.stderr,
+               "bench-against: a command that cannot run is named", p.stdout + p.stderr)
+
+
 def main():
     mode, mrctx = sys.argv[1], sys.argv[2]
     if mode == "cli":
@@ -779,6 +815,7 @@ def main():
         check_fake_bench_devices(mrctx)
         check_fake_bench_runs(mrctx, sys.argv[3] != "none")
         check_fake_bench_trace(mrctx, sys.argv[3] != "none")
+        check_fake_bench_against(mrctx)
     else:
         sys.exit("unknown mode " + mode)
     for f in failures:
