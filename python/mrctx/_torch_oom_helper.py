@@ -376,12 +376,9 @@ struct Allocator final : Pluggable {
       std::unordered_set<int> devices;
       for (const auto &a : live) devices.insert(a.second.device_idx);
       for (int device : devices) {
-        long count = e_.pool_live(device, pool.first, pool.second, nullptr, 0);
-        if (count <= 0) continue;
-        std::vector<void *> ptrs(static_cast<size_t>(count) + 16);
-        count = e_.pool_live(device, pool.first, pool.second, ptrs.data(), ptrs.size());
-        for (long i = 0; i < count && static_cast<size_t>(i) < ptrs.size(); i++)
-          in_pool.insert(ptrs[static_cast<size_t>(i)]);
+        std::vector<void *> ptrs;
+        if (live_blocks(static_cast<c10::DeviceIndex>(device), pool, ptrs))
+          in_pool.insert(ptrs.begin(), ptrs.end());
       }
       live.erase(std::remove_if(live.begin(), live.end(),
                                 [&](const auto &a) { return in_pool.count(a.first) == 0; }),
@@ -528,16 +525,26 @@ public:
 
   bool checkPoolLiveAllocations(c10::DeviceIndex device, c10::cuda::MempoolId_t id,
                                 const std::unordered_set<void *> &expected) override {
-    long count = e_.pool_live(device, id.first, id.second, nullptr, 0);
-    if (count < 0) return expected.empty();
-    std::vector<void *> live(static_cast<size_t>(count) + 16);
-    count = e_.pool_live(device, id.first, id.second, live.data(), live.size());
-    if (count < 0 || static_cast<size_t>(count) != expected.size() ||
-        static_cast<size_t>(count) > live.size())
-      return false;
-    for (long i = 0; i < count; i++)
-      if (expected.count(live[static_cast<size_t>(i)]) == 0) return false;
+    std::vector<void *> live;
+    if (!live_blocks(device, id, live)) return expected.empty();
+    if (live.size() != expected.size()) return false;
+    for (void *ptr : live)
+      if (expected.count(ptr) == 0) return false;
     return true;
+  }
+
+  /* A private pool's live blocks on `device` into `out`; false where there
+   * is no such pool. Read again, larger, while the pool grows meanwhile. */
+  bool live_blocks(c10::DeviceIndex device, c10::cuda::MempoolId_t id, std::vector<void *> &out) {
+    for (;;) {
+      long count = e_.pool_live(device, id.first, id.second, out.data(), out.size());
+      if (count < 0) return false;
+      if (static_cast<size_t>(count) <= out.size()) {
+        out.resize(static_cast<size_t>(count));
+        return true;
+      }
+      out.resize(static_cast<size_t>(count) + 16);
+    }
   }
 
   Entries e_;

@@ -798,16 +798,7 @@ def test_allocator_helper_without_its_history_answers(tmp_path):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
     include = standin_headers_with(tmp_path, "std::vector<BlockInfo> blocks;",
                                    "std::vector<BlockInfo> block_list;")
-    passed(run(PRELUDE + f"""
-    import warnings
-    import torch.utils.cpp_extension as ce
-    ce.include_paths = lambda *a: [{str(include)!r}]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ctx = mrctx.Context("nohist", {{"act": "cache(device)"}})
-        mt.use(ctx, "act")
-    warned = [str(w.message) for w in caught]
-    print("warned:", warned)
+    passed(run(PRELUDE + use_against_headers(include, "nohist") + """
     assert len(warned) == 1 and "_record_memory_history" in warned[0], warned
     assert "blocks" in warned[0] and "MemPool" not in warned[0], warned
     a = torch.cuda.empty(MiB)
@@ -818,12 +809,30 @@ def test_allocator_helper_without_its_history_answers(tmp_path):
                  torch.cuda.get_per_process_memory_fraction):
         try:
             call()
-            raise SystemExit(f"{{call.__name__}} answered")
+            raise SystemExit(f"{call.__name__} answered")
         except RuntimeError as e:
             assert "does not yet support" in str(e), e
     torch.cuda.free(a)
     print("PASS")
     """, XDG_CACHE_HOME=str(tmp_path / "cache")))
+
+
+def use_against_headers(include, name: str) -> str:
+    """Code (after PRELUDE) that makes mrctx.torch build its helpers
+    against the headers under `include` (standin_headers_with) and calls
+    use() on a context `name`, leaving the warnings it gave in `warned`."""
+    return f"""
+    import time, warnings
+    import torch.utils.cpp_extension as ce
+    ce.include_paths = lambda *a: [{str(include)!r}]
+    start = time.monotonic()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ctx = mrctx.Context({name!r}, {{"act": "cache(device)"}})
+        mt.use(ctx, "act")
+    warned = [str(w.message) for w in caught]
+    print("warned:", warned, "in", round(time.monotonic() - start, 1), "s")
+"""
 
 
 def standin_headers_with(tmp_path, old: str, new: str):
@@ -854,16 +863,7 @@ def test_allocator_helper_without_its_mempool_answers(tmp_path, change, named):
     if not os.environ.get("MRCTX_FAKE_TORCH_LIB"):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
     include = standin_headers_with(tmp_path, "std::vector<void *> ptrs_freed;", change)
-    passed(run(PRELUDE + f"""
-    import warnings
-    import torch.utils.cpp_extension as ce
-    ce.include_paths = lambda *a: [{str(include)!r}]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ctx = mrctx.Context("basic", {{"act": "cache(device)"}})
-        mt.use(ctx, "act")
-    warned = [str(w.message) for w in caught]
-    print("warned:", warned)
+    passed(run(PRELUDE + use_against_headers(include, "basic") + f"""
     assert len(warned) == 1 and "MemPool" in warned[0] and {named!r} in warned[0], warned
     assert mt.allocator_helper()[1] is None
     assert torch.cuda.memory._cache_info(0) > 0
@@ -887,17 +887,7 @@ def test_allocator_helper_without_its_statistics_answers(tmp_path):
         pytest.skip("no C++ part of the PyTorch stand-in in this build")
     include = standin_headers_with(tmp_path, "int64_t num_device_free = 0;",
                                    "int64_t device_frees = 0;")
-    code = PRELUDE + f"""
-    import warnings, time
-    import torch.utils.cpp_extension as ce
-    ce.include_paths = lambda *a: [{str(include)!r}]
-    start = time.monotonic()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ctx = mrctx.Context("nostats", {{"act": "cache(device)"}})
-        mt.use(ctx, "act")
-    warned = [str(w.message) for w in caught]
-    print("warned:", warned, "in", round(time.monotonic() - start, 1), "s")
+    code = PRELUDE + use_against_headers(include, "nostats") + """
     assert len(warned) == 1 and "memory_stats" in warned[0] and "num_device_free" in warned[0]
     assert "MemPool" not in warned[0], warned
     torch.cuda.memory._mempool_create(0, (1, 1))  # MemPool still served
