@@ -129,6 +129,12 @@ bench_allocator bench_stream_query_allocator(const bench_cuda *cu);
  * makes it (6 MiB cap; label "cub_default"). False if it cannot be made. */
 bool bench_cub_open(bench_allocator *out, bool unbounded);
 #endif
+#if MRCTX_BENCH_RMM
+#include "bench_rmm.h"
+/* An rmm resource over cudaMalloc (bench_rmm.cpp), labels "rmm_pool" and
+ * "rmm_arena". False, with the reason in `why`, if it cannot be made. */
+bool bench_rmm_open(bench_allocator *out, bench_rmm_kind kind, char *why, size_t cap);
+#endif
 #if MRCTX_BENCH_TORCH
 /* PyTorch's CUDA caching allocator (bench_torch.cpp), label "torch". False,
  * with the reason in `why`, if it cannot be used. */
@@ -309,10 +315,12 @@ typedef enum allocator_id {
   ALLOC_CACHE_EXACT,    /* stats(cache(device), peak=exact), kept: exact per-tag peaks */
   ALLOC_TRACK,          /* track(cache(host)): a tracker's own cost, no driver calls */
   ALLOC_TRACK_STACKS,   /* track(cache(host), stacks=8): and each allocation's call site */
+  ALLOC_RMM_POOL,       /* rmm's pool_memory_resource over cudaMalloc */
+  ALLOC_RMM_ARENA,      /* rmm's arena_memory_resource over cudaMalloc */
   ALLOC_COUNT
 } allocator_id;
 
-#define MAX_WORKLOAD_ALLOCATORS 12
+#define MAX_WORKLOAD_ALLOCATORS 14
 /* Measurements taken ROUNDS times, interleaved, keep the median. */
 #define ROUNDS 3
 #define MAX_WORKLOAD_CASES 4

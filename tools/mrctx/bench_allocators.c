@@ -1,7 +1,7 @@
 /*
  * bench_allocators.c: the allocators `mrctx bench` compares, behind one
  * interface: mrctx resources (through a context, the way a library calls
- * them, or directly), the raw driver pools, cuMemHostAlloc, cub, and
+ * them, or directly), the raw driver pools, cuMemHostAlloc, cub, rmm and
  * PyTorch's caching allocator.
  */
 #include <math.h>
@@ -264,6 +264,77 @@ bool bench_cub_open(bench_allocator *out, bool unbounded) {
 }
 #endif
 
+/* ---- rmm ------------------------------------------------------------------ */
+
+#if MRCTX_BENCH_RMM
+#include "bench_rmm.h"
+
+/* Like cub, rmm's resources say what they hold now (here: what the
+ * statistics adaptor below them counts from cudaMalloc), not their most:
+ * the peak is the largest of the workloads' samples. */
+typedef struct rmm_state {
+  void *rmm;
+  double base, peak;
+} rmm_state;
+
+static int rmm_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
+  return bench_rmm_allocate(((rmm_state *)state)->rmm, ptr, bytes, stream);
+}
+
+static void rmm_free(void *state, void *ptr, size_t bytes, CUstream stream) {
+  bench_rmm_deallocate(((rmm_state *)state)->rmm, ptr, bytes, stream);
+}
+
+/* A trim that fails leaves no resource to time: the measurement would be
+ * meaningless, as for PyTorch's. */
+static void rmm_trim(void *state) {
+  if (bench_rmm_trim(((rmm_state *)state)->rmm) != 0) {
+    fprintf(stderr, "mrctx bench: remaking an rmm resource failed\n");
+    exit(MRCTX_EXIT_FAILURE);
+  }
+}
+
+static void rmm_reset_peak(void *state) {
+  rmm_state *c = state;
+  c->base = c->peak = (double)bench_rmm_reserved(c->rmm);
+}
+
+static void rmm_sample(void *state) {
+  rmm_state *c = state;
+  c->peak = fmax(c->peak, (double)bench_rmm_reserved(c->rmm));
+}
+
+static double rmm_peak(void *state) {
+  rmm_state *c = state;
+  return c->peak - c->base;
+}
+
+bool bench_rmm_open(bench_allocator *out, bench_rmm_kind kind, char *why, size_t cap) {
+  rmm_state *c = malloc(sizeof *c);
+  if (c == NULL) {
+    snprintf(why, cap, "out of host memory");
+    return false;
+  }
+  *c = (rmm_state){.rmm = bench_rmm_create(kind, why, cap)};
+  if (c->rmm == NULL) {
+    free(c);
+    return false;
+  }
+  bool pool = kind == BENCH_RMM_POOL;
+  *out = (bench_allocator){.name = pool ? "rmm pool_memory_resource(cuda, 0)"
+                                        : "rmm arena_memory_resource(cuda)",
+                           .label = pool ? "rmm_pool" : "rmm_arena",
+                           .state = c,
+                           .alloc = rmm_alloc,
+                           .free = rmm_free,
+                           .trim = rmm_trim,
+                           .reset_peak = rmm_reset_peak,
+                           .sample_reserved = rmm_sample,
+                           .peak_reserved = rmm_peak};
+  return true;
+}
+#endif
+
 /* ---- PyTorch ---------------------------------------------------------------- */
 
 #if MRCTX_BENCH_TORCH
@@ -308,6 +379,13 @@ bool bench_torch_open(bench_allocator *out, char *why, size_t cap) {
 #endif
 
 void bench_allocator_close(bench_allocator *a) {
+#if MRCTX_BENCH_RMM
+  if (a->alloc == rmm_alloc) {
+    bench_rmm_destroy(((rmm_state *)a->state)->rmm);
+    free(a->state);
+    return;
+  }
+#endif
 #if MRCTX_BENCH_CUB
   if (a->alloc == cub_alloc) {
     bench_cub_destroy(((cub_state *)a->state)->cub);

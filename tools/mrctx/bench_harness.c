@@ -313,6 +313,15 @@ static bool open_allocators(bench_run *b) {
 #else
   if (first) printf("mrctx bench: cub peer not available (built without nvcc)\n");
 #endif
+#if MRCTX_BENCH_RMM
+  char rmm_why[256];
+  if (!bench_rmm_open(&al[ALLOC_RMM_POOL], BENCH_RMM_POOL, rmm_why, sizeof rmm_why) && first)
+    printf("mrctx bench: rmm pool peer not available (%s)\n", rmm_why);
+  if (!bench_rmm_open(&al[ALLOC_RMM_ARENA], BENCH_RMM_ARENA, rmm_why, sizeof rmm_why) && first)
+    printf("mrctx bench: rmm arena peer not available (%s)\n", rmm_why);
+#else
+  if (first) printf("mrctx bench: rmm peer not available (built without -Drmm)\n");
+#endif
 #if MRCTX_BENCH_TORCH
   char why[256];
   if (!bench_torch_open(&al[ALLOC_TORCH], why, sizeof why) && first)

@@ -855,7 +855,7 @@ const bench_workload bench_workloads[] = {
      EACH_AGAINST("raw", run_pairs),
      .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_DEVICE_DEFAULT, ALLOC_CACHE, ALLOC_CACHE_LOOKUP,
                     ALLOC_CACHE_BARE, ALLOC_CACHE_SLABS, ALLOC_DRIVER_CALLS, ALLOC_HOST_CACHE,
-                    ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH},
+                    ALLOC_CUB, ALLOC_CUB_DEFAULT, ALLOC_TORCH, ALLOC_RMM_POOL, ALLOC_RMM_ARENA},
      .cases = {{"256B-1MiB", 256, 1 << 20, false, false},
                {"8B-4KiB", 8, 4096, false, false},
                {"256B-1MiB legacy", 256, 1 << 20, false, true},
@@ -880,14 +880,16 @@ const bench_workload bench_workloads[] = {
     /* PyTorch's autograd: allocated on one thread, freed on another. */
     {.name = "handoff",
      EACH_AGAINST("raw", run_handoff),
-     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH, ALLOC_RMM_POOL,
+                    ALLOC_RMM_ARENA},
      /* run_handoff draws its own mix within lo..hi (see there). */
      .cases = {{"256B-64MiB", 256, (size_t)64 << 20, false, false},
                {"256B-64MiB legacy", 256, (size_t)64 << 20, false, true}}},
     /* Large blocks: 32 live, one thread. */
     {.name = "large",
      EACH_AGAINST("raw", run_pairs),
-     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH},
+     .allocators = {ALLOC_RAW, ALLOC_DEVICE, ALLOC_CACHE, ALLOC_CUB, ALLOC_TORCH, ALLOC_RMM_POOL,
+                    ALLOC_RMM_ARENA},
      .cases = {{"1MiB-256MiB", (size_t)1 << 20, (size_t)256 << 20, true, false}},
      .live = 32},
     /* Pinned host staging buffers. */
@@ -923,7 +925,7 @@ const bench_workload bench_workloads[] = {
      .baseline = "raw",
      .run = run_trace,
      .measure = run_trace_replay,
-     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_TORCH},
+     .allocators = {ALLOC_RAW, ALLOC_CACHE, ALLOC_TORCH, ALLOC_RMM_POOL, ALLOC_RMM_ARENA},
      .cases = {{"recorded", 0, 0, false, false}}},
     /* pairs on 1, 2, ... every device at once, a group of threads per
      * device: the aggregate shows how throughput scales with GPUs. */
