@@ -415,8 +415,9 @@ def check_bench(mrctx):
 
 def is_peer(allocator):
     """A peer's row that only a build with the peer has (cub, where the
-    toolkit's CCCL is found, as on the GPU machine: -Dbench_cub=auto)."""
-    return allocator.startswith("cub ")
+    toolkit's CCCL is found, as on the GPU machine: -Dbench_cub=auto; rmm,
+    with -Drmm)."""
+    return allocator.startswith(("cub ", "rmm "))
 
 
 def bench_rows(out):
