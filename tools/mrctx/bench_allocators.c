@@ -271,10 +271,13 @@ bool bench_cub_open(bench_allocator *out, bool unbounded) {
 
 /* Like cub, rmm's resources say what they hold now (here: what the
  * statistics adaptor below them counts from cudaMalloc), not their most:
- * the peak is the largest of the workloads' samples. */
+ * the peak is the largest of the workloads' samples. The resource is made
+ * afresh by the trim before each measurement, so all it holds is the
+ * workload's, counted whole: the arena's global arena, taken when it is
+ * made, included. */
 typedef struct rmm_state {
   void *rmm;
-  double base, peak;
+  double peak;
 } rmm_state;
 
 static int rmm_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
@@ -296,7 +299,7 @@ static void rmm_trim(void *state) {
 
 static void rmm_reset_peak(void *state) {
   rmm_state *c = state;
-  c->base = c->peak = (double)bench_rmm_reserved(c->rmm);
+  c->peak = (double)bench_rmm_reserved(c->rmm);
 }
 
 static void rmm_sample(void *state) {
@@ -304,10 +307,7 @@ static void rmm_sample(void *state) {
   c->peak = fmax(c->peak, (double)bench_rmm_reserved(c->rmm));
 }
 
-static double rmm_peak(void *state) {
-  rmm_state *c = state;
-  return c->peak - c->base;
-}
+static double rmm_peak(void *state) { return ((rmm_state *)state)->peak; }
 
 bool bench_rmm_open(bench_allocator *out, bench_rmm_kind kind, char *why, size_t cap) {
   rmm_state *c = malloc(sizeof *c);
