@@ -1,20 +1,31 @@
 /*
  * tlsdesc_live.c: the control of unit.tlsdesc_control. Built with TLS
- * descriptors and -O2, GCC keeps `sum` in a vector register across the
- * descriptor call that reaches `calls`, which is what tools/dev/check-tlsdesc
- * must find (and what the library must never do: glibc before 2.40 may
- * change that register on the call's slow path). If a compiler stops doing
- * this, the control passes the check and the test, which expects a failure,
- * says so.
+ * descriptors and -O2, GCC keeps a vector value across the descriptor call
+ * that reaches `calls` in each function below, which is what
+ * tools/dev/check-tlsdesc must find (and what the library must never do:
+ * glibc before 2.40 may change that register on the call's slow path):
+ * tlsdesc_live uses `sum` after the call, tlsdesc_live_passed passes
+ * `ratio` to a variadic function after it. The test expects exactly these
+ * two; if a compiler stops keeping either, it says so.
  */
+#include <stdio.h>
+
 typedef double mri_pair __attribute__((vector_size(16)));
 
 static __thread int calls;
 
 __attribute__((visibility("default"), noinline)) mri_pair tlsdesc_live(mri_pair a, mri_pair b);
+__attribute__((visibility("default"), noinline)) int tlsdesc_live_passed(char *buf, size_t cap,
+                                                                         double a, double b);
 
 mri_pair tlsdesc_live(mri_pair a, mri_pair b) {
   mri_pair sum = a + b;
   calls++;
   return sum * a;
+}
+
+int tlsdesc_live_passed(char *buf, size_t cap, double a, double b) {
+  double ratio = a / b;
+  calls++;
+  return snprintf(buf, cap, "%.3f", ratio);
 }
