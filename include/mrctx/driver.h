@@ -226,7 +226,8 @@ MR_NODISCARD MR_API mr_status mr_managed_resource_create(int device, mr_resource
  * pool once its last allocation is freed). */
 MR_NODISCARD MR_API mr_status mr_pool_resource_create(int device, const mr_pool_desc *desc,
                                                       mr_resource **out);
-/** An expandable resource: expandable(page=..., reserve=..., ipc=...).
+/** An expandable resource: expandable(page=..., large_page=..., reserve=...,
+ * ipc=...).
  * Start from mr_expandable_desc_init. */
 typedef struct mr_expandable_desc {
   size_t size;                /**< sizeof(mr_expandable_desc): required */
@@ -237,6 +238,11 @@ typedef struct mr_expandable_desc {
                                    0: the device's total memory */
   mr_pool_handle handle_type; /**< MR_POOL_HANDLE_FD: pages shareable with
                                    other processes */
+  uint64_t large_page_size;   /**< 0: one page size for every block; else
+                                   blocks of at least this many bytes get
+                                   pages of this size (rounded up to the
+                                   granularity; larger than page_size), in
+                                   a reserved range of their own per stream */
 } mr_expandable_desc;
 
 /** Defaults: the driver's page, the device's memory per stream, not

@@ -9,8 +9,8 @@
  * Defaults (docs/configuration.md lists them):
  *   pool       kind=device, release=max, max=0 (no limit), initial=0,
  *              access=all, ipc=none
- *   expandable page=the driver's granularity (2MiB), reserve=the device's
- *              memory (per stream), ipc=none
+ *   expandable page=the driver's granularity (2MiB), large_page=none (0),
+ *              reserve=the device's memory (per stream), ipc=none
  *   adaptors   a size or count left out is passed as 0, which the
  *              constructor turns into its default (the MR_*_DEFAULT_*
  *              macros of adaptors.h), so a spec and a C call with 0 build
@@ -105,13 +105,14 @@ static mr_status make_pool(void *user, const mr_spec_args *args, mr_resource **o
   return mr_pool_resource_create(device, &desc, out);
 }
 
-/* expandable(page=SIZE, reserve=SIZE, ipc=none|fd) */
+/* expandable(page=SIZE, large_page=SIZE, reserve=SIZE, ipc=none|fd) */
 static mr_status make_expandable(void *user, const mr_spec_args *args, mr_resource **out) {
   static const char *const handles[] = {"none", "fd", NULL};
   mr_expandable_desc desc;
   mr_expandable_desc_init(&desc);
   int handle = MR_POOL_HANDLE_NONE;
   mr_status st = mr_spec_args_size(args, "page", 0, &desc.page_size);
+  if (st == MR_OK) st = mr_spec_args_size(args, "large_page", 0, &desc.large_page_size);
   if (st == MR_OK) st = mr_spec_args_size(args, "reserve", 0, &desc.reserve_size);
   if (st == MR_OK) st = mr_spec_args_choice(args, "ipc", handles, MR_POOL_HANDLE_NONE, &handle);
   if (st != MR_OK) return st;

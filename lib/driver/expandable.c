@@ -70,7 +70,9 @@ typedef struct free_span {
 
 typedef struct exp_range {
   mri_stream_id stream_id;
+  bool large; /* the stream's range for blocks of large_page bytes or more */
   CUdeviceptr base;
+  size_t page;                          /* its page: the resource's page or large_page */
   size_t size;                          /* reserved bytes: a multiple of the page */
   size_t pages;                         /* size / page */
   CUmemGenericAllocationHandle *handle; /* per page; 0: not mapped */
@@ -87,6 +89,11 @@ typedef struct exp_range {
 typedef struct expandable_state {
   int device;
   size_t page;
+  /* 0, or the page of blocks of at least this many bytes, in a range of
+   * their own per stream (large_page=SIZE): fewer, larger physical
+   * allocations to map and give back for large blocks, while small ones
+   * keep small pages. */
+  size_t large_page;
   size_t reserve; /* 0 until the first range: the device's total memory */
   mr_pool_handle handle_type;
   CUmemAllocationProp prop;
@@ -184,7 +191,7 @@ static void range_free(expandable_state *s, exp_range *r) {
   free(r);
 }
 
-static mr_status range_new(expandable_state *s, mri_stream_id id, exp_range **out) {
+static mr_status range_new(expandable_state *s, mri_stream_id id, bool large, exp_range **out) {
   const mri_cuda_api *cu = mri_cuda();
   if (s->reserve == 0) {
     uint64_t total = 0;
@@ -196,11 +203,17 @@ static mr_status range_new(expandable_state *s, mri_stream_id id, exp_range **ou
                        s->device);
     s->reserve = rounded;
   }
+  size_t page = large ? s->large_page : s->page, size;
+  if (!mri_round_up_checked(s->reserve, page, &size))
+    return mri_error(MR_ERR_UNSUPPORTED, "expandable: %zu bytes in %zu-byte pages pass size_t",
+                     s->reserve, page);
   exp_range *r = mri_host_calloc(1, sizeof *r);
   if (r == NULL) return mri_error(MR_ERR_OUT_OF_MEMORY, "expandable: no host memory for a range");
   r->stream_id = id;
-  r->size = s->reserve;
-  r->pages = s->reserve / s->page;
+  r->large = large;
+  r->page = page;
+  r->size = size;
+  r->pages = size / page;
   r->handle = mri_host_calloc(r->pages, sizeof *r->handle);
   r->live = mri_host_calloc(r->pages, sizeof *r->live);
   if (r->handle == NULL || r->live == NULL || !spans_reserve(r, 1)) {
@@ -212,12 +225,12 @@ static mr_status range_new(expandable_state *s, mri_stream_id id, exp_range **ou
   /* Aligned to the largest power of two the page is a multiple of: the
    * driver refuses an alignment that is not a power of two (page=20MiB),
    * and a mapping needs only the granule's, which divides it. */
-  CUresult res = cu->cuMemAddressReserve(&r->base, r->size, s->page & (~s->page + 1), 0, 0);
+  CUresult res = cu->cuMemAddressReserve(&r->base, r->size, page & (~page + 1), 0, 0);
   if (res != CUDA_SUCCESS) {
     r->base = 0;
     range_free(s, r);
-    return mri_cuda_fail(res, "expandable: cuMemAddressReserve of %zu bytes (device %d)",
-                         s->reserve, s->device);
+    return mri_cuda_fail(res, "expandable: cuMemAddressReserve of %zu bytes (device %d)", size,
+                         s->device);
   }
   r->next = s->ranges;
   s->ranges = r;
@@ -225,9 +238,9 @@ static mr_status range_new(expandable_state *s, mri_stream_id id, exp_range **ou
   return MR_OK;
 }
 
-static exp_range *range_of_stream(const expandable_state *s, mri_stream_id id) {
+static exp_range *range_of_stream(const expandable_state *s, mri_stream_id id, bool large) {
   for (exp_range *r = s->ranges; r != NULL; r = r->next)
-    if (r->stream_id == id) return r;
+    if (r->stream_id == id && r->large == large) return r;
   return NULL;
 }
 
@@ -241,21 +254,21 @@ static exp_range *range_of_ptr(const expandable_state *s, uintptr_t p) {
  * and write. On failure nothing of it is left. */
 static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char **what) {
   const mri_cuda_api *cu = mri_cuda();
-  CUdeviceptr at = r->base + (CUdeviceptr)(i * s->page);
+  CUdeviceptr at = r->base + (CUdeviceptr)(i * r->page);
   CUmemGenericAllocationHandle h = 0;
   *what = "cuMemCreate";
-  CUresult res = cu->cuMemCreate(&h, s->page, &s->prop, 0);
+  CUresult res = cu->cuMemCreate(&h, r->page, &s->prop, 0);
   if (res != CUDA_SUCCESS) return res;
   *what = "cuMemMap";
-  res = cu->cuMemMap(at, s->page, 0, h, 0);
+  res = cu->cuMemMap(at, r->page, 0, h, 0);
   if (res == CUDA_SUCCESS) {
     CUmemAccessDesc access = {
         .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = s->device},
         .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
     };
     *what = "cuMemSetAccess";
-    res = cu->cuMemSetAccess(at, s->page, &access, 1);
-    if (res != CUDA_SUCCESS) cu->cuMemUnmap(at, s->page);
+    res = cu->cuMemSetAccess(at, r->page, &access, 1);
+    if (res != CUDA_SUCCESS) cu->cuMemUnmap(at, r->page);
   }
   if (res != CUDA_SUCCESS) {
     cu->cuMemRelease(h);
@@ -268,7 +281,7 @@ static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char
 
 static CUresult unmap_page(expandable_state *s, exp_range *r, size_t i) {
   const mri_cuda_api *cu = mri_cuda();
-  CUresult res = cu->cuMemUnmap(r->base + (CUdeviceptr)(i * s->page), s->page);
+  CUresult res = cu->cuMemUnmap(r->base + (CUdeviceptr)(i * r->page), r->page);
   if (res == CUDA_SUCCESS || res == CUDA_ERROR_DEINITIALIZED) {
     cu->cuMemRelease(r->handle[i]);
     r->handle[i] = 0;
@@ -296,7 +309,7 @@ static mr_status range_release_idle(expandable_state *s, exp_range **link, size_
     CUresult res = unmap_page(s, r, i);
     if (res != CUDA_SUCCESS)
       return mri_cuda_fail(res, "expandable: cuMemUnmap of an idle page (device %d)", s->device);
-    *released += s->page;
+    *released += r->page;
   }
   if (r->live_blocks == 0 && r->mapped_pages == 0) {
     *link = r->next;
@@ -325,7 +338,7 @@ static size_t idle_bytes(expandable_state *s) {
   pthread_mutex_lock(&s->lock);
   for (const exp_range *r = s->ranges; r != NULL; r = r->next)
     for (size_t i = 0; i < r->pages && r->handle != NULL; i++)
-      if (r->handle[i] != 0 && r->live[i] == 0) idle += s->page;
+      if (r->handle[i] != 0 && r->live[i] == 0) idle += r->page;
   pthread_mutex_unlock(&s->lock);
   return idle;
 }
@@ -348,7 +361,7 @@ static mr_status range_allocate(expandable_state *s, exp_range *r, size_t asked,
                      "expandable: no %zu bytes free in the stream's reserved range of %zu bytes "
                      "(device %d; reserve=SIZE reserves more)",
                      asked, r->size, s->device);
-  size_t first = offset / s->page, last = (offset + bytes - 1) / s->page;
+  size_t first = offset / r->page, last = (offset + bytes - 1) / r->page;
   for (size_t i = first; i <= last; i++) {
     if (r->handle[i] != 0) continue;
     const char *what = NULL;
@@ -358,7 +371,7 @@ static mr_status range_allocate(expandable_state *s, exp_range *r, size_t asked,
       give_span(r, offset, bytes);
       *oom = res == CUDA_ERROR_OUT_OF_MEMORY;
       return mri_cuda_fail(res, "expandable: %s of a %zu-byte page for %zu bytes (device %d)", what,
-                           s->page, asked, s->device);
+                           r->page, asked, s->device);
     }
   }
   for (size_t i = first; i <= last; i++) r->live[i]++;
@@ -388,11 +401,12 @@ static mr_status capture_allocate(expandable_state *s, size_t bytes, mr_stream s
 static mr_status expandable_allocate(void *self, size_t bytes, size_t alignment, mr_stream stream,
                                      void **ptr) {
   expandable_state *s = self;
-  size_t rounded;
-  if (!mri_round_up_checked(bytes, s->page, &rounded)) {
+  bool large = s->large_page != 0 && bytes >= s->large_page;
+  size_t page = large ? s->large_page : s->page, rounded;
+  if (!mri_round_up_checked(bytes, page, &rounded)) {
     char who[48];
     snprintf(who, sizeof who, "expandable (device %d)", s->device);
-    return mri_size_overflow(who, bytes, s->page, "its pages");
+    return mri_size_overflow(who, bytes, page, "its pages");
   }
   rounded = (bytes + BLOCK_GRANULE - 1) & ~(BLOCK_GRANULE - 1);
   mri_stream_info info;
@@ -403,8 +417,8 @@ static mr_status expandable_allocate(void *self, size_t bytes, size_t alignment,
   for (;;) {
     bool oom = false;
     pthread_mutex_lock(&s->lock);
-    exp_range *r = range_of_stream(s, info.id);
-    st = r != NULL ? MR_OK : range_new(s, info.id, &r);
+    exp_range *r = range_of_stream(s, info.id, large);
+    st = r != NULL ? MR_OK : range_new(s, info.id, large, &r);
     if (st == MR_OK) st = range_allocate(s, r, bytes, rounded, ptr, &oom);
     uint64_t generation = mri_reclaim_generation();
     pthread_mutex_unlock(&s->lock);
@@ -485,7 +499,7 @@ static mr_status expandable_deallocate(void *self, void *ptr, size_t bytes, size
     pthread_mutex_unlock(&s->lock);
     return mri_error(MR_ERR_OUT_OF_MEMORY, "expandable: no host memory to free %p (kept)", ptr);
   }
-  size_t first = offset / s->page, last = (offset + rounded - 1) / s->page;
+  size_t first = offset / r->page, last = (offset + rounded - 1) / r->page;
   bool page_idle = false;
   for (size_t i = first; i <= last; i++) page_idle |= --r->live[i] == 0;
   r->live_blocks--;
@@ -543,13 +557,19 @@ static const mr_resource_ops expandable_ops = {
 
 /* ---- construction -------------------------------------------------------------------- */
 
-static void describe(const mr_expandable_desc *d, size_t page, char *buf, size_t cap) {
+static void describe(const mr_expandable_desc *d, size_t page, size_t large_page, char *buf,
+                     size_t cap) {
   char size[32];
   int n = snprintf(buf, cap, "expandable");
   const char *sep = "(";
   if (page != MRI_DRIVER_GRANULARITY && n >= 0 && (size_t)n < cap) {
     mri_format_size(page, size, sizeof size);
     n += snprintf(buf + n, cap - (size_t)n, "%spage=%s", sep, size);
+    sep = ", ";
+  }
+  if (large_page != 0 && n >= 0 && (size_t)n < cap) {
+    mri_format_size(large_page, size, sizeof size);
+    n += snprintf(buf + n, cap - (size_t)n, "%slarge_page=%s", sep, size);
     sep = ", ";
   }
   if (d->reserve_size != 0 && n >= 0 && (size_t)n < cap) {
@@ -608,15 +628,28 @@ mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *de
   /* A page is a whole number of the driver's granules (page=3MiB is 4MiB
    * where the granule is 2MiB); the description says what it became. */
   size_t page = given.page_size != 0 ? (size_t)given.page_size : granularity;
-  size_t reserve = 0;
+  size_t reserve = 0, large_page = 0;
   if (!mri_round_up_checked(page, granularity, &page) ||
       (given.reserve_size != 0 &&
-       !mri_round_up_checked((size_t)given.reserve_size, page, &reserve)))
-    return mri_error(MR_ERR_INVALID_ARGUMENT, "expandable: page=%llu or reserve=%llu is too large",
-                     (unsigned long long)given.page_size, (unsigned long long)given.reserve_size);
+       !mri_round_up_checked((size_t)given.reserve_size, page, &reserve)) ||
+      (given.large_page_size != 0 &&
+       !mri_round_up_checked((size_t)given.large_page_size, granularity, &large_page)))
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "expandable: page=%llu, large_page=%llu or reserve=%llu is too large",
+                     (unsigned long long)given.page_size, (unsigned long long)given.large_page_size,
+                     (unsigned long long)given.reserve_size);
+  if (large_page != 0 && large_page <= page) {
+    char small[32], large[32];
+    mri_format_size(page, small, sizeof small);
+    mri_format_size(large_page, large, sizeof large);
+    return mri_error(MR_ERR_INVALID_ARGUMENT,
+                     "expandable: large_page=%s is not larger than page=%s (granules of the "
+                     "driver's %zu bytes): leave large_page out for one page size",
+                     large, small, granularity);
+  }
   given.reserve_size = reserve;
-  char description[128];
-  describe(&given, page, description, sizeof description);
+  char description[160];
+  describe(&given, page, large_page, description, sizeof description);
 
   mr_resource_props props =
       mri_memory_kind_props(MR_MEMORY_DEVICE, device, true, MR_DEFAULT_ALIGNMENT);
@@ -626,6 +659,7 @@ mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *de
   if (s == NULL) return MR_ERR_OUT_OF_MEMORY;
   s->device = device;
   s->page = page;
+  s->large_page = large_page;
   s->reserve = reserve;
   s->handle_type = given.handle_type;
   s->prop = prop;
@@ -685,7 +719,8 @@ mr_status mr_ipc_pages_export(const mr_resource *mr, const void *ptr, size_t byt
                      "mr_ipc_pages_export: %p (%zu bytes) is not a live block of %s", ptr, bytes,
                      mr_resource_describe(mr));
   }
-  size_t first = offset / s->page, last = (offset + rounded - 1) / s->page;
+  size_t page = r->page;
+  size_t first = offset / page, last = (offset + rounded - 1) / page;
   size_t count = last - first + 1;
   if (count > fd_capacity || count > UINT32_MAX) {
     pthread_mutex_unlock(&s->lock);
@@ -710,8 +745,8 @@ mr_status mr_ipc_pages_export(const mr_resource *mr, const void *ptr, size_t byt
   }
   *out = (mr_ipc_pages){.magic = MR_IPC_MAGIC,
                         .version = 1,
-                        .page_size = s->page,
-                        .offset = offset - first * s->page,
+                        .page_size = page,
+                        .offset = offset - first * page,
                         .bytes = bytes,
                         .page_count = (uint32_t)count,
                         .exporter_device = s->device};

@@ -66,10 +66,13 @@ mr_status mri_expandable_desc_read(const mr_expandable_desc *desc, mr_resource *
   if (given->handle_type != MR_POOL_HANDLE_NONE && given->handle_type != MR_POOL_HANDLE_FD)
     return mri_error(MR_ERR_INVALID_ARGUMENT, "expandable: unknown handle type %d",
                      (int)given->handle_type);
-  if (given->page_size > SIZE_MAX / 2 || given->reserve_size > SIZE_MAX / 2)
+  if (given->page_size > SIZE_MAX / 2 || given->reserve_size > SIZE_MAX / 2 ||
+      given->large_page_size > SIZE_MAX / 2)
     return mri_error(MR_ERR_INVALID_ARGUMENT,
-                     "expandable: page=%llu or reserve=%llu bytes is more than this platform "
-                     "can address",
-                     (unsigned long long)given->page_size, (unsigned long long)given->reserve_size);
+                     "expandable: page=%llu, large_page=%llu or reserve=%llu bytes is more than "
+                     "this platform can address",
+                     (unsigned long long)given->page_size,
+                     (unsigned long long)given->large_page_size,
+                     (unsigned long long)given->reserve_size);
   return MR_OK;
 }

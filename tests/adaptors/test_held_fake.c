@@ -24,6 +24,10 @@ static void test_every_resource(void **state) {
      * all, and the adaptors are gone. Only the gate word is left. */
     assert_int_equal(fake_cuda_live_allocations(), 1);
   }
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(held_large_specs); i++) {
+    held_all(held_large_specs[i], HELD_LARGE_BLOCK);
+    assert_int_equal(fake_cuda_live_allocations(), 1);
+  }
   assert_int_equal(fake_cuda_live_events(), 0);
 }
 

@@ -18,6 +18,8 @@ static void test_every_resource(void **state) {
     held_all(held_specs[i], 4096);
     held_all(held_specs[i], (size_t)1 << 20);
   }
+  for (size_t i = 0; i < MRI_ARRAY_SIZE(held_large_specs); i++)
+    held_all(held_large_specs[i], HELD_LARGE_BLOCK);
 }
 
 /* mr_record_stream over the driver's own pools and synchronous resources

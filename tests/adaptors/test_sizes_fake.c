@@ -30,6 +30,7 @@ static const char *const specs[] = {
     "cache(managed)",
     "cache(pool(kind=device))",
     "cache(expandable)",
+    "expandable(large_page=4MiB)",
     "cache(sync_device)",
     "cache(host)",
     "retry(cache(device))",

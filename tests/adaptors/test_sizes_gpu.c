@@ -25,6 +25,8 @@ static const char *const specs[] = {
     "cache(managed)",
     "cache(sync_device)",
     "cache(expandable)",
+    "expandable(large_page=20MiB)",
+    "cache(expandable(large_page=20MiB))",
     "retry(cache(device))",
     "arena(device, chunk=1MiB)",
     "fixed(device, block=64KiB, count=4)",

@@ -102,6 +102,7 @@ static const stress_spec stress_specs[] = {
     {"aligned", "align(device, alignment=4096)", 4096},
     {"expandable", "expandable(reserve=1GiB)", 256},
     {"cache_expandable", "cache(expandable(reserve=1GiB))", 256},
+    {"expandable_large", "expandable(large_page=4MiB, reserve=1GiB)", 256},
 };
 #define SPEC_COUNT (sizeof stress_specs / sizeof stress_specs[0])
 

@@ -4,8 +4,9 @@
  * (fake_cuda_vmm_books): one reserved range per stream, pages mapped as
  * blocks land on them, kept when idle, given back by trim and the
  * process-wide reclaim only after the stream's work on them, granularity
- * rounding, out-of-memory through the reclaim, capture, bad frees, and a
- * device without virtual memory management.
+ * rounding, a larger page for large blocks, out-of-memory through the
+ * reclaim, capture, bad frees, and a device without virtual memory
+ * management.
  */
 #include <string.h>
 
@@ -215,6 +216,82 @@ static void test_other_stream_and_limits(void **state) {
   assert_fake_clean();
 }
 
+/* large_page=SIZE: blocks of at least that size get pages of it, in a
+ * reserved range of their own per stream; smaller blocks keep the small
+ * page. Both ranges give their pages back on trim. */
+static void test_large_page(void **state) {
+  mr_resource *mr = make("expandable(large_page=8MiB, reserve=64MiB)");
+  assert_string_equal(mr_resource_describe(mr), "expandable(large_page=8MiB, reserve=64MiB)");
+  mr_resource *again = make(mr_resource_describe(mr));
+  assert_string_equal(mr_resource_describe(again), mr_resource_describe(mr));
+  mr_resource_release(again);
+  CUstream s = fake_new_stream();
+  void *small = NULL, *big = NULL, *edge = NULL, *under = NULL;
+  assert_ok(mr_allocate(mr, MiB, 0, s, &small));
+  fake_vmm_books books = fake_cuda_vmm_books();
+  assert_int_equal(books.reserved_ranges, 1);
+  assert_int_equal(books.mapped_bytes, 2 * MiB);
+  assert_int_equal(books.handles, 1);
+  /* 10 MiB: two 8 MiB pages, in the stream's second range. */
+  assert_ok(mr_allocate(mr, 10 * MiB, 0, s, &big));
+  books = fake_cuda_vmm_books();
+  assert_int_equal(books.reserved_ranges, 2);
+  assert_int_equal(books.reserved_bytes, 128 * MiB);
+  assert_int_equal(books.mapped_bytes, 18 * MiB);
+  assert_int_equal(books.handles, 3);
+  /* Exactly large_page is large: after `big`, on its second page and a
+   * third. */
+  assert_ok(mr_allocate(mr, 8 * MiB, 0, s, &edge));
+  assert_ptr_equal(edge, (char *)big + 10 * MiB);
+  books = fake_cuda_vmm_books();
+  assert_int_equal(books.mapped_bytes, 26 * MiB);
+  assert_int_equal(books.handles, 4);
+  /* Under it: small pages, after `small` (pages 0 to 3 of the first range). */
+  assert_ok(mr_allocate(mr, 7 * MiB, 0, s, &under));
+  assert_ptr_equal(under, (char *)small + MiB);
+  books = fake_cuda_vmm_books();
+  assert_int_equal(books.mapped_bytes, 32 * MiB);
+  assert_int_equal(books.handles, 7);
+  memset(big, 0x11, 10 * MiB);
+  memset(edge, 0x22, 8 * MiB);
+  memset(under, 0x33, 7 * MiB);
+  assert_ok(mr_deallocate(mr, big, 10 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, edge, 8 * MiB, 0, s));
+  /* The large range's idle pages go back; the small range's live block
+   * keeps its pages. */
+  size_t released = 0;
+  assert_ok(mr_release_idle(0, 0, &released));
+  assert_int_equal(released, 24 * MiB);
+  books = fake_cuda_vmm_books();
+  assert_int_equal(books.mapped_bytes, 8 * MiB);
+  assert_int_equal(books.reserved_ranges, 1);
+  assert_ok(mr_deallocate(mr, under, 7 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, small, MiB, 0, s));
+  assert_ok(mr_resource_trim(mr));
+  books = fake_cuda_vmm_books();
+  assert_int_equal(books.mapped_bytes, 0);
+  assert_int_equal(books.handles, 0);
+  assert_int_equal(books.reserved_ranges, 0);
+  mr_resource_release(mr);
+
+  /* Rounded to the driver's granules; never smaller than the page. */
+  mr = make("expandable(page=4MiB, large_page=9MiB)");
+  assert_string_equal(mr_resource_describe(mr), "expandable(page=4MiB, large_page=10MiB)");
+  mr_resource_release(mr);
+  mr_expandable_desc desc;
+  mr_expandable_desc_init(&desc);
+  desc.page_size = 4 * MiB;
+  desc.large_page_size = 3 * MiB;
+  mr = NULL;
+  assert_int_equal(mr_expandable_resource_create(0, &desc, &mr), MR_ERR_INVALID_ARGUMENT);
+  assert_null(mr);
+  assert_non_null(strstr(mr_last_error(), "large_page=4MiB is not larger than page=4MiB"));
+  assert_int_not_equal(mr_resource_from_spec("expandable(large_page=2MiB)", 0, &mr), MR_OK);
+  assert_null(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
 /* During a capture, blocks come from the device's pool (graph-safe). */
 static void test_capture(void **state) {
   mr_resource *mr = make("expandable(reserve=64MiB)");
@@ -258,6 +335,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_grows_by_pages, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_trim_after_stream_work, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_reclaim, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_large_page, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_other_stream_and_limits, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_capture, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_unsupported_and_bad_arguments, fake_test_setup,

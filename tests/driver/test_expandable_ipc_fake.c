@@ -100,6 +100,35 @@ static void test_two_processes_share_bytes(void **state) {
   assert_fake_clean();
 }
 
+/* A block of the large pages (large_page=SIZE) is shared as those pages:
+ * two 8 MiB descriptors for 10 MiB, which import as the same bytes. */
+static void test_large_pages(void **state) {
+  mr_resource *mr = make("expandable(large_page=8MiB, reserve=64MiB, ipc=fd)");
+  void *block = NULL;
+  const size_t bytes = 10 * MiB;
+  assert_ok(mr_allocate(mr, bytes, 0, NULL, &block));
+  char *b = block;
+  strcpy(b, "large pages");
+  strcpy(b + bytes - 64, "large end");
+  mr_ipc_pages pages;
+  int fds[4] = {-1, -1, -1, -1};
+  assert_ok(mr_ipc_pages_export(mr, block, bytes, &pages, fds, 4));
+  assert_int_equal(pages.page_size, 8 * MiB);
+  assert_int_equal(pages.page_count, 2);
+  assert_int_equal(pages.offset, 0);
+  void *p = NULL;
+  assert_ok(mr_ipc_pages_import(0, &pages, fds, &p));
+  close(fds[0]);
+  close(fds[1]);
+  char *q = p;
+  assert_string_equal(q, "large pages");
+  assert_string_equal(q + bytes - 64, "large end");
+  assert_ok(mr_ipc_pages_close(p));
+  assert_ok(mr_deallocate(mr, block, bytes, 0, NULL));
+  mr_resource_release(mr);
+  assert_fake_clean();
+}
+
 static void test_refusals(void **state) {
   mr_resource *plain = make("expandable(reserve=64MiB)");
   mr_resource *cache = make("cache(expandable(reserve=64MiB, ipc=fd))");
@@ -147,6 +176,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_two_processes_share_bytes, fake_test_setup,
                                       fake_teardown),
+      cmocka_unit_test_setup_teardown(test_large_pages, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_refusals, fake_test_setup, fake_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,4 +32,13 @@ static const char *const held_specs[] = {
     "bin(sync_managed, min=256B, max=64KiB, count=4)",
 };
 
+/* Resources whose large blocks take another path (expandable's large
+ * pages, and a cache's large segments on them): run with HELD_LARGE_BLOCK
+ * besides the sizes every spec gets. */
+static const char *const held_large_specs[] = {
+    "expandable(large_page=4MiB)",
+    "cache(expandable(large_page=4MiB))",
+};
+#define HELD_LARGE_BLOCK ((size_t)8 << 20)
+
 #endif
