@@ -269,67 +269,41 @@ bool bench_cub_open(bench_allocator *out, bool unbounded) {
 #if MRCTX_BENCH_RMM
 #include "bench_rmm.h"
 
-/* Like cub, rmm's resources say what they hold now (here: what the
- * statistics adaptor below them counts from cudaMalloc), not their most:
- * the peak is the largest of the workloads' samples. The resource is made
- * afresh by the trim before each measurement, so all it holds is the
- * workload's, counted whole: the arena's global arena, taken when it is
- * made, included. */
-typedef struct rmm_state {
-  void *rmm;
-  double peak;
-} rmm_state;
-
+/* The state is the peer itself (bench_rmm.cpp). */
 static int rmm_alloc(void *state, size_t bytes, CUstream stream, void **ptr) {
-  return bench_rmm_allocate(((rmm_state *)state)->rmm, ptr, bytes, stream);
+  return bench_rmm_allocate(state, ptr, bytes, stream);
 }
 
 static void rmm_free(void *state, void *ptr, size_t bytes, CUstream stream) {
-  bench_rmm_deallocate(((rmm_state *)state)->rmm, ptr, bytes, stream);
+  bench_rmm_deallocate(state, ptr, bytes, stream);
 }
 
 /* A trim that fails leaves no resource to time: the measurement would be
  * meaningless, as for PyTorch's. */
 static void rmm_trim(void *state) {
-  if (bench_rmm_trim(((rmm_state *)state)->rmm) != 0) {
+  if (bench_rmm_trim(state) != 0) {
     fprintf(stderr, "mrctx bench: remaking an rmm resource failed\n");
     exit(MRCTX_EXIT_FAILURE);
   }
 }
 
-static void rmm_reset_peak(void *state) {
-  rmm_state *c = state;
-  c->peak = (double)bench_rmm_reserved(c->rmm);
-}
-
-static void rmm_sample(void *state) {
-  rmm_state *c = state;
-  c->peak = fmax(c->peak, (double)bench_rmm_reserved(c->rmm));
-}
-
-static double rmm_peak(void *state) { return ((rmm_state *)state)->peak; }
+/* The trim before each measurement makes the resource afresh, so the peak
+ * its statistics adaptor kept since is the workload's, exact, and counts
+ * all it held: the arena's global arena, taken when it is made, included.
+ * No reset and no sampling, unlike cub's books. */
+static double rmm_peak(void *state) { return (double)bench_rmm_peak_reserved(state); }
 
 bool bench_rmm_open(bench_allocator *out, bench_rmm_kind kind, char *why, size_t cap) {
-  rmm_state *c = malloc(sizeof *c);
-  if (c == NULL) {
-    snprintf(why, cap, "out of host memory");
-    return false;
-  }
-  *c = (rmm_state){.rmm = bench_rmm_create(kind, why, cap)};
-  if (c->rmm == NULL) {
-    free(c);
-    return false;
-  }
+  void *rmm = bench_rmm_create(kind, why, cap);
+  if (rmm == NULL) return false;
   bool pool = kind == BENCH_RMM_POOL;
   *out = (bench_allocator){.name = pool ? "rmm pool_memory_resource(cuda, 0)"
                                         : "rmm arena_memory_resource(cuda)",
                            .label = pool ? "rmm_pool" : "rmm_arena",
-                           .state = c,
+                           .state = rmm,
                            .alloc = rmm_alloc,
                            .free = rmm_free,
                            .trim = rmm_trim,
-                           .reset_peak = rmm_reset_peak,
-                           .sample_reserved = rmm_sample,
                            .peak_reserved = rmm_peak};
   return true;
 }
@@ -381,8 +355,7 @@ bool bench_torch_open(bench_allocator *out, char *why, size_t cap) {
 void bench_allocator_close(bench_allocator *a) {
 #if MRCTX_BENCH_RMM
   if (a->alloc == rmm_alloc) {
-    bench_rmm_destroy(((rmm_state *)a->state)->rmm);
-    free(a->state);
+    bench_rmm_destroy(a->state);
     return;
   }
 #endif

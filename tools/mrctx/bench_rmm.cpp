@@ -114,9 +114,9 @@ extern "C" int bench_rmm_trim(void *rmm) {
   }
 }
 
-extern "C" std::size_t bench_rmm_reserved(void *rmm) {
+extern "C" std::size_t bench_rmm_peak_reserved(void *rmm) {
   auto *p = static_cast<peer *>(rmm);
   if (!p->upstream) return 0;
-  auto bytes = p->upstream->get_bytes_counter().value;
+  auto bytes = p->upstream->get_bytes_counter().peak;
   return bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
 }

@@ -32,9 +32,10 @@ void bench_rmm_deallocate(void *rmm, void *ptr, size_t bytes, void *stream);
  * took until they are destroyed, so the resource is made again (the caller
  * holds no block of it). 0 on success. */
 int bench_rmm_trim(void *rmm);
-/* The bytes it holds from cudaMalloc now: a statistics_resource_adaptor
- * between it and cuda_memory_resource counts them. */
-size_t bench_rmm_reserved(void *rmm);
+/* The most bytes it held from cudaMalloc at once since it was made (or
+ * remade by the trim): a statistics_resource_adaptor between it and
+ * cuda_memory_resource counts them. */
+size_t bench_rmm_peak_reserved(void *rmm);
 
 #ifdef __cplusplus
 }
