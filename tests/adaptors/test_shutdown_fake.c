@@ -31,6 +31,8 @@ static const char *const upstreams[] = {
     "sync_device",
     "sync_pinned",
     "sync_managed",
+    "expandable",
+    "expandable(page=2MiB, large_page=4MiB)",
 };
 
 /* The resources under test: name(UP<args>). log's file is filled in. */

@@ -292,6 +292,42 @@ static void test_large_page(void **state) {
   assert_fake_clean();
 }
 
+/* Idle large pages are idle memory of the process: another resource (a
+ * second library's `device` tag) that runs out gets them through the
+ * process-wide reclaim. A size no page count can hold is refused, and the
+ * resource still hands out sound, separate blocks afterwards. */
+static void test_large_page_reclaim_and_huge(void **state) {
+  mr_resource *a = make("expandable(large_page=4MiB, reserve=64MiB)");
+  mr_resource *b = make("device");
+  CUstream s = fake_new_stream();
+  assert_int_equal(fake_cuda_set_total_memory(0, 16 * MiB), CUDA_SUCCESS);
+  void *p = NULL, *q = NULL;
+  assert_ok(mr_allocate(a, 12 * MiB, 0, s, &p));
+  assert_ok(mr_deallocate(a, p, 12 * MiB, 0, s));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 12 * MiB); /* idle, kept */
+  assert_ok(mr_allocate(b, 8 * MiB, 0, s, &q));
+  assert_true(fake_cuda_vmm_books().mapped_bytes <= 8 * MiB);
+  assert_ok(mr_deallocate(b, q, 8 * MiB, 0, s));
+
+  p = (void *)1;
+  assert_int_not_equal(mr_allocate(a, SIZE_MAX - MiB, 0, s, &p), MR_OK);
+  assert_null(p);
+  void *x = NULL, *y = NULL;
+  assert_ok(mr_allocate(a, 6 * MiB, 0, s, &x));
+  assert_ok(mr_allocate(a, 5 * MiB, 0, s, &y));
+  assert_true((char *)y >= (char *)x + 6 * MiB || (char *)x >= (char *)y + 5 * MiB);
+  memset(x, 0x41, 6 * MiB);
+  memset(y, 0x42, 5 * MiB);
+  assert_int_equal(((unsigned char *)x)[6 * MiB - 1], 0x41);
+  assert_int_equal(((unsigned char *)y)[0], 0x42);
+  assert_ok(mr_deallocate(a, y, 5 * MiB, 0, s));
+  assert_ok(mr_deallocate(a, x, 6 * MiB, 0, s));
+  mr_resource_release(b);
+  mr_resource_release(a);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
 /* During a capture, blocks come from the device's pool (graph-safe). */
 static void test_capture(void **state) {
   mr_resource *mr = make("expandable(reserve=64MiB)");
@@ -336,6 +372,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_trim_after_stream_work, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_reclaim, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_large_page, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_large_page_reclaim_and_huge, fake_test_setup,
+                                      fake_teardown),
       cmocka_unit_test_setup_teardown(test_other_stream_and_limits, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_capture, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_unsupported_and_bad_arguments, fake_test_setup,
