@@ -285,10 +285,10 @@ static void count_idle(cache_heap *h, cache_pool *p, cache_segment *s, int sign)
   }
 }
 
-cache_block *mri_cache_heap_take(cache_heap *h, bool small, size_t size) {
+cache_block *mri_cache_heap_take(cache_heap *h, bool small, size_t size, size_t uncut) {
   cache_pool *p = small ? &h->small : &h->large;
   cache_block *b = index_best(&p->index, size);
-  if (b == NULL) return NULL;
+  if (b == NULL || (b->segment->used == 0 && b->size > uncut)) return NULL;
   size_t rest = b->size - size;
   cache_block *r = worth_splitting(small, size, rest) ? mri_cache_record_new(h) : NULL;
   index_remove(&p->index, b);

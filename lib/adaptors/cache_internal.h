@@ -220,8 +220,9 @@ void mri_cache_heap_fini(cache_heap *h);
 /* The best-fitting free block of at least `size` bytes in the small or
  * large pool, split so that it covers `size` (the rest stays free, where
  * worth keeping apart, and where host memory allows a record for it);
- * marked used. NULL if none fits. */
-cache_block *mri_cache_heap_take(cache_heap *h, bool small, size_t size);
+ * marked used. NULL if none fits, or if the best fit is a whole idle
+ * segment of more than `uncut` bytes (cache.c's uncut_limit says why). */
+cache_block *mri_cache_heap_take(cache_heap *h, bool small, size_t size, size_t uncut);
 
 /* Add a segment of `size` bytes at `base` to the small or large pool, as
  * one free block. False (nothing changed) if host memory ran out. */

@@ -326,6 +326,51 @@ static void test_large_split_and_merge(void **state) {
   fixture_free(&f);
 }
 
+/* A request leaves alone an idle segment much larger than the one it would
+ * grow: cutting its block there would pin the whole segment, and the next
+ * request of the segment's size would grow another. A request close
+ * enough in size still cuts it, and where the upstream has no room for the
+ * new segment the idle one goes back first. */
+static void test_large_idle_segment_not_pinned(void **state) {
+  fixture f;
+  fixture_make(&f, true, 0);
+  const size_t MiB = (size_t)1 << 20;
+  void *big = NULL, *a = NULL, *b = NULL, *c = NULL;
+  assert_ok(mr_allocate(f.cache, 200 * MiB, 0, STREAM_A, &big));
+  assert_ok(mr_deallocate(f.cache, big, 200 * MiB, 0, STREAM_A));
+  /* 8 MiB would grow a 20 MiB segment: not cut from the idle 200 MiB. */
+  assert_ok(mr_allocate(f.cache, 8 * MiB, 0, STREAM_A, &a));
+  assert_true((char *)a + 8 * MiB <= (char *)big || (char *)a >= (char *)big + 200 * MiB);
+  assert_int_equal(faulty_allocations(f.faulty), 2);
+  assert_int_equal(faulty_live_bytes(f.faulty), 220 * MiB);
+  /* The next 200 MiB request finds its segment whole. */
+  assert_ok(mr_allocate(f.cache, 200 * MiB, 0, STREAM_A, &b));
+  assert_ptr_equal(b, big);
+  assert_ok(mr_deallocate(f.cache, b, 200 * MiB, 0, STREAM_A));
+  /* 60 MiB: the idle segment is within four times its size, so it is cut. */
+  assert_ok(mr_allocate(f.cache, 60 * MiB, 0, STREAM_A, &c));
+  assert_ptr_equal(c, big);
+  assert_int_equal(faulty_allocations(f.faulty), 2);
+  mr_cache_stats st = cache_stats(f.cache);
+  assert_int_equal(st.misses, 2);
+  assert_int_equal(st.hits, 2);
+  assert_ok(mr_deallocate(f.cache, c, 60 * MiB, 0, STREAM_A));
+  assert_ok(mr_deallocate(f.cache, a, 8 * MiB, 0, STREAM_A));
+  /* No room upstream for a new segment: the cache gives back its idle
+   * segments and asks again, and the request gets its own 20 MiB. */
+  assert_ok(mr_allocate(f.cache, 200 * MiB, 0, STREAM_A, &b));
+  assert_ok(mr_deallocate(f.cache, b, 200 * MiB, 0, STREAM_A));
+  assert_ok(mr_resource_trim(f.cache));
+  assert_ok(mr_allocate(f.cache, 200 * MiB, 0, STREAM_A, &b));
+  assert_ok(mr_deallocate(f.cache, b, 200 * MiB, 0, STREAM_A));
+  faulty_set_fail(f.faulty, faulty_allocations(f.faulty) + 1, 1);
+  assert_ok(mr_allocate(f.cache, 8 * MiB, 0, STREAM_A, &a));
+  assert_int_equal(faulty_live_bytes(f.faulty), 20 * MiB);
+  memset(a, 0x5a, 8 * MiB);
+  assert_ok(mr_deallocate(f.cache, a, 8 * MiB, 0, STREAM_A));
+  fixture_free(&f);
+}
+
 /* Small blocks of every class share segments, and memory freed in one
  * class serves another once it reaches the heap (a trim empties the
  * threads' stacks into it): 31 blocks of 64 KiB become a 1 MiB block. */
@@ -512,6 +557,7 @@ int main(void) {
       cmocka_unit_test(test_trim_returns_everything),
       cmocka_unit_test(test_upstream_failure),
       cmocka_unit_test(test_large_split_and_merge),
+      cmocka_unit_test(test_large_idle_segment_not_pinned),
       cmocka_unit_test(test_small_classes_share_memory),
       cmocka_unit_test(test_trim_split_segments),
       cmocka_unit_test(test_wrong_frees),
