@@ -264,6 +264,35 @@ static inline void mr_expandable_desc_init(mr_expandable_desc *desc) {
 MR_NODISCARD MR_API mr_status mr_expandable_resource_create(int device,
                                                             const mr_expandable_desc *desc,
                                                             mr_resource **out);
+/** What an expandable resource holds (mr_expandable_resource_get_info). */
+typedef struct mr_expandable_info {
+  size_t size;              /**< sizeof(mr_expandable_info): set it before the call */
+  int device;               /**< the device its pages are on */
+  uint64_t page_size;       /**< its page (the driver's granularity rounded) */
+  uint64_t large_page_size; /**< the page of large blocks; 0: none */
+  uint64_t ranges;          /**< reserved address ranges: one per stream
+                                 (two with large_page) */
+  uint64_t reserved_bytes;  /**< address space those ranges reserve */
+  uint64_t mapped_bytes;    /**< physical memory its pages hold now */
+  uint64_t mapped_high;     /**< the most they held at once, since creation
+                                 or mr_expandable_resource_reset_peak */
+  uint64_t idle_bytes;      /**< mapped pages no live block touches: what
+                                 trim, mr_release_idle and the process-wide
+                                 reclaim give back */
+  uint64_t live_blocks;     /**< blocks handed out and not yet freed (those
+                                 of graph captures, from the driver pool,
+                                 included) */
+} mr_expandable_info;
+
+/** OUT: *info about an expandable resource (`mr` itself: a chain over one
+ * is not looked through). MR_ERR_INVALID_ARGUMENT for any other resource.
+ * Takes the resource's lock for a moment: any thread may call it. */
+MR_NODISCARD MR_API mr_status mr_expandable_resource_get_info(const mr_resource *mr,
+                                                              mr_expandable_info *info);
+/** Reset mapped_high to what is mapped now (as mr_pool_resource_reset_peak
+ * does for a pool): a measurement's peak starts there. */
+MR_NODISCARD MR_API mr_status mr_expandable_resource_reset_peak(const mr_resource *mr);
+
 /** Synchronous legacy allocation: cuMemAlloc / cuMemFree. */
 MR_NODISCARD MR_API mr_status mr_sync_device_resource_create(int device, mr_resource **out);
 /** cuMemHostAlloc (portable, device-mapped) / cuMemFreeHost. */

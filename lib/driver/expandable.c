@@ -81,8 +81,14 @@ typedef struct exp_range {
   size_t free_count, free_capacity;
   size_t live_blocks;
   size_t mapped_pages;
-  mri_event event; /* recorded by the last free that left a page idle */
+  size_t idle_pages; /* mapped, no live block on them */
+  size_t top;        /* no page at or above this index is mapped */
+  mri_event event;   /* recorded by the last free that left a page idle */
   bool event_pending;
+  /* A free left a page idle and its event could not be recorded: no idle
+   * page is known safe to move (recycle_page), and giving pages back waits
+   * for the device. */
+  bool uncovered;
   struct exp_range *next;
 } exp_range;
 
@@ -101,6 +107,9 @@ typedef struct expandable_state {
   mri_fork_lockable lock_fork;
   exp_range *ranges;
   long capture_blocks; /* blocks from the driver pool, allocated during a capture */
+  /* Physical bytes mapped in every range, and the most at once since the
+   * last reset (mr_expandable_resource_get_info). */
+  size_t mapped_bytes, mapped_high;
   mri_reclaimer reclaimer;
 } expandable_state;
 
@@ -276,6 +285,10 @@ static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char
   }
   r->handle[i] = h;
   r->mapped_pages++;
+  r->idle_pages++; /* until the block that asked for it counts on it */
+  if (i >= r->top) r->top = i + 1;
+  s->mapped_bytes += r->page;
+  if (s->mapped_bytes > s->mapped_high) s->mapped_high = s->mapped_bytes;
   return CUDA_SUCCESS;
 }
 
@@ -286,9 +299,60 @@ static CUresult unmap_page(expandable_state *s, exp_range *r, size_t i) {
     cu->cuMemRelease(r->handle[i]);
     r->handle[i] = 0;
     r->mapped_pages--;
+    r->idle_pages--;
+    s->mapped_bytes -= r->page;
     return CUDA_SUCCESS;
   }
   return res;
+}
+
+/* Back page `i` of `r` with the physical memory of one of its idle pages
+ * (lock held), moved there (cuMemUnmap, cuMemMap, cuMemSetAccess: the
+ * calls of a new page, cuMemCreate's replaced by cuMemUnmap), where the
+ * stream's work on the idle pages is done: the event of the last free
+ * that left a page idle completed (a query; it does not wait). A cache
+ * over the range gives segments back and takes new ones at other
+ * addresses (first fit, lowest first, leaves holes too small for them);
+ * without this, every page the range ever touched would stay mapped until
+ * a trim. The page moved is the highest idle one outside the block's own
+ * pages, [first, last]: lower ones are where first fit lands next. False,
+ * nothing changed, if none may move (the caller maps a new page); a
+ * failure after the unmap gives that memory back to the driver. */
+static bool recycle_page(expandable_state *s, exp_range *r, size_t i, size_t first, size_t last) {
+  if (r->idle_pages == 0 || r->uncovered) return false;
+  if (r->event_pending) {
+    bool done = false;
+    if (mri_event_query(r->event, &done) != MR_OK || !done) return false;
+    r->event_pending = false;
+  }
+  size_t j = r->top;
+  while (j-- > 0)
+    if (r->handle[j] != 0 && r->live[j] == 0 && (j < first || j > last)) break;
+  if (j == SIZE_MAX) return false;
+  const mri_cuda_api *cu = mri_cuda();
+  CUmemGenericAllocationHandle h = r->handle[j];
+  if (cu->cuMemUnmap(r->base + (CUdeviceptr)(j * r->page), r->page) != CUDA_SUCCESS) return false;
+  r->handle[j] = 0;
+  CUdeviceptr at = r->base + (CUdeviceptr)(i * r->page);
+  CUmemAccessDesc access = {
+      .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = s->device},
+      .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+  };
+  CUresult res = cu->cuMemMap(at, r->page, 0, h, 0);
+  if (res == CUDA_SUCCESS) {
+    res = cu->cuMemSetAccess(at, r->page, &access, 1);
+    if (res != CUDA_SUCCESS) cu->cuMemUnmap(at, r->page);
+  }
+  if (res != CUDA_SUCCESS) {
+    cu->cuMemRelease(h);
+    r->mapped_pages--;
+    r->idle_pages--;
+    s->mapped_bytes -= r->page;
+    return false;
+  }
+  r->handle[i] = h; /* still mapped and idle, at its new place */
+  if (i >= r->top) r->top = i + 1;
+  return true;
 }
 
 /* Give back `r`'s idle pages (lock held), after the work of the frees that
@@ -297,7 +361,13 @@ static CUresult unmap_page(expandable_state *s, exp_range *r, size_t i) {
 static mr_status range_release_idle(expandable_state *s, exp_range **link, size_t goal,
                                     size_t *released) {
   exp_range *r = *link;
-  if (r->mapped_pages > 0 && r->event_pending) {
+  if (r->mapped_pages > 0 && r->uncovered) {
+    /* An idle page's free has no event: wait for the whole device. */
+    mr_status st = mri_device_synchronize(s->device);
+    if (st != MR_OK)
+      return mri_error_prefix(st, "expandable: waiting for the device's work before unmapping");
+    r->uncovered = r->event_pending = false;
+  } else if (r->mapped_pages > 0 && r->event_pending) {
     mr_status st = mri_event_synchronize(r->event);
     if (st != MR_OK)
       return mri_error_prefix(st, "expandable: waiting for a stream's frees before unmapping");
@@ -363,7 +433,7 @@ static mr_status range_allocate(expandable_state *s, exp_range *r, size_t asked,
                      asked, r->size, s->device);
   size_t first = offset / r->page, last = (offset + bytes - 1) / r->page;
   for (size_t i = first; i <= last; i++) {
-    if (r->handle[i] != 0) continue;
+    if (r->handle[i] != 0 || recycle_page(s, r, i, first, last)) continue;
     const char *what = NULL;
     CUresult res = map_page(s, r, i, &what);
     if (res != CUDA_SUCCESS) {
@@ -374,7 +444,8 @@ static mr_status range_allocate(expandable_state *s, exp_range *r, size_t asked,
                            r->page, asked, s->device);
     }
   }
-  for (size_t i = first; i <= last; i++) r->live[i]++;
+  for (size_t i = first; i <= last; i++)
+    if (r->live[i]++ == 0) r->idle_pages--;
   r->live_blocks++;
   *ptr = (void *)(uintptr_t)(r->base + (CUdeviceptr)offset);
   return MR_OK;
@@ -501,7 +572,11 @@ static mr_status expandable_deallocate(void *self, void *ptr, size_t bytes, size
   }
   size_t first = offset / r->page, last = (offset + rounded - 1) / r->page;
   bool page_idle = false;
-  for (size_t i = first; i <= last; i++) page_idle |= --r->live[i] == 0;
+  for (size_t i = first; i <= last; i++)
+    if (--r->live[i] == 0) {
+      page_idle = true;
+      r->idle_pages++;
+    }
   r->live_blocks--;
   if (page_idle && !other_stream && id != MRI_STREAM_ID_SHUT_DOWN) {
     /* Unmapping waits for this: the stream's work on the idle pages.
@@ -510,6 +585,8 @@ static mr_status expandable_deallocate(void *self, void *ptr, size_t bytes, size
     if ((r->event != NULL || mri_event_create(&r->event) == MR_OK) &&
         mri_event_record(r->event, stream) == MR_OK)
       r->event_pending = true;
+    else
+      r->uncovered = true;
   }
   pthread_mutex_unlock(&s->lock);
   return MR_OK;
@@ -554,6 +631,52 @@ static const mr_resource_ops expandable_ops = {
     .trim = expandable_trim,
     .destroy = expandable_destroy,
 };
+
+/* ---- what it holds ---------------------------------------------------------------------- */
+
+static mr_status expandable_of(const mr_resource *mr, const char *who, expandable_state **out) {
+  *out = mr_resource_state(mr, &expandable_ops);
+  if (*out == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "%s: %s is not an expandable resource", who,
+                     mr != NULL ? mr_resource_describe(mr) : "NULL");
+  return MR_OK;
+}
+
+mr_status mr_expandable_resource_get_info(const mr_resource *mr, mr_expandable_info *info) {
+  if (info == NULL)
+    return mri_error(MR_ERR_INVALID_ARGUMENT, "mr_expandable_resource_get_info: info is NULL");
+  expandable_state *s = NULL;
+  mr_status st = expandable_of(mr, "mr_expandable_resource_get_info", &s);
+  if (st != MR_OK) return st;
+  mr_expandable_info full = {.size = sizeof full,
+                             .device = s->device,
+                             .page_size = s->page,
+                             .large_page_size = s->large_page};
+  pthread_mutex_lock(&s->lock);
+  for (const exp_range *r = s->ranges; r != NULL; r = r->next) {
+    full.ranges++;
+    full.reserved_bytes += r->size;
+    full.live_blocks += r->live_blocks;
+    for (size_t i = 0; i < r->pages && r->mapped_pages > 0; i++)
+      if (r->handle[i] != 0 && r->live[i] == 0) full.idle_bytes += r->page;
+  }
+  full.live_blocks += (uint64_t)s->capture_blocks;
+  full.mapped_bytes = s->mapped_bytes;
+  full.mapped_high = s->mapped_high;
+  pthread_mutex_unlock(&s->lock);
+  return MRI_STRUCT_WRITE(info, &full, mr_expandable_info, live_blocks,
+                          "mr_expandable_resource_get_info");
+}
+
+mr_status mr_expandable_resource_reset_peak(const mr_resource *mr) {
+  expandable_state *s = NULL;
+  mr_status st = expandable_of(mr, "mr_expandable_resource_reset_peak", &s);
+  if (st != MR_OK) return st;
+  pthread_mutex_lock(&s->lock);
+  s->mapped_high = s->mapped_bytes;
+  pthread_mutex_unlock(&s->lock);
+  return MR_OK;
+}
 
 /* ---- construction -------------------------------------------------------------------- */
 

@@ -77,6 +77,14 @@ mr_status mr_expandable_resource_create(int device, const mr_expandable_desc *de
   return no_driver("expandable");
 }
 
+mr_status mr_expandable_resource_get_info(const mr_resource *mr, mr_expandable_info *info) {
+  return no_driver("mr_expandable_resource_get_info");
+}
+
+mr_status mr_expandable_resource_reset_peak(const mr_resource *mr) {
+  return no_driver("mr_expandable_resource_reset_peak");
+}
+
 mr_status mr_ipc_pages_export(const mr_resource *mr, const void *ptr, size_t bytes,
                               mr_ipc_pages *out, int *fds, size_t fd_capacity) {
   if (out != NULL) memset(out, 0, sizeof *out);

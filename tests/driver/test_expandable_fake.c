@@ -292,6 +292,153 @@ static void test_large_page(void **state) {
   assert_fake_clean();
 }
 
+/* mr_expandable_resource_get_info agrees with the fake driver's books:
+ * ranges, reserved and mapped bytes, their peak, idle pages and live
+ * blocks; reset_peak starts the peak again from what is mapped. Any other
+ * resource, a NULL info and a struct too old for its fields are refused. */
+static void test_info(void **state) {
+  mr_resource *mr = make("expandable(large_page=8MiB, reserve=64MiB)");
+  mr_expandable_info info = {.size = sizeof info};
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.device, 0);
+  assert_int_equal(info.page_size, 2 * MiB);
+  assert_int_equal(info.large_page_size, 8 * MiB);
+  assert_int_equal(info.ranges, 0);
+  assert_int_equal(info.mapped_bytes, 0);
+  assert_int_equal(info.mapped_high, 0);
+  assert_int_equal(info.live_blocks, 0);
+  CUstream s = fake_new_stream();
+  void *small = NULL, *big = NULL, *more = NULL;
+  assert_ok(mr_allocate(mr, MiB, 0, s, &small));
+  assert_ok(mr_allocate(mr, 10 * MiB, 0, s, &big));
+  fake_vmm_books books = fake_cuda_vmm_books();
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.ranges, books.reserved_ranges);
+  assert_int_equal(info.ranges, 2);
+  assert_int_equal(info.reserved_bytes, books.reserved_bytes);
+  assert_int_equal(info.mapped_bytes, books.mapped_bytes);
+  assert_int_equal(info.mapped_bytes, 18 * MiB);
+  assert_int_equal(info.mapped_high, 18 * MiB);
+  assert_int_equal(info.idle_bytes, 0);
+  assert_int_equal(info.live_blocks, 2);
+  assert_ok(mr_deallocate(mr, big, 10 * MiB, 0, s));
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.idle_bytes, 16 * MiB);
+  assert_int_equal(info.mapped_bytes, 18 * MiB);
+  assert_int_equal(info.live_blocks, 1);
+  size_t released = 0;
+  assert_ok(mr_release_idle(0, 0, &released));
+  assert_int_equal(released, 16 * MiB);
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.mapped_bytes, fake_cuda_vmm_books().mapped_bytes);
+  assert_int_equal(info.mapped_bytes, 2 * MiB);
+  assert_int_equal(info.mapped_high, 18 * MiB);
+  assert_int_equal(info.idle_bytes, 0);
+  assert_int_equal(info.ranges, 1);
+  /* The peak starts again from what is mapped now. */
+  assert_ok(mr_expandable_resource_reset_peak(mr));
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.mapped_high, 2 * MiB);
+  assert_ok(mr_allocate(mr, 3 * MiB, 0, s, &more)); /* after `small`: pages 0 and 1 */
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.mapped_bytes, 4 * MiB);
+  assert_int_equal(info.mapped_high, 4 * MiB);
+  assert_ok(mr_deallocate(mr, more, 3 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, small, MiB, 0, s));
+  assert_ok(mr_resource_trim(mr));
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.mapped_bytes, 0);
+  assert_int_equal(info.mapped_high, 4 * MiB);
+  assert_int_equal(info.live_blocks, 0);
+  /* Refusals, with the reason. */
+  mr_resource *other = make("device");
+  assert_int_equal(mr_expandable_resource_get_info(other, &info), MR_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mr_last_error(), "device is not an expandable resource"));
+  assert_int_equal(mr_expandable_resource_reset_peak(other), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mr_expandable_resource_get_info(NULL, &info), MR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mr_expandable_resource_get_info(mr, NULL), MR_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mr_last_error(), "info is NULL"));
+  mr_expandable_info old = {.size = sizeof(size_t)};
+  assert_int_equal(mr_expandable_resource_get_info(mr, &old), MR_ERR_INVALID_ARGUMENT);
+  mr_resource_release(other);
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
+/* A page a new block needs takes the physical memory of an idle page of
+ * the range once the stream's work on it is done (its free's event
+ * completed), instead of new memory: a range keeps what its live blocks
+ * need, not every page it ever touched. While that work runs, or where a
+ * free's event could not be recorded, new pages are made instead. */
+static void test_recycles_idle_pages(void **state) {
+  mr_resource *mr = make("expandable(reserve=64MiB)");
+  CUstream s = fake_new_stream();
+  void *a = NULL, *b = NULL, *c = NULL;
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &a)); /* pages 0, 1 */
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &b)); /* pages 2, 3 */
+  memset(a, 0x11, 4 * MiB);
+  assert_ok(mr_deallocate(mr, a, 4 * MiB, 0, s));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 8 * MiB);
+  /* 6 MiB does not fit the 4 MiB hole: pages 4 to 6, two of them the
+   * idle pages 0 and 1 moved, one new. */
+  long creates = fake_cuda_calls("cuMemCreate");
+  assert_ok(mr_allocate(mr, 6 * MiB, 0, s, &c));
+  assert_ptr_equal(c, (char *)b + 4 * MiB);
+  assert_int_equal(fake_cuda_calls("cuMemCreate") - creates, 1);
+  fake_vmm_books books = fake_cuda_vmm_books();
+  assert_int_equal(books.mapped_bytes, 10 * MiB);
+  assert_int_equal(books.handles, 5);
+  memset(c, 0x22, 6 * MiB); /* mapped, with access */
+  mr_expandable_info info = {.size = sizeof info};
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.mapped_bytes, 10 * MiB);
+  assert_int_equal(info.mapped_high, 10 * MiB);
+  assert_int_equal(info.idle_bytes, 0);
+  /* The hole is unmapped now: a block there maps pages again. */
+  void *d = NULL;
+  assert_ok(mr_allocate(mr, 2 * MiB, 0, s, &d));
+  assert_ptr_equal(d, a);
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 12 * MiB);
+  memset(d, 0x33, 2 * MiB);
+  assert_ok(mr_deallocate(mr, d, 2 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, c, 6 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, b, 4 * MiB, 0, s));
+  assert_ok(mr_resource_trim(mr));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 0);
+
+  /* The stream still works on the freed block: its pages stay where they
+   * are, and the next block gets new ones. */
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &a));
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &b));
+  assert_int_equal(fake_cuda_set_stream_busy(s, true), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(mr, a, 4 * MiB, 0, s));
+  assert_ok(mr_allocate(mr, 6 * MiB, 0, s, &c));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 14 * MiB);
+  assert_int_equal(fake_cuda_set_stream_busy(s, false), CUDA_SUCCESS);
+  assert_ok(mr_deallocate(mr, c, 6 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, b, 4 * MiB, 0, s));
+  assert_ok(mr_resource_trim(mr));
+
+  /* A free whose event cannot be recorded leaves its pages unmovable. */
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &a));
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &b));
+  fake_cuda_fail("cuEventRecord", 1, 1, CUDA_ERROR_UNKNOWN);
+  assert_ok(mr_deallocate(mr, a, 4 * MiB, 0, s));
+  assert_ok(mr_allocate(mr, 6 * MiB, 0, s, &c));
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 14 * MiB);
+  assert_ok(mr_deallocate(mr, c, 6 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, b, 4 * MiB, 0, s));
+  /* Giving them back waits for the whole device instead. */
+  long syncs = fake_cuda_calls("cuCtxSynchronize");
+  assert_ok(mr_resource_trim(mr));
+  assert_true(fake_cuda_calls("cuCtxSynchronize") > syncs);
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 0);
+  mr_resource_release(mr);
+  assert_int_equal(fake_cu()->cuStreamDestroy(s), CUDA_SUCCESS);
+  assert_fake_clean();
+}
+
 /* Idle large pages are idle memory of the process: another resource (a
  * second library's `device` tag) that runs out gets them through the
  * process-wide reclaim. A size no page count can hold is refused, and the
@@ -372,6 +519,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_trim_after_stream_work, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_reclaim, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_large_page, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_info, fake_test_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(test_recycles_idle_pages, fake_test_setup, fake_teardown),
       cmocka_unit_test_setup_teardown(test_large_page_reclaim_and_huge, fake_test_setup,
                                       fake_teardown),
       cmocka_unit_test_setup_teardown(test_other_stream_and_limits, fake_test_setup, fake_teardown),

@@ -88,6 +88,10 @@ typedef struct bench_allocator {
    * of the bench's pools); or, for the peers with books of their own, the
    * two calls below; or neither (the row says n/a). */
   CUmemoryPool pool;
+  /* Or the expandable(...) resource an mrctx chain ends in (NULL where it
+   * does not): the most physical memory its pages held, from its own books
+   * (mr_expandable_resource_get_info's mapped_high). */
+  mr_resource *pages;
   /* Optional: start a workload's peak (reset_peak), and the most bytes held
    * from the device since, cached or in use (peak_reserved; NaN if
    * unknown). `sample_reserved` is for allocators that report only what

@@ -45,6 +45,15 @@ static CUmemoryPool pool_of(const bench_cuda *cu, mr_resource *mr) {
   return NULL;
 }
 
+/* The expandable(...) resource `mr`'s chain ends in, or NULL. */
+static mr_resource *pages_of(mr_resource *mr) {
+  if (mr == NULL) return NULL;
+  mr_resource *root = mr;
+  while (mr_resource_upstream(root) != NULL) root = mr_resource_upstream(root);
+  mr_expandable_info info = {.size = sizeof info};
+  return mr_expandable_resource_get_info(root, &info) == MR_OK ? root : NULL;
+}
+
 /* Through a context: the allocation site asks ctx_get_mr for its tag, as a
  * library does; the free goes to the resource the allocation came from,
  * which the caller kept (as a buffer object keeps its resource). */
@@ -93,6 +102,7 @@ bench_allocator bench_tag_allocator(const char *name, const char *label, const b
                            .trim = tag_trim,
                            .mr = mr,
                            .pool = pool_of(cu, mr),
+                           .pages = pages_of(mr),
                            .books = books_of(mr)};
 }
 
@@ -119,6 +129,7 @@ bench_allocator bench_resource_allocator(const char *name, const char *label, co
                            .trim = resource_trim,
                            .mr = mr,
                            .pool = pool_of(cu, mr),
+                           .pages = pages_of(mr),
                            .books = books_of(mr)};
 }
 

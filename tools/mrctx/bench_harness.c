@@ -96,6 +96,13 @@ static memory_mark memory_begin(const bench_cuda *cu, const bench_allocator *a) 
                   CUDA_SUCCESS &&
               cu->cuMemPoolSetAttribute(a->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &zero) ==
                   CUDA_SUCCESS;
+  } else if (a->pages != NULL) {
+    /* The trim above gave its idle pages back: the peak starts from the
+     * pages live blocks hold. */
+    mr_expandable_info info = {.size = sizeof info};
+    m.known = mr_expandable_resource_reset_peak(a->pages) == MR_OK &&
+              mr_expandable_resource_get_info(a->pages, &info) == MR_OK;
+    m.base = info.mapped_bytes;
   } else if (a->reset_peak != NULL) {
     a->reset_peak(a->state);
   }
@@ -112,6 +119,13 @@ static double memory_end(const bench_cuda *cu, const bench_allocator *a, const m
         high < m->base)
       return NAN;
     return (double)(high - m->base);
+  }
+  if (a->pages != NULL) {
+    mr_expandable_info info = {.size = sizeof info};
+    if (!m->known || mr_expandable_resource_get_info(a->pages, &info) != MR_OK ||
+        info.mapped_high < m->base)
+      return NAN;
+    return (double)(info.mapped_high - m->base);
   }
   return a->peak_reserved != NULL ? a->peak_reserved(a->state) : NAN;
 }
