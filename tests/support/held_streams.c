@@ -319,6 +319,46 @@ void held_recorded_stream(mr_resource *mr, size_t bytes) {
   cu->cuStreamDestroy(b);
 }
 
+void held_same_stream(mr_resource *mr, size_t bytes) {
+  const mri_cuda_api *cu = mri_cuda();
+  CUstream a = stream_create();
+  void *x = NULL, *z = NULL, *y = NULL;
+  assert_ok(mr_allocate(mr, 2 * bytes, 0, (mr_stream)a, &x));
+  assert_ok(mr_allocate(mr, bytes, 0, (mr_stream)a, &z));
+  held_hold_and_fill(a, x, 2 * bytes, 1);
+  mr_status st = mr_deallocate(mr, x, 2 * bytes, 0, (mr_stream)a);
+  if (st != MR_OK) held_release();
+  assert_ok(st);
+  /* Larger than x: where blocks are cut first fit (expandable), it lands
+   * past z, on pages x's idle ones could back. */
+  st = mr_allocate(mr, 3 * bytes, 0, (mr_stream)a, &y);
+  CUresult filled =
+      st == MR_OK ? cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)y, 2, 3 * bytes, a) : CUDA_SUCCESS;
+  held_release();
+  /* A page taken from under x's pending write faults here. */
+  CUresult synced = cu->cuCtxSynchronize(NULL);
+  if (st != MR_OK) {
+    print_error("%s: same stream: allocation failed: %s\n", mr_resource_describe(mr),
+                mr_last_error());
+    fail();
+  }
+  if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
+    print_error("%s: same stream: %s\n", mr_resource_describe(mr),
+                mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
+    fail();
+  }
+  if (!bytes_are(y, 3 * bytes, 2)) {
+    print_error("%s: same stream: the late write to the freed block landed in %p, allocated "
+                "after it on its stream\n",
+                mr_resource_describe(mr), y);
+    fail();
+  }
+  assert_ok(mr_deallocate(mr, y, 3 * bytes, 0, (mr_stream)a));
+  assert_ok(mr_deallocate(mr, z, bytes, 0, (mr_stream)a));
+  assert_int_equal(cu->cuStreamSynchronize(a), CUDA_SUCCESS);
+  cu->cuStreamDestroy(a);
+}
+
 void held_all(const char *spec, size_t bytes) {
   mr_resource *mr = NULL;
   mr_status st = mr_resource_from_spec(spec, 0, &mr);
@@ -333,6 +373,7 @@ void held_all(const char *spec, size_t bytes) {
   held_destroyed_stream(mr, bytes);
   held_exited_thread(mr, bytes);
   held_recorded_stream(mr, bytes);
+  held_same_stream(mr, bytes);
   /* The capture scenario needs a block the resource keeps: every spec in
    * held_specs.h keeps blocks of up to 64 KiB; larger ones may go straight
    * back upstream, and then the driver may rightly hand the address out

@@ -45,6 +45,14 @@ void held_capture(mr_resource *mr, size_t bytes);
  *    (which waits for R) the new owner's bytes survive R's late write. */
 void held_recorded_stream(mr_resource *mr, size_t bytes);
 
+/* 6. Allocated on A (2 x bytes), then another block after it; A is held
+ *    and writes the first block late; it is freed on A and a larger one
+ *    (3 x bytes) allocated on A and filled there: reuse on one stream is
+ *    ordered, so it may be the freed memory, but the late write must land
+ *    (no page of it moved while the write was pending: expandable's) and
+ *    the new owner's bytes after it. */
+void held_same_stream(mr_resource *mr, size_t bytes);
+
 /* Every scenario for `spec` (resolved on device 0), `bytes` per block (the
  * capture scenario for blocks of up to 64 KiB, which every resource of
  * held_specs.h keeps). */
