@@ -372,6 +372,15 @@ bool bench_create_context(bench_run *b) {
     printf("mrctx bench: cannot create the benchmark's context:\n%s\n", mr_last_error());
     return false;
   }
+  /* The rows keep their names (the default chains'): say what they measure. */
+  const char *override = getenv(desc.env_var);
+  if (b->run == 0 && override != NULL && override[0] != '\0') {
+    printf("mrctx bench: %s=%s: the tags are\n", desc.env_var, override);
+    for (int i = 0; i < TAG_COUNT; i++) {
+      mr_resource *mr = mr_context_get_mr_on(b->ctx, i, 0);
+      printf("  %-15s %s\n", bench_tags[i].name, mr != NULL ? mr_resource_describe(mr) : "-");
+    }
+  }
   return true;
 }
 
