@@ -82,7 +82,7 @@ typedef struct exp_range {
   size_t live_blocks;
   size_t mapped_pages;
   size_t idle_pages; /* mapped, no live block on them */
-  size_t top;        /* no page at or above this index is mapped */
+  size_t idle_top;   /* no idle page at or above this index (recycle_page) */
   mri_event event;   /* recorded by the last free that left a page idle */
   bool event_pending;
   /* A free left a page idle and its event could not be recorded: no idle
@@ -286,7 +286,7 @@ static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char
   r->handle[i] = h;
   r->mapped_pages++;
   r->idle_pages++; /* until the block that asked for it counts on it */
-  if (i >= r->top) r->top = i + 1;
+  if (i >= r->idle_top) r->idle_top = i + 1;
   s->mapped_bytes += r->page;
   if (s->mapped_bytes > s->mapped_high) s->mapped_high = s->mapped_bytes;
   return CUDA_SUCCESS;
@@ -325,9 +325,13 @@ static bool recycle_page(expandable_state *s, exp_range *r, size_t i, size_t fir
     if (mri_event_query(r->event, &done) != MR_OK || !done) return false;
     r->event_pending = false;
   }
-  size_t j = r->top;
+  /* From the highest page that may be idle down: none above j is, once j
+   * is found, but the block's own, which it is about to use (a failure
+   * puts idle_top back above them). */
+  size_t j = r->idle_top;
   while (j-- > 0)
     if (r->handle[j] != 0 && r->live[j] == 0 && (j < first || j > last)) break;
+  r->idle_top = j == SIZE_MAX ? 0 : j;
   if (j == SIZE_MAX) return false;
   const mri_cuda_api *cu = mri_cuda();
   CUmemGenericAllocationHandle h = r->handle[j];
@@ -351,7 +355,6 @@ static bool recycle_page(expandable_state *s, exp_range *r, size_t i, size_t fir
     return false;
   }
   r->handle[i] = h; /* still mapped and idle, at its new place */
-  if (i >= r->top) r->top = i + 1;
   return true;
 }
 
@@ -439,6 +442,7 @@ static mr_status range_allocate(expandable_state *s, exp_range *r, size_t asked,
     if (res != CUDA_SUCCESS) {
       /* Pages mapped for this block stay, idle, for the next one. */
       give_span(r, offset, bytes);
+      if (last >= r->idle_top) r->idle_top = last + 1;
       *oom = res == CUDA_ERROR_OUT_OF_MEMORY;
       return mri_cuda_fail(res, "expandable: %s of a %zu-byte page for %zu bytes (device %d)", what,
                            r->page, asked, s->device);
@@ -576,6 +580,7 @@ static mr_status expandable_deallocate(void *self, void *ptr, size_t bytes, size
     if (--r->live[i] == 0) {
       page_idle = true;
       r->idle_pages++;
+      if (i >= r->idle_top) r->idle_top = i + 1;
     }
   r->live_blocks--;
   if (page_idle && !other_stream && id != MRI_STREAM_ID_SHUT_DOWN) {
