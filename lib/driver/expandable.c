@@ -409,9 +409,7 @@ static mr_status release_idle(expandable_state *s, size_t goal, size_t *released
 static size_t idle_bytes(expandable_state *s) {
   size_t idle = 0;
   pthread_mutex_lock(&s->lock);
-  for (const exp_range *r = s->ranges; r != NULL; r = r->next)
-    for (size_t i = 0; i < r->pages && r->handle != NULL; i++)
-      if (r->handle[i] != 0 && r->live[i] == 0) idle += r->page;
+  for (const exp_range *r = s->ranges; r != NULL; r = r->next) idle += r->idle_pages * r->page;
   pthread_mutex_unlock(&s->lock);
   return idle;
 }
@@ -662,8 +660,7 @@ mr_status mr_expandable_resource_get_info(const mr_resource *mr, mr_expandable_i
     full.ranges++;
     full.reserved_bytes += r->size;
     full.live_blocks += r->live_blocks;
-    for (size_t i = 0; i < r->pages && r->mapped_pages > 0; i++)
-      if (r->handle[i] != 0 && r->live[i] == 0) full.idle_bytes += r->page;
+    full.idle_bytes += r->idle_pages * r->page;
   }
   full.live_blocks += (uint64_t)s->capture_blocks;
   full.mapped_bytes = s->mapped_bytes;

@@ -350,6 +350,19 @@ static void test_info(void **state) {
   assert_int_equal(info.mapped_bytes, 0);
   assert_int_equal(info.mapped_high, 4 * MiB);
   assert_int_equal(info.live_blocks, 0);
+  /* A block whose second page cannot be made: its first stays mapped,
+   * idle, and counts so. */
+  fake_cuda_fail("cuMemCreate", 2, 1, CUDA_ERROR_UNKNOWN);
+  void *failed = NULL;
+  assert_int_equal(mr_allocate(mr, 3 * MiB, 0, s, &failed), MR_ERR_DRIVER);
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.mapped_bytes, 2 * MiB);
+  assert_int_equal(info.idle_bytes, 2 * MiB);
+  assert_int_equal(info.live_blocks, 0);
+  assert_ok(mr_resource_trim(mr));
+  assert_ok(mr_expandable_resource_get_info(mr, &info));
+  assert_int_equal(info.mapped_bytes, 0);
+  assert_int_equal(info.idle_bytes, 0);
   /* Refusals, with the reason. */
   mr_resource *other = make("device");
   assert_int_equal(mr_expandable_resource_get_info(other, &info), MR_ERR_INVALID_ARGUMENT);
