@@ -335,7 +335,10 @@ static bool recycle_page(expandable_state *s, exp_range *r, size_t i, size_t fir
   if (j == SIZE_MAX) return false;
   const mri_cuda_api *cu = mri_cuda();
   CUmemGenericAllocationHandle h = r->handle[j];
-  if (cu->cuMemUnmap(r->base + (CUdeviceptr)(j * r->page), r->page) != CUDA_SUCCESS) return false;
+  if (cu->cuMemUnmap(r->base + (CUdeviceptr)(j * r->page), r->page) != CUDA_SUCCESS) {
+    r->idle_top = j + 1; /* still mapped, still idle */
+    return false;
+  }
   r->handle[j] = 0;
   CUdeviceptr at = r->base + (CUdeviceptr)(i * r->page);
   CUmemAccessDesc access = {

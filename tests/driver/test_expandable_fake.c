@@ -420,6 +420,21 @@ static void test_recycles_idle_pages(void **state) {
   assert_ok(mr_resource_trim(mr));
   assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 0);
 
+  /* An idle page that cannot be unmapped once stays idle and is moved at
+   * the next try: one new page for the three, as above. */
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &a));
+  assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &b));
+  assert_ok(mr_deallocate(mr, a, 4 * MiB, 0, s));
+  fake_cuda_fail("cuMemUnmap", 1, 1, CUDA_ERROR_UNKNOWN);
+  creates = fake_cuda_calls("cuMemCreate");
+  assert_ok(mr_allocate(mr, 6 * MiB, 0, s, &c));
+  assert_int_equal(fake_cuda_calls("cuMemCreate") - creates, 1);
+  assert_int_equal(fake_cuda_vmm_books().mapped_bytes, 10 * MiB);
+  memset(c, 0x44, 6 * MiB);
+  assert_ok(mr_deallocate(mr, c, 6 * MiB, 0, s));
+  assert_ok(mr_deallocate(mr, b, 4 * MiB, 0, s));
+  assert_ok(mr_resource_trim(mr));
+
   /* The stream still works on the freed block: its pages stay where they
    * are, and the next block gets new ones. */
   assert_ok(mr_allocate(mr, 4 * MiB, 0, s, &a));
