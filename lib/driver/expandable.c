@@ -261,24 +261,32 @@ static exp_range *range_of_ptr(const expandable_state *s, uintptr_t p) {
 
 /* Back page `i` of `r` with new physical memory the owning device may read
  * and write. On failure nothing of it is left. */
-static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char **what) {
+/* Map physical memory `h` at page `i` of `r` and grant the owning device
+ * access; on failure nothing is mapped there (`h` stays the caller's). */
+static CUresult map_handle(expandable_state *s, exp_range *r, size_t i,
+                           CUmemGenericAllocationHandle h, const char **what) {
   const mri_cuda_api *cu = mri_cuda();
   CUdeviceptr at = r->base + (CUdeviceptr)(i * r->page);
+  *what = "cuMemMap";
+  CUresult res = cu->cuMemMap(at, r->page, 0, h, 0);
+  if (res != CUDA_SUCCESS) return res;
+  CUmemAccessDesc access = {
+      .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = s->device},
+      .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+  };
+  *what = "cuMemSetAccess";
+  res = cu->cuMemSetAccess(at, r->page, &access, 1);
+  if (res != CUDA_SUCCESS) cu->cuMemUnmap(at, r->page);
+  return res;
+}
+
+static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char **what) {
+  const mri_cuda_api *cu = mri_cuda();
   CUmemGenericAllocationHandle h = 0;
   *what = "cuMemCreate";
   CUresult res = cu->cuMemCreate(&h, r->page, &s->prop, 0);
   if (res != CUDA_SUCCESS) return res;
-  *what = "cuMemMap";
-  res = cu->cuMemMap(at, r->page, 0, h, 0);
-  if (res == CUDA_SUCCESS) {
-    CUmemAccessDesc access = {
-        .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = s->device},
-        .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-    };
-    *what = "cuMemSetAccess";
-    res = cu->cuMemSetAccess(at, r->page, &access, 1);
-    if (res != CUDA_SUCCESS) cu->cuMemUnmap(at, r->page);
-  }
+  res = map_handle(s, r, i, h, what);
   if (res != CUDA_SUCCESS) {
     cu->cuMemRelease(h);
     return res;
@@ -340,17 +348,8 @@ static bool recycle_page(expandable_state *s, exp_range *r, size_t i, size_t fir
     return false;
   }
   r->handle[j] = 0;
-  CUdeviceptr at = r->base + (CUdeviceptr)(i * r->page);
-  CUmemAccessDesc access = {
-      .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = s->device},
-      .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-  };
-  CUresult res = cu->cuMemMap(at, r->page, 0, h, 0);
-  if (res == CUDA_SUCCESS) {
-    res = cu->cuMemSetAccess(at, r->page, &access, 1);
-    if (res != CUDA_SUCCESS) cu->cuMemUnmap(at, r->page);
-  }
-  if (res != CUDA_SUCCESS) {
+  const char *what = NULL;
+  if (map_handle(s, r, i, h, &what) != CUDA_SUCCESS) {
     cu->cuMemRelease(h);
     r->mapped_pages--;
     r->idle_pages--;
