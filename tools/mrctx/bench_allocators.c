@@ -304,6 +304,8 @@ static void rmm_trim(void *state) {
  * No reset and no sampling, unlike cub's books. */
 static double rmm_peak(void *state) { return (double)bench_rmm_peak_reserved(state); }
 
+static void rmm_reset_peak(void *state) { bench_rmm_reset_peak(state); }
+
 bool bench_rmm_open(bench_allocator *out, bench_rmm_kind kind, char *why, size_t cap) {
   void *rmm = bench_rmm_create(kind, why, cap);
   if (rmm == NULL) return false;
@@ -315,6 +317,7 @@ bool bench_rmm_open(bench_allocator *out, bench_rmm_kind kind, char *why, size_t
                            .alloc = rmm_alloc,
                            .free = rmm_free,
                            .trim = rmm_trim,
+                           .reset_peak = rmm_reset_peak,
                            .peak_reserved = rmm_peak};
   return true;
 }

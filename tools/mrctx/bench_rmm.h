@@ -32,10 +32,14 @@ void bench_rmm_deallocate(void *rmm, void *ptr, size_t bytes, void *stream);
  * took until they are destroyed, so the resource is made again (the caller
  * holds no block of it). 0 on success. */
 int bench_rmm_trim(void *rmm);
-/* The most bytes it held from cudaMalloc at once since it was made (or
- * remade by the trim): a statistics_resource_adaptor between it and
- * cuda_memory_resource counts them. */
+/* The most bytes it held from cudaMalloc at once since the last reset,
+ * across the trims since (a workload trims before its row reads the
+ * peak): a statistics_resource_adaptor between it and
+ * cuda_memory_resource counts them. rmm's arena reserves part of the
+ * device's free memory when it is made: that reservation counts. */
 size_t bench_rmm_peak_reserved(void *rmm);
+/* Start a measurement's peak: from what the resource holds now. */
+void bench_rmm_reset_peak(void *rmm);
 
 #ifdef __cplusplus
 }
