@@ -45,7 +45,9 @@
  * of the request rounded to 2 MiB. Before a heap grows it gives idle
  * segments beyond a margin back upstream, so the upstream pool makes the
  * new segment from their memory rather than growing too; idle small
- * segments beyond the small pool's margin go first (SMALL_IDLE_FLOOR).
+ * segments beyond the small pool's margin go first (SMALL_IDLE_FLOOR). A
+ * pool whose give-backs only make room for its next growth widens its
+ * margin (cache_internal.h, cache_pool_limit).
  *
  * Capture. An allocation on a stream that is capturing a graph goes
  * straight upstream (the driver pools make graph-safe memory) and is
@@ -137,14 +139,6 @@ _Static_assert(CLASS_SIZE_(4) == 1280 && CLASS_SIZE_(CLASS_COUNT - 1) == CACHE_S
 #define LARGE_SHARED_MAX ((size_t)10 << 20)
 #define LARGE_SEGMENT ((size_t)20 << 20)
 #define SEGMENT_ROUND ((size_t)2 << 20)
-/* The margin a pool may grow past its recent peak in use before it gives
- * idle segments back: IDLE_SHARE-th of the peak, at least IDLE_FLOOR. An
- * eighth held mrctx bench's handoff at 1.13x of its peak live over the
- * fake driver, a sixteenth at 1.08x, with large (1.15x) and the GPT trace
- * (1.06x, 99.77% hits) unchanged; a 24th or 32nd took the trace to 1.04x
- * but its hits to 99.4%: every step then gave back and took again. */
-#define IDLE_SHARE 16
-#define IDLE_FLOOR ((size_t)64 << 20)
 /* Idle small segments. No small request ever needs a new segment while
  * one is idle (any fits), so they wait only for the small pool's own
  * pattern: a free that empties one while the pool's idle segments add up
@@ -934,11 +928,12 @@ static mr_status no_host_memory(void) {
 
 /* A new segment for `h`'s pool, and the block from it. When the pool's
  * segments would pass its recent peak in use by more than the margin
- * (IDLE_SHARE, IDLE_FLOOR), idle segments go back first, on this stream (h's
+ * (cache_pool_limit), idle segments go back first, on this stream (h's
  * own), so the upstream makes the new segment from their memory rather
  * than growing. A pattern that repeats (a training step) stays under the
  * margin and keeps its segments; one that drifts gives back what it no
- * longer uses. */
+ * longer uses; one that gives back its whole peak within a window only to
+ * grow again widens the margin. */
 static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, size_t size,
                       mr_stream stream, void **ptr) {
   size_t bytes;
@@ -946,13 +941,17 @@ static mr_status grow(cache_state *c, cache_slot *s, cache_heap *h, bool small, 
   segment_list idle = {NULL};
   cache_lock_take(&h->lock);
   cache_pool *p = small ? &h->small : &h->large;
-  size_t peak = cache_pool_peak(p);
-  size_t limit = peak + (peak / IDLE_SHARE > IDLE_FLOOR ? peak / IDLE_SHARE : IDLE_FLOOR);
+  size_t limit = cache_pool_limit(p, p->widen);
   size_t after; /* the pool's segments with this one; saturates near SIZE_MAX */
   if (mri_add_overflows(p->segment_bytes, bytes, &after)) after = SIZE_MAX;
   if (after > limit && p->idle_bytes > 0) {
-    size_t over = after - limit;
+    size_t over = after - limit, idle_before = p->idle_bytes;
     take_idle(h, small, p->idle_bytes > over ? p->idle_bytes - over : 0, &idle);
+    p->cycled += idle_before - p->idle_bytes;
+    if (p->cycled >= cache_pool_peak(p) && p->widen < IDLE_WIDEN_MAX) {
+      p->widen++;
+      p->cycled = 0;
+    }
   }
   if (!small) take_idle(h, true, small_idle_keep(&h->small, 0), &idle);
   cache_lock_give(&h->lock);

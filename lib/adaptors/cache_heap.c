@@ -313,6 +313,10 @@ cache_block *mri_cache_heap_take(cache_heap *h, bool small, size_t size, size_t 
   b->asked = size;
   size_t in_use = p->segment_bytes - p->free_bytes;
   if (++p->takes >= CACHE_PEAK_WINDOW) {
+    /* The margin narrows once a window's most held fit the narrower one. */
+    if (p->widen > 0 && p->held_high <= cache_pool_limit(p, p->widen - 1)) p->widen--;
+    p->cycled = 0;
+    p->held_high = p->segment_bytes;
     p->high_before = p->high;
     p->high = in_use;
     p->takes = 0;
@@ -425,6 +429,7 @@ void mri_cache_heap_adopt(cache_heap *h, cache_segment *s, bool covered) {
   }
   p->segments++;
   p->segment_bytes += s->size;
+  if (p->segment_bytes > p->held_high) p->held_high = p->segment_bytes;
   count_idle(h, p, s, +1);
   p->free_bytes += s->size;
   index_insert(&p->index, s->first);

@@ -134,6 +134,11 @@ typedef struct cache_pool {
    * its segments with. */
   size_t high, high_before;
   uint32_t takes;
+  /* The margin (cache_pool_limit): `widen` halvings of IDLE_SHARE; the
+   * bytes grow() gave back to stay within it this window (`cycled`), and
+   * the most segment_bytes held this window (`held_high`). */
+  uint32_t widen;
+  size_t cycled, held_high;
 } cache_pool;
 
 /* Takes per window of the recent peak: long enough to span a training
@@ -142,6 +147,39 @@ typedef struct cache_pool {
 
 static inline size_t cache_pool_peak(const cache_pool *p) {
   return p->high > p->high_before ? p->high : p->high_before;
+}
+
+/* The margin a pool may grow past its recent peak in use before it gives
+ * idle segments back (cache.c's grow): IDLE_SHARE-th of the peak, at
+ * least IDLE_FLOOR. An eighth held mrctx bench's handoff at 1.13x of its
+ * peak live over the fake driver, a sixteenth at 1.08x, with large (1.15x)
+ * and the GPT trace (1.06x, 99.77% hits) unchanged; a 24th or 32nd took
+ * the trace to 1.04x but its hits to 99.4%: every step then gave back and
+ * took again.
+ *
+ * A pool that passes its whole recent peak through the upstream within
+ * one window, giving idle segments back to stay within the margin and
+ * growing new ones right after, doubles its margin (up to IDLE_WIDEN_MAX
+ * times); a window whose most held would have fit the narrower margin
+ * halves it again. Such a pool uses its segments one after another, not
+ * at once: ResNet-50's training step asks for 147 MiB, then 153 MiB once
+ * the first is free, then 294, 297 and 299 MiB, so the segment made for
+ * each is idle, and a little too small, when the next comes. With a
+ * sixteenth the cache gave back and grew 8 segments a step; the driver's
+ * pool, which keeps what it is given back, reserved 7.5 GiB for the
+ * cache's 6.15 GiB, more than PyTorch's 7.0. With the margin doubled:
+ * 0.03 segments a step, the pool 6.97 GiB for the cache's 6.4 (an H100,
+ * 2026-12-06). */
+#define IDLE_SHARE 16
+#define IDLE_FLOOR ((size_t)64 << 20)
+#define IDLE_WIDEN_MAX 1
+
+/* The most segment bytes a pool keeps before it gives idle ones back, with
+ * its margin halved `widen` times. */
+static inline size_t cache_pool_limit(const cache_pool *p, uint32_t widen) {
+  size_t peak = cache_pool_peak(p);
+  size_t margin = peak / (IDLE_SHARE >> widen);
+  return peak + (margin > IDLE_FLOOR ? margin : IDLE_FLOOR);
 }
 
 /* Used blocks by address: an open-addressing table of 16-byte entries

@@ -371,6 +371,54 @@ static void test_large_idle_segment_not_pinned(void **state) {
   fixture_free(&f);
 }
 
+/* A pool whose growth only cycles memory through the upstream (every new
+ * segment made room for by giving back an idle one that did not fit)
+ * widens its margin once it gave back its whole recent peak, and narrows
+ * it again after a window whose most held fit the narrow margin. Over
+ * vspace: addresses only, so the pool can be large enough (16 GiB) for
+ * its margin, a sixteenth, to pass the 64 MiB floor. */
+static void test_margin_widens_when_growth_only_cycles(void **state) {
+  mr_resource *vspace = NULL, *cache = NULL;
+  assert_ok(vspace_resource_create(&vspace));
+  assert_ok(mr_cache_resource_create(vspace, 0, &cache));
+  const size_t MiB = (size_t)1 << 20, GiB = MiB << 10;
+  void *base = NULL, *p = NULL;
+  assert_ok(mr_allocate(cache, 16 * GiB, 0, STREAM_A, &base));
+  /* Each request 2 MiB larger than the last: none fits an idle segment. */
+  size_t most = 0;
+  for (int i = 0; i < 100; i++) {
+    size_t bytes = 256 * MiB + (size_t)i * 2 * MiB;
+    assert_ok(mr_allocate(cache, bytes, 0, STREAM_A, &p));
+    assert_ok(mr_deallocate(cache, p, bytes, 0, STREAM_A));
+    mr_cache_stats st = cache_stats(cache);
+    if (i < 50) {
+      /* A sixteenth of the 16.3 GiB peak, and the segment just freed. */
+      assert_true(st.cached_bytes < GiB + GiB / 2);
+      most = st.cached_bytes;
+    }
+    if (i == 49) assert_true(st.trims >= 40);
+  }
+  /* 16 GiB given back by now: an eighth. */
+  assert_true(cache_stats(cache).cached_bytes > 2 * GiB);
+  assert_true(cache_stats(cache).cached_bytes > most + GiB / 2);
+  /* Nothing idle held for two windows of takes (CACHE_PEAK_WINDOW, 16384
+   * each): the narrow margin would have done, so it comes back. */
+  assert_ok(mr_resource_trim(cache));
+  for (int i = 0; i < 2 * 16384 + 16; i++) {
+    assert_ok(mr_allocate(cache, 2 * MiB, 0, STREAM_A, &p));
+    assert_ok(mr_deallocate(cache, p, 2 * MiB, 0, STREAM_A));
+  }
+  for (int i = 0; i < 30; i++) {
+    size_t bytes = 256 * MiB + (size_t)i * 2 * MiB;
+    assert_ok(mr_allocate(cache, bytes, 0, STREAM_A, &p));
+    assert_ok(mr_deallocate(cache, p, bytes, 0, STREAM_A));
+    assert_true(cache_stats(cache).cached_bytes < GiB + GiB / 2);
+  }
+  assert_ok(mr_deallocate(cache, base, 16 * GiB, 0, STREAM_A));
+  mr_resource_release(cache);
+  mr_resource_release(vspace);
+}
+
 /* Small blocks of every class share segments, and memory freed in one
  * class serves another once it reaches the heap (a trim empties the
  * threads' stacks into it): 31 blocks of 64 KiB become a 1 MiB block. */
@@ -558,6 +606,7 @@ int main(void) {
       cmocka_unit_test(test_upstream_failure),
       cmocka_unit_test(test_large_split_and_merge),
       cmocka_unit_test(test_large_idle_segment_not_pinned),
+      cmocka_unit_test(test_margin_widens_when_growth_only_cycles),
       cmocka_unit_test(test_small_classes_share_memory),
       cmocka_unit_test(test_trim_split_segments),
       cmocka_unit_test(test_wrong_frees),
