@@ -61,12 +61,13 @@ static struct {
   bool armed;   /* the next park() waits */
   bool holding; /* a thread waits in park() */
   bool go;
-} gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, false};
+  bool forked; /* the parent's fork() returned */
+} gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, false, false};
 
 static void gate_arm(void) {
   pthread_mutex_lock(&gate.mutex);
   gate.armed = true;
-  gate.holding = gate.go = false;
+  gate.holding = gate.go = gate.forked = false;
   pthread_mutex_unlock(&gate.mutex);
 }
 
@@ -97,6 +98,34 @@ static void let_go(void) {
 
 /* The fork handler found a lock held: the parked thread may go on now. */
 static void on_fork_wait(void) { let_go(); }
+
+static void mark_forked(void) {
+  pthread_mutex_lock(&gate.mutex);
+  gate.forked = true;
+  pthread_cond_broadcast(&gate.cond);
+  pthread_mutex_unlock(&gate.mutex);
+}
+
+/* A holder run on its own thread, which then stays until the fork is
+ * over: let go by the fork handler, it gives the library's lock back and
+ * would otherwise exit while fork() runs, and an exiting thread frees its
+ * own memory. A sanitizer's allocator that takes no lock across fork (see
+ * FORK_UNDER_SANITIZER below) then left its lock held in the child, which
+ * hung at its first allocation (fake.context.fork under ASan, about 1 run
+ * in 20-60 on a loaded machine). */
+typedef struct holder_call {
+  void *(*holder)(void *);
+  void *arg;
+} holder_call;
+
+static void *hold_then_wait_for_fork(void *arg) {
+  holder_call *call = arg;
+  void *r = call->holder(call->arg);
+  pthread_mutex_lock(&gate.mutex);
+  while (!gate.forked) pthread_cond_wait(&gate.cond, &gate.mutex);
+  pthread_mutex_unlock(&gate.mutex);
+  return r;
+}
 
 /* ---- the child ------------------------------------------------------------- */
 
@@ -172,6 +201,7 @@ static void fork_and_check(mr_context *ctx, mr_resource *extra, const char *what
     alarm(test_watchdog_seconds(CHILD_SECONDS));
     _exit(child_work(ctx, extra));
   }
+  mark_forked();
   let_go();
   int status = 0;
   assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -193,7 +223,8 @@ static void fork_while_held(void *(*holder)(void *), void *arg, mr_context *ctx,
                             const char *what) {
   gate_arm();
   pthread_t thread;
-  assert_int_equal(pthread_create(&thread, NULL, holder, arg), 0);
+  holder_call call = {holder, arg};
+  assert_int_equal(pthread_create(&thread, NULL, hold_then_wait_for_fork, &call), 0);
   wait_until_parked();
   mri_fork_set_wait_hook(on_fork_wait);
   fork_and_check(ctx, extra, what);
