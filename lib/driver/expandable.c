@@ -259,8 +259,6 @@ static exp_range *range_of_ptr(const expandable_state *s, uintptr_t p) {
   return NULL;
 }
 
-/* Back page `i` of `r` with new physical memory the owning device may read
- * and write. On failure nothing of it is left. */
 /* Map physical memory `h` at page `i` of `r` and grant the owning device
  * access; on failure nothing is mapped there (`h` stays the caller's). */
 static CUresult map_handle(expandable_state *s, exp_range *r, size_t i,
@@ -280,6 +278,8 @@ static CUresult map_handle(expandable_state *s, exp_range *r, size_t i,
   return res;
 }
 
+/* Back page `i` of `r` with new physical memory the owning device may read
+ * and write. On failure nothing of it is left. */
 static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char **what) {
   const mri_cuda_api *cu = mri_cuda();
   CUmemGenericAllocationHandle h = 0;
@@ -300,15 +300,19 @@ static CUresult map_page(expandable_state *s, exp_range *r, size_t i, const char
   return CUDA_SUCCESS;
 }
 
+/* An idle page's physical memory `h`, unmapped, goes back to the driver. */
+static void release_idle_handle(expandable_state *s, exp_range *r, CUmemGenericAllocationHandle h) {
+  mri_cuda()->cuMemRelease(h);
+  r->mapped_pages--;
+  r->idle_pages--;
+  s->mapped_bytes -= r->page;
+}
+
 static CUresult unmap_page(expandable_state *s, exp_range *r, size_t i) {
-  const mri_cuda_api *cu = mri_cuda();
-  CUresult res = cu->cuMemUnmap(r->base + (CUdeviceptr)(i * r->page), r->page);
+  CUresult res = mri_cuda()->cuMemUnmap(r->base + (CUdeviceptr)(i * r->page), r->page);
   if (res == CUDA_SUCCESS || res == CUDA_ERROR_DEINITIALIZED) {
-    cu->cuMemRelease(r->handle[i]);
+    release_idle_handle(s, r, r->handle[i]);
     r->handle[i] = 0;
-    r->mapped_pages--;
-    r->idle_pages--;
-    s->mapped_bytes -= r->page;
     return CUDA_SUCCESS;
   }
   return res;
@@ -350,10 +354,7 @@ static bool recycle_page(expandable_state *s, exp_range *r, size_t i, size_t fir
   r->handle[j] = 0;
   const char *what = NULL;
   if (map_handle(s, r, i, h, &what) != CUDA_SUCCESS) {
-    cu->cuMemRelease(h);
-    r->mapped_pages--;
-    r->idle_pages--;
-    s->mapped_bytes -= r->page;
+    release_idle_handle(s, r, h);
     return false;
   }
   r->handle[i] = h; /* still mapped and idle, at its new place */

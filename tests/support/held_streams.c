@@ -103,6 +103,22 @@ static bool bytes_are(const void *p, size_t n, unsigned char v) {
   return ok;
 }
 
+/* Fail, saying why, where the scenario's allocation (`st`), the fill of
+ * the new block or the final synchronization failed. */
+static void check_allocated(mr_resource *mr, const char *scenario, mr_status st, CUresult filled,
+                            CUresult synced) {
+  if (st != MR_OK) {
+    print_error("%s: %s: allocation failed: %s\n", mr_resource_describe(mr), scenario,
+                mr_last_error());
+    fail();
+  }
+  if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
+    print_error("%s: %s: %s\n", mr_resource_describe(mr), scenario,
+                mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
+    fail();
+  }
+}
+
 /* The second half of scenarios 1-3: with the block X freed on a held
  * stream, allocate Y on `b`, write 2 there, release the gate, wait for
  * everything, then check Y is not X and still holds 2. */
@@ -114,16 +130,7 @@ static void allocate_elsewhere_and_check(mr_resource *mr, size_t bytes, void *x,
   CUresult filled = st == MR_OK ? fill_now(y, bytes, 2, b) : CUDA_SUCCESS;
   held_release();
   CUresult synced = cu->cuCtxSynchronize(NULL);
-  if (st != MR_OK) {
-    print_error("%s: %s: allocation on the second stream failed: %s\n", mr_resource_describe(mr),
-                scenario, mr_last_error());
-    fail();
-  }
-  if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
-    print_error("%s: %s: %s\n", mr_resource_describe(mr), scenario,
-                mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
-    fail();
-  }
+  check_allocated(mr, scenario, st, filled, synced);
   if (y == x && !free_waited) {
     print_error("%s: %s: the block freed on the held stream (%p) was handed out at once\n",
                 mr_resource_describe(mr), scenario, x);
@@ -288,16 +295,7 @@ void held_recorded_stream(mr_resource *mr, size_t bytes) {
         again == MR_OK ? cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)y, 2, bytes, s) : CUDA_SUCCESS;
     held_release();
     CUresult synced = cu->cuCtxSynchronize(NULL);
-    if (again != MR_OK || elsewhere != MR_OK) {
-      print_error("%s: recorded stream: allocation failed: %s\n", mr_resource_describe(mr),
-                  mr_last_error());
-      fail();
-    }
-    if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
-      print_error("%s: recorded stream: %s\n", mr_resource_describe(mr),
-                  mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
-      fail();
-    }
+    check_allocated(mr, "recorded stream", again != MR_OK ? again : elsewhere, filled, synced);
     if (z == x) {
       print_error("%s: recorded stream: the block (%p) went to another stream while the "
                   "recorded stream still used it\n",
@@ -345,16 +343,7 @@ void held_same_stream(mr_resource *mr, size_t bytes) {
   held_release();
   /* A page taken from under x's pending write faults here. */
   CUresult synced = cu->cuCtxSynchronize(NULL);
-  if (st != MR_OK) {
-    print_error("%s: same stream: allocation failed: %s\n", mr_resource_describe(mr),
-                mr_last_error());
-    fail();
-  }
-  if (filled != CUDA_SUCCESS || synced != CUDA_SUCCESS) {
-    print_error("%s: same stream: %s\n", mr_resource_describe(mr),
-                mri_cuda_error_name(filled != CUDA_SUCCESS ? filled : synced));
-    fail();
-  }
+  check_allocated(mr, "same stream", st, filled, synced);
   if (!bytes_are(y, 3 * bytes, 2)) {
     print_error("%s: same stream: the late write to the freed block landed in %p, allocated "
                 "after it on its stream\n",

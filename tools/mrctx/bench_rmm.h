@@ -38,7 +38,8 @@ int bench_rmm_trim(void *rmm);
  * cuda_memory_resource counts them. rmm's arena reserves part of the
  * device's free memory when it is made: that reservation counts. */
 size_t bench_rmm_peak_reserved(void *rmm);
-/* Start a measurement's peak: from what the resource holds now. */
+/* Start a measurement's peak, after the trim that remade the resource:
+ * from what it holds now. */
 void bench_rmm_reset_peak(void *rmm);
 
 #ifdef __cplusplus
