@@ -5,6 +5,7 @@
  * (bench_report.c).
  */
 #include <math.h>
+#include <string.h>
 
 #include "bench.h"
 
@@ -45,6 +46,52 @@ static double hit_percent_of(const bench_results *r, int run, const char *worklo
   const bench_result *x = row_of(r, run, workload, sizes, label, threads);
   return x != NULL ? x->hit_rate * 100 : NAN;
 }
+
+/* The row of `workload` whatever its sizes (trace's name its log). */
+static const bench_result *row_of_any(const bench_results *r, int run, const char *workload,
+                                      const char *label, int threads) {
+  for (size_t i = 0; i < r->count; i++) {
+    const bench_result *x = &r->items[i];
+    if (x->run == run && strcmp(x->workload, workload) == 0 && strcmp(x->label, label) == 0 &&
+        x->threads == threads)
+      return x->failures == 0 ? x : NULL;
+  }
+  return NULL;
+}
+
+#if MRCTX_BENCH_RMM
+/* Issue 36: every row at least as good as each rmm resource's. The worst
+ * of the rows that ran: the cache's time (or res/req) over the better of
+ * rmm's pool and arena in the same row; NaN where no row has all three. */
+static double worst_against_rmm(const bench_results *r, int run, bool memory) {
+  static const struct {
+    const char *workload, *sizes;
+    int threads;
+  } rows[] = {{"pairs", "256B-1MiB", 1},
+              {"pairs", "8B-4KiB", 1},
+              {"handoff", "256B-64MiB", 2},
+              {"large", "1MiB-256MiB", 1},
+              {"trace", NULL, 2}};
+  static const char *const labels[] = {"cache", "rmm_pool", "rmm_arena"};
+  double worst = NAN;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    double v[3];
+    bool all = true;
+    for (int k = 0; k < 3; k++) {
+      const bench_result *x =
+          rows[i].sizes != NULL
+              ? row_of(r, run, rows[i].workload, rows[i].sizes, labels[k], rows[i].threads)
+              : row_of_any(r, run, rows[i].workload, labels[k], rows[i].threads);
+      v[k] = x == NULL ? NAN : memory ? x->peak_reserved / x->peak_requested : x->ns_per_op;
+      all = all && isfinite(v[k]) && v[k] > 0;
+    }
+    if (!all) continue;
+    double ratio = v[0] / fmin(v[1], v[2]);
+    if (isnan(worst) || ratio > worst) worst = ratio;
+  }
+  return worst;
+}
+#endif
 
 /* rmm 25.10's pool_memory_resource (4 GiB initial), ns per pair at one
  * thread, 256 B-1 MiB, 64 live: measured on the same kind of H200 on
@@ -125,8 +172,9 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
          books_ratio_of(r, run, "pairs", big, "cache", 1), 1.25, true, "x");
   target(t, &n, run, "cache(device) reserved/requested, random",
          reserved_ratio_of(r, run, "random", "1B-1MiB", "cache", 1), 1.15, true, "x");
+  /* Issue 36 tightened it from 1.15. */
   target(t, &n, run, "cache(device) reserved/requested, handoff",
-         reserved_ratio_of(r, run, "handoff", "256B-64MiB", "cache", 2), 1.15, true, "x");
+         reserved_ratio_of(r, run, "handoff", "256B-64MiB", "cache", 2), 1.10, true, "x");
   /* Issue 22: the patterns training makes, against PyTorch's allocator. */
   double torch_pairs = ns_of(r, run, "pairs", big, "torch", 1);
   target(t, &n, run, "pairs: cache(device) vs PyTorch", torch_pairs / cache, 5, false, "x");
@@ -139,20 +187,37 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
   const char *hand = "256B-64MiB";
   target(t, &n, run, "handoff: cache(device) hits",
          hit_percent_of(r, run, "handoff", hand, "cache", 2), 99, false, "%");
+  /* Issue 22 set 0.5x, issue 36 0.3x (hand-offs without a lock). */
   target(t, &n, run, "handoff: cache(device) time vs PyTorch",
          ns_of(r, run, "handoff", hand, "cache", 2) / ns_of(r, run, "handoff", hand, "torch", 2),
-         0.5, true, "x");
+         0.3, true, "x");
   target(t, &n, run, "handoff: reserved/requested vs PyTorch's",
          reserved_ratio_of(r, run, "handoff", hand, "cache", 2) /
              reserved_ratio_of(r, run, "handoff", hand, "torch", 2),
          1.0, true, "x");
   const char *large = "1MiB-256MiB";
+  /* Issue 22 set 95%, 0.5x and 1.15x; issue 36 99%, 0.4x and 1.10x. */
   target(t, &n, run, "large: cache(device) hits",
-         hit_percent_of(r, run, "large", large, "cache", 1), 95, false, "%");
+         hit_percent_of(r, run, "large", large, "cache", 1), 99, false, "%");
   target(t, &n, run, "large: cache(device) time vs PyTorch",
-         ns_of(r, run, "large", large, "cache", 1) / ns_of(r, run, "large", large, "torch", 1), 0.5,
+         ns_of(r, run, "large", large, "cache", 1) / ns_of(r, run, "large", large, "torch", 1), 0.4,
          true, "x");
   target(t, &n, run, "large: cache(device) reserved/requested",
-         reserved_ratio_of(r, run, "large", large, "cache", 1), 1.15, true, "x");
+         reserved_ratio_of(r, run, "large", large, "cache", 1), 1.10, true, "x");
+  /* Issue 36: the GPT trace's peak reserved over its peak live (PyTorch
+   * 1.14x), and its time. */
+  const bench_result *trace = row_of_any(r, run, "trace", "cache", 2);
+  const bench_result *trace_torch = row_of_any(r, run, "trace", "torch", 2);
+  target(t, &n, run, "trace: cache(device) reserved/requested",
+         trace != NULL ? trace->peak_reserved / trace->peak_requested : NAN, 1.10, true, "x");
+  target(t, &n, run, "trace: cache(device) time vs PyTorch",
+         trace != NULL && trace_torch != NULL ? trace->ns_per_op / trace_torch->ns_per_op : NAN,
+         0.5, true, "x");
+#if MRCTX_BENCH_RMM
+  target(t, &n, run, "cache(device) time vs rmm's faster, worst row",
+         worst_against_rmm(r, run, false), 1.0, true, "x");
+  target(t, &n, run, "cache(device) res/req vs rmm's least, worst row",
+         worst_against_rmm(r, run, true), 1.0, true, "x");
+#endif
   return n;
 }
