@@ -47,13 +47,13 @@ static double hit_percent_of(const bench_results *r, int run, const char *worklo
   return x != NULL ? x->hit_rate * 100 : NAN;
 }
 
-/* The row of `workload` whatever its sizes (trace's name its log). */
+/* The row of `workload` whatever its sizes and threads: trace's name its
+ * log and run on the log's threads. */
 static const bench_result *row_of_any(const bench_results *r, int run, const char *workload,
-                                      const char *label, int threads) {
+                                      const char *label) {
   for (size_t i = 0; i < r->count; i++) {
     const bench_result *x = &r->items[i];
-    if (x->run == run && strcmp(x->workload, workload) == 0 && strcmp(x->label, label) == 0 &&
-        x->threads == threads)
+    if (x->run == run && strcmp(x->workload, workload) == 0 && strcmp(x->label, label) == 0)
       return x->failures == 0 ? x : NULL;
   }
   return NULL;
@@ -65,13 +65,13 @@ static const bench_result *row_of_any(const bench_results *r, int run, const cha
  * rmm's pool and arena in the same row; NaN where no row has all three. */
 static double worst_against_rmm(const bench_results *r, int run, bool memory) {
   static const struct {
-    const char *workload, *sizes;
+    const char *workload, *sizes; /* sizes NULL: any sizes and threads (trace) */
     int threads;
   } rows[] = {{"pairs", "256B-1MiB", 1},
               {"pairs", "8B-4KiB", 1},
               {"handoff", "256B-64MiB", 2},
               {"large", "1MiB-256MiB", 1},
-              {"trace", NULL, 2}};
+              {"trace", NULL, 0}};
   static const char *const labels[] = {"cache", "rmm_pool", "rmm_arena"};
   double worst = NAN;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -81,7 +81,7 @@ static double worst_against_rmm(const bench_results *r, int run, bool memory) {
       const bench_result *x =
           rows[i].sizes != NULL
               ? row_of(r, run, rows[i].workload, rows[i].sizes, labels[k], rows[i].threads)
-              : row_of_any(r, run, rows[i].workload, labels[k], rows[i].threads);
+              : row_of_any(r, run, rows[i].workload, labels[k]);
       v[k] = x == NULL ? NAN : memory ? x->peak_reserved / x->peak_requested : x->ns_per_op;
       all = all && isfinite(v[k]) && v[k] > 0;
     }
@@ -206,8 +206,8 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
          reserved_ratio_of(r, run, "large", large, "cache", 1), 1.10, true, "x");
   /* Issue 36: the GPT trace's peak reserved over its peak live (PyTorch
    * 1.14x), and its time. */
-  const bench_result *trace = row_of_any(r, run, "trace", "cache", 2);
-  const bench_result *trace_torch = row_of_any(r, run, "trace", "torch", 2);
+  const bench_result *trace = row_of_any(r, run, "trace", "cache");
+  const bench_result *trace_torch = row_of_any(r, run, "trace", "torch");
   target(t, &n, run, "trace: cache(device) reserved/requested",
          trace != NULL ? trace->peak_reserved / trace->peak_requested : NAN, 1.10, true, "x");
   target(t, &n, run, "trace: cache(device) time vs PyTorch",
