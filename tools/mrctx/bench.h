@@ -207,7 +207,9 @@ typedef struct bench_results {
 } bench_results;
 
 void bench_results_add(bench_results *r, bench_result result);
-/* The result for (run, workload, sizes, label, threads), or NULL. */
+/* The result for (run, workload, sizes, label, threads), or NULL. Sizes
+ * NULL: the workload's first row for `label` whatever its sizes and
+ * threads (trace's rows name their log and run on its threads). */
 const bench_result *bench_results_find(const bench_results *r, int run, const char *workload,
                                        const char *sizes, const char *label, int threads);
 

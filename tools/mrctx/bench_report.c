@@ -28,8 +28,8 @@ const bench_result *bench_results_find(const bench_results *r, int run, const ch
                                        const char *sizes, const char *label, int threads) {
   for (size_t i = 0; i < r->count; i++) {
     const bench_result *x = &r->items[i];
-    if (x->run == run && strcmp(x->workload, workload) == 0 && strcmp(x->sizes, sizes) == 0 &&
-        strcmp(x->label, label) == 0 && x->threads == threads)
+    if (x->run == run && strcmp(x->workload, workload) == 0 && strcmp(x->label, label) == 0 &&
+        (sizes == NULL || (strcmp(x->sizes, sizes) == 0 && x->threads == threads)))
       return x;
   }
   return NULL;

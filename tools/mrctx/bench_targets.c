@@ -5,7 +5,6 @@
  * (bench_report.c).
  */
 #include <math.h>
-#include <string.h>
 
 #include "bench.h"
 
@@ -47,25 +46,13 @@ static double hit_percent_of(const bench_results *r, int run, const char *worklo
   return x != NULL ? x->hit_rate * 100 : NAN;
 }
 
-/* The row of `workload` whatever its sizes and threads: trace's name its
- * log and run on the log's threads. */
-static const bench_result *row_of_any(const bench_results *r, int run, const char *workload,
-                                      const char *label) {
-  for (size_t i = 0; i < r->count; i++) {
-    const bench_result *x = &r->items[i];
-    if (x->run == run && strcmp(x->workload, workload) == 0 && strcmp(x->label, label) == 0)
-      return x->failures == 0 ? x : NULL;
-  }
-  return NULL;
-}
-
 #if MRCTX_BENCH_RMM
 /* Issue 36: every row at least as good as each rmm resource's. The worst
  * of the rows that ran: the cache's time (or res/req) over the better of
  * rmm's pool and arena in the same row; NaN where no row has all three. */
 static double worst_against_rmm(const bench_results *r, int run, bool memory) {
   static const struct {
-    const char *workload, *sizes; /* sizes NULL: any sizes and threads (trace) */
+    const char *workload, *sizes; /* sizes NULL: trace's row, whatever its log */
     int threads;
   } rows[] = {{"pairs", "256B-1MiB", 1},
               {"pairs", "8B-4KiB", 1},
@@ -79,9 +66,7 @@ static double worst_against_rmm(const bench_results *r, int run, bool memory) {
     bool all = true;
     for (int k = 0; k < 3; k++) {
       const bench_result *x =
-          rows[i].sizes != NULL
-              ? row_of(r, run, rows[i].workload, rows[i].sizes, labels[k], rows[i].threads)
-              : row_of_any(r, run, rows[i].workload, labels[k]);
+          row_of(r, run, rows[i].workload, rows[i].sizes, labels[k], rows[i].threads);
       v[k] = x == NULL ? NAN : memory ? x->peak_reserved / x->peak_requested : x->ns_per_op;
       all = all && isfinite(v[k]) && v[k] > 0;
     }
@@ -206,13 +191,11 @@ size_t bench_make_targets(const bench_results *r, int run, bench_target *t) {
          reserved_ratio_of(r, run, "large", large, "cache", 1), 1.10, true, "x");
   /* Issue 36: the GPT trace's peak reserved over its peak live (PyTorch
    * 1.14x), and its time. */
-  const bench_result *trace = row_of_any(r, run, "trace", "cache");
-  const bench_result *trace_torch = row_of_any(r, run, "trace", "torch");
   target(t, &n, run, "trace: cache(device) reserved/requested",
-         trace != NULL ? trace->peak_reserved / trace->peak_requested : NAN, 1.10, true, "x");
+         reserved_ratio_of(r, run, "trace", NULL, "cache", 0), 1.10, true, "x");
   target(t, &n, run, "trace: cache(device) time vs PyTorch",
-         trace != NULL && trace_torch != NULL ? trace->ns_per_op / trace_torch->ns_per_op : NAN,
-         0.5, true, "x");
+         ns_of(r, run, "trace", NULL, "cache", 0) / ns_of(r, run, "trace", NULL, "torch", 0), 0.5,
+         true, "x");
 #if MRCTX_BENCH_RMM
   target(t, &n, run, "cache(device) time vs rmm's faster, worst row",
          worst_against_rmm(r, run, false), 1.0, true, "x");
